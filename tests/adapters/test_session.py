@@ -2,11 +2,13 @@
 
 import collections
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from adapters import v1 as tf
+from adapters.v1.training.basic_session_run_hooks import _get_or_create_global_step_read
 
 
 def test_fetch_structures(graph):
@@ -217,3 +219,74 @@ def test_host_ops_run_before_and_after_the_program(graph):
         with pytest.raises(tf.errors.OutOfRangeError):
             sess.run(update)
         assert sess.run(total) == 10.0
+
+
+def _global_step_story(sess, gs, train, delta):
+    """Fetches of the global step through runs that the host copy follows or loses."""
+    read = _get_or_create_global_step_read()
+    out = [sess.run(gs)]
+    for _ in range(3):
+        sess.run(train)
+    out.append(sess.run(gs))
+    out.append(sess.run([train, gs])[1])
+    out.append(sess.run([read, train, gs.value()]))
+    sess.run(gs.assign(10))
+    out.append(sess.run(read))
+    sess.run(gs.assign_add(delta), {delta: 5})  # not a constant: the copy is dropped
+    out.append(sess.run(gs))
+    out.append(sess.run([train, read])[1])
+    gs.load(100, sess)
+    out.append(sess.run([gs, train]))
+    bump = gs.assign_add(3)
+    sess.run(bump, {bump.op.inputs[0]: np.int64(7)})  # the constant fed: not known
+    out.append(sess.run(read))
+    sess.run(gs.assign_sub(2))
+    out.append(sess.run(gs))
+    return [np.asarray(v).tolist() for v in out]
+
+
+def test_global_step_host_copy_gives_the_device_values(graph, monkeypatch):
+    gs = tf.train.get_or_create_global_step()
+    w = tf.Variable(1.0, name="w")
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(w * w, global_step=gs)
+    delta = tf.placeholder("int64", [], name="delta")
+    init = tf.global_variables_initializer()
+    with tf.Session() as sess:
+        sess.run(init)
+        mirrored = _global_step_story(sess, gs, train, delta)
+        assert sess._mirror  # the host copy was in use
+    from adapters.v1.client import session as session_lib
+
+    monkeypatch.setattr(session_lib, "_mirrorable", lambda var: False)
+    with tf.Session() as sess:
+        sess.run(init)
+        device = _global_step_story(sess, gs, train, delta)
+        assert not sess._mirror
+    assert mirrored == device
+    assert device[:3] == [0, 3, 4]
+
+
+@pytest.mark.parametrize("host_copy", [True, False])
+def test_fetching_the_global_step_does_not_wait_for_the_step(graph, monkeypatch, host_copy):
+    """A hook's per-step global-step fetch returns while the step program still runs
+    (and, without the host copy, only after it)."""
+    from adapters.v1.client import session as session_lib
+
+    if not host_copy:
+        monkeypatch.setattr(session_lib, "_mirrorable", lambda var: False)
+
+    def slow(a):  # ~0.5 s of matmuls on a CPU core
+        return jax.lax.fori_loop(0, 500, lambda i, b: jnp.tanh(b @ b) * 0.5, a)
+
+    gs = tf.train.get_or_create_global_step()
+    w = tf.Variable(1.0, name="w")
+    v = tf.Variable(np.eye(256, dtype=np.float32), name="v")
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(w * w, global_step=gs)
+    step = tf.group(train, v.assign(tf.jax_function(slow, [v])))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run([step, gs])  # compiles
+        sess.run(v)
+        assert sess.run([step, gs])[1] == 2
+        assert sess._values[v].is_ready() is not host_copy
+        assert sess.run(w) == pytest.approx(0.64)

@@ -231,6 +231,12 @@ class Operation:
         # None: runs in the step's XLA program. "pre"/"post": runs in Python before /
         # after it, ``compute(session, *numpy inputs)`` (see client/session.py).
         self._host: str | None = None
+        # For the session's host copy of scalar integer variables (the global step):
+        # a Const's value; a pure read's variable; an assignment's (kind, Const tensor)
+        # with kind "set", "add" or "sub".
+        self._const_value: Any = None
+        self._read_of: Any = None
+        self._assigns: tuple[str, Tensor] | None = None
 
     @property
     def graph(self) -> Graph:

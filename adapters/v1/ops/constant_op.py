@@ -42,8 +42,9 @@ def constant(
     def compute(ctx):
         return (arr if host_only else jnp.asarray(arr, dtype=value_dtype),)
 
-    return (
-        ops.get_default_graph()
-        .create_op("Const", name, compute=compute, output_specs=[(arr.shape, arr.dtype)])
-        .outputs[0]
+    op = ops.get_default_graph().create_op(
+        "Const", name, compute=compute, output_specs=[(arr.shape, arr.dtype)]
     )
+    if not host_only:
+        op._const_value = arr
+    return op.outputs[0]

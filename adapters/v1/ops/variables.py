@@ -139,10 +139,15 @@ class Variable:
             "Identity", name, compute=compute, output_specs=[(self._shape, self._dtype)]
         )
         op._reads = (self,)
+        op._read_of = self
         return op.outputs[0]
 
     def _assign_op(
-        self, value: Any, name: str, combine: Callable[[Any, Any], Any] | None = None
+        self,
+        value: Any,
+        name: str,
+        combine: Callable[[Any, Any], Any] | None = None,
+        kind: str = "set",
     ) -> ops.Tensor:
         var = self
         value = ops.convert_to_tensor(value)
@@ -172,6 +177,7 @@ class Variable:
             output_specs=[(self._shape, self._dtype)],
         )
         op._writes = (self,)
+        op._assigns = (kind, value)
         if combine is not None:
             op._reads = (self,)
         return op.outputs[0]
@@ -252,12 +258,16 @@ class Variable:
     def assign_add(
         self, delta: Any, use_locking: bool = False, name: str | None = None, read_value=True
     ):
-        return self._assign_op(delta, name or f"{self._name}/AssignAdd", combine=lambda a, b: a + b)
+        return self._assign_op(
+            delta, name or f"{self._name}/AssignAdd", combine=lambda a, b: a + b, kind="add"
+        )
 
     def assign_sub(
         self, delta: Any, use_locking: bool = False, name: str | None = None, read_value=True
     ):
-        return self._assign_op(delta, name or f"{self._name}/AssignSub", combine=lambda a, b: a - b)
+        return self._assign_op(
+            delta, name or f"{self._name}/AssignSub", combine=lambda a, b: a - b, kind="sub"
+        )
 
     def load(self, value: Any, session: Any = None) -> None:
         """Writes ``value`` into the variable in ``session`` (the default one if None)."""

@@ -128,8 +128,8 @@ def limit_epochs(tensor: Any, num_epochs: int | None = None, name: str | None = 
                     ) from None
                 if count >= limit:
                     raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
-                session._values[epochs] = jax.device_put(
-                    np.asarray(count + 1, dtype=epochs._value_dtype)
+                session._set_variable(
+                    epochs, jax.device_put(np.asarray(count + 1, dtype=epochs._value_dtype))
                 )
             return (value,)
 
