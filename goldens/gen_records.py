@@ -232,7 +232,7 @@ def gen_parsing() -> None:
     V = tf.io.VarLenFeature
     S = tf.io.FixedLenSequenceFeature
     serialized = [
-        example(a=[1.5, 2.5], b=[3], c=[b"x", b"yz"], d=[1, 2, 3, 4, 5, 6], v=[7, 8, 9]),
+        example(a=[1.5, 2.5], b=[3], c=[b"x\x00", b"yz"], d=[1, 2, 3, 4, 5, 6], v=[7, 8, 9]),
         example(a=[0.5, -1.0], c=[b""], d=[], v=[], s=[1.0, 2.0]),
         example(a=[9.0, 9.0], b=[-4], d=[10, 11, 12], v=[1]),
     ]
