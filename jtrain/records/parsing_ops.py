@@ -274,7 +274,49 @@ def parse_example(
         the feature and the Example's index, as TF's).
     """
     del name
-    specs = _specs(features, in_example=True)
+    return _parse_examples(serialized, _specs(features, in_example=True))
+
+
+def _where(i: int) -> str:
+    return f"Name: <unknown>, Index: {i}, "
+
+
+def _fixed_batch(key: str, spec: _Spec, examples: list[Any]) -> np.ndarray:
+    """The ``[batch, *shape]`` array of a ``FixedLenFeature``.
+
+    Numeric rows are copied straight from the protos' repeated fields into one
+    preallocated array (no per-row arrays, no ``np.stack``); error messages are
+    built only when a row is wrong.
+    """
+    size = math.prod(spec.shape)
+    out = np.empty((len(examples), size), dtype=_NUMPY[spec.dtype])
+    kind = _KIND[spec.dtype]
+    for i, fmap in enumerate(examples):
+        if key in fmap:
+            feature = fmap[key]
+            if spec.dtype != "string" and feature.WhichOneof("kind") == kind:
+                values = getattr(feature, kind).value
+                if len(values) == size:
+                    out[i] = values
+                    continue
+            # Wrong kind, wrong size, no kind or a string: the checked path.
+            where = _where(i)
+            values = _values(feature, key, spec.dtype, where)
+            out[i] = _fixed(key, spec, values, where).reshape(size)
+        elif spec.default is not None:
+            out[i] = spec.default.reshape(size)
+        else:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Name: <unknown>, Feature: {key} (data type: {_TF_NAME[spec.dtype]}) "
+                f"is required but could not be found. (Example index {i})",
+            )
+    return out.reshape(len(examples), *spec.shape)
+
+
+def _parse_examples(serialized: Sequence[bytes], specs: Mapping[str, _Spec]) -> dict[str, Any]:
+    """:func:`parse_example` over specs already checked by :func:`_specs`."""
     if isinstance(serialized, bytes | str):
         raise ValueError("serialized must be a batch (list) of serialized Examples")
     from jtrain.protos.example_pb2 import Example
@@ -283,37 +325,17 @@ def parse_example(
     out: dict[str, Any] = {}
     for key, spec in specs.items():
         if spec.kind == "fixed":
-            rows = []
-            for i, fmap in enumerate(examples):
-                where = f"Name: <unknown>, Index: {i}, "
-                if key in fmap:
-                    rows.append(
-                        _fixed(key, spec, _values(fmap[key], key, spec.dtype, where), where)
-                    )
-                elif spec.default is not None:
-                    rows.append(spec.default)
-                else:
-                    raise errors.InvalidArgumentError(
-                        None,
-                        None,
-                        f"Name: <unknown>, Feature: {key} (data type: {_TF_NAME[spec.dtype]}) "
-                        f"is required but could not be found. (Example index {i})",
-                    )
-            if rows:
-                out[key] = np.stack(rows).astype(_NUMPY[spec.dtype], copy=False)
-            else:
-                out[key] = np.zeros((0, *spec.shape), dtype=_NUMPY[spec.dtype])
+            out[key] = _fixed_batch(key, spec, examples)
         elif spec.kind == "var":
             rows = []
             for i, fmap in enumerate(examples):
-                where = f"Name: <unknown>, Index: {i}, "
-                rows.append(_values(fmap[key], key, spec.dtype, where) if key in fmap else ())
+                rows.append(_values(fmap[key], key, spec.dtype, _where(i)) if key in fmap else ())
             out[key] = _sparse(rows, spec.dtype, (len(examples),))
         else:
             stride = math.prod(spec.shape)
             items = []
             for i, fmap in enumerate(examples):
-                where = f"Name: <unknown>, Index: {i}, "
+                where = _where(i)
                 values = _values(fmap[key], key, spec.dtype, where) if key in fmap else ()
                 if (len(values) % stride) if stride else len(values):
                     raise errors.InvalidArgumentError(

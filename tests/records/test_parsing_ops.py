@@ -128,6 +128,28 @@ def test_wrong_count():
         parse_example(s, {"a": FixedLenSequenceFeature([2], np.int64, allow_missing=True)})
 
 
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (Feature(int64_list=Int64List(value=[1, 2])), "Index: 1, Key: a.  Data types don't"),
+        (Feature(float_list=FloatList(value=[1.0])), "Index: 1, Key: a.  Number of float"),
+        (None, "Feature: a .* is required .*Example index 1"),
+    ],
+)
+def test_errors_name_the_example_after_good_ones(bad, match):
+    good = _ex(a=Feature(float_list=FloatList(value=[1.0, 2.0])))
+    s = [good, _ex(a=bad) if bad is not None else _ex(), good]
+    with pytest.raises(errors.InvalidArgumentError, match=match):
+        parse_example(s, {"a": FixedLenFeature([2], np.float32)})
+
+
+def test_missing_feature_takes_its_default_between_present_ones():
+    good = _ex(a=Feature(float_list=FloatList(value=[1.0, 2.0])))
+    out = parse_example([good, _ex(), good], {"a": FixedLenFeature([2], np.float32, [7.0, 8.0])})
+    np.testing.assert_array_equal(out["a"], [[1.0, 2.0], [7.0, 8.0], [1.0, 2.0]])
+    assert out["a"].dtype == np.float32
+
+
 def test_unparseable_example():
     with pytest.raises(errors.InvalidArgumentError, match="Could not parse example input"):
         parse_example([b"\xff\xff\xff"], {"a": VarLenFeature(np.int64)})

@@ -22,9 +22,8 @@ from jtrain.records.parsing_ops import (
     FixedLenSequenceFeature,
     VarLenFeature,
     _dtype,
-)
-from jtrain.records.parsing_ops import (
-    parse_example as _parse_example,
+    _parse_examples,
+    _specs,
 )
 
 __all__ = [
@@ -50,19 +49,15 @@ def _parse_op(serialized: Any, features: Mapping[str, Any], name: str, batched: 
         if isinstance(spec, FixedLenSequenceFeature):
             shape = (None, *shape)
         specs.append(((None, *shape) if batched else shape, dtype))
+    checked = _specs({k: features[k] for k in keys}, in_example=True)  # once, at build
     (tensor,) = host_inputs([serialized])
 
     def compute(session, value):
         if batched:
-            out = _parse_example(list(np.ravel(value)), features)
-        else:
-            out = {
-                k: v[0]
-                for k, v in _parse_example(
-                    [np.asarray(value, dtype=object).item()], features
-                ).items()
-            }
-        return tuple(np.asarray(out[k]) for k in keys)
+            out = _parse_examples(np.ravel(value).tolist(), checked)
+            return tuple(out[k] for k in keys)
+        out = _parse_examples([np.asarray(value, dtype=object).item()], checked)
+        return tuple(out[k][0] for k in keys)
 
     op = ops.get_default_graph().create_op(
         "ParseExampleV2",
