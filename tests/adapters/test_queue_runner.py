@@ -115,16 +115,67 @@ def test_shutdown_under_load_does_not_hang(graph):
     assert not any(t.is_alive() for t in threads)
 
 
-def test_validation_and_unsupported_protos(graph):
+def test_validation(graph):
     q = tf.FIFOQueue(2, "int32", shapes=[[]])
     with pytest.raises(ValueError, match="queue and enqueue_ops"):
         tf.train.QueueRunner(q, [])
     with pytest.raises(TypeError, match="OpError"):
         tf.train.QueueRunner(q, [q.enqueue(1)], queue_closed_exception_types=(ValueError,))
     qr = tf.train.QueueRunner(q, [q.enqueue(1)])
-    with pytest.raises(NotImplementedError):
-        qr.to_proto()
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        tf.train.QueueRunner(q, queue_runner_def=qr.to_proto())
     with pytest.raises(ValueError, match="default session"):
         tf.train.start_queue_runners()
     tf.train.add_queue_runner(qr, collection="mine")
     assert tf.get_collection("mine") == [qr]
+
+
+def test_to_proto_from_proto_round_trip_runs(graph):
+    with tf.name_scope("input"):
+        q = tf.FIFOQueue(4, "int32", shapes=[[]], name="fifo")
+        counter = tf.Variable(0, name="counter")
+        enqueue = q.enqueue(counter.assign_add(1))
+        qr = tf.train.QueueRunner(
+            q, [enqueue], queue_closed_exception_types=(tf.errors.OutOfRangeError,)
+        )
+    proto = qr.to_proto()
+    assert proto.queue_name == q.name == "input/fifo"
+    assert list(proto.enqueue_op_name) == [enqueue.name] == ["input/fifo_enqueue"]
+    assert (proto.close_op_name, proto.cancel_op_name) == (qr.close_op.name, qr.cancel_op.name)
+    assert list(proto.queue_closed_exception_types) == [tf.errors.OUT_OF_RANGE]
+    assert qr.to_proto(export_scope="other") is None
+    scoped = qr.to_proto(export_scope="input")
+    assert scoped.queue_name == "fifo"
+    assert (scoped.enqueue_op_name[0], scoped.close_op_name) == ("fifo_enqueue", "fifo_Close")
+
+    again = tf.train.QueueRunner.from_proto(scoped, import_scope="input")
+    assert again.queue is q
+    assert again.enqueue_ops == [enqueue]
+    assert (again.close_op, again.cancel_op) == (qr.close_op, qr.cancel_op)
+    assert again.queue_closed_exception_types == (tf.errors.OutOfRangeError,)
+    dequeue = q.dequeue()
+
+    def run():
+        with tf.Session(graph=graph) as sess:
+            sess.run(tf.global_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = again.create_threads(sess, coord, start=True)
+            got = [int(sess.run(dequeue)) for _ in range(6)]
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
+            return got
+
+    assert call_with_deadline(run) == [1, 2, 3, 4, 5, 6]
+
+
+def test_from_proto_defaults_and_unknown_names(graph):
+    from jtrain.protos.queue_runner_pb2 import QueueRunnerDef
+
+    q = tf.FIFOQueue(2, "int32", shapes=[[]], name="q")
+    proto = tf.train.QueueRunner(q, [q.enqueue(1)]).to_proto()
+    del proto.queue_closed_exception_types[:]  # a QueueRunnerDef from before the field
+    assert tf.train.QueueRunner.from_proto(proto).queue_closed_exception_types == (
+        tf.errors.OutOfRangeError,
+    )
+    with pytest.raises(KeyError, match="nowhere"):
+        tf.train.QueueRunner.from_proto(QueueRunnerDef(queue_name="nowhere"))

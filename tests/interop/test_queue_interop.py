@@ -116,3 +116,37 @@ def test_tfrecord_queue_pipeline_matches_tf(record_files):
         assert g["label"].dtype == w["label"].dtype
         np.testing.assert_array_equal(g["image"], w["image"])
         assert g["image"].dtype == w["image"].dtype
+
+
+def _queue_runner_graph(tf):
+    """A hand-made runner and the runners of a reader pipeline, as QueueRunnerDefs."""
+    q = tf.FIFOQueue(4, "int32", shapes=[[]], name="fifo")
+    tf.train.add_queue_runner(tf.train.QueueRunner(q, [q.enqueue(1)] * 2))
+    files = tf.train.string_input_producer(["a", "b"], num_epochs=2, shuffle=False)
+    _, value = tf.TFRecordReader().read(files)
+    with tf.name_scope("input"):
+        tf.train.shuffle_batch([value], 4, capacity=20, min_after_dequeue=5, num_threads=2)
+    tf.train.batch([value], 4, allow_smaller_final_batch=True)
+    return [qr.to_proto() for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)]
+
+
+def test_queue_runner_defs_are_tfs_byte_for_byte():
+    with tf1.Graph().as_default():
+        theirs = _queue_runner_graph(tf1)
+    with jtf.Graph().as_default():
+        ours = _queue_runner_graph(jtf)
+    assert len(ours) == len(theirs) == 4
+    for o, t in zip(ours, theirs, strict=True):
+        assert o.SerializeToString(deterministic=True) == t.SerializeToString(deterministic=True)
+    # TF's QueueRunner.from_proto takes jtrain's bytes, and jtrain's takes TF's.
+    with tf1.Graph().as_default():
+        _queue_runner_graph(tf1)
+        proto = type(theirs[2]).FromString(ours[2].SerializeToString())
+        qr = tf1.train.QueueRunner.from_proto(proto)
+        assert qr.queue.name == "input/shuffle_batch/random_shuffle_queue"
+    with jtf.Graph().as_default():
+        _queue_runner_graph(jtf)
+        proto = type(ours[2]).FromString(theirs[2].SerializeToString())
+        qr = jtf.train.QueueRunner.from_proto(proto)
+        assert qr.queue.name == "input/shuffle_batch/random_shuffle_queue"
+        assert len(qr.enqueue_ops) == 2 and qr.enqueue_ops[0] is qr.enqueue_ops[1]

@@ -15,6 +15,7 @@ from tensorflow.core.example import example_pb2 as tf_example_pb2
 from tensorflow.core.example import feature_pb2 as tf_feature_pb2
 from tensorflow.core.framework import summary_pb2 as tf_summary_pb2
 from tensorflow.core.framework import tensor_pb2 as tf_tensor_pb2
+from tensorflow.core.protobuf import queue_runner_pb2 as tf_queue_runner_pb2
 from tensorflow.core.protobuf import saver_pb2 as tf_saver_pb2
 from tensorflow.core.protobuf import tensorflow_server_pb2 as tf_server_pb2
 from tensorflow.core.util import event_pb2 as tf_event_pb2
@@ -24,6 +25,7 @@ from jtrain.protos import (
     event_pb2,
     example_pb2,
     feature_pb2,
+    queue_runner_pb2,
     saver_pb2,
     summary_pb2,
     tensor_pb2,
@@ -63,6 +65,7 @@ _PAIRS = [
     (summary_pb2.SummaryDescription, tf_summary_pb2.SummaryDescription),
     (tensor_pb2.TensorProto, tf_tensor_pb2.TensorProto),
     (saver_pb2.SaverDef, tf_saver_pb2.SaverDef),
+    (queue_runner_pb2.QueueRunnerDef, tf_queue_runner_pb2.QueueRunnerDef),
     (tensorflow_server_pb2.ServerDef, tf_server_pb2.ServerDef),
 ]
 

@@ -232,12 +232,15 @@ class QueueBase:
         self._graph = graph
         # The queue's own op, named as the queue (TF's FIFOQueueV2).
         self._queue_op = graph.create_op(self._kind + "V2", name, host="pre")
-        self._name = self._queue_op.name
+        self._queue_op._queue = self  # QueueRunner.from_proto finds the queue by its op
+        # TF names the queue's ops after the last component of its name, in the name
+        # scope where each op is made ("scope/fifo_enqueue"), and reports the whole name.
+        self._name = self._queue_op.name.split("/")[-1]
 
     # -- properties -----------------------------------------------------------
     @property
     def name(self) -> str:
-        return self._name
+        return self._queue_op.name
 
     @property
     def dtypes(self) -> list[np.dtype]:
@@ -284,7 +287,7 @@ class QueueBase:
                 None,
                 None,
                 f"Shape mismatch in tuple component {i}. Expected {list(want)}, got "
-                f"{list(shape)} ({what} of {self._kind} '{self._name}')",
+                f"{list(shape)} ({what} of {self._kind} '{self.name}')",
             )
 
     def _enqueue_op(
@@ -332,7 +335,7 @@ class QueueBase:
             return ()
 
         kind = "QueueEnqueueManyV2" if many else "QueueEnqueueV2"
-        default = "enqueue_many" if many else "enqueue"
+        default = "EnqueueMany" if many else "enqueue"  # TF's default names
         return self._graph.create_op(
             kind,
             name or f"{self._name}_{default}",

@@ -407,6 +407,14 @@ def _keep(keep_input: Any, enqueue_many: bool) -> Any:
     return keep_input
 
 
+def _enqueue(queue, tensor_list, threads, enqueue_many, keep_input):
+    """One enqueue op run by ``threads`` threads (TF's ``_enqueue``: one op, repeated)."""
+    op = queue._enqueue_op(
+        tensor_list, enqueue_many, None, keep_input=_keep(keep_input, enqueue_many)
+    )
+    queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, [op] * int(threads)))
+
+
 def _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input):
     keep = _keep(keep_input, enqueue_many)
     enqueue_ops = [
@@ -441,7 +449,7 @@ def _batch(
         shapes = _shapes([tensor_list], shapes, enqueue_many, dynamic_pad)
         cls = data_flow_ops.PaddingFIFOQueue if dynamic_pad else data_flow_ops.FIFOQueue
         queue = cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
-        _enqueue_join(queue, [tensor_list] * int(num_threads), enqueue_many, keep_input)
+        _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope[:-1] + "/")
         return _as_original_type(tensors, dequeued)
 
@@ -497,7 +505,7 @@ def _shuffle_batch(
             shapes=shapes,
             shared_name=shared_name,
         )
-        _enqueue_join(queue, [tensor_list] * int(num_threads), enqueue_many, keep_input)
+        _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope[:-1] + "/")
         return _as_original_type(tensors, dequeued)
 

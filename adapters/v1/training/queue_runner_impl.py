@@ -35,10 +35,14 @@ class QueueRunner:
         (default ``queue.close(cancel_pending_enqueues=True)``).
       queue_closed_exception_types: exceptions of an enqueue that mean the input
         ended (default ``(tf.errors.OutOfRangeError,)``).
-      queue_runner_def: not supported (jtrain has no ``QueueRunnerDef`` proto).
+      queue_runner_def: a ``QueueRunnerDef`` proto to rebuild the runner from, its
+        names looked up in the default graph (then no other argument may be given).
+      import_scope: prefixed to the names in ``queue_runner_def``.
 
     Raises:
-      ValueError: ``queue`` or ``enqueue_ops`` missing, or ``queue_runner_def`` given.
+      ValueError: ``queue`` or ``enqueue_ops`` missing, or given with
+        ``queue_runner_def``.
+      KeyError: a name in ``queue_runner_def`` is not in the default graph.
     """
 
     def __init__(
@@ -51,10 +55,14 @@ class QueueRunner:
         queue_runner_def: Any = None,
         import_scope: str | None = None,
     ):
+        self._lock = threading.Lock()
+        self._runs_per_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._exceptions_raised: list[BaseException] = []
         if queue_runner_def is not None:
-            raise ValueError(
-                "queue_runner_def is not supported: jtrain has no QueueRunnerDef protos"
-            )
+            if queue or enqueue_ops:
+                raise ValueError("queue_runner_def and queue are mutually exclusive.")
+            self._init_from_proto(queue_runner_def, import_scope)
+            return
         if not queue or not enqueue_ops:
             raise ValueError("Must provide queue and enqueue_ops.")
         self._queue = queue
@@ -73,9 +81,26 @@ class QueueRunner:
                         f"tf.errors.OpError subclasses; got {t!r}"
                     )
         self._queue_closed_exception_types = tuple(queue_closed_exception_types)
-        self._lock = threading.Lock()
-        self._runs_per_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._exceptions_raised: list[BaseException] = []
+
+    def _init_from_proto(self, queue_runner_def: Any, import_scope: str | None) -> None:
+        g = ops.get_default_graph()
+
+        def element(name: str) -> Any:
+            return g.as_graph_element(_prepend_name_scope(name, import_scope))
+
+        queue_op = element(queue_runner_def.queue_name)
+        # TF leaves the queue's op here; jtrain gives back the queue object it belongs to.
+        self._queue = getattr(queue_op, "_queue", queue_op)
+        self._enqueue_ops = [element(name) for name in queue_runner_def.enqueue_op_name]
+        self._close_op = element(queue_runner_def.close_op_name)
+        self._cancel_op = element(queue_runner_def.cancel_op_name)
+        self._queue_closed_exception_types = tuple(
+            errors.exception_type_from_error_code(code)
+            for code in queue_runner_def.queue_closed_exception_types
+        )
+        # QueueRunnerDefs written before the field existed mean OutOfRangeError, as in TF.
+        if not self._queue_closed_exception_types:
+            self._queue_closed_exception_types = (errors.OutOfRangeError,)
 
     @property
     def queue(self) -> Any:
@@ -183,13 +208,50 @@ class QueueRunner:
         return threads
 
     def to_proto(self, export_scope: str | None = None) -> Any:
-        """Not supported: jtrain has no ``QueueRunnerDef`` (no MetaGraph export)."""
-        raise NotImplementedError("QueueRunner.to_proto: jtrain has no QueueRunnerDef protos")
+        """This runner as a ``QueueRunnerDef`` proto (wire-compatible with TF's).
+
+        Args:
+          export_scope: a name scope stripped from the names; ``None`` keeps them whole.
+
+        Returns:
+          The ``jtrain.protos.queue_runner_pb2.QueueRunnerDef``, or ``None`` when the
+          queue is not under ``export_scope``.
+        """
+        if export_scope is not None and not self._queue.name.startswith(export_scope):
+            return None
+        from jtrain.protos import queue_runner_pb2
+
+        return queue_runner_pb2.QueueRunnerDef(
+            queue_name=_strip_name_scope(self._queue.name, export_scope),
+            enqueue_op_name=[_strip_name_scope(op.name, export_scope) for op in self._enqueue_ops],
+            close_op_name=_strip_name_scope(self._close_op.name, export_scope),
+            cancel_op_name=_strip_name_scope(self._cancel_op.name, export_scope),
+            queue_closed_exception_types=[
+                errors.error_code_from_exception_type(cls)
+                for cls in self._queue_closed_exception_types
+            ],
+        )
 
     @staticmethod
     def from_proto(queue_runner_def: Any, import_scope: str | None = None) -> QueueRunner:
-        """Not supported: jtrain has no ``QueueRunnerDef`` (no MetaGraph import)."""
-        raise NotImplementedError("QueueRunner.from_proto: jtrain has no QueueRunnerDef protos")
+        """A runner from a ``QueueRunnerDef``, its names resolved in the default graph."""
+        return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
+
+
+def _strip_name_scope(name: str, export_scope: str | None) -> str:
+    """``name`` without a leading ``export_scope/`` (TF's ``ops.strip_name_scope``)."""
+    if export_scope:
+        prefix = export_scope.rstrip("/") + "/"
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
+def _prepend_name_scope(name: str, import_scope: str | None) -> str:
+    """``import_scope/name`` (TF's ``ops.prepend_name_scope``)."""
+    if import_scope:
+        return import_scope.rstrip("/") + "/" + name
+    return name
 
 
 def add_queue_runner(qr: QueueRunner, collection: str = ops.GraphKeys.QUEUE_RUNNERS) -> None:
