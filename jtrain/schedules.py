@@ -76,6 +76,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jtrain._numerics import rounded as _rounded
+from jtrain._numerics import rounded_nonnegative as _rounded_nonnegative
+from jtrain._numerics import rounded_square as _rounded_square
 
 __all__ = [
     "Schedule",
@@ -160,9 +162,9 @@ def _pow(x: jax.Array, y: Any, dtype: np.dtype) -> jax.Array:
     if _is_host(y):
         e = float(np.asarray(y, _tf_dtype(y)).astype(dtype))
         if e == 2:
-            return _rounded(x * x)
+            return _rounded_square(x)
         if e == 3:
-            return _rounded(x * _rounded(x * x))
+            return _rounded(x * _rounded_square(x))
         if e == 1:
             return x
         if e == 0.5:
@@ -619,7 +621,7 @@ def cosine_decay_restarts(
         i_linear = jnp.floor(fraction)
         f_linear = fraction - i_linear
         i_geo = jnp.floor(_mul(jnp.log(one - _mul(fraction, one - t)), _inv_log(t_mul, dtype)))
-        t_pow_i = _rounded(jnp.power(t, i_geo))  # kept from XLA's a / pow -> a * pow(-)
+        t_pow_i = _rounded_nonnegative(jnp.power(t, i_geo))  # kept from XLA's a / pow -> a * pow(-)
         sum_r = _mul(one - t_pow_i, _recip(one - t, dtype))
         f_geo = (fraction - sum_r) / t_pow_i
         linear = t == one
@@ -763,7 +765,7 @@ def noisy_linear_cosine_decay(
 
     def schedule(step: Step) -> jax.Array:
         s, linear, cosine = _linear_cosine_parts(dtype, decay_steps, num_periods, step)
-        variance = _cast(initial_variance, dtype) / _rounded(
+        variance = _cast(initial_variance, dtype) / _rounded_nonnegative(
             _pow(_const(1.0, dtype) + s, variance_decay, dtype)
         )
         std = jnp.sqrt(variance)

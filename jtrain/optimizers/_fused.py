@@ -27,7 +27,7 @@ Usage inside a rule (dense branch), e.g. TF's Adam::
     m_t, v_t = _fused.slots_in_one_pass(
         g, p, (m, v),
         (lambda g, p, m: m + r((g - m) * (1 - b1)),
-         lambda g, p, v, m_t: v + r((r(g * g) - v) * (1 - b2))),
+         lambda g, p, v, m_t: v + r((r2(g) - v) * (1 - b2))),
     )
     delta = -((m_t * alpha) / (jnp.sqrt(v_t) + eps))
 """

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jtrain._numerics import div_sqrt, rounded, tf_constant
+from jtrain._numerics import div_sqrt, rounded, rounded_square, tf_constant
 from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows
 from jtrain.optimizers import _base
 from jtrain.optimizers.gradient_descent import grads_like_params
@@ -99,7 +99,7 @@ def adagrad(
                     step = div_sqrt(lr * g.values, a)
                 delta = scatter_rows(jnp.zeros_like(p), g.indices, -step)
                 return delta, scatter_rows(accum, g.indices, a)
-            a = accum + rounded(g * g)
+            a = accum + rounded_square(g)
             return -rounded(rounded(g * lr) * div_sqrt(1, a)), a
 
         deltas, accums = _base.apply_rule(rule, grads, params, state.accumulator)

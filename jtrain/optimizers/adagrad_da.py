@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jtrain._numerics import rounded, tf_constant
+from jtrain._numerics import rounded, rounded_square, tf_constant
 from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows
 from jtrain.optimizers import _base
 
@@ -166,7 +166,7 @@ def adagrad_da(
                     scatter_rows(gg_acc, g.indices, gga),
                 )
             ga = g_acc + g
-            gga = gg_acc + rounded(g * g)
+            gga = gg_acc + rounded_square(g)
             t = step.astype(jnp.float32).astype(dtype)
             denom = rounded(l2 * (t * lr)) + jnp.sqrt(gga)
             excess = jnp.abs(ga) - rounded(t * l1)

@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import optax
 
 from jtrain._numerics import rounded as r
+from jtrain._numerics import rounded_square as r2
 from jtrain._numerics import tf_constant
 from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows
 from jtrain.optimizers import _base
@@ -141,10 +142,10 @@ def adam(
                 m_t = r(m * b1)
                 m_t = scatter_rows(m_t, i, gather_rows(m_t, i) + r(gv * (1 - b1)))
                 v_t = r(v * b2)
-                v_t = scatter_rows(v_t, i, gather_rows(v_t, i) + r(r(gv * gv) * (1 - b2)))
+                v_t = scatter_rows(v_t, i, gather_rows(v_t, i) + r(r2(gv) * (1 - b2)))
             else:
                 m_t = m + r((g - m) * (1 - b1))
-                v_t = v + r((r(g * g) - v) * (1 - b2))
+                v_t = v + r((r2(g) - v) * (1 - b2))
             return -((m_t * alpha) / (jnp.sqrt(v_t) + eps)), m_t, v_t
 
         deltas, ms, vs = _base.apply_rule(rule, grads, params, state.m, state.v)

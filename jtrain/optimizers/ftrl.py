@@ -11,6 +11,7 @@ import numpy as np
 import optax
 
 from jtrain._numerics import rounded as r
+from jtrain._numerics import rounded_square as r2
 from jtrain._numerics import static_value, tf_constant
 from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows
 from jtrain.optimizers import _base
@@ -164,7 +165,7 @@ def ftrl(
                 z = gather_rows(linear, i)
                 w = gather_rows(p, i)
                 g_s = gv + r(two_shrink * w) if use_v2 else gv
-                new_a = a + r(gv * gv)
+                new_a = a + r2(gv)
                 if math.prod(p.shape[1:]) == 1:
                     # TF's scalar loop: pow() for the correction, (l + g) - sigma * v.
                     sigma = (jnp.power(new_a, neg_power) - jnp.power(a, neg_power)) / lr
@@ -176,7 +177,7 @@ def ftrl(
                 delta = scatter_rows(jnp.zeros(p.shape, dtype), i, new_w - w)
                 return delta, scatter_rows(accum, i, new_a), scatter_rows(linear, i, new_z)
             g_s = g + r(two_shrink * p) if use_v2 else g
-            new_a = accum + r(g * g)
+            new_a = accum + r2(g)
             new_z = linear + (g_s - r((pw(new_a) - pw(accum)) / lr * p))
             x = r(l1 * jnp.sign(new_z)) - new_z
             y = pw(new_a) / lr + two_l2

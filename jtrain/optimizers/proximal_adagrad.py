@@ -11,6 +11,7 @@ import optax
 
 from jtrain._numerics import div_sqrt, static_value
 from jtrain._numerics import rounded as r
+from jtrain._numerics import rounded_square as r2
 from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows
 from jtrain.optimizers import _base
 
@@ -111,7 +112,7 @@ def proximal_adagrad(
             )
 
         def prox_step(w, a, g, lr, l1, l2, scalar_rows):
-            a = a + r(g * g)
+            a = a + r2(g)
             if scalar_rows:
                 rate = div_sqrt(lr, a)
                 prox = w - r(rate * g)

@@ -10,6 +10,7 @@ import optax
 
 from jtrain._numerics import div_sqrt, tf_constant
 from jtrain._numerics import rounded as r
+from jtrain._numerics import rounded_square as r2
 from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows
 from jtrain.optimizers import _base
 from jtrain.optimizers.gradient_descent import grads_like_params
@@ -120,10 +121,10 @@ def rmsprop(
             eps = _base.hparam(eps_c, state.count, dtype)
             if isinstance(g, IndexedSlices):
                 i, gv = g.indices, g.values
-                ms_i = r(gather_rows(ms, i) * rho) + r(r(gv * gv) * (1 - rho))
+                ms_i = r(gather_rows(ms, i) * rho) + r(r2(gv) * (1 - rho))
                 if centered:
                     mg_i = r(gather_rows(mg[0], i) * rho) + r(gv * (1 - rho))
-                    denom = (ms_i + eps) - r(mg_i * mg_i)
+                    denom = (ms_i + eps) - r2(mg_i)
                 else:
                     denom = ms_i + eps
                 mom_i = r(gather_rows(mom, i) * mu) + r(r(div_sqrt(1, denom) * lr) * gv)
@@ -132,10 +133,10 @@ def rmsprop(
                 if centered:
                     new += (scatter_rows(mg[0], i, mg_i),)
                 return (delta, *new)
-            ms_t = ms + r((r(g * g) - ms) * (1 - rho))
+            ms_t = ms + r((r2(g) - ms) * (1 - rho))
             if centered:
                 mg_t = mg[0] + r((g - mg[0]) * (1 - rho))
-                denom = (ms_t - r(mg_t * mg_t)) + eps
+                denom = (ms_t - r2(mg_t)) + eps
             else:
                 denom = ms_t + eps
             mom_t = r(mom * mu) + div_sqrt(g * lr, denom)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from jtrain._numerics import rounded as r
+from jtrain._numerics import rounded_square as r2
 from jtrain.optimizers import _fused
 
 B1, B2 = 0.9, 0.999
@@ -15,12 +16,12 @@ B1, B2 = 0.9, 0.999
 # Adam's slots (siblings: each reads only the gradient and its own slot).
 ADAM = (
     lambda g, p, m: m + r((g - m) * (1 - B1)),
-    lambda g, p, v, m_t: v + r((r(g * g) - v) * (1 - B2)),
+    lambda g, p, v, m_t: v + r((r2(g) - v) * (1 - B2)),
 )
 # RMSProp with momentum (a chain: the second reads the first's new value) and a
 # slot that reads the parameter.
 CHAIN = (
-    lambda g, p, ms: ms + r((r(g * g) - ms) * (1 - B1)),
+    lambda g, p, ms: ms + r((r2(g) - ms) * (1 - B1)),
     lambda g, p, mom, ms_t: r(mom * 0.5) + (g * 0.01) / jnp.abs(jnp.sqrt(ms_t + 1e-10)),
     lambda g, p, x, ms_t, mom_t: x * 0.25 + p * mom_t,
 )

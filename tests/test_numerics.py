@@ -1,0 +1,107 @@
+"""jtrain._numerics: the rounding barriers keep TF's rounded products under jax.jit.
+
+The expected values are NumPy's: NumPy rounds every product to the dtype before an
+addition, as TF's Eigen kernels do, while XLA:CPU may contract ``a * b + c`` into an
+FMA. Each barrier must also be the identity, bit for bit, on every value.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+
+from jtrain import optimizers
+from jtrain._numerics import rounded, rounded_nonnegative, rounded_square
+
+N = 20_011  # long enough for XLA:CPU's vector loops, odd for their tails
+
+
+def _data(dtype):
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=N).astype(dtype)
+    b = rng.normal(size=N).astype(dtype)
+    # c close to -a*b: the sum cancels, so an unrounded product shows in the result.
+    c = (-(a * b) + rng.normal(size=N).astype(dtype) * dtype(1e-3)).astype(dtype)
+    return a, b, c
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_rounded_product_then_add(jit, dtype):
+    a, b, c = _data(dtype)
+    f = lambda a, b, c: rounded(a * b) + c  # noqa: E731
+    got = np.asarray((jax.jit(f) if jit else f)(a, b, c))
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, (a * b) + c)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_rounded_square_in_adams_second_moment(jit):
+    # TF's Adam: v += (g * g - v) * (1 - beta2), the square and the product rounded.
+    g, v, _ = _data(np.float32)
+    v = np.abs(v)
+    k = np.float32(1) - np.float32(0.999)
+    f = lambda g, v: v + rounded((rounded_square(g) - v) * k)  # noqa: E731
+    got = np.asarray((jax.jit(f) if jit else f)(g, v))
+    np.testing.assert_array_equal(got, v + ((g * g) - v) * k)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_rounded_nonnegative_product_then_add(jit):
+    a, b, c = _data(np.float32)
+    f = lambda a, b, c: rounded_nonnegative(jnp.abs(a) * jnp.abs(b)) - c  # noqa: E731
+    got = np.asarray((jax.jit(f) if jit else f)(a, b, c))
+    np.testing.assert_array_equal(got, (np.abs(a) * np.abs(b)) - c)
+
+
+_SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 1e-30, -1e-30]
+
+
+_BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+@pytest.mark.parametrize("barrier", [rounded, rounded_nonnegative], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "dtype",
+    [np.float16, ml_dtypes.bfloat16, np.float32, np.float64],
+    ids=["f16", "bf16", "f32", "f64"],
+)
+def test_barriers_are_the_identity_bit_for_bit(barrier, dtype):
+    info = ml_dtypes.finfo(dtype)
+    x = np.asarray(
+        [*_SPECIAL, info.smallest_subnormal, -info.smallest_subnormal, info.max, info.min],
+        dtype=dtype,
+    )
+    bits = _BITS[x.itemsize]
+    for f in (barrier, jax.jit(barrier)):
+        got = np.asarray(f(x))
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got.view(bits), x.view(bits))
+
+
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="XLA:CPU's thread split")
+@pytest.mark.parametrize("name", ["adam", "rmsprop", "adagrad"])
+def test_small_updates_are_not_split_across_threads(name):
+    """A 25k-element update stays one memory-bound loop on XLA:CPU.
+
+    XLA:CPU's cost model splits a loop fusion across threads when it counts more
+    element operations than bytes; for a small array the hand-off to another thread
+    costs more than the loop (a tiny model's Adam step was ~25 us slower with the
+    six-operation ``copysign`` barrier). The barriers are cheap enough to stay under.
+    """
+    opt = getattr(optimizers, name)(1e-3)
+    params = {"w": jnp.ones((784, 32), jnp.float32)}
+    grads = {"w": jnp.full((784, 32), 0.5, jnp.float32)}
+
+    def step(p, s, g):
+        u, s = opt.update(g, s, p)
+        return jax.tree.map(jnp.add, p, u), s
+
+    hlo = jax.jit(step).lower(params, opt.init(params), grads).compile().as_text()
+    split = [
+        line for line in hlo.splitlines() if "f32[784,32]" in line and 'partitions":["' in line
+    ]
+    assert not split, "\n".join(split)
