@@ -54,6 +54,16 @@ def _xent(logits, labels):
     return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
 
 
+def mlp_loss(p, x, y):
+    """The MLP's loss in plain JAX: ``p`` is a list of ``(w, b)`` layers."""
+    h = x
+    for i, (w, b) in enumerate(p):
+        h = h @ w + b
+        if i < len(p) - 1:
+            h = jax.nn.relu(h)
+    return _xent(h, y)
+
+
 def session_loop(sizes, batch):
     from adapters import v1 as tf
 
@@ -89,16 +99,8 @@ def jax_loop(sizes, batch):
     opt = optax.adam(1e-3)
     state = [params, opt.init(params)]
 
-    def loss_fn(p, x, y):
-        h = x
-        for i, (w, b) in enumerate(p):
-            h = h @ w + b
-            if i < len(p) - 1:
-                h = jax.nn.relu(h)
-        return _xent(h, y)
-
     def update(p, s, x, y):
-        grads = jax.grad(loss_fn)(p, x, y)
+        grads = jax.grad(mlp_loss)(p, x, y)
         updates, s = opt.update(grads, s, p)
         return optax.apply_updates(p, updates), s
 

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import optax  # noqa: E402
-from bench_session import _batch, _init, _xent, machine, measure  # noqa: E402
+from bench_session import _batch, _init, machine, measure, mlp_loss  # noqa: E402
 
 import jtrain.optimizers as jo  # noqa: E402
 
@@ -42,15 +42,6 @@ PAIRS = {
 }
 
 
-def _loss(p, x, y):
-    h = x
-    for i, (w, b) in enumerate(p):
-        h = h @ w + b
-        if i < len(p) - 1:
-            h = jax.nn.relu(h)
-    return _xent(h, y)
-
-
 def step_loop(opt: optax.GradientTransformation | None):
     """``(step, sync)`` of a donated jitted step; ``opt=None``: inline SGD (the floor)."""
     params = [(jnp.asarray(w), jnp.asarray(b)) for w, b in _init(SIZES)]
@@ -58,7 +49,7 @@ def step_loop(opt: optax.GradientTransformation | None):
     xb, yb = _batch(SIZES, BATCH)
 
     def update(p, s, x, y):
-        g = jax.grad(_loss)(p, x, y)
+        g = jax.grad(mlp_loss)(p, x, y)
         if opt is None:
             return jax.tree.map(lambda a, b: a - 1e-3 * b, p, g), s
         u, s = opt.update(g, s, p)
