@@ -267,6 +267,26 @@ def test_global_step_host_copy_gives_the_device_values(graph, monkeypatch):
 
 
 @pytest.mark.parametrize("host_copy", [True, False])
+def test_global_step_fetch_before_initialization_names_it(graph, monkeypatch, host_copy):
+    from adapters.v1.client import session as session_lib
+
+    if not host_copy:
+        monkeypatch.setattr(session_lib, "_mirrorable", lambda var: False)
+    gs = tf.train.get_or_create_global_step()
+    w = tf.Variable(1.0, name="w")
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(w * w, global_step=gs)
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        for fetches in (gs, [train, gs]):
+            with pytest.raises(tf.errors.FailedPreconditionError, match="global_step"):
+                sess.run(fetches)
+        sess.run(gs.initializer)
+        got = sess.run([train, gs])[1]
+        assert got == 1 and np.asarray(got).dtype == np.int64
+        assert bool(sess._mirror) is host_copy
+
+
+@pytest.mark.parametrize("host_copy", [True, False])
 def test_fetching_the_global_step_does_not_wait_for_the_step(graph, monkeypatch, host_copy):
     """A hook's per-step global-step fetch returns while the step program still runs
     (and, without the host copy, only after it)."""
