@@ -92,7 +92,7 @@ def rounded(x: jax.Array) -> jax.Array:
     are seen through by XLA or LLVM. It costs no memory traffic and four element
     operations, few enough that XLA's CPU cost model still takes a small update
     for memory-bound and does not split it across threads (``copysign(|x|, x)``,
-    six, made a tiny model's Adam step ~25 us slower in thread hand-offs).
+    six, made a tiny model's Adam step 35-60 us slower in thread hand-offs).
 
     .. note::
        For a value XLA can tell is not negative (a square, a power of a positive

@@ -89,7 +89,7 @@ def test_small_updates_are_not_split_across_threads(name):
 
     XLA:CPU's cost model splits a loop fusion across threads when it counts more
     element operations than bytes; for a small array the hand-off to another thread
-    costs more than the loop (a tiny model's Adam step was ~25 us slower with the
+    costs more than the loop (a tiny model's Adam step was 35-60 us slower with the
     six-operation ``copysign`` barrier). The barriers are cheap enough to stay under.
     """
     opt = getattr(optimizers, name)(1e-3)
