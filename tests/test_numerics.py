@@ -83,16 +83,31 @@ def test_barriers_are_the_identity_bit_for_bit(barrier, dtype):
 
 
 @pytest.mark.skipif(jax.default_backend() != "cpu", reason="XLA:CPU's thread split")
-@pytest.mark.parametrize("name", ["adam", "rmsprop", "adagrad"])
-def test_small_updates_are_not_split_across_threads(name):
+@pytest.mark.parametrize(
+    "name, kwargs",
+    [
+        ("gradient_descent", {}),
+        ("momentum", {"momentum": 0.9}),
+        ("adagrad", {}),
+        ("adagrad_da", {"l1_regularization_strength": 0.01, "l2_regularization_strength": 0.01}),
+        ("adadelta", {}),
+        ("adam", {}),
+        ("rmsprop", {}),
+        ("rmsprop", {"momentum": 0.9, "centered": True}),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "-".join(v) or "defaults",
+)
+def test_small_updates_are_not_split_across_threads(name, kwargs):
     """A 25k-element update stays one memory-bound loop on XLA:CPU.
 
     XLA:CPU's cost model splits a loop fusion across threads when it counts more
     element operations than bytes; for a small array the hand-off to another thread
     costs more than the loop (a tiny model's Adam step was 35-60 us slower with the
     six-operation ``copysign`` barrier). The barriers are cheap enough to stay under.
+    (Nesterov momentum, FTRL and the proximal optimizers are not listed: their
+    updates are split, FTRL's even without barriers.)
     """
-    opt = getattr(optimizers, name)(1e-3)
+    opt = getattr(optimizers, name)(1e-3, **kwargs)
     params = {"w": jnp.ones((784, 32), jnp.float32)}
     grads = {"w": jnp.full((784, 32), 0.5, jnp.float32)}
 
