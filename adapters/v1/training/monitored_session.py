@@ -250,7 +250,7 @@ class SessionCreator(abc.ABC):
 
     @abc.abstractmethod
     def create_session(self) -> Any:
-        raise NotImplementedError("create_session is not implemented for {self}.")
+        raise NotImplementedError(f"create_session is not implemented for {self}.")
 
 
 class ChiefSessionCreator(SessionCreator):
