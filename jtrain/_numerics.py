@@ -74,6 +74,10 @@ def div_sqrt(a: jax.Array, b: jax.Array) -> jax.Array:
 _SIGNED = {2: jnp.int16, 4: jnp.int32, 8: jnp.int64}
 
 
+def _is_float(x: Any) -> bool:
+    return jnp.issubdtype(jnp.result_type(x), jnp.floating)
+
+
 def _sign_bit_set(x: jax.Array) -> jax.Array:
     return jax.lax.bitcast_convert_type(x, _SIGNED[x.dtype.itemsize]) < 0
 
@@ -99,6 +103,9 @@ def rounded(x: jax.Array) -> jax.Array:
        constant, an ``abs``) use :func:`rounded_nonnegative`: XLA drops the
        ``|x|`` there, the two branches merge and the barrier is gone.
     """
+    if not _is_float(x):
+        return x  # integer products are exact: nothing to keep
+    x = jnp.asarray(x)
     return jnp.where(_sign_bit_set(x), x, jnp.abs(x))
 
 
@@ -112,6 +119,9 @@ def rounded_nonnegative(x: jax.Array) -> jax.Array:
     which no comparison sees). Four element operations once XLA has dropped the
     ``|x|``, five otherwise.
     """
+    if not _is_float(x):
+        return x  # integer products are exact: nothing to keep
+    x = jnp.asarray(x)
     return jnp.where(_sign_bit_set(x), -jnp.abs(x), x)
 
 

@@ -82,6 +82,17 @@ def test_barriers_are_the_identity_bit_for_bit(barrier, dtype):
         np.testing.assert_array_equal(got.view(bits), x.view(bits))
 
 
+@pytest.mark.parametrize("barrier", [rounded, rounded_nonnegative], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8, np.uint32])
+def test_barriers_leave_integers_alone(barrier, dtype):
+    info = np.iinfo(dtype)
+    x = np.asarray([0, 1, 2, info.max, info.min], dtype=dtype)
+    for f in (barrier, jax.jit(barrier)):
+        got = np.asarray(f(x))
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got, x)
+
+
 @pytest.mark.skipif(jax.default_backend() != "cpu", reason="XLA:CPU's thread split")
 @pytest.mark.parametrize(
     "name, kwargs",
