@@ -180,8 +180,10 @@ def devices_child(args) -> None:
         loops[name] = _loop(fn, dp.replicate(params), dp.shard_batch(batch))
     # The compat layer: the same MLP as a TF1 graph, fed every step, one device and
     # all 8 through tf.jax_data_parallel().
-    for name, parallel in (("compat layer, 1 device", False),
-                           ("compat layer, 8 devices (`tf.jax_data_parallel`)", True)):
+    for name, parallel in (
+        ("compat layer, 1 device", False),
+        ("compat layer, 8 devices (`tf.jax_data_parallel`)", True),
+    ):
         loops[name] = _compat_loop(parallel, params, batch)  # fmt: skip
     t = _time_blocks(loops, args.steps, args.blocks)
     t[PROFILE] = {

@@ -43,8 +43,7 @@ _INSTEAD: dict[str, str] = {
     "XLA averages the whole batch's gradients over the devices",
     "tpu.replicate": "use tf.tpu.shard (inputs split over the shards) or tf.jax_data_parallel()",
     "tpu.rewrite": "there is no TPU: every Session.run already is one XLA program",
-    "tpu.initialize_system": "there is no TPU system to initialize on CPUs and GPUs; "
-    "drop the call",
+    "tpu.initialize_system": "there is no TPU system to initialize on CPUs and GPUs; drop the call",
 }
 
 _OP_HINT = "if it is an op, write it in jax.numpy inside tf.jax_function"

@@ -644,9 +644,9 @@ class FileWriter(writer_lib.FileWriter):
 
             # TF also writes a meta graph holding the GraphDef (graph may be a GraphDef).
             if graph_def is None:
-                graph_def = graph.as_graph_def(add_shapes=True) if isinstance(
-                    graph, ops.Graph
-                ) else graph
+                graph_def = (
+                    graph.as_graph_def(add_shapes=True) if isinstance(graph, ops.Graph) else graph
+                )
             self.add_meta_graph(meta_graph.create_meta_graph_def(graph_def=graph_def))
 
     def add_graph(
@@ -695,8 +695,7 @@ class FileWriter(writer_lib.FileWriter):
             meta_graph_def, "SerializeToString"
         ):
             raise TypeError(
-                "meta_graph_def must be type MetaGraphDef, saw type: "
-                f"{type(meta_graph_def)}"
+                f"meta_graph_def must be type MetaGraphDef, saw type: {type(meta_graph_def)}"
             )
         event = self._event(global_step)
         event.meta_graph_def = meta_graph_def.SerializeToString()

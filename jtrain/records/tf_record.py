@@ -412,9 +412,7 @@ class _Source:
             raise errors.from_os_error(exc, path) from exc
         self._path = path
         self._gzip = compression == "GZIP"
-        self._inflater: Any = (
-            zlib.decompressobj(31 if self._gzip else 15) if compression else None
-        )
+        self._inflater: Any = zlib.decompressobj(31 if self._gzip else 15) if compression else None
         self._unused = b""  # what followed the end of the last member
         self._started = False
         self._members = 0  # gzip members finished before the current one

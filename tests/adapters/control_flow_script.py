@@ -38,8 +38,12 @@ def _message(text: str) -> str:
     """The first line of an error that is the op's own message (no TF decoration)."""
     for line in text.splitlines():
         s = line.strip()
-        if not s or line[0] in " \t" or s.startswith(
-            ("Graph execution error", "Detected at node", "Node:", "Original stack trace")
+        if (
+            not s
+            or line[0] in " \t"
+            or s.startswith(
+                ("Graph execution error", "Detected at node", "Node:", "Original stack trace")
+            )
         ):
             continue
         return s
@@ -159,16 +163,16 @@ def cond_errors_int_pred(tf):
 def case_program(tf, exclusive=False, default=True):
     x = tf.placeholder(tf.float32, [], name="x")
     pairs = [(x < 0.0, lambda: x * 10.0), (x < 10.0, lambda: x * x)]
-    out = tf.case(
-        pairs, default=(lambda: x - 100.0) if default else None, exclusive=exclusive
-    )
+    out = tf.case(pairs, default=(lambda: x - 100.0) if default else None, exclusive=exclusive)
     return [out, tf.gradients(out, x)], {"x": x}
 
 
 def while_power(tf):
     x = tf.placeholder(tf.float32, [], name="x")
     i, acc = tf.while_loop(
-        lambda i, a: i < 5, lambda i, a: (i + 1, a * x), (tf.constant(0), tf.constant(1.0)),
+        lambda i, a: i < 5,
+        lambda i, a: (i + 1, a * x),
+        (tf.constant(0), tf.constant(1.0)),
         maximum_iterations=10,
     )
     return [i, acc, tf.gradients(acc, x)], {"x": x}
@@ -177,7 +181,9 @@ def while_power(tf):
 def while_limited(tf):
     x = tf.placeholder(tf.float32, [], name="x")
     i, acc = tf.while_loop(
-        lambda i, a: i < 100, lambda i, a: (i + 1, a * x + 1.0), [tf.constant(0), x],
+        lambda i, a: i < 100,
+        lambda i, a: (i + 1, a * x + 1.0),
+        [tf.constant(0), x],
         maximum_iterations=3,
     )
     return [i, acc, tf.gradients(acc, x)], {"x": x}
@@ -186,7 +192,9 @@ def while_limited(tf):
 def while_limited_list(tf):
     x = tf.placeholder(tf.float32, [], name="x")
     i, acc = tf.while_loop(
-        lambda i, a: i < 100, lambda i, a: [i + 1, a * x + 1.0], [tf.constant(0), x],
+        lambda i, a: i < 100,
+        lambda i, a: [i + 1, a * x + 1.0],
+        [tf.constant(0), x],
         maximum_iterations=3,
     )
     return [i, acc, tf.gradients(acc, x)], {"x": x}
@@ -199,16 +207,18 @@ def while_vector(tf):
     def body(i, h):
         return i + 1, tf.tanh(h * w + x)
 
-    _, h = tf.while_loop(lambda i, h: i < 3, body, (tf.constant(0), tf.zeros([4])),
-                         maximum_iterations=3)
+    _, h = tf.while_loop(
+        lambda i, h: i < 3, body, (tf.constant(0), tf.zeros([4])), maximum_iterations=3
+    )
     return [h, tf.gradients(tf.reduce_sum(h), [x, w])], {"x": x}
 
 
 def while_single(tf):
     return [
         tf.while_loop(lambda i: i < 10, lambda i: i + 2, [tf.constant(0)]),
-        tf.while_loop(lambda i: i < 10, lambda i: i + 2, [tf.constant(1)],
-                      return_same_structure=True),
+        tf.while_loop(
+            lambda i: i < 10, lambda i: i + 2, [tf.constant(1)], return_same_structure=True
+        ),
     ], {}
 
 
@@ -239,8 +249,9 @@ def while_assign(tf):
 
 def case_dict(tf):
     x = tf.placeholder(tf.float32, [], name="x")
-    out = tf.case({x < 0.0: lambda: x * 10.0, x > 5.0: lambda: x + 1.0},
-                  default=lambda: x, exclusive=True)
+    out = tf.case(
+        {x < 0.0: lambda: x * 10.0, x > 5.0: lambda: x + 1.0}, default=lambda: x, exclusive=True
+    )
     return [out], {"x": x}
 
 
@@ -252,8 +263,9 @@ def train_through_control_flow(tf):
     b = tf.Variable(0.1, name="b")
     h = tf.map_fn(lambda e: tf.tanh(e[0] * e[1] + b), (x, w), dtype=tf.float32)
     s = tf.scan(lambda a, e: 0.5 * a + e, h)
-    _, z = tf.while_loop(lambda i, z: i < 3, lambda i, z: (i + 1, z * 0.9 + s), (0, s),
-                         maximum_iterations=3)
+    _, z = tf.while_loop(
+        lambda i, z: i < 3, lambda i, z: (i + 1, z * 0.9 + s), (0, s), maximum_iterations=3
+    )
     loss = tf.cond(p, lambda: tf.reduce_sum(z * z), lambda: tf.foldl(lambda a, e: a + e * e, z))
     step = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
     with tf.control_dependencies([step]):
@@ -266,9 +278,7 @@ def _train(tf, p):
         fetches, holders = train_through_control_flow(tf)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            losses = [
-                sess.run(fetches, {holders["x"]: X, holders["p"]: p})[1] for _ in range(3)
-            ]
+            losses = [sess.run(fetches, {holders["x"]: X, holders["p"]: p})[1] for _ in range(3)]
             weights = sess.run(tf.trainable_variables())
     return _value([losses, weights])
 
@@ -285,8 +295,11 @@ def _train_layers(tf, p):
 
         h = tf.cond(pred, dense, lambda: tf.zeros([2, 3]))
         rows = tf.map_fn(
-            lambda r: tf.reduce_sum(tf.layers.dense(r[None], 2, use_bias=False, name="d2",
-                                                    kernel_initializer=tf.ones_initializer())),
+            lambda r: tf.reduce_sum(
+                tf.layers.dense(
+                    r[None], 2, use_bias=False, name="d2", kernel_initializer=tf.ones_initializer()
+                )
+            ),
             h,
         )
         loss = tf.reduce_sum(rows * rows) + tf.reduce_sum(h * h)
@@ -311,16 +324,21 @@ def map_scan(tf):
     x = _x(tf)
     w = tf.Variable(2.0, name="w")
     m = tf.map_fn(lambda e: e * w + 1.0, x)
-    m2 = tf.map_fn(lambda e: (e[0] * e[0], e[1] * 2), (x, tf.constant([1, 2, 3, 4])),
-                   dtype=(tf.float32, tf.int32))
+    m2 = tf.map_fn(
+        lambda e: (e[0] * e[0], e[1] * 2),
+        (x, tf.constant([1, 2, 3, 4])),
+        dtype=(tf.float32, tf.int32),
+    )
     s1 = tf.scan(lambda a, e: a * e + 1.0, x)
     s2 = tf.scan(lambda a, e: a * e + w, x, initializer=tf.constant(0.5), reverse=True)
-    s3 = tf.scan(lambda a, e: (a[0] + e, a[1] * e), x, initializer=(tf.constant(0.0),
-                                                                    tf.constant(1.0)))
+    s3 = tf.scan(
+        lambda a, e: (a[0] + e, a[1] * e), x, initializer=(tf.constant(0.0), tf.constant(1.0))
+    )
     fl = tf.foldl(lambda a, e: a * 0.5 + e, x)
     fr = tf.foldr(lambda a, e: a * 0.5 + e, x, initializer=tf.constant(1.0))
-    total = (tf.reduce_sum(m) + tf.reduce_sum(s1) + tf.reduce_sum(s2) + tf.reduce_sum(s3[1])
-             + fl * fr)
+    total = (
+        tf.reduce_sum(m) + tf.reduce_sum(s1) + tf.reduce_sum(s2) + tf.reduce_sum(s3[1]) + fl * fr
+    )
     return [m, m2, s1, s2, s3, fl, fr, tf.gradients(total, [x, w])], {"x": x}
 
 
@@ -328,8 +346,11 @@ def more_scans(tf):
     x = _x(tf)
     r = tf.scan(lambda a, e: a * 0.5 + e, x, reverse=True)
     f = tf.foldr(lambda a, e: a * 0.5 + e, x)
-    d = tf.map_fn(lambda e: {"s": e["a"] + e["b"], "p": e["a"] * e["b"]},
-                  {"a": x, "b": x * 3.0}, dtype={"s": tf.float32, "p": tf.float32})
+    d = tf.map_fn(
+        lambda e: {"s": e["a"] + e["b"], "p": e["a"] * e["b"]},
+        {"a": x, "b": x * 3.0},
+        dtype={"s": tf.float32, "p": tf.float32},
+    )
     g = tf.gradients(tf.reduce_sum(r) + f + tf.reduce_sum(d["p"]), x)
     return [r, f, d, g], {"x": x}
 
@@ -337,9 +358,12 @@ def more_scans(tf):
 def while_invariants(tf):
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [3], name="xv")
-        _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2.0 + 1.0),
-                             (tf.constant(0), x),
-                             shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))
+        _, y = tf.while_loop(
+            lambda i, v: i < 3,
+            lambda i, v: (i + 1, v * 2.0 + 1.0),
+            (tf.constant(0), x),
+            shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])),
+        )
         with tf.Session() as sess:
             return [y.shape.as_list(), _value(sess.run(y, {x: X[:3]}))]
 
@@ -382,8 +406,11 @@ def check_numerics_int(tf):
 
 def assert_program(tf, summarize=None):
     x = _x(tf)
-    a = tf.Assert(tf.reduce_all(x > 0.0), ["x must be positive", x, tf.constant([[1, 2], [3, 4]]),
-                                          tf.constant(2.5)], summarize=summarize)
+    a = tf.Assert(
+        tf.reduce_all(x > 0.0),
+        ["x must be positive", x, tf.constant([[1, 2], [3, 4]]), tf.constant(2.5)],
+        summarize=summarize,
+    )
     with tf.control_dependencies([a]):
         y = tf.identity(x)
     return [y], {"x": x}
@@ -469,11 +496,16 @@ def prints(tf):
 def print_v2(tf):
     x = _x(tf)
     ops = [
-        tf.print("a", x, tf.range(10), {"k": tf.constant(1)}, [1, 2], tf.constant([[1.0, 2.0],
-                                                                               [3.0, 4.0]])),
+        tf.print(
+            "a",
+            x,
+            tf.range(10),
+            {"k": tf.constant(1)},
+            [1, 2],
+            tf.constant([[1.0, 2.0], [3.0, 4.0]]),
+        ),
         tf.print(tf.range(10), summarize=-1, sep="|", end="!\n"),
-        tf.print(tf.constant(1.5), tf.constant(True), tf.constant(1 / 3, tf.float64),
-                 sep=", "),
+        tf.print(tf.constant(1.5), tf.constant(True), tf.constant(1 / 3, tf.float64), sep=", "),
         tf.print(tf.constant(np.arange(24).reshape(2, 3, 4)), summarize=1),
     ]
     return ops, {"x": x}
@@ -535,11 +567,13 @@ def results(tf: Any) -> dict[str, Any]:
         out[f"train_layers_{p}"] = _train_layers(tf, p)
         out[f"cond_prints_{p}"] = _printed(tf, cond_prints, {"x": X, "p": p})
     for label, value in (("ok", X), ("nan", nan), ("inf", inf), ("both", both)):
-        out[f"check_numerics_{label}"] = _run(tf, lambda tf: check_numerics(tf, None),
-                                              {"x": value})
+        out[f"check_numerics_{label}"] = _run(tf, lambda tf: check_numerics(tf, None), {"x": value})
         out[f"verify_finite_{label}"] = _run(tf, verify_finite, {"x": value})
-    for label, value in (("ok", np.abs(X)), ("zero", np.array([1.0, 0.0, 2.0, 3.0], np.float32)),
-                         ("nan", np.array([1.0, -1.0, 2.0, 3.0], np.float32))):
+    for label, value in (
+        ("ok", np.abs(X)),
+        ("zero", np.array([1.0, 0.0, 2.0, 3.0], np.float32)),
+        ("nan", np.array([1.0, -1.0, 2.0, 3.0], np.float32)),
+    ):
         out[f"check_numerics_gradient_{label}"] = _run(tf, check_numerics_gradient, {"x": value})
     out["add_check_numerics_ok"] = _run(tf, add_check_numerics, {"x": np.abs(X)})
     out["check_numerics_int"] = _run(tf, check_numerics_int)
@@ -548,8 +582,12 @@ def results(tf: Any) -> dict[str, Any]:
     out["assert_fail_summarize"] = _run(tf, lambda tf: assert_program(tf, 2), {"x": X})
     out["assert_fail_all"] = _run(tf, lambda tf: assert_program(tf, -1), {"x": X})
     for fn_name, binary in ASSERTS:
-        for label, value in (("a", X), ("b", np.array([0.5, 0.0, 2.0, 4.0], np.float32)),
-                             ("c", np.abs(X) + 5.0), ("d", -np.abs(X) - 5.0)):
+        for label, value in (
+            ("a", X),
+            ("b", np.array([0.5, 0.0, 2.0, 4.0], np.float32)),
+            ("c", np.abs(X) + 5.0),
+            ("d", -np.abs(X) - 5.0),
+        ):
             out[f"{fn_name}_{label}"] = _run(
                 tf, lambda tf, f=fn_name, b=binary: assert_family(tf, f, b), {"x": value}
             )
@@ -558,8 +596,14 @@ def results(tf: Any) -> dict[str, Any]:
         )
     out["assert_static"] = _run(tf, assert_static)
     out["py_func"] = _run(tf, py_func_program, {"x": X})
-    for exc in (ValueError("bad value"), TypeError("bad type"), ZeroDivisionError("zero"),
-                StopIteration(), NotImplementedError("later"), KeyError("k")):
+    for exc in (
+        ValueError("bad value"),
+        TypeError("bad type"),
+        ZeroDivisionError("zero"),
+        StopIteration(),
+        NotImplementedError("later"),
+        KeyError("k"),
+    ):
         for computed in (False, True):
             key = f"py_func_error_{type(exc).__name__}_{'computed' if computed else 'fed'}"
             out[key] = _run(tf, lambda tf, e=exc, c=computed: py_func_error(tf, e, c), {"x": X})

@@ -53,9 +53,9 @@ def _compare(ours, theirs, where: str) -> None:
         assert isinstance(ours, dict) and set(ours) == set(theirs), f"{where}: {ours!r}"
         for phase in theirs:
             assert ours[phase]["error"] == theirs[phase]["error"], f"{where}: {ours!r}"
-            assert _normalized(ours[phase]["message"]) == _normalized(
-                theirs[phase]["message"]
-            ), where
+            assert _normalized(ours[phase]["message"]) == _normalized(theirs[phase]["message"]), (
+                where
+            )
     elif isinstance(theirs, dict):
         assert isinstance(ours, dict) and sorted(ours) == sorted(theirs), where
         for k in theirs:

@@ -47,4 +47,3 @@ def test_nchw_explicit_padding_is_tfs_nhwc_transposed(name):
     expected_gw = ARRAYS[case["grads"][args["filter"]["array"]]]
     np.testing.assert_allclose(gx, _nchw(expected_gx), rtol=2e-6, atol=1e-6)
     np.testing.assert_allclose(gw, expected_gw, rtol=2e-6, atol=1e-6)
-

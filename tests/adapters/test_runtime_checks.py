@@ -102,11 +102,10 @@ def test_mark_and_check_for_a_new_op(graph):
         runtime_checks.check(ctx, op, values.min() >= 0, values)
         return (values,)
 
-    op = graph.create_op("NonNegative", "NonNegative", inputs=[x], compute=compute,
-                         output_specs=[((None,), x.dtype)])
-    runtime_checks.mark(
-        op, lambda v: errors.OutOfRangeError(None, op, f"negative in {v.tolist()}")
+    op = graph.create_op(
+        "NonNegative", "NonNegative", inputs=[x], compute=compute, output_specs=[((None,), x.dtype)]
     )
+    runtime_checks.mark(op, lambda v: errors.OutOfRangeError(None, op, f"negative in {v.tolist()}"))
     with tf.Session() as sess:
         assert sess.run(op.outputs[0], {x: [1, 2]}).tolist() == [1, 2]
         with pytest.raises(errors.OutOfRangeError, match=r"negative in \[1, -2\]"):
@@ -152,8 +151,9 @@ def test_unbounded_while_loop_gradient_says_to_pass_maximum_iterations(graph):
 
 def test_bounded_while_loop_gradient_equals_the_unrolled_one(graph):
     x = tf.placeholder(tf.float32, [])
-    y = tf.while_loop(lambda v: v < 10.0, lambda v: v * x, [tf.constant(1.0)],
-                      maximum_iterations=20)
+    y = tf.while_loop(
+        lambda v: v < 10.0, lambda v: v * x, [tf.constant(1.0)], maximum_iterations=20
+    )
     (g,) = tf.gradients(y, x)
     with tf.Session() as sess:
         value, grad = sess.run([y, g], {x: 3.0})  # 3 iterations: y = x**3

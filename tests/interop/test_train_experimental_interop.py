@@ -149,9 +149,9 @@ def test_loss_scale_optimizer_object_checkpoints_interoperate(tmp_path):
             np.testing.assert_array_equal(got, exp)
         j_sess.run(j_train, {j_x: np.array([2.0, 1.0], np.float32)})
         back = j_ckpt.save(str(tmp_path / "j" / "ckpt"), session=j_sess)
-    assert dict(tf1.train.list_variables(back)).keys() == dict(
-        tf1.train.list_variables(path)
-    ).keys()
+    assert (
+        dict(tf1.train.list_variables(back)).keys() == dict(tf1.train.list_variables(path)).keys()
+    )
     tf_sess.run(train, {x: np.array([2.0, 1.0], np.float32)})
     g2, tf_sess2, _, _, ckpt2, state2, _ = _mixed_precision_model(tf1, tf1.Session)
     with g2.as_default():

@@ -303,16 +303,21 @@ def py_func(
 
         def host_compute(session: Any, *values: Any) -> tuple[Any, ...]:
             it = iter(values)
-            args = [t.op._const_value if t.op._const_value is not None else next(it)
-                    for t in tensors]
+            args = [
+                t.op._const_value if t.op._const_value is not None else next(it) for t in tensors
+            ]
             try:
                 return tuple(_py_outputs(op.name, func(*args), tout, single))
             except Exception as e:  # noqa: BLE001 - the user's function: TF's error class
                 raise _py_error(op, e) from e
 
         op = graph.create_op(
-            "PyFunc", name or "PyFunc", inputs=inputs, compute=host_compute,
-            output_specs=specs, host="pre",
+            "PyFunc",
+            name or "PyFunc",
+            inputs=inputs,
+            compute=host_compute,
+            output_specs=specs,
+            host="pre",
         )
     else:
         state: dict[str, errors.OpError] = {}
@@ -326,7 +331,7 @@ def py_func(
                             None,
                             None,
                             f"{i}-th value returned by {op.name} has shape {arr.shape}, but "
-                            f"its static shape is {t.shape}"
+                            f"its static shape is {t.shape}",
                         )
                 return (np.array(False), *out)
             except Exception as e:  # noqa: BLE001 - reported after the run

@@ -59,7 +59,6 @@ _READ = "ReaderReadV2"
 _ENQUEUE = "QueueEnqueueV2"
 
 
-
 def _host_device() -> Any:
     """The CPU device for host-side programs, or ``None`` (JAX's default) without one."""
     import jax
@@ -68,6 +67,7 @@ def _host_device() -> Any:
         return jax.devices("cpu")[0]
     except RuntimeError:  # JAX_PLATFORMS names no CPU
         return None
+
 
 class _Pending:
     """Records read but not yet enqueued (after an error in their batch), per session."""
