@@ -208,13 +208,15 @@ _FETCH_CACHE_SIZE = 256
 
 
 def _fetch_key(fetches: Any) -> Any:
-    """A hashable key for a structure of lists, tuples and dicts of Tensors, Operations
-    and names, equal for equal structures of the same elements; None for anything else
-    (those are flattened on every run). Elements count by identity: the cached entry
-    holds them, so their ids stay theirs."""
+    """A hashable key for a structure of lists, tuples and dicts of Tensors, Operations,
+    Variables and names, equal for equal structures of the same elements; None for
+    anything else (those are flattened on every run). Elements count by identity: the
+    cached entry holds them, so their ids stay theirs."""
     kind = type(fetches)
     if kind is ops.Tensor or kind is ops.Operation:
         return id(fetches)
+    if kind in _VARIABLE_TYPES:
+        return ("var", id(fetches))
     if kind is str:
         return ("name", fetches)
     if kind is list or kind is tuple:
@@ -228,7 +230,14 @@ def _fetch_key(fetches: Any) -> Any:
                 return None
             items.append((k if type(k) is str else ("id", id(k)), sub))
         return (dict, tuple(items))
+    if _is_variable(fetches):  # a fetched Variable is itself the element (a global step)
+        _VARIABLE_TYPES.add(kind)
+        return ("var", id(fetches))
     return None
+
+
+# Variable classes seen by ``_fetch_key`` (a set lookup instead of two hasattr a run).
+_VARIABLE_TYPES: set[type] = set()
 
 
 class _FlatFetches:
@@ -444,6 +453,10 @@ class _Plan:
                 reads[v] = (v, effects.get(v, _IDENTITY))  # after every write
         self.mirror_effects = effects
         self.mirror_reads = reads
+        # The variables' NumPy dtypes, looked up once (``v.dtype`` costs ~1 us a run).
+        self.mirror_dtypes = {
+            v: np.dtype(v.dtype.as_numpy_dtype) for v in [*effects, *(v for v, _ in reads.values())]
+        }
         # Nothing written and every fetch a mirrored read: no program needs to run.
         self.mirror_only = (
             not self.written
@@ -720,8 +733,9 @@ class Session:
         known: dict[ops.Tensor, np.ndarray] = {}
         failure: list[Any] = []
         with store.locked():
+            dtypes_ = plan.mirror_dtypes
             for t, (v, effect) in plan.mirror_reads.items():
-                value = _apply(effect, store.host_copy(v), v.dtype)
+                value = _apply(effect, store.host_copy(v), dtypes_[v])
                 if value is not None:
                     known[t] = value
             if plan.mirror_only and len(known) == len(plan.device_outputs):
@@ -734,7 +748,7 @@ class Session:
                 )
                 store.commit(dict(zip(plan.written, new_vars, strict=True)))
                 for v, effect in plan.mirror_effects.items():
-                    store.set_host_copy(v, _apply(effect, store.host_copy(v), v.dtype))
+                    store.set_host_copy(v, _apply(effect, store.host_copy(v), dtypes_[v]))
             run_number = store.version
         if plan.checked and failure:
             runtime_checks.raise_failed(failure[0], self._graph)
@@ -798,7 +812,7 @@ class Session:
                     continue
                 if effect[0] == "add" and after[0] == "add":
                     # The value after the run = the read + the later additions.
-                    value = _apply(("add", after[1] - effect[1]), host[t], v.dtype)
+                    value = _apply(("add", after[1] - effect[1]), host[t], plan.mirror_dtypes[v])
                     store.set_host_copy(v, value)
 
     def make_callable(
