@@ -167,8 +167,6 @@ def test_a_repeated_fetch_structure_is_flattened_once_and_rebuilt_fresh(graph):
         assert a is b and c == 5.0
 
 
-
-
 def test_a_fetch_structure_with_variables_is_flattened_once(graph):
     """``sess.run([train_op, loss, global_step])``, the TF1 loop's usual fetch: a
     Variable in the structure keys the cache as a Tensor does (it was flattened again
@@ -184,6 +182,8 @@ def test_a_fetch_structure_with_variables_is_flattened_once(graph):
         for i in range(3):
             assert sess.run([step, w, (r, gs)]) == [None, i + 1.0, (1.0 + 2 * (i + 1), i + 1)]
         assert len(sess._fetch_cache) == cached + 1
+
+
 def test_variable_load_eval_and_default_session(graph):
     w = tf.Variable(np.zeros(2, np.float32))
     with tf.Session() as sess:
