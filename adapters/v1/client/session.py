@@ -499,6 +499,8 @@ def _compose(first: Any, then: Any) -> Any:
 
 def _apply(effect: Any, base: np.ndarray | None, dtype: np.dtype) -> np.ndarray | None:
     """The value after ``effect`` on ``base``, wrapped to ``dtype`` as the device wraps."""
+    if effect is _IDENTITY:
+        return base  # a read before any write: the copy itself (copies are never mutated)
     if effect is None:
         return None
     if effect[0] == "set":

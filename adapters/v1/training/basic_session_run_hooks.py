@@ -314,7 +314,7 @@ class StopAtStepHook(SessionRunHook):
         return self._args
 
     def after_run(self, run_context, run_values):
-        global_step = run_values.results + 1
+        global_step = int(run_values.results) + 1  # Python ints: NumPy scalar math is slow
         if global_step >= self._last_step:
             # The read is the value before the step; check the step really got there.
             step = run_context.session.run(self._global_step_tensor)
@@ -440,7 +440,7 @@ class CheckpointSaverHook(SessionRunHook):
         return self._args
 
     def after_run(self, run_context, run_values):
-        stale_global_step = run_values.results
+        stale_global_step = int(run_values.results)  # Python ints: NumPy scalar math is slow
         if self._timer.should_trigger_for_step(stale_global_step + self._steps_per_run):
             global_step = int(run_context.session.run(self._global_step_tensor))
             if self._timer.should_trigger_for_step(global_step):
@@ -549,7 +549,7 @@ class StepCounterHook(SessionRunHook):
         _log.info("%s: %g", self._summary_tag, steps_per_sec)
 
     def after_run(self, run_context, run_values):
-        stale_global_step = run_values.results
+        stale_global_step = int(run_values.results)  # Python ints: NumPy scalar math is slow
         if self._timer.should_trigger_for_step(stale_global_step + self._steps_per_run):
             global_step = int(run_context.session.run(self._global_step_tensor))
             if self._timer.should_trigger_for_step(global_step):

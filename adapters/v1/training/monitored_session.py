@@ -866,9 +866,11 @@ class _HookedSession(_WrappedSession):
         self, fetches: Any, feed_dict: dict | None = None, options: Any = None,
         run_metadata: Any = None,
     ) -> Any:  # fmt: skip
-        if self.should_stop():
+        sess = self._sess
+        # should_stop(), inlined: this layer's flag, then the layers below.
+        if self._should_stop or not sess or (self._wrapped_is_stoppable and sess.should_stop()):
             raise RuntimeError("Run called even after should_stop requested.")
-        context = SessionRunContext(_run_args(fetches, feed_dict), self._sess)
+        context = SessionRunContext(_run_args(fetches, feed_dict), sess)
         hooks = self._hooks
         # Ask every hook first; then one run of the caller's fetches and theirs.
         requests = [hook.before_run(context) for hook in hooks]
@@ -886,9 +888,13 @@ class _HookedSession(_WrappedSession):
             results = self._sess.run(
                 merged, feed_dict=feeds, options=options, run_metadata=run_metadata
             )
+        get = results.get
         for hook in hooks:
-            hook.after_run(context, _run_values(results.get(hook), options, run_metadata))
-        self._should_stop = self._should_stop or context.stop_requested
+            hook.after_run(
+                context, tuple.__new__(SessionRunValues, (get(hook), options, run_metadata))
+            )
+        if context._stop_requested:
+            self._should_stop = True
         return results["caller"]
 
     def _merged(self, requests: list, fetches: Any) -> Any:
@@ -931,11 +937,6 @@ _MERGED_CACHE_SIZE = 256
 def _run_args(fetches: Any, feed_dict: dict | None) -> SessionRunArgs:
     """``SessionRunArgs(fetches, feed_dict)``, built without its Python ``__new__``."""
     return tuple.__new__(SessionRunArgs, (fetches, feed_dict, None))
-
-
-def _run_values(results: Any, options: Any, run_metadata: Any) -> SessionRunValues:
-    """``SessionRunValues(results, options, run_metadata)``, built the fast way."""
-    return tuple.__new__(SessionRunValues, (results, options, run_metadata))
 
 
 def _merged_feeds(user: dict | None, hook_feeds: list[dict]) -> dict | None:
