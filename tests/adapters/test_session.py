@@ -439,3 +439,53 @@ def test_list_devices_and_make_callable_with_options(graph):
         f = sess.make_callable(a * 2.0, [a], accept_options=True)
         assert f(3.0, options=None, run_metadata=None) == 6.0
         assert sess.make_callable(a * 2.0, [a])(4.0) == 8.0
+
+
+class _NeverReady:
+    """A stand-in for a device value whose program never ends."""
+
+    def __init__(self):
+        self.polls = 0
+
+    def is_ready(self):
+        self.polls += 1
+        return False
+
+
+def test_polling_a_value_gives_up_after_its_budget():
+    from adapters.v1.client import session as session_lib
+
+    value = _NeverReady()
+    start = session_lib.time.perf_counter()
+    session_lib._poll_until_ready([None, value], 0.002)
+    assert session_lib.time.perf_counter() - start >= 0.002 and value.polls > 1
+    session_lib._poll_until_ready([None, object()], 10.0)  # no is_ready: returns at once
+
+
+def test_a_short_step_polls_for_its_fetches_when_alone(graph, monkeypatch):
+    """A step whose program ended within the polling budget is marked short; its next
+    runs poll the fetched value (only where no other Python thread could want the
+    GIL) and return the same values as the blocking path."""
+    from adapters.v1.client import session as session_lib
+
+    polls = []
+    original = session_lib._poll_until_ready
+    monkeypatch.setattr(
+        session_lib, "_poll_until_ready", lambda v, b: polls.append(b) or original(v, b)
+    )
+    monkeypatch.setattr(session_lib, "_POLL_S", 10.0)  # every step counts as short here
+    w = tf.Variable(1.0, name="w")
+    step = w.assign(w * 2.0)
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        assert sess.run(step) == 2.0  # compiles: no poll
+        monkeypatch.setattr(session_lib.threading, "active_count", lambda: 2)
+        assert sess.run(step) == 4.0 and not polls  # another thread: blocks
+        monkeypatch.setattr(session_lib.threading, "active_count", lambda: 1)
+        assert [sess.run(step) for _ in range(3)] == [8.0, 16.0, 32.0]
+        assert polls == [10.0] * 3
+        (plan,) = [p for p in sess._plans.values() if step in p.elements]
+        assert plan.short
+        monkeypatch.setattr(session_lib, "_POLL_S", 0.0)  # nothing is short: blocks
+        assert sess.run(step) == 64.0 and not plan.short and len(polls) == 4
+        assert sess.run(step) == 128.0 and len(polls) == 4
