@@ -21,6 +21,7 @@ import weakref
 from typing import Any
 
 from jtrain import errors
+from jtrain._threads import mark_idle_waiter
 from jtrain.records.tf_record import TFRecordWriter
 
 __all__ = ["EventFileWriter", "FILE_VERSION"]
@@ -108,8 +109,8 @@ class EventFileWriter:
         self._queue: queue.Queue = queue.Queue(self._max_queue)
         self._error: BaseException | None = None
         self._closed = False
-        self._worker = threading.Thread(
-            target=self._run, name=f"EventFileWriter({self._path})", daemon=True
+        self._worker = mark_idle_waiter(
+            threading.Thread(target=self._run, name=f"EventFileWriter({self._path})", daemon=True)
         )
         self._worker.start()
         _OPEN.add(self)

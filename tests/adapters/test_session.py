@@ -464,8 +464,8 @@ def test_polling_a_value_gives_up_after_its_budget():
 
 def test_a_short_step_polls_for_its_fetches_when_alone(graph, monkeypatch):
     """A step whose program ended within the polling budget is marked short; its next
-    runs poll the fetched value (only where no other Python thread could want the
-    GIL) and return the same values as the blocking path."""
+    runs poll the fetched value (only where no other Python thread but idle waiters
+    could want the GIL) and return the same values as the blocking path."""
     from adapters.v1.client import session as session_lib
 
     polls = []
@@ -479,9 +479,9 @@ def test_a_short_step_polls_for_its_fetches_when_alone(graph, monkeypatch):
     with tf.Session() as sess:
         sess.run(w.initializer)
         assert sess.run(step) == 2.0  # compiles: no poll
-        monkeypatch.setattr(session_lib.threading, "active_count", lambda: 2)
-        assert sess.run(step) == 4.0 and not polls  # another thread: blocks
-        monkeypatch.setattr(session_lib.threading, "active_count", lambda: 1)
+        monkeypatch.setattr(session_lib, "alone_but_idle_waiters", lambda: False)
+        assert sess.run(step) == 4.0 and not polls  # another busy thread: blocks
+        monkeypatch.setattr(session_lib, "alone_but_idle_waiters", lambda: True)
         assert [sess.run(step) for _ in range(3)] == [8.0, 16.0, 32.0]
         assert polls == [10.0] * 3
         (plan,) = [p for p in sess._plans.values() if step in p.elements]
@@ -489,3 +489,27 @@ def test_a_short_step_polls_for_its_fetches_when_alone(graph, monkeypatch):
         monkeypatch.setattr(session_lib, "_POLL_S", 0.0)  # nothing is short: blocks
         assert sess.run(step) == 64.0 and not plan.short and len(polls) == 4
         assert sess.run(step) == 128.0 and len(polls) == 4
+
+
+def test_only_idle_waiters_leave_a_thread_alone():
+    """An event writer's thread (blocked on its queue) does not count as company; any
+    other live thread does."""
+    import threading
+
+    from jtrain._threads import alone_but_idle_waiters, mark_idle_waiter
+
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    baseline = all(getattr(t, "_jtrain_idle_waiter", False) for t in others)
+    release = threading.Event()
+    waiter = mark_idle_waiter(threading.Thread(target=release.wait, daemon=True))
+    busy = threading.Thread(target=release.wait, daemon=True)
+    waiter.start()
+    try:
+        assert alone_but_idle_waiters() == baseline
+        busy.start()
+        assert not alone_but_idle_waiters()
+    finally:
+        release.set()
+        waiter.join()
+        if busy.is_alive() or busy.ident is not None:
+            busy.join()

@@ -28,6 +28,7 @@ from adapters.v1.client.variable_store import VariableStore
 from adapters.v1.framework import _x64, auto_mixed_precision, dtypes, ops, runtime_checks
 from adapters.v1.ops.data_flow_ops import blocking_deadline
 from jtrain import errors
+from jtrain._threads import alone_but_idle_waiters
 
 __all__ = ["Session", "InteractiveSession", "get_default_session"]
 
@@ -530,8 +531,9 @@ _BOUNDS: dict[np.dtype, tuple[int, int]] = {}
 # woken when it ends, which costs ~45 us on a VM (a third of a 784-32-10 MLP's step:
 # 156 -> 109 us a step when the result is polled instead). A run whose program ended
 # within _POLL_S of its launch last time polls for at most _POLL_S before blocking; only
-# when this is the process's only Python thread, since polling holds the GIL that queue
-# runners and writers would use meanwhile. A longer program blocks at once.
+# when no other Python thread but idle waiters (event writers, jtrain._threads) lives,
+# since polling holds the GIL that queue runners would use meanwhile. A longer program
+# blocks at once.
 _POLL_S = 200e-6
 
 
@@ -781,7 +783,7 @@ class Session:
         if plan.checked and failure:
             runtime_checks.raise_failed(failure[0], self._graph)
         if fetched:
-            if plan.short and threading.active_count() == 1:
+            if plan.short and alone_but_idle_waiters():
                 _poll_until_ready(fetched, _POLL_S)
             # np.asarray per value, not jax.device_get: its async copies cost ~50 us a
             # step on XLA:CPU, where a monitored session fetches the loss every step.
