@@ -308,6 +308,27 @@ def test_global_step_host_copy_gives_the_device_values(graph, monkeypatch):
     assert device[:3] == [0, 3, 4]
 
 
+def test_a_host_known_read_is_no_program_output_and_a_restore_compiles_nothing(graph):
+    """The global step a hook fetches every step comes from the host copy, not from the
+    program (an output costs its launch); after a write that drops the copy (a restore,
+    ``load``) the copy is taken from the device, and the same program runs."""
+    gs = tf.train.get_or_create_global_step()
+    w = tf.Variable(1.0, name="w")
+    read = _get_or_create_global_step_read()
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(w * w, global_step=gs)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert [sess.run([train, read, gs])[1:] for _ in range(2)] == [[1, 1], [2, 2]]
+        (plan,) = [p for p in sess._plans.values() if train in p.elements]
+        assert plan.lean_outputs == [] and plan.lean_fn._cache_size() == 1
+        gs.load(41, sess)
+        assert not sess.variable_store.has_host_copies()
+        assert sess.run([train, read, gs])[1:] == [42, 42]
+        assert sess.variable_store.has_host_copies()
+        assert plan.lean_fn._cache_size() == 1 and plan.fn._cache_size() == 0
+        assert sess.run(w) == pytest.approx(0.8**3)
+
+
 @pytest.mark.parametrize("host_copy", [True, False])
 def test_global_step_fetch_before_initialization_names_it(graph, monkeypatch, host_copy):
     from adapters.v1.client import session as session_lib

@@ -390,7 +390,13 @@ class _Plan:
         program_inputs = [feed_tensors[i] for i in self.device_feeds] + self.pre_outputs
         plan = self
 
-        def program(donated_vals, read_vals, feed_vals):
+        def program_for(outputs: list) -> Any:
+            def program(donated_vals, read_vals, feed_vals):
+                return run_program(outputs, donated_vals, read_vals, feed_vals)
+
+            return program
+
+        def run_program(outputs, donated_vals, read_vals, feed_vals):
             variables = dict(zip(plan.donated, donated_vals, strict=True))
             variables.update(zip(plan.read_only, read_vals, strict=True))
             memo = dict(zip(program_inputs, feed_vals, strict=True))
@@ -398,7 +404,7 @@ class _Plan:
             with auto_mixed_precision.scope(session._compute_dtype):
                 ctx.run_ops(device)
             fetched = []
-            for t in plan.device_outputs:
+            for t in outputs:
                 value = ctx.read(t) if _is_variable(t) else memo[t]
                 if isinstance(value, np.ndarray) and value.dtype.kind in "OSU":
                     plan.static[t] = value  # host-only values (strings) known at trace time
@@ -407,6 +413,7 @@ class _Plan:
             new_vars = [variables[v] for v in plan.written]
             return new_vars, fetched
 
+        program = program_for(device_outputs)
         # A run of host ops only (a queue runner's enqueue) launches no program.
         self.host_only = not device
         # The last run's program ended within _POLL_S of its launch (see _poll_until_ready).
@@ -434,6 +441,26 @@ class _Plan:
             self.fn = jax.jit(runtime_checks.functionalize(program), donate_argnums=(0,))
         else:
             self.fn = jax.jit(program, donate_argnums=(0,))
+        # Fetched reads that the host copies give (the global step that hooks read each
+        # step) need no program output when the copy is there: every output costs the
+        # launch ~4 us on XLA:CPU. ``lean_fn`` leaves them out; a run finding a copy
+        # missing takes it from the device first (once, after a restore). Only reads of
+        # variables whose copy this run keeps (a known net effect), on one device.
+        self.lean_reads = frozenset(
+            t
+            for t, (v, effect) in self.mirror_reads.items()
+            if effect is not None and self.mirror_effects.get(v, _IDENTITY) is not None
+        )
+        self.lean_vars: set = set()
+        self.lean_fn = None
+        self.lean_outputs = device_outputs
+        if self.lean_reads and not self.collective and mesh is None:
+            self.lean_vars = {self.mirror_reads[t][0] for t in self.lean_reads}
+            self.lean_outputs = [t for t in device_outputs if t not in self.lean_reads]
+            lean_program = program_for(self.lean_outputs)
+            if self.checked:
+                lean_program = runtime_checks.functionalize(lean_program)
+            self.lean_fn = jax.jit(lean_program, donate_argnums=(0,))
 
     def _plan_mirror(self, device: list[ops.Operation], fed: set[ops.Tensor]) -> None:
         """What this run does to the session's host copies of scalar integer variables.
@@ -499,6 +526,18 @@ def _compose(first: Any, then: Any) -> Any:
     if then[0] == "set":
         return then
     return (first[0], first[1] + then[1])
+
+
+def _copy_to_host(store: Any, var: Any, dtype: np.dtype) -> np.ndarray | None:
+    """Starts ``var``'s host copy from its device value (waits for the step writing it);
+    None if it has no value (the run then outputs its reads and reports the error)."""
+    try:
+        buffer = store.read(var)
+    except errors.FailedPreconditionError:
+        return None
+    value = np.array(buffer, dtype=dtype)  # a copy: the buffer may be donated next
+    store.set_host_copy(var, value)
+    return value
 
 
 def _apply(effect: Any, base: np.ndarray | None, dtype: np.dtype) -> np.ndarray | None:
@@ -764,16 +803,21 @@ class Session:
         with store.locked():
             dtypes_ = plan.mirror_dtypes
             for t, (v, effect) in plan.mirror_reads.items():
-                value = _apply(effect, store.host_copy(v), dtypes_[v])
+                base = store.host_copy(v)
+                if base is None and v in plan.lean_vars:
+                    base = _copy_to_host(store, v, dtypes_[v])
+                value = _apply(effect, base, dtypes_[v])
                 if value is not None:
                     known[t] = value
+            fn, outputs = plan.fn, plan.device_outputs
+            if plan.lean_fn is not None and known.keys() >= plan.lean_reads:
+                fn, outputs = plan.lean_fn, plan.lean_outputs
             if plan.mirror_only and len(known) == len(plan.device_outputs):
                 fetched = []  # every fetch is a known read: no program to launch
-                host.update(known)
             else:
                 start = time.perf_counter()
                 # Donated buffers are replaced below; if tracing fails nothing was donated.
-                new_vars, fetched, *failure = plan.fn(
+                new_vars, fetched, *failure = fn(
                     store.buffers(plan.donated), store.buffers(plan.read_only), feed_values
                 )
                 store.commit(dict(zip(plan.written, new_vars, strict=True)))
@@ -782,15 +826,14 @@ class Session:
             run_number = store.version
         if plan.checked and failure:
             runtime_checks.raise_failed(failure[0], self._graph)
+        host.update(known)
         if fetched:
             if plan.short and alone_but_idle_waiters():
                 _poll_until_ready(fetched, _POLL_S)
             # np.asarray per value, not jax.device_get: its async copies cost ~50 us a
             # step on XLA:CPU, where a monitored session fetches the loss every step.
-            for t, val in zip(plan.device_outputs, fetched, strict=True):
-                if t in known:
-                    host[t] = known[t]
-                else:
+            for t, val in zip(outputs, fetched, strict=True):
+                if t not in known:
                     host[t] = plan.static.get(t) if val is None else np.asarray(val)
             plan.short = time.perf_counter() - start < _POLL_S
             if len(known) < len(plan.mirror_reads):

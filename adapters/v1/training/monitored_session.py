@@ -855,7 +855,7 @@ class _HookedSession(_WrappedSession):
         self._hooks = hooks
         self._should_stop = False
         # A jtrain Session runs a structure flattened before; another session (a
-        # user's creator) gets the merged dict every run.
+        # user's creator) gets the merged list every run.
         self._run_flat = getattr(sess, "_run_flat", None)
         self._merged_cache: dict[Any, Any] = {}
 
@@ -876,30 +876,25 @@ class _HookedSession(_WrappedSession):
         requests = [hook.before_run(context) for hook in hooks]
         hook_feeds = [r.feed_dict for r in requests if r is not None and r.feed_dict]
         feeds = _merged_feeds(feed_dict, hook_feeds) if hook_feeds else feed_dict
-        flat = self._merged(requests, fetches) if self._run_flat is not None else None
-        if flat is not None:
+        cached = self._merged(requests, fetches) if self._run_flat is not None else None
+        if cached is not None:
+            flat, slots = cached
             results = self._run_flat(flat, feeds, options)
         else:
-            merged: dict = {
-                hook: r.fetches for hook, r in zip(hooks, requests, strict=True)
-                if r is not None and r.fetches is not None
-            }  # fmt: skip
-            merged["caller"] = fetches
+            merged, slots = _merged_fetches(requests, fetches)
             results = self._sess.run(
                 merged, feed_dict=feeds, options=options, run_metadata=run_metadata
             )
-        get = results.get
-        for hook in hooks:
-            hook.after_run(
-                context, tuple.__new__(SessionRunValues, (get(hook), options, run_metadata))
-            )
+        for hook, slot in zip(hooks, slots, strict=True):
+            value = None if slot is None else results[slot]
+            hook.after_run(context, tuple.__new__(SessionRunValues, (value, options, run_metadata)))
         if context._stop_requested:
             self._should_stop = True
-        return results["caller"]
+        return results[-1]
 
     def _merged(self, requests: list, fetches: Any) -> Any:
-        """The raw session's flattening of ``{hook: its fetches, "caller": fetches}``,
-        cached per structure (None when a structure has no cache key)."""
+        """The raw session's flattening of ``_merged_fetches(requests, fetches)`` and its
+        slots, cached per structure (None when a structure has no cache key)."""
         parts = []
         for r in requests:
             f = None if r is None else r.fetches
@@ -916,18 +911,29 @@ class _HookedSession(_WrappedSession):
             return None
         parts.append(key)
         cache_key = tuple(parts)
-        flat = self._merged_cache.get(cache_key)
-        if flat is None:
-            merged: dict = {
-                hook: r.fetches for hook, r in zip(self._hooks, requests, strict=True)
-                if r is not None and r.fetches is not None
-            }  # fmt: skip
-            merged["caller"] = fetches
-            flat = self._sess._flat_fetches(merged)
+        cached = self._merged_cache.get(cache_key)
+        if cached is None:
+            merged, slots = _merged_fetches(requests, fetches)
+            cached = (self._sess._flat_fetches(merged), slots)
             if len(self._merged_cache) >= _MERGED_CACHE_SIZE:
                 self._merged_cache.clear()
-            self._merged_cache[cache_key] = flat
-        return flat
+            self._merged_cache[cache_key] = cached
+        return cached
+
+
+def _merged_fetches(requests: list, fetches: Any) -> tuple[list, list]:
+    """``[each hook's fetches..., the caller's]`` and, per hook, the position of its
+    results there (None for a hook that asked for nothing)."""
+    merged: list = []
+    slots: list = []
+    for r in requests:
+        if r is None or r.fetches is None:
+            slots.append(None)
+        else:
+            slots.append(len(merged))
+            merged.append(r.fetches)
+    merged.append(fetches)
+    return merged, slots
 
 
 # Merged structures flattened per hooked session, at most this many.
