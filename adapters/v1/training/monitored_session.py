@@ -30,6 +30,7 @@ import sys
 from typing import Any
 
 from adapters.v1.client import _replicas
+from adapters.v1.client.session import _VARIABLE_TYPES
 from adapters.v1.client.session import _fetch_key as fetch_key
 from adapters.v1.framework import ops
 from adapters.v1.ops import variables
@@ -397,9 +398,7 @@ class _MonitoredSession:
         run_metadata: Any = None,
     ) -> Any:  # fmt: skip
         """Runs ``fetches`` with the hooks (see ``Session.run``)."""
-        return self._sess.run(
-            fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata
-        )
+        return self._sess.run(fetches, feed_dict, options, run_metadata)
 
     def run_step_fn(self, step_fn: Any) -> Any:
         """Runs ``step_fn(step_context)``; ``step_context.run_with_hooks`` runs with hooks.
@@ -751,9 +750,7 @@ class _RecoverableSession(_WrappedSession):
             try:
                 if not self._sess:
                     self._sess = self._create_session()
-                return self._sess.run(
-                    fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata
-                )
+                return self._sess.run(fetches, feed_dict, options, run_metadata)
             except _PREEMPTION_ERRORS as e:
                 if _replicas.peer_lost():
                     raise  # see _create_session
@@ -899,8 +896,8 @@ class _HookedSession(_WrappedSession):
         for r in requests:
             f = None if r is None else r.fetches
             kind = type(f)
-            if kind is ops.Tensor or kind is ops.Operation:
-                parts.append(id(f))  # fetch_key's answer, without the call
+            if kind is ops.Tensor or kind is ops.Operation or kind in _VARIABLE_TYPES:
+                parts.append(id(f))  # one element: its identity, without fetch_key's call
                 continue
             key = () if f is None else fetch_key(f)
             if key is None:
