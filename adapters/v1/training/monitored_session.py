@@ -30,7 +30,6 @@ import sys
 from typing import Any
 
 from adapters.v1.client import _replicas
-from adapters.v1.client.session import _VARIABLE_TYPES
 from adapters.v1.client.session import _fetch_key as fetch_key
 from adapters.v1.framework import ops
 from adapters.v1.ops import variables
@@ -896,8 +895,8 @@ class _HookedSession(_WrappedSession):
         for r in requests:
             f = None if r is None else r.fetches
             kind = type(f)
-            if kind is ops.Tensor or kind is ops.Operation or kind in _VARIABLE_TYPES:
-                parts.append(id(f))  # one element: its identity, without fetch_key's call
+            if kind is ops.Tensor or kind is ops.Operation:
+                parts.append(id(f))  # fetch_key's answer, without the call
                 continue
             key = () if f is None else fetch_key(f)
             if key is None:
