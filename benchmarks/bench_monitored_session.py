@@ -23,7 +23,10 @@ Run: ``python benchmarks/bench_monitored_session.py`` (``--quick`` for a short r
 ``--rounds N`` measures only the goal's comparison (plain and monitored loops both
 fetching the loss, and the monitored one with MonitoredTrainingSession's default chief
 hooks) in N fresh processes, medians over rounds; ``--baseline PATH`` adds the same
-loops of another checkout (e.g. ``git archive`` of an older commit), alternating.
+loops of another checkout (e.g. ``git archive`` of an older commit), alternating. Its
+"paired blocks" columns take each block's ratio to the plain block just before it (the
+machine's speed drifts between blocks, adjacent blocks share it), the median over a
+process's blocks, then over rounds.
 """
 
 from __future__ import annotations
@@ -204,6 +207,12 @@ def one_round(size: str, blocks: int, seconds: float) -> None:
             cpu[name].append((time.process_time() - c) / n)
     out = {name: float(np.median(v)) for name, v in wall.items()}
     out.update({f"cpu_{name}": float(np.median(v)) for name, v in cpu.items()})
+    # Each block's ratio to the plain block just before it (the machine's speed drifts
+    # between blocks; adjacent blocks share it): the median over blocks.
+    for clock, times in (("", wall), ("cpu_", cpu)):
+        for name in loops:
+            pairs = [t / p for t, p in zip(times[name], times["plain_loss"], strict=True)]
+            out[f"{clock}paired_{name}"] = float(np.median(pairs))
     print(json.dumps(out), flush=True)
 
 
@@ -238,19 +247,23 @@ def rounds(args) -> None:
               f"{args.rounds} rounds, load {min(loads):.2f}-{max(loads):.2f}\n")  # fmt: skip
         print("| side | clock | plain+loss us/step | monitored+loss us/step "
               "| +default chief hooks us/step | monitored/plain | +chief hooks/plain "
-              "| per-round monitored/plain |")  # fmt: skip
-        print("|---|---|---|---|---|---|---|---|")
+              "| per-round monitored/plain | monitored/plain, paired blocks "
+              "| per-round, paired blocks |")  # fmt: skip
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for side, rs in results.items():
             for clock, prefix in (("wall", ""), ("process CPU", "cpu_")):
                 med = {k: float(np.median([r[prefix + k] for r in rs])) for k in ROUND_LOOPS}
                 per = [r[prefix + "monitored_loss"] / r[prefix + "plain_loss"] for r in rs]
                 chief = [r[prefix + "monitored_ckpt_loss"] / r[prefix + "plain_loss"] for r in rs]
+                paired = [r[prefix + "paired_monitored_loss"] for r in rs]
                 print(
                     f"| {side} | {clock} | {med['plain_loss'] * 1e6:.1f} "
                     f"| {med['monitored_loss'] * 1e6:.1f} "
                     f"| {med['monitored_ckpt_loss'] * 1e6:.1f} "
                     f"| {float(np.median(per)):.3f}x | {float(np.median(chief)):.3f}x "
-                    f"| {', '.join(f'{v:.2f}' for v in per)} |",
+                    f"| {', '.join(f'{v:.2f}' for v in per)} "
+                    f"| {float(np.median(paired)):.3f}x "
+                    f"| {', '.join(f'{v:.2f}' for v in paired)} |",
                     flush=True,
                 )
 

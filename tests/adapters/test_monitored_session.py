@@ -522,3 +522,64 @@ def test_every_n_hooks_with_other_fetch_sets_compile_only_in_the_first_cycle(gra
     assert len(step_plans) >= 3  # the cadences did change the fetch set
     assert compiles == []
     assert len(set(losses)) == 12  # each run trained a step
+
+
+class _PickingHook(tf.train.SessionRunHook):
+    """Returns ``pick(step)`` from before_run; records each step's results."""
+
+    def __init__(self, pick):
+        self.pick, self.steps, self.results = pick, 0, []
+
+    def before_run(self, run_context):
+        return self.pick(self.steps)
+
+    def after_run(self, run_context, run_values):
+        self.steps += 1
+        self.results.append(run_values.results)
+
+
+@pytest.mark.parametrize("change", ["hook list grows", "caller list grows", "hook alternates"])
+def test_hook_results_follow_what_each_step_asks_for(graph, change):
+    """The merged structure of the step before is reused only for the very same
+    immutable requests: a hook's request object whose fetch list it changes, a caller's
+    fetch list changed in place, and a hook alternating between requests each get the
+    values of what that step asked for. (The global step Variable fetched gives its
+    value after the step's update, as TF1's ref variables do: step n gives n + 1.)"""
+    gs, w, loss, train = _model()
+    step_read = gs.read_value()
+    growing = tf.train.SessionRunArgs([gs])  # one object, its list changed below
+    by_gs, by_w = tf.train.SessionRunArgs(gs), tf.train.SessionRunArgs(w)
+    by_read = tf.train.SessionRunArgs(step_read)
+    constant = _PickingHook(lambda n: by_gs)
+    silent = _PickingHook(lambda n: None)
+    changing = {
+        "hook list grows": _PickingHook(lambda n: growing),
+        "caller list grows": _PickingHook(lambda n: by_read),
+        "hook alternates": _PickingHook(lambda n: by_gs if n % 2 else by_w),
+    }[change]
+    fetches = [train]
+    returned = []
+    with tf.train.SingularMonitoredSession(hooks=[changing, constant, silent]) as sess:
+        for step in range(6):
+            if step == 3:
+                if change == "hook list grows":
+                    growing.fetches.append(loss)
+                elif change == "caller list grows":
+                    fetches.append(loss)
+            returned.append(sess.run(fetches))
+    steps = list(range(1, 7))
+    assert [int(r) for r in constant.results] == steps
+    assert silent.results == [None] * 6
+    if change == "hook list grows":
+        assert [len(r) for r in changing.results] == [1, 1, 1, 2, 2, 2]
+        assert [int(r[0]) for r in changing.results] == steps
+        losses = [r[1] for r in changing.results[3:]]
+        assert all(np.ndim(v) == 0 and np.isfinite(v) for v in losses) and len(set(losses)) == 3
+    elif change == "caller list grows":
+        assert [len(r) for r in returned] == [1, 1, 1, 2, 2, 2]
+        losses = [r[1] for r in returned[3:]]
+        assert all(np.ndim(v) == 0 and np.isfinite(v) for v in losses) and len(set(losses)) == 3
+        assert np.all(np.diff([int(r) for r in changing.results]) == 1)
+    else:
+        assert [np.shape(r) for r in changing.results] == [(2,), (), (2,), (), (2,), ()]
+        assert [int(r) for r in changing.results[1::2]] == [2, 4, 6]

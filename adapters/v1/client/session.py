@@ -249,7 +249,7 @@ class _FlatFetches:
     step every hook asks for) is converted once and appears as the same object, as
     TF's fetch handler does."""
 
-    __slots__ = ("unique", "element_set", "rebuild", "_keep")
+    __slots__ = ("unique", "element_set", "rebuild", "_renumbered", "_keep")
 
     def __init__(self, elements: list, template: Any):
         position: dict[int, int] = {}
@@ -263,8 +263,17 @@ class _FlatFetches:
         # fetches the loss every n steps, again or in another order, reuses the
         # program of the steps without it (values are looked up per element).
         self.element_set = frozenset(position)
-        self.rebuild = _rebuilder(_renumber(template, [position[id(e)] for e in elements]))
+        self._renumbered = _renumber(template, [position[id(e)] for e in elements])
+        self.rebuild = _rebuilder(self._renumbered)
         self._keep = template  # holds the dict keys whose ids a cache key names
+
+    def item_rebuilders(self) -> list[Callable[[list], Any]]:
+        """For a list or tuple structure, one rebuilding function per item: the
+        monitored session hands each hook its results without the whole list."""
+        cls, items = self._renumbered
+        if not (cls is list or cls is tuple):
+            raise TypeError(f"item_rebuilders needs a list or tuple structure, not {cls}")
+        return [_rebuilder(item) for item in items]
 
 
 def _renumber(template: Any, index: list[int]) -> Any:
@@ -753,11 +762,14 @@ class Session:
             raise RuntimeError("Attempted to use a closed Session.")
         deadline = blocking_deadline(timeout_ms(self._config, options))
         with _x64.exact(), deadline:  # int64/float64 exact whatever jax_enable_x64 says
-            return self._run(self._flat_fetches(fetches), feed_dict)
+            flat = self._flat_fetches(fetches)
+            return flat.rebuild(self._run(flat, feed_dict))
 
-    def _run_flat(self, flat: _FlatFetches, feed_dict: dict | None, options: Any = None) -> Any:
+    def _run_flat(self, flat: _FlatFetches, feed_dict: dict | None, options: Any = None) -> list:
         """``run`` of a structure ``_flat_fetches`` flattened before (a caller that
-        caches it, as the monitored session caches its merged hook fetches)."""
+        caches it, as the monitored session caches its merged hook fetches): the
+        values of ``flat.unique``, one per distinct element, for the caller to rebuild
+        (``flat.rebuild`` or ``flat.item_rebuilders``)."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         deadline = blocking_deadline(timeout_ms(self._config, options))
@@ -778,7 +790,8 @@ class Session:
                 self._fetch_cache[key] = flat
         return flat
 
-    def _run(self, flat: _FlatFetches, feed_dict: dict | None) -> Any:
+    def _run(self, flat: _FlatFetches, feed_dict: dict | None) -> list:
+        """Runs ``flat``'s elements: their values, in ``flat.unique``'s order."""
         elements = flat.unique
         feed_tensors, feed_values = self._convert_feeds(feed_dict)
         store = self._store
@@ -795,7 +808,7 @@ class Session:
             feed_values = feed_values + [host[t] for t in plan.pre_outputs]
         if plan.host_only:
             _run_host_ops(self, plan.post, host)
-            return flat.rebuild([_result(e, host, plan.fed) for e in elements])
+            return [_result(e, host, plan.fed) for e in elements]
         if plan.collective and not self._replicas_synced:
             self._sync_replicas()
         known: dict[ops.Tensor, np.ndarray] = {}
@@ -806,7 +819,8 @@ class Session:
                 base = store.host_copy(v)
                 if base is None and v in plan.lean_vars:
                     base = _copy_to_host(store, v, dtypes_[v])
-                value = _apply(effect, base, dtypes_[v])
+                # A read before any write is the copy itself (copies are never mutated).
+                value = base if effect is _IDENTITY else _apply(effect, base, dtypes_[v])
                 if value is not None:
                     known[t] = value
             fn, outputs = plan.fn, plan.device_outputs
@@ -840,7 +854,7 @@ class Session:
                 self._learn_mirror(plan, host, run_number)
         if plan.post:
             _run_host_ops(self, plan.post, host)
-        return flat.rebuild([_result(e, host, plan.fed) for e in elements])
+        return [_result(e, host, plan.fed) for e in elements]
 
     def _sync_replicas(self) -> None:
         """Takes the chief's values of the global variables (every process at once).

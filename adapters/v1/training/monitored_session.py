@@ -26,8 +26,9 @@ from __future__ import annotations
 import abc
 import inspect
 import logging
+import operator
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 from adapters.v1.client import _replicas
 from adapters.v1.client.session import _fetch_key as fetch_key
@@ -816,9 +817,12 @@ class _CoordinatedSession(_WrappedSession):
             raise original.with_traceback(exc_info[2]) from None
         raise original.with_traceback(exc_info[2])
 
-    def run(self, *args: Any, **kwargs: Any) -> Any:
+    def run(
+        self, fetches: Any, feed_dict: dict | None = None, options: Any = None,
+        run_metadata: Any = None,
+    ) -> Any:  # fmt: skip
         try:
-            return self._sess.run(*args, **kwargs)
+            return self._sess.run(fetches, feed_dict, options, run_metadata)
         except _PREEMPTION_ERRORS:
             raise
         except Exception as e:
@@ -841,9 +845,12 @@ class _HookedSession(_WrappedSession):
     "stale" value TF's hooks expect.
 
     A step's merged structure is flattened once per distinct combination of the
-    hooks' and the caller's fetch structures (``_merged``) and run as such, so the
-    per-step work is the hooks' own: their ``before_run``, a lookup, their
-    ``after_run``.
+    hooks' and the caller's fetch structures (``_merged``) and run as such, each
+    hook's results and the caller's rebuilt from the run's values. When every hook
+    returns the very request objects of the step before, fetching only tensors and
+    operations and feeding nothing (TF's hooks in their steady state), the step
+    before's merged structure is reused after an identity check, so the per-step work
+    is the hooks' own: their ``before_run``, that check, their ``after_run``.
     """
 
     def __init__(self, sess: Any, hooks: list):
@@ -853,7 +860,10 @@ class _HookedSession(_WrappedSession):
         # A jtrain Session runs a structure flattened before; another session (a
         # user's creator) gets the merged list every run.
         self._run_flat = getattr(sess, "_run_flat", None)
-        self._merged_cache: dict[Any, Any] = {}
+        self._merged_cache: dict[Any, _MergedStep] = {}
+        # (requests, caller's fetch key, step) of the last step whose requests were
+        # all immutable and fed nothing: the next step's identical requests reuse it.
+        self._last: tuple[list, Any, _MergedStep] | None = None
 
     def _check_stop(self) -> bool:
         return self._should_stop
@@ -870,51 +880,85 @@ class _HookedSession(_WrappedSession):
         hooks = self._hooks
         # Ask every hook first; then one run of the caller's fetches and theirs.
         requests = [hook.before_run(context) for hook in hooks]
-        hook_feeds = [r.feed_dict for r in requests if r is not None and r.feed_dict]
-        feeds = _merged_feeds(feed_dict, hook_feeds) if hook_feeds else feed_dict
-        cached = self._merged(requests, fetches) if self._run_flat is not None else None
-        if cached is not None:
-            flat, slots = cached
-            results = self._run_flat(flat, feeds, options)
+        key = fetch_key(fetches) if self._run_flat is not None else None
+        last = self._last
+        if (
+            key is not None
+            and last is not None
+            and last[1] == key
+            and all(map(operator.is_, requests, last[0]))
+        ):
+            step, feeds = last[2], feed_dict  # the same requests: no hook feeds
+        else:
+            hook_feeds = [r.feed_dict for r in requests if r is not None and r.feed_dict]
+            feeds = _merged_feeds(feed_dict, hook_feeds) if hook_feeds else feed_dict
+            step = None if key is None else self._merged(requests, fetches, key)
+        if step is not None:
+            values = self._run_flat(step.flat, feeds, options)
+            result = step.caller(values)
+            nothing = _NO_VALUES if options is None and run_metadata is None else None
+            for hook, get in zip(hooks, step.getters, strict=True):
+                if get is None and nothing is not None:
+                    hook.after_run(context, nothing)  # immutable: shared by such hooks
+                    continue
+                value = None if get is None else get(values)
+                # SessionRunValues(value, options, run_metadata), without its Python __new__
+                run_values = tuple.__new__(SessionRunValues, (value, options, run_metadata))
+                hook.after_run(context, run_values)
         else:
             merged, slots = _merged_fetches(requests, fetches)
-            results = self._sess.run(
-                merged, feed_dict=feeds, options=options, run_metadata=run_metadata
-            )
-        for hook, slot in zip(hooks, slots, strict=True):
-            value = None if slot is None else results[slot]
-            hook.after_run(context, tuple.__new__(SessionRunValues, (value, options, run_metadata)))
+            results = sess.run(merged, feed_dict=feeds, options=options, run_metadata=run_metadata)
+            result = results[-1]
+            for hook, slot in zip(hooks, slots, strict=True):
+                value = None if slot is None else results[slot]
+                # SessionRunValues(value, options, run_metadata), without its Python __new__
+                run_values = tuple.__new__(SessionRunValues, (value, options, run_metadata))
+                hook.after_run(context, run_values)
         if context._stop_requested:
             self._should_stop = True
-        return results[-1]
+        return result
 
-    def _merged(self, requests: list, fetches: Any) -> Any:
-        """The raw session's flattening of ``_merged_fetches(requests, fetches)`` and its
-        slots, cached per structure (None when a structure has no cache key)."""
+    def _merged(self, requests: list, fetches: Any, key: Any) -> _MergedStep | None:
+        """The raw session's flattening of ``_merged_fetches(requests, fetches)``, cached
+        per structure (None when a hook's structure has no cache key); ``key`` is the
+        caller's ``fetch_key``."""
         parts = []
+        reusable = True  # every request immutable and feeding nothing
         for r in requests:
             f = None if r is None else r.fetches
             kind = type(f)
             if kind is ops.Tensor or kind is ops.Operation:
                 parts.append(id(f))  # fetch_key's answer, without the call
-                continue
-            key = () if f is None else fetch_key(f)
-            if key is None:
-                return None
-            parts.append(key)
-        key = fetch_key(fetches)
-        if key is None:
-            return None
+            else:
+                part = () if f is None else fetch_key(f)
+                if part is None:
+                    return None
+                parts.append(part)
+                reusable = reusable and (f is None or part[0] == "var")  # one Variable
+            if r is not None and (r.feed_dict is not None or r.options is not None):
+                reusable = False
         parts.append(key)
         cache_key = tuple(parts)
-        cached = self._merged_cache.get(cache_key)
-        if cached is None:
+        step = self._merged_cache.get(cache_key)
+        if step is None:
             merged, slots = _merged_fetches(requests, fetches)
-            cached = (self._sess._flat_fetches(merged), slots)
+            flat = self._sess._flat_fetches(merged)
+            items = flat.item_rebuilders()
+            step = _MergedStep(flat, [None if i is None else items[i] for i in slots], items[-1])
             if len(self._merged_cache) >= _MERGED_CACHE_SIZE:
                 self._merged_cache.clear()
-            self._merged_cache[cache_key] = cached
-        return cached
+            self._merged_cache[cache_key] = step
+        if reusable:
+            self._last = (requests, key, step)
+        return step
+
+
+class _MergedStep(NamedTuple):
+    """A merged structure flattened by the raw session (``_HookedSession._merged``)."""
+
+    flat: Any  # the raw session's flattening of [hooks' fetches..., caller's]
+    getters: list  # per hook, the function taking its results from the run's values
+    caller: Any  # the function rebuilding the caller's fetches from them
 
 
 def _merged_fetches(requests: list, fetches: Any) -> tuple[list, list]:
@@ -931,6 +975,9 @@ def _merged_fetches(requests: list, fetches: Any) -> tuple[list, list]:
     merged.append(fetches)
     return merged, slots
 
+
+# What a hook that fetched nothing gets in a run without options and run_metadata.
+_NO_VALUES = SessionRunValues(None, None, None)
 
 # Merged structures flattened per hooked session, at most this many.
 _MERGED_CACHE_SIZE = 256
