@@ -89,6 +89,8 @@ def monitored_loop(sizes, batch, nan_hook=True, fetch_loss=False, checkpoint_dir
     chief hooks at their defaults (StepCounterHook and SummarySaverHook every 100 steps,
     CheckpointSaverHook every 600 s) and the loop asks ``should_stop()`` before each
     step, as training scripts do."""
+    import atexit
+    import shutil
     import tempfile
 
     from adapters import v1 as tf
@@ -102,7 +104,10 @@ def monitored_loop(sizes, batch, nan_hook=True, fetch_loss=False, checkpoint_dir
         ]
         if nan_hook:
             hooks.insert(1, tf.train.NanTensorHook(loss))
-        directory = tempfile.mkdtemp(prefix="bench_mts_") if checkpoint_dir else None
+        directory = None
+        if checkpoint_dir:
+            directory = tempfile.mkdtemp(prefix="bench_mts_")
+            atexit.register(shutil.rmtree, directory, ignore_errors=True)
         sess = tf.train.MonitoredTrainingSession(hooks=hooks, checkpoint_dir=directory)
     xb, yb = _batch(sizes, batch)
     feed = {x: xb, y: yb}
