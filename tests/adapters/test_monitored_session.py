@@ -583,3 +583,36 @@ def test_hook_results_follow_what_each_step_asks_for(graph, change):
     else:
         assert [np.shape(r) for r in changing.results] == [(2,), (), (2,), (), (2,), ()]
         assert [int(r) for r in changing.results[1::2]] == [2, 4, 6]
+
+
+def test_hooks_around_a_session_of_the_users_own(graph):
+    """A session creator returning another kind of session (here a wrapper with only
+    ``run``): the merged fetches go to its ``run`` as one list, each hook gets its slot."""
+    gs, w, loss, train = _model()
+
+    class OwnSession:
+        def __init__(self, sess):
+            self.sess, self.runs = sess, []
+            self.graph = sess.graph
+
+        def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+            self.runs.append(fetches)
+            return self.sess.run(fetches, feed_dict=feed_dict)
+
+        def close(self):
+            self.sess.close()
+
+    class Creator(tf.train.SessionCreator):
+        def create_session(self):
+            self.made = OwnSession(tf.train.ChiefSessionCreator().create_session())
+            return self.made
+
+    creator = Creator()
+    by_gs = _PickingHook(lambda n: tf.train.SessionRunArgs(gs))
+    silent = _PickingHook(lambda n: None)
+    with tf.train.MonitoredSession(session_creator=creator, hooks=[by_gs, silent]) as sess:
+        returned = [sess.run([train, gs]) for _ in range(3)]
+    assert creator.made.runs == [[gs, [train, gs]]] * 3
+    assert [int(r) for r in by_gs.results] == [1, 2, 3]
+    assert silent.results == [None] * 3
+    assert [(r[0], int(r[1])) for r in returned] == [(None, 1), (None, 2), (None, 3)]

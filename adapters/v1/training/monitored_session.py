@@ -895,25 +895,20 @@ class _HookedSession(_WrappedSession):
             step = None if key is None else self._merged(requests, fetches, key)
         if step is not None:
             values = self._run_flat(step.flat, feeds, options)
-            result = step.caller(values)
-            nothing = _NO_VALUES if options is None and run_metadata is None else None
-            for hook, get in zip(hooks, step.getters, strict=True):
-                if get is None and nothing is not None:
-                    hook.after_run(context, nothing)  # immutable: shared by such hooks
-                    continue
-                value = None if get is None else get(values)
-                # SessionRunValues(value, options, run_metadata), without its Python __new__
-                run_values = tuple.__new__(SessionRunValues, (value, options, run_metadata))
-                hook.after_run(context, run_values)
-        else:
+            result, getters = step.caller(values), step.getters
+        else:  # another session: the merged list, run as such
             merged, slots = _merged_fetches(requests, fetches)
-            results = sess.run(merged, feed_dict=feeds, options=options, run_metadata=run_metadata)
-            result = results[-1]
-            for hook, slot in zip(hooks, slots, strict=True):
-                value = None if slot is None else results[slot]
-                # SessionRunValues(value, options, run_metadata), without its Python __new__
-                run_values = tuple.__new__(SessionRunValues, (value, options, run_metadata))
-                hook.after_run(context, run_values)
+            values = sess.run(merged, feed_dict=feeds, options=options, run_metadata=run_metadata)
+            result = values[-1]
+            getters = [None if slot is None else operator.itemgetter(slot) for slot in slots]
+        nothing = _NO_VALUES if options is None and run_metadata is None else None
+        for hook, get in zip(hooks, getters, strict=True):
+            if get is None and nothing is not None:
+                hook.after_run(context, nothing)  # immutable: shared by such hooks
+                continue
+            value = None if get is None else get(values)
+            # SessionRunValues(value, options, run_metadata), without its Python __new__
+            hook.after_run(context, tuple.__new__(SessionRunValues, (value, options, run_metadata)))
         if context._stop_requested:
             self._should_stop = True
         return result
