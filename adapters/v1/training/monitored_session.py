@@ -847,10 +847,11 @@ class _HookedSession(_WrappedSession):
     A step's merged structure is flattened once per distinct combination of the
     hooks' and the caller's fetch structures (``_merged``) and run as such, each
     hook's results and the caller's rebuilt from the run's values. When every hook
-    returns the very request objects of the step before, fetching only tensors and
-    operations and feeding nothing (TF's hooks in their steady state), the step
-    before's merged structure is reused after an identity check, so the per-step work
-    is the hooks' own: their ``before_run``, that check, their ``after_run``.
+    returns the very request objects of the step before, fetching only tensors,
+    operations or one Variable and feeding nothing (TF's hooks in their steady state),
+    the step before's merged structure is reused after an identity check, so the
+    per-step work is the hooks' own: their ``before_run``, that check, their
+    ``after_run``.
     """
 
     def __init__(self, sess: Any, hooks: list):
