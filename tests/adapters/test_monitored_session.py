@@ -538,25 +538,63 @@ class _PickingHook(tf.train.SessionRunHook):
         self.results.append(run_values.results)
 
 
-@pytest.mark.parametrize("change", ["hook list grows", "caller list grows", "hook alternates"])
+def test_steady_steps_reuse_the_merged_structure(graph, tmp_path, monkeypatch):
+    """With TF's standard hooks and MonitoredTrainingSession's default chief hooks (the
+    summary hook asks for a dict), steps between the hooks' triggers flatten nothing
+    anew: the step before's merged structure is reused."""
+    from adapters.v1.training import monitored_session as ms
+
+    gs, w, loss, train = _model()
+    hooks = [
+        tf.train.StopAtStepHook(last_step=1000), tf.train.NanTensorHook(loss),
+        tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=100),
+        tf.train.StepCounterHook(every_n_steps=100),
+    ]  # fmt: skip
+    merges = []
+    merged = ms._HookedSession._merged
+
+    def counting(self, *args):
+        merges.append(args)
+        return merged(self, *args)
+
+    monkeypatch.setattr(ms._HookedSession, "_merged", counting)
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), hooks=hooks) as sess:
+        for _ in range(3):
+            sess.run([train, loss])
+        del merges[:]
+        steady = [sess.run([train, loss])[1] for _ in range(20)]
+    assert merges == []
+    assert len(set(steady)) == 20  # each run trained a step
+
+
+_CHANGES = [
+    "hook list grows", "hook list item replaced", "hook dict value replaced",
+    "hook dict key renamed", "caller list grows", "hook alternates",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("change", _CHANGES)
 def test_hook_results_follow_what_each_step_asks_for(graph, change):
     """The merged structure of the step before is reused only for the very same
-    immutable requests: a hook's request object whose fetch list it changes, a caller's
+    requests fetching the very same elements: a hook's request object whose fetch list
+    or dict it changes in place (an item added, replaced, or a key renamed), a caller's
     fetch list changed in place, and a hook alternating between requests each get the
     values of what that step asked for. (The global step Variable fetched gives its
     value after the step's update, as TF1's ref variables do: step n gives n + 1.)"""
     gs, w, loss, train = _model()
     step_read = gs.read_value()
     growing = tf.train.SessionRunArgs([gs])  # one object, its list changed below
+    keyed = tf.train.SessionRunArgs({"v": gs})  # likewise its dict
     by_gs, by_w = tf.train.SessionRunArgs(gs), tf.train.SessionRunArgs(w)
     by_read = tf.train.SessionRunArgs(step_read)
     constant = _PickingHook(lambda n: by_gs)
     silent = _PickingHook(lambda n: None)
+    in_place = {"hook list grows": growing, "hook list item replaced": growing,
+                "hook dict value replaced": keyed, "hook dict key renamed": keyed}  # fmt: skip
     changing = {
-        "hook list grows": _PickingHook(lambda n: growing),
         "caller list grows": _PickingHook(lambda n: by_read),
         "hook alternates": _PickingHook(lambda n: by_gs if n % 2 else by_w),
-    }[change]
+    }.get(change) or _PickingHook(lambda n: in_place[change])
     fetches = [train]
     returned = []
     with tf.train.SingularMonitoredSession(hooks=[changing, constant, silent]) as sess:
@@ -564,13 +602,28 @@ def test_hook_results_follow_what_each_step_asks_for(graph, change):
             if step == 3:
                 if change == "hook list grows":
                     growing.fetches.append(loss)
+                elif change == "hook list item replaced":
+                    growing.fetches[0] = w
+                elif change == "hook dict value replaced":
+                    keyed.fetches["v"] = w
+                elif change == "hook dict key renamed":
+                    keyed.fetches["u"] = keyed.fetches.pop("v")
                 elif change == "caller list grows":
                     fetches.append(loss)
             returned.append(sess.run(fetches))
     steps = list(range(1, 7))
     assert [int(r) for r in constant.results] == steps
     assert silent.results == [None] * 6
-    if change == "hook list grows":
+    if change == "hook list item replaced":
+        assert [int(r[0]) for r in changing.results[:3]] == steps[:3]
+        assert [np.shape(r[0]) for r in changing.results] == [()] * 3 + [(2,)] * 3
+    elif change == "hook dict value replaced":
+        assert [int(r["v"]) for r in changing.results[:3]] == steps[:3]
+        assert [np.shape(r["v"]) for r in changing.results] == [()] * 3 + [(2,)] * 3
+    elif change == "hook dict key renamed":
+        assert [list(r) for r in changing.results] == [["v"]] * 3 + [["u"]] * 3
+        assert [int(next(iter(r.values()))) for r in changing.results] == steps
+    elif change == "hook list grows":
         assert [len(r) for r in changing.results] == [1, 1, 1, 2, 2, 2]
         assert [int(r[0]) for r in changing.results] == steps
         losses = [r[1] for r in changing.results[3:]]

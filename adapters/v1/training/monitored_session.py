@@ -847,11 +847,12 @@ class _HookedSession(_WrappedSession):
     A step's merged structure is flattened once per distinct combination of the
     hooks' and the caller's fetch structures (``_merged``) and run as such, each
     hook's results and the caller's rebuilt from the run's values. When every hook
-    returns the very request objects of the step before, fetching only tensors,
-    operations or one Variable and feeding nothing (TF's hooks in their steady state),
-    the step before's merged structure is reused after an identity check, so the
-    per-step work is the hooks' own: their ``before_run``, that check, their
-    ``after_run``.
+    returns the very request objects of the step before, fetching tensors, operations
+    or Variables (alone, or directly in a list, tuple or dict) and feeding nothing
+    (TF's hooks in their steady state), the step before's merged structure is reused
+    after an identity check (of each request, and of the items of each list, tuple or
+    dict it fetches: a hook may change those in place), so the per-step work is the
+    hooks' own: their ``before_run``, that check, their ``after_run``.
     """
 
     def __init__(self, sess: Any, hooks: list):
@@ -862,9 +863,11 @@ class _HookedSession(_WrappedSession):
         # user's creator) gets the merged list every run.
         self._run_flat = getattr(sess, "_run_flat", None)
         self._merged_cache: dict[Any, _MergedStep] = {}
-        # (requests, caller's fetch key, step) of the last step whose requests were
-        # all immutable and fed nothing: the next step's identical requests reuse it.
-        self._last: tuple[list, Any, _MergedStep] | None = None
+        # (requests, caller's fetch key, step, guards) of the last step whose requests
+        # fetched only graph elements (alone or directly in a container) and fed
+        # nothing: the next step's identical requests reuse it while each guard (a
+        # fetched container and its items then, ``_unchanged``) still holds.
+        self._last: tuple[list, Any, _MergedStep, tuple] | None = None
 
     def _check_stop(self) -> bool:
         return self._should_stop
@@ -888,6 +891,7 @@ class _HookedSession(_WrappedSession):
             and last is not None
             and last[1] == key
             and all(map(operator.is_, requests, last[0]))
+            and (not last[3] or _unchanged(last[3]))
         ):
             step, feeds = last[2], feed_dict  # the same requests: no hook feeds
         else:
@@ -919,7 +923,8 @@ class _HookedSession(_WrappedSession):
         per structure (None when a hook's structure has no cache key); ``key`` is the
         caller's ``fetch_key``."""
         parts = []
-        reusable = True  # every request immutable and feeding nothing
+        guards = []  # the containers of graph elements fetched (see _unchanged)
+        reusable = True  # every request fetching graph elements and feeding nothing
         for r in requests:
             f = None if r is None else r.fetches
             kind = type(f)
@@ -930,7 +935,12 @@ class _HookedSession(_WrappedSession):
                 if part is None:
                     return None
                 parts.append(part)
-                reusable = reusable and (f is None or part[0] == "var")  # one Variable
+                if f is not None and part[0] != "var":  # not one Variable
+                    guard = _container_guard(f, part)
+                    if guard is None:
+                        reusable = False
+                    else:
+                        guards.append(guard)
             if r is not None and (r.feed_dict is not None or r.options is not None):
                 reusable = False
         parts.append(key)
@@ -945,8 +955,40 @@ class _HookedSession(_WrappedSession):
                 self._merged_cache.clear()
             self._merged_cache[cache_key] = step
         if reusable:
-            self._last = (requests, key, step)
+            self._last = (requests, key, step, tuple(guards))
         return step
+
+
+def _container_guard(fetches: Any, key: Any) -> tuple | None:
+    """``(container, keys, items)`` for a list, tuple or dict whose items are directly
+    Tensors, Operations or Variables (``key``: its ``fetch_key``), ``keys`` None but
+    for a dict; None for any other structure (nested, or naming elements by string)."""
+    kind = type(fetches)
+    if kind is not list and kind is not tuple and kind is not dict:
+        return None
+    subs = [sub for _, sub in key[1]] if kind is dict else key[1]
+    if not all(type(sub) is int or sub[0] == "var" for sub in subs):
+        return None
+    if kind is dict:
+        return (fetches, tuple(fetches), tuple(fetches.values()))
+    return (fetches, None, tuple(fetches))
+
+
+def _unchanged(guards: tuple) -> bool:
+    """Whether each guarded container still holds the very same items (and keys, in
+    the same order): what a hook changed in place is flattened anew."""
+    for fetches, keys, items in guards:
+        if len(fetches) != len(items):
+            return False
+        if keys is None:
+            if not all(map(operator.is_, fetches, items)):
+                return False
+        elif not (
+            all(map(operator.is_, fetches, keys))
+            and all(map(operator.is_, fetches.values(), items))
+        ):
+            return False
+    return True
 
 
 class _MergedStep(NamedTuple):
