@@ -27,6 +27,9 @@ loops of another checkout (e.g. ``git archive`` of an older commit), alternating
 "paired blocks" columns take each block's ratio to the plain block just before it (the
 machine's speed drifts between blocks, adjacent blocks share it), the median over a
 process's blocks, then over rounds.
+``--gap`` measures what Python run between two steps costs (the monitored session's
+hooks run there): the plain loop with a busy loop of K iterations before each step,
+against that busy loop's own time with the machine's other cores idle and busy.
 """
 
 from __future__ import annotations
@@ -273,6 +276,83 @@ def rounds(args) -> None:
                 )
 
 
+def _busy(n: int) -> int:
+    """Pure Python work: ``n`` iterations of an integer sum."""
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+def _busy_time(n: int, reps: int = 1000) -> float:
+    """Seconds one ``_busy(n)`` takes: the median of 9 blocks of ``reps`` calls."""
+    import time
+
+    import numpy as np
+
+    times = []
+    for _ in range(9):
+        t = time.perf_counter()
+        for _ in range(reps):
+            _busy(n)
+        times.append((time.perf_counter() - t) / reps)
+    return float(np.median(times))
+
+
+def gap(args) -> None:
+    """The cost of Python run between two steps of the plain loop fetching the loss.
+
+    Each loop runs ``_busy(K)`` then the step; its time per step less the plain loop's
+    (paired with the plain block of the same round) is what K iterations cost there, printed against
+    the busy loop's own time. The monitored loop (four hooks) is timed in the same
+    blocks for comparison.
+    """
+    import time
+
+    import numpy as np
+
+    sizes, batch = SIZES["tiny"]
+    plain, _ = fetching_loop(sizes, batch, with_global_step=False)
+    monitored, _ = monitored_loop(sizes, batch, fetch_loss=True)
+    counts = [int(k) for k in args.gap.split(",")]
+
+    def between(k):
+        def step():
+            _busy(k)
+            plain()
+
+        return step
+
+    loops = {"plain": plain, "monitored": monitored, **{k: between(k) for k in counts}}
+    for step in loops.values():
+        for _ in range(50):
+            step()
+    times: dict = {name: [] for name in loops}
+    for _ in range(args.blocks):
+        for name, step in loops.items():
+            t = time.perf_counter()
+            for _ in range(500):
+                step()
+            times[name].append((time.perf_counter() - t) / 500)
+    alone = {k: _busy_time(k) for k in counts}
+
+    def extra(name):
+        return float(np.median([a - b for a, b in zip(times[name], times["plain"], strict=True)]))
+
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"Machine: {machine()}; jax {jax.__version__}; {when}; load {os.getloadavg()[0]:.2f}")
+    print(f"Model 784-32-10, batch 8; {args.blocks} blocks of 500 steps per loop, interleaved\n")
+    print(f"plain loop: {np.median(times['plain']) * 1e6:.1f} us/step; monitored (4 hooks): "
+          f"{np.median(times['monitored']) * 1e6:.1f} us/step, "
+          f"{extra('monitored') * 1e6:.1f} us more (paired blocks)\n")  # fmt: skip
+    print("| busy loop iterations | alone us | between steps: us more a step "
+          "| between / alone |")  # fmt: skip
+    print("|---:|---:|---:|---:|")
+    for k in counts:
+        print(f"| {k} | {alone[k] * 1e6:.1f} | {extra(k) * 1e6:.1f} "
+              f"| {extra(k) / alone[k]:.2f}x |")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="short blocks (a smoke run)")
@@ -285,8 +365,15 @@ def main() -> None:
     parser.add_argument("--baseline", default="",
                         help="with --rounds: a PYTHONPATH (another checkout's root) measured "
                         "as a side of its own, alternating with this one")  # fmt: skip
+    parser.add_argument("--gap", default="",
+                        help="comma-separated busy-loop iteration counts: time Python run "
+                        "between steps (e.g. 100,300,1000); --blocks blocks")  # fmt: skip
     parser.add_argument("--one-round", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.gap:
+        logging.getLogger("adapters.v1.training").setLevel(logging.ERROR)
+        gap(args)
+        return
     if args.one_round or args.rounds:
         logging.getLogger("adapters.v1.training").setLevel(logging.ERROR)
         if args.one_round:
