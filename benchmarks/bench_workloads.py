@@ -13,7 +13,8 @@ Workloads: ``mlp_saver`` (MLP 784-128-32-10, batch 100, fed ``Session`` loop,
 ``exponential_decay`` + EMA, ``MonitoredTrainingSession`` with 3 hooks),
 ``queue_mlp`` (TFRecord reader -> ``parse_single_example`` -> ``decode_raw`` ->
 ``shuffle_batch``, 2 threads, feeding the MLP; ``queue_mlp_fed``, run only when named,
-is its model fed one NumPy batch, the anchor of the pipeline's "busy"), ``tiny_mts``
+is its model fed one NumPy batch, the anchor of the pipeline's "busy"; ``queue_only``,
+likewise, is the pipeline alone), ``tiny_mts``
 (784-32-10, batch 8, ``MonitoredTrainingSession`` with 4 hooks), ``embedding``
 (``embedding_lookup`` + Adagrad's sparse updates; ``embedding_1m``, run only when
 named, is the same with a 1,000,000-row table).
@@ -46,7 +47,7 @@ from bench_convnet import machine, tf_python  # noqa: E402
 
 WORKLOADS = ("mlp_saver", "convnet_mts", "queue_mlp", "tiny_mts", "embedding")
 # Run only when named in --only: variants that show how a cost scales.
-EXTRA_WORKLOADS = ("embedding_1m", "queue_mlp_fed")
+EXTRA_WORKLOADS = ("embedding_1m", "queue_mlp_fed", "queue_only")
 IMPORTS = {
     "tf1": "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()",
     "jtrain": "from adapters import v1 as tf",
@@ -134,6 +135,17 @@ def main() -> None:
         each = {s: ", ".join(f"{r['rate']:,.1f}" for r in runs[name, s]) for s in sides}
         cells = [f"{med[s]:,.1f}" for s in sides] + [f"{med[s] / med[anchor]:.2f}x" for s in others]
         print(f"| {name} | {unit} | " + " | ".join(cells + [each[s] for s in sides]) + " |")
+    print("\nProcess CPU over wall time while timed (cores busy, medians), and CPU per unit "
+          "(cores / rate):\n")  # fmt: skip
+    print("| workload | " + " | ".join(f"{s} cores | {s} CPU us per unit" for s in sides) + " |")
+    print("|---|" + "---:|---:|" * len(sides))
+    for name in names:
+        cells = []
+        for s in sides:
+            cores = statistics.median(r["cores"] for r in runs[name, s])
+            rate = statistics.median(r["rate"] for r in runs[name, s])
+            cells += [f"{cores:.2f}", f"{cores / rate * 1e6:,.1f}"]
+        print(f"| {name} | " + " | ".join(cells) + " |")
     print("\nFirst three losses (same script, same data):")
     for (name, side), results in runs.items():
         print(f"- {name}, {side}: " + ", ".join(f"{v:.6f}" for v in results[0]["first_losses"]))

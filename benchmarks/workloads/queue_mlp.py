@@ -33,9 +33,10 @@ def write_records(tf, workdir: str) -> list:
     return paths
 
 
-def run(tf, workdir: str, seconds: float, fed: bool = False) -> dict:
+def run(tf, workdir: str, seconds: float, fed: bool = False, train: bool = True) -> dict:
     """Trains for ``seconds``; ``fed``: the same model fed one NumPy batch per step (the
-    anchor of the pipeline's "busy": its examples/s over the fed step's)."""
+    anchor of the pipeline's "busy": its examples/s over the fed step's); ``train=False``:
+    the pipeline alone, a dequeued batch fetched each step (what it delivers unshared)."""
     if fed:
         x = tf.placeholder(tf.float32, [None, SIZES[0]])
         y = tf.placeholder(tf.int32, [None])
@@ -59,14 +60,18 @@ def run(tf, workdir: str, seconds: float, fed: bool = False) -> dict:
         [image, label], BATCH, capacity=20 * BATCH, min_after_dequeue=10 * BATCH,
         num_threads=2, seed=0,
     )  # fmt: skip
-    train_op, loss = _model(tf, x, y)
+    if train:
+        train_op, loss = _model(tf, x, y)
+        fetches = [train_op, loss]
+    else:
+        fetches = [x, tf.reduce_mean(x)]  # the batch, and a float standing for a loss
 
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         coord = tf.train.Coordinator()
         threads = tf.train.start_queue_runners(sess, coord)
         try:
-            return timed(lambda: sess.run([train_op, loss])[1], WARMUP, seconds, BATCH)
+            return timed(lambda: sess.run(fetches)[1], WARMUP, seconds, BATCH)
         finally:
             coord.request_stop()
             sess.run(queue.close(cancel_pending_enqueues=True))
