@@ -534,3 +534,31 @@ def test_only_idle_waiters_leave_a_thread_alone():
         waiter.join()
         if busy.is_alive() or busy.ident is not None:
             busy.join()
+
+
+def test_a_thread_swapped_for_another_is_seen_within_a_hundred_asks():
+    """The answer is kept while the number of live threads stays the same: an idle
+    waiter that ends while a busy thread starts is seen within ``_RECHECK`` asks."""
+    import threading
+
+    from jtrain import _threads
+
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    baseline = all(getattr(t, "_jtrain_idle_waiter", False) for t in others)
+    release_waiter, release_busy = threading.Event(), threading.Event()
+    waiter = _threads.mark_idle_waiter(threading.Thread(target=release_waiter.wait))
+    busy = threading.Thread(target=release_busy.wait)
+    waiter.start()
+    try:
+        assert _threads.alone_but_idle_waiters() == baseline
+        release_waiter.set()
+        waiter.join()
+        busy.start()  # as many live threads as before
+        answers = [_threads.alone_but_idle_waiters() for _ in range(_threads._RECHECK + 1)]
+        assert answers[-1] is False
+    finally:
+        release_waiter.set()
+        release_busy.set()
+        waiter.join()
+        if busy.ident is not None:
+            busy.join()
