@@ -29,7 +29,7 @@ machine's speed drifts between blocks, adjacent blocks share it), the median ove
 process's blocks, then over rounds.
 ``--gap`` measures what Python run between two steps costs (the monitored session's
 hooks run there): the plain loop with a busy loop of K iterations before each step,
-against that busy loop's own time with the machine's other cores idle and busy.
+against that busy loop's own time.
 """
 
 from __future__ import annotations
@@ -303,9 +303,9 @@ def gap(args) -> None:
     """The cost of Python run between two steps of the plain loop fetching the loss.
 
     Each loop runs ``_busy(K)`` then the step; its time per step less the plain loop's
-    (paired with the plain block of the same round) is what K iterations cost there, printed against
-    the busy loop's own time. The monitored loop (four hooks) is timed in the same
-    blocks for comparison.
+    (paired with the plain block of the same round) is what K iterations cost there,
+    printed against the busy loop's own time. The monitored loop (four hooks) is timed
+    in the same blocks for comparison.
     """
     import time
 
