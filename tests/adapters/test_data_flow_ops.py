@@ -102,8 +102,48 @@ def test_padding_queue_equals_tf(graph):
         a, b = sess.run(batch)
     assert a.tolist() == want["ints"]
     assert [[v.decode() for v in r] for r in b] == want["strings"]
-    with pytest.raises(ValueError, match="Shapes must be provided"):
+    # TF's messages (tests/interop/test_queue_interop.py compares them live).
+    with pytest.raises(ValueError, match="a list of shapes must be provided"):
         tf.PaddingFIFOQueue(3, ["int32"], shapes=None)
+    with pytest.raises(ValueError, match="received 2 dtypes and 1 shapes"):
+        tf.PaddingFIFOQueue(3, ["int32", "int32"], shapes=[[None]])
+
+
+def test_shapes_of_tensors_make_a_queue(graph):
+    """``shapes=[t.shape for t in ...]``, as TF1 scripts write it: TensorShapes."""
+    x = tf.placeholder("float32", [2, 3])
+    y = tf.placeholder("int32", [])
+    q = tf.FIFOQueue(4, [x.dtype, y.dtype], shapes=[x.shape, y.get_shape()])
+    assert q.shapes == [tf.TensorShape([2, 3]), tf.TensorShape([])]
+    enq = q.enqueue([x, y])
+    a, b = q.dequeue_many(2)
+    assert a.shape.as_list() == [2, 2, 3]
+    with tf.Session() as sess:
+        for i in range(2):
+            sess.run(enq, {x: np.full((2, 3), i, np.float32), y: i})
+        got_a, got_b = sess.run([a, b])
+    np.testing.assert_array_equal(got_a, np.stack([np.full((2, 3), i, np.float32) for i in (0, 1)]))
+    np.testing.assert_array_equal(got_b, np.array([0, 1], np.int32))
+
+
+@pytest.mark.parametrize("method", ["dequeue_many", "dequeue_up_to"])
+def test_dequeue_many_without_shapes_fails_when_run(graph, method):
+    """TF builds it, then its kernel refuses to run it (``InvalidArgumentError``) rather
+    than stack elements whose shapes it does not know; ``dequeue`` still works."""
+    q = tf.FIFOQueue(4, ["float32"])
+    assert q.shapes == [tf.TensorShape(None)]
+    enq = q.enqueue_many([np.arange(3, dtype=np.float32)])
+    batch = getattr(q, method)(2)
+    one = q.dequeue()
+    with tf.Session() as sess:
+        sess.run(enq)
+        with pytest.raises(
+            tf.errors.InvalidArgumentError,
+            match="FIFOQueue's DequeueMany and DequeueUpTo require the components to have "
+            "specified shapes.*'fifo_queue'",
+        ):
+            sess.run(batch)
+        assert sess.run(one) == 0.0
 
 
 def test_random_shuffle_queue_keeps_min_after_dequeue(graph):

@@ -150,3 +150,119 @@ def test_queue_runner_defs_are_tfs_byte_for_byte():
         qr = jtf.train.QueueRunner.from_proto(proto)
         assert qr.queue.name == "input/shuffle_batch/random_shuffle_queue"
         assert len(qr.enqueue_ops) == 2 and qr.enqueue_ops[0] is qr.enqueue_ops[1]
+
+
+# A queue's ``shapes`` argument, as TF users write it: each case builds a queue under
+# both libraries; the outcome (its shapes, or the error class and message) must agree.
+SHAPES_CASES = {
+    "fifo, a list of TensorShapes": lambda tf: tf.FIFOQueue(
+        3, [tf.float32], shapes=[tf.TensorShape([2])]
+    ),
+    "fifo, one TensorShape": lambda tf: tf.FIFOQueue(3, [tf.float32], shapes=tf.TensorShape([2])),
+    "fifo, one shape as ints": lambda tf: tf.FIFOQueue(3, [tf.float32], shapes=[2, 3]),
+    "fifo, lists and TensorShapes": lambda tf: tf.FIFOQueue(
+        3, [tf.float32, tf.int32], shapes=[[2], tf.TensorShape([])]
+    ),
+    "fifo, an empty list": lambda tf: tf.FIFOQueue(3, [tf.float32], shapes=[]),
+    "fifo, no shapes": lambda tf: tf.FIFOQueue(3, [tf.float32, tf.int32]),
+    "fifo, [None]": lambda tf: tf.FIFOQueue(3, [tf.float32], shapes=[None]),
+    "fifo, an unknown dimension": lambda tf: tf.FIFOQueue(3, [tf.float32], shapes=[[None]]),
+    "fifo, a -1 dimension": lambda tf: tf.FIFOQueue(3, [tf.float32], shapes=[[-1]]),
+    "fifo, one component of unknown shape": lambda tf: tf.FIFOQueue(
+        3, [tf.float32, tf.int32], shapes=[[2], None]
+    ),
+    "fifo, an unknown rank": lambda tf: tf.FIFOQueue(
+        3, [tf.float32], shapes=[tf.TensorShape(None)]
+    ),
+    "fifo, fewer shapes than dtypes": lambda tf: tf.FIFOQueue(
+        3, [tf.float32, tf.int32], shapes=[[2]]
+    ),
+    "shuffle, an unknown dimension": lambda tf: tf.RandomShuffleQueue(
+        3, 0, [tf.float32], shapes=[[None]]
+    ),
+    "shuffle, a list of TensorShapes": lambda tf: tf.RandomShuffleQueue(
+        3, 0, [tf.float32], shapes=[tf.TensorShape([2])]
+    ),
+    "priority, no shapes": lambda tf: tf.PriorityQueue(3, [tf.float32]),
+    "priority, an unknown dimension": lambda tf: tf.PriorityQueue(3, [tf.float32], shapes=[[None]]),
+    "priority, a list of TensorShapes": lambda tf: tf.PriorityQueue(
+        3, [tf.float32], shapes=[tf.TensorShape([2])]
+    ),
+    "padding, an unknown dimension": lambda tf: tf.PaddingFIFOQueue(
+        3, [tf.float32], shapes=[[None]]
+    ),
+    "padding, a TensorShape with an unknown dimension": lambda tf: tf.PaddingFIFOQueue(
+        3, [tf.float32], shapes=[tf.TensorShape([None, 2])]
+    ),
+    "padding, [None]": lambda tf: tf.PaddingFIFOQueue(3, [tf.float32], shapes=[None]),
+    "padding, a -1 dimension": lambda tf: tf.PaddingFIFOQueue(3, [tf.float32], shapes=[[-1]]),
+    "padding, an unknown rank": lambda tf: tf.PaddingFIFOQueue(
+        3, [tf.float32], shapes=[tf.TensorShape(None)]
+    ),
+    "padding, one shape as ints": lambda tf: tf.PaddingFIFOQueue(3, [tf.float32], shapes=[None, 3]),
+    "padding, one TensorShape": lambda tf: tf.PaddingFIFOQueue(
+        3, [tf.float32], shapes=tf.TensorShape([None])
+    ),
+    "padding, an empty list": lambda tf: tf.PaddingFIFOQueue(3, [tf.float32], shapes=[]),
+    "padding, no shapes": lambda tf: tf.PaddingFIFOQueue(3, [tf.float32], shapes=None),
+}
+
+
+def _queue_outcome(tf, graph, make):
+    """The queue's shapes (``None`` for an unknown rank), or its error's class and text."""
+    with graph.as_default():
+        try:
+            q = make(tf)
+        except (TypeError, ValueError) as e:
+            return type(e).__name__, str(e)
+    return [None if s.rank is None else s.as_list() for s in q.shapes]
+
+
+@pytest.fixture
+def tf1_shapes():
+    """TF1's ``TensorShape`` (``disable_v2_behavior()``'s: its repr names ``Dimension``s, as
+    its errors do) for the test; TF 2's again after it."""
+    tf1.disable_v2_tensorshape()
+    try:
+        yield
+    finally:
+        tf1.enable_v2_tensorshape()
+
+
+@pytest.mark.parametrize("case", sorted(SHAPES_CASES))
+def test_queue_shapes_arguments_are_taken_as_tf_takes_them(case, tf1_shapes):
+    want = _queue_outcome(tf1, real_tf.Graph(), SHAPES_CASES[case])
+    got = _queue_outcome(jtf, jtf.Graph(), SHAPES_CASES[case])
+    assert got == want
+
+
+@pytest.mark.parametrize("filled", [True, False], ids=["filled", "empty"])
+@pytest.mark.parametrize("method", ["dequeue_many", "dequeue_up_to"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda tf: tf.FIFOQueue(5, [tf.float32]),
+        lambda tf: tf.RandomShuffleQueue(5, 0, [tf.float32, tf.int32]),
+    ],
+    ids=["fifo", "shuffle"],
+)
+def test_dequeue_many_of_a_queue_without_shapes_fails_when_run_as_tf(make, method, filled):
+    """TF builds the op, then fails when it runs, without waiting for elements."""
+
+    def outcome(tf, graph, session_cls):
+        with graph.as_default():
+            q = make(tf)
+            values = [np.arange(3, dtype=np.float32), np.arange(3, dtype=np.int32)]
+            enqueue = q.enqueue_many(values[: len(q.dtypes)])
+            dequeue = getattr(q, method)(2)
+        with session_cls(graph=graph) as sess:
+            if filled:
+                sess.run(enqueue)
+            with pytest.raises(tf.errors.InvalidArgumentError) as caught:
+                sess.run(dequeue)
+        return caught.value.message
+
+    want = _with_deadline(lambda: outcome(tf1, real_tf.Graph(), tf1.Session))
+    got = _with_deadline(lambda: outcome(jtf, jtf.Graph(), jtf.Session))
+    first = next(line for line in want.splitlines() if "specified shapes" in line)
+    assert first in got

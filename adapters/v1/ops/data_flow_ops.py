@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from adapters.v1.framework import ops
+from adapters.v1.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from adapters.v1.ops.constant_op import literal_array
 from jtrain import errors
 
@@ -217,6 +218,44 @@ class _Buffer:
             self.cond.notify_all()
 
 
+def _as_shape_list(shapes: Any, unknown_dim_allowed: bool = False) -> list[tuple] | None:
+    """A queue's ``shapes`` argument as one tuple per component (``None`` dims unknown).
+
+    As TF: one ``TensorShape`` or a list of ints and ``None`` is a single shape; every
+    shape needs a known rank and, unless ``unknown_dim_allowed`` (``PaddingFIFOQueue``),
+    known dimensions.
+
+    Raises:
+      ValueError: an unknown rank or dimension, or (``unknown_dim_allowed``) ``shapes``
+        not a non-empty list of shapes.
+      TypeError: ``shapes`` neither a ``TensorShape`` nor a list or tuple.
+    """
+    if unknown_dim_allowed and (
+        not isinstance(shapes, Sequence)
+        or isinstance(shapes, TensorShape)
+        or not shapes
+        or any(s is None or isinstance(s, int) for s in shapes)
+    ):
+        raise ValueError("When providing partial shapes, a list of shapes must be provided.")
+    if shapes is None:
+        return None
+    if isinstance(shapes, TensorShape):
+        shapes = [shapes]
+    if not isinstance(shapes, (tuple, list)):
+        raise TypeError(
+            "Shapes must be a TensorShape or a list or tuple of TensorShapes, "
+            f"got {type(shapes)} instead."
+        )
+    if all(s is None or isinstance(s, int) for s in shapes):
+        shapes = [shapes]  # a single shape
+    parsed = [as_shape(s) for s in shapes]
+    if not unknown_dim_allowed and not all(s.is_fully_defined() for s in parsed):
+        raise ValueError(f"All shapes must be fully defined: {parsed}")
+    if any(s.rank is None for s in parsed):
+        raise ValueError(f"All shapes must have a defined rank: {parsed}")
+    return [tuple(s.as_list()) for s in parsed]
+
+
 class QueueBase:
     """A queue of tuples of tensors (``tf.queue.QueueBase``); see the subclasses."""
 
@@ -303,8 +342,8 @@ class QueueBase:
                 shapes = [shapes]
             if len(shapes) != len(self._dtypes):
                 raise ValueError(
-                    f"Queue shapes must have the same length as dtypes: {len(shapes)} "
-                    f"vs {len(self._dtypes)}"
+                    "Queue shapes must have the same length as dtypes, received "
+                    f"len(shapes)={len(shapes)}, len(dtypes)={len(self._dtypes)}"
                 )
             shapes = [
                 None if s is None else tuple(None if d is None or d == -1 else int(d) for d in s)
@@ -332,8 +371,11 @@ class QueueBase:
         return list(self._dtypes)
 
     @property
-    def shapes(self) -> list | None:
-        return None if self._shapes is None else list(self._shapes)
+    def shapes(self) -> list[TensorShape]:
+        """Each component's ``TensorShape`` (of unknown rank when no shapes were given)."""
+        if self._shapes is None:
+            return [unknown_shape() for _ in self._dtypes]
+        return [unknown_shape() if s is None else TensorShape(s) for s in self._shapes]
 
     @property
     def names(self) -> list[str] | None:
@@ -507,6 +549,13 @@ class QueueBase:
         count = 1 if n is None else int(n)
 
         def compute(session):
+            if n is not None and queue._shapes is None:  # TF's kernel: before any wait
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"{queue._kind}'s DequeueMany and DequeueUpTo require the components to "
+                    f"have specified shapes. ({queue._kind} '{queue.name}')",
+                )
             rows = queue._buffer(session).take(session, count, up_to)
             if n is None:  # string scalars are bytes, as TF fetches them
                 return tuple(c.item() if c.dtype.kind == "O" and not c.ndim else c for c in rows[0])
@@ -607,9 +656,16 @@ class FIFOQueue(QueueBase):
 
     Args:
       capacity: the most elements it holds (enqueues block beyond).
-      dtypes: the component types; ``shapes``: their shapes (needed by
-        ``dequeue_many``'s static shape); ``names``: component names (elements are
-        then dicts); ``shared_name``: accepted, unused (one process).
+      dtypes: the component types; ``shapes``: their fully defined shapes (a list of
+        ``TensorShape``s or lists; one shape alone for one component), needed by
+        ``dequeue_many`` and ``dequeue_up_to``; ``names``: component names (elements
+        are then dicts); ``shared_name``: accepted, unused (one process).
+
+    Raises:
+      ValueError: a shape with an unknown dimension or rank.
+
+    .. note:: A queue made without ``shapes`` builds ``dequeue_many`` but raises
+       ``InvalidArgumentError`` when it runs, as TF's kernel does.
     """
 
     _kind = "FIFOQueue"
@@ -617,7 +673,7 @@ class FIFOQueue(QueueBase):
     def __init__(
         self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"
     ):
-        super().__init__(capacity, dtypes, shapes, names, shared_name, name)
+        super().__init__(capacity, dtypes, _as_shape_list(shapes), names, shared_name, name)
 
 
 class PaddingFIFOQueue(QueueBase):
@@ -634,10 +690,11 @@ class PaddingFIFOQueue(QueueBase):
     ):
         if not isinstance(dtypes, (list, tuple)):
             dtypes = [dtypes]
-        if shapes is None or len(shapes) != len(dtypes):
+        shapes = _as_shape_list(shapes, unknown_dim_allowed=True)
+        if len(shapes) != len(dtypes):
             raise ValueError(
                 "Shapes must be provided for all components, but received "
-                f"{len(dtypes)} dtypes and {0 if shapes is None else len(shapes)} shapes."
+                f"{len(dtypes)} dtypes and {len(shapes)} shapes."
             )
         super().__init__(capacity, dtypes, shapes, names, shared_name, name)
 
@@ -691,7 +748,7 @@ class RandomShuffleQueue(QueueBase):
         super().__init__(
             capacity,
             dtypes,
-            shapes,
+            _as_shape_list(shapes),
             names,
             shared_name,
             name,
@@ -732,7 +789,8 @@ class PriorityQueue(QueueBase):
     Args:
       capacity: the most elements it holds.
       types: the component types after the priority.
-      shapes: their shapes (the priority's ``()`` is added in front).
+      shapes: their fully defined shapes, required (the priority's ``()`` is added in
+        front).
       names: component names, the priority's included (elements are then dicts).
       shared_name: accepted, unused (one process).
       name: the op name.
@@ -745,12 +803,11 @@ class PriorityQueue(QueueBase):
     ):
         if not isinstance(types, (list, tuple)):
             types = [types]
-        if shapes is not None:
-            if not isinstance(shapes, (list, tuple)) or (
-                shapes and not isinstance(shapes[0], (list, tuple, type(None)))
-            ):
-                shapes = [shapes]
-            shapes = [(), *shapes]
+        if shapes is None:  # TF's op requires the attribute
+            raise TypeError(
+                "Expected list for 'shapes' argument to 'priority_queue_v2' Op, not None."
+            )
+        shapes = [(), *_as_shape_list(shapes)]
         super().__init__(capacity, [np.int64, *types], shapes, names, shared_name, name)
 
     def _new_items(self) -> Any:
