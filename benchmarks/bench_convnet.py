@@ -16,6 +16,8 @@ Variants (``--variants``, each a prelude run before the unchanged script):
   ``adapters/v1/ops/_max_window.py``);
 - ``jtrain-reduce-window``: that rewrite switched off (``CPU_LOWERING = False``:
   the gradient is XLA's ``select_and_scatter``);
+- ``jtrain-ynnpack-conv``: XLA:CPU's default convolutions (YNNPACK) instead of the
+  Eigen ones jtrain's step programs ask for (``adapters/v1/client/_xla_options.py``);
 - ``tf-no-onednn``: TensorFlow with ``TF_ENABLE_ONEDNN_OPTS=0`` (Eigen kernels);
 - ``jtrain-flag:<XLA_FLAGS>``: jtrain with a user-set ``XLA_FLAGS`` value.
 
@@ -195,6 +197,11 @@ FIXED_VARIANTS = {
     "jtrain-reduce-window": (
         False,
         "import adapters.v1.ops._max_window as _w\n_w.CPU_LOWERING = False\n",
+        {},
+    ),
+    "jtrain-ynnpack-conv": (
+        False,
+        "import adapters.v1.client._xla_options as _o\n_o.EIGEN_CONVOLUTIONS = False\n",
         {},
     ),
 }

@@ -194,10 +194,13 @@ def _unavailable(what: str, why: str) -> errors.UnavailableError:
     )
 
 
-def collective_program(replicas: Replicas, program: Callable) -> Callable:
+def collective_program(
+    replicas: Replicas, program: Callable, compiler_options: dict[str, Any] | None = None
+) -> Callable:
     """``program(donated, read, feeds) -> (new values, fetched)`` run on every replica.
 
-    The result takes and returns this process's values (see the module docstring).
+    The result takes and returns this process's values (see the module docstring);
+    ``compiler_options`` go to its ``jax.jit``.
     """
 
     def body(donated, read, feeds):
@@ -216,6 +219,7 @@ def collective_program(replicas: Replicas, program: Callable) -> Callable:
             check_vma=False,
         ),
         donate_argnums=(0,),
+        compiler_options=compiler_options,
     )
 
     def run(donated, read, feeds):

@@ -113,13 +113,24 @@ class DataParallelProgram:
     split (module docstring). The jitted function is ``self.jitted``.
     """
 
-    def __init__(self, mesh: Mesh, program: Callable, inputs: list[ops.Tensor]):
+    def __init__(
+        self,
+        mesh: Mesh,
+        program: Callable,
+        inputs: list[ops.Tensor],
+        compiler_options: dict[str, Any] | None = None,
+    ):
         self.mesh = mesh
         self.count = mesh.devices.size
         self.inputs = inputs
         self.replicated = NamedSharding(mesh, P())
         self.split = NamedSharding(mesh, P(AXIS))
-        self.jitted = jax.jit(program, donate_argnums=(0,), out_shardings=self.replicated)
+        self.jitted = jax.jit(
+            program,
+            donate_argnums=(0,),
+            out_shardings=self.replicated,
+            compiler_options=compiler_options,
+        )
         self.feed_shardings: list[NamedSharding] = []  # of the last run
 
     def _variable(self, value: Any) -> Any:

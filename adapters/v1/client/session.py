@@ -22,7 +22,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from adapters.v1.client import _replicas, data_parallel
+from adapters.v1.client import _replicas, _xla_options, data_parallel
 from adapters.v1.client.session_config import check_config, timeout_ms
 from adapters.v1.client.variable_store import VariableStore
 from adapters.v1.framework import _x64, auto_mixed_precision, dtypes, ops, runtime_checks
@@ -441,15 +441,21 @@ class _Plan:
                 None,
                 "tf.jax_data_parallel cannot run in a process of a multi-process job.",
             )
+        # XLA:CPU's convolutions on Eigen, per program (client/_xla_options.py).
+        options = _xla_options.step_options()
         if self.collective:
-            self.fn = _replicas.collective_program(replicas, program)
+            self.fn = _replicas.collective_program(replicas, program, options)
         elif mesh is not None:
             checked = runtime_checks.functionalize(program) if self.checked else program
-            self.fn = data_parallel.DataParallelProgram(mesh, checked, program_inputs)
+            self.fn = data_parallel.DataParallelProgram(mesh, checked, program_inputs, options)
         elif self.checked:
-            self.fn = jax.jit(runtime_checks.functionalize(program), donate_argnums=(0,))
+            self.fn = jax.jit(
+                runtime_checks.functionalize(program),
+                donate_argnums=(0,),
+                compiler_options=options,
+            )
         else:
-            self.fn = jax.jit(program, donate_argnums=(0,))
+            self.fn = jax.jit(program, donate_argnums=(0,), compiler_options=options)
         # Fetched reads that the host copies give (the global step that hooks read each
         # step) need no program output when the copy is there: every output costs the
         # launch ~4 us on XLA:CPU. ``lean_fn`` leaves them out; a run finding a copy
@@ -469,7 +475,7 @@ class _Plan:
             lean_program = program_for(self.lean_outputs)
             if self.checked:
                 lean_program = runtime_checks.functionalize(lean_program)
-            self.lean_fn = jax.jit(lean_program, donate_argnums=(0,))
+            self.lean_fn = jax.jit(lean_program, donate_argnums=(0,), compiler_options=options)
 
     def _plan_mirror(self, device: list[ops.Operation], fed: set[ops.Tensor]) -> None:
         """What this run does to the session's host copies of scalar integer variables.
