@@ -17,7 +17,7 @@ Variants (``--variants``, each a prelude run before the unchanged script):
 - ``jtrain-reduce-window``: that rewrite switched off (``CPU_LOWERING = False``:
   the gradient is XLA's ``select_and_scatter``);
 - ``jtrain-ynnpack-conv``: XLA:CPU's default convolutions (YNNPACK) instead of the
-  Eigen ones jtrain's step programs ask for (``adapters/v1/client/_xla_options.py``);
+  Eigen ones jtrain's step programs ask for (``jtrain/xla_options.py``);
 - ``tf-no-onednn``: TensorFlow with ``TF_ENABLE_ONEDNN_OPTS=0`` (Eigen kernels);
 - ``jtrain-flag:<XLA_FLAGS>``: jtrain with a user-set ``XLA_FLAGS`` value.
 
@@ -201,7 +201,7 @@ FIXED_VARIANTS = {
     ),
     "jtrain-ynnpack-conv": (
         False,
-        "import adapters.v1.client._xla_options as _o\n_o.EIGEN_CONVOLUTIONS = False\n",
+        "import jtrain.xla_options as _o\n_o.EIGEN_CONVOLUTIONS = False\n",
         {},
     ),
 }

@@ -11,6 +11,8 @@ Submodules load on first use, so ``import jtrain`` costs little more than
 - ``jtrain.checkpoint``: TF's V2 checkpoint format and state file, orbax pytrees.
 - ``jtrain.records``: TFRecord files, ``Example`` protos, TensorBoard event files.
 - ``jtrain.errors``: TF's error classes.
+- ``jtrain.xla_options``: compile options for training steps (XLA:CPU's convolutions
+  on every core).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ _SUBMODULES = {
     "errors",
     "checkpoint",
     "records",
+    "xla_options",
 }
 
 # Public names re-exported from a submodule: name -> module.

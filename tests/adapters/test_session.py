@@ -9,6 +9,7 @@ import pytest
 
 from adapters import v1 as tf
 from adapters.v1.training.basic_session_run_hooks import _get_or_create_global_step_read
+from jtrain import xla_options
 
 
 def test_fetch_structures(graph):
@@ -562,3 +563,25 @@ def test_a_thread_swapped_for_another_is_seen_within_a_hundred_asks():
         waiter.join()
         if busy.ident is not None:
             busy.join()
+
+
+def test_every_kind_of_step_program_is_compiled_with_the_options(monkeypatch, graph):
+    """A plain step, one with run-time checks, and the lean one without host-known
+    reads: each compiles with ``jtrain.xla_options.step_options()`` (an option XLA
+    rejects shows it)."""
+    x = tf.placeholder(tf.float32, [2, 4, 4, 1], name="x")
+    w = tf.get_variable("w", initializer=tf.ones([3, 3, 1, 2]))
+    loss = tf.reduce_sum(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"))
+    step = tf.train.get_or_create_global_step()
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    checked = tf.debugging.check_numerics(loss, "loss")
+    feed = {x: np.ones([2, 4, 4, 1], np.float32)}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        monkeypatch.setattr(
+            xla_options, "step_options", lambda platform=None: {xla_options.FIELD: "NO_SUCH"}
+        )
+        for fetches in ([loss], [checked], [train, loss, step]):
+            with pytest.raises(Exception, match="NO_SUCH"):
+                sess.run(fetches, feed)
+        assert sess.run(step) == 0  # nothing ran

@@ -22,12 +22,12 @@ from typing import Any
 import jax
 import numpy as np
 
-from adapters.v1.client import _replicas, _xla_options, data_parallel
+from adapters.v1.client import _replicas, data_parallel
 from adapters.v1.client.session_config import check_config, timeout_ms
 from adapters.v1.client.variable_store import VariableStore
 from adapters.v1.framework import _x64, auto_mixed_precision, dtypes, ops, runtime_checks
 from adapters.v1.ops.data_flow_ops import blocking_deadline
-from jtrain import errors
+from jtrain import errors, xla_options
 from jtrain._threads import alone_but_idle_waiters
 
 __all__ = ["Session", "InteractiveSession", "get_default_session"]
@@ -441,8 +441,8 @@ class _Plan:
                 None,
                 "tf.jax_data_parallel cannot run in a process of a multi-process job.",
             )
-        # XLA:CPU's convolutions on Eigen, per program (client/_xla_options.py).
-        options = _xla_options.step_options()
+        # XLA:CPU's convolutions on Eigen, per program (jtrain/xla_options.py).
+        options = xla_options.step_options()
         if self.collective:
             self.fn = _replicas.collective_program(replicas, program, options)
         elif mesh is not None:

@@ -1,8 +1,8 @@
-"""The step programs' XLA compile options (``adapters/v1/client/_xla_options.py``).
+"""Step programs' XLA compile options (``jtrain/xla_options.py``).
 
-XLA:CPU's convolutions go to Eigen instead of YNNPACK in the session's programs, and
+With ``step_options()``, XLA:CPU's convolutions go to Eigen instead of YNNPACK and
 nothing else about a program's compilation changes; the user's ``XLA_FLAGS`` and
-``EIGEN_CONVOLUTIONS`` switch it off.
+``EIGEN_CONVOLUTIONS`` switch it off. The session's use: tests/adapters/test_session.py.
 """
 
 from __future__ import annotations
@@ -13,16 +13,15 @@ import numpy as np
 import pytest
 from jax import lax
 
-from adapters import v1 as tf
-from adapters.v1.client import _xla_options
+from jtrain import xla_options
 
 
 @pytest.fixture
 def fresh_options(monkeypatch):
     """``step_options`` computed anew for the test (and again after it)."""
-    _xla_options._cpu_options.cache_clear()
+    xla_options._cpu_options.cache_clear()
     yield
-    _xla_options._cpu_options.cache_clear()
+    xla_options._cpu_options.cache_clear()
 
 
 def _conv(x, w):
@@ -50,7 +49,7 @@ def _conv_args():
 
 
 def test_convolutions_leave_ynnpack_and_keep_their_values():
-    options = _xla_options.step_options("cpu")
+    options = xla_options.step_options("cpu")
     assert options is not None, "this jaxlib's XLA:CPU gives convolutions to YNNPACK"
     args = _conv_args()
     default = _compiled(_conv_step, None, *args)
@@ -85,41 +84,20 @@ def test_a_program_without_convolutions_compiles_as_xla_decides():
         loss = lambda w: jnp.mean(jnp.tanh(x @ w) ** 2) + jnp.max(x @ w)
         return jax.value_and_grad(loss)(w)
 
-    options = _xla_options.step_options("cpu")
+    options = xla_options.step_options("cpu")
     assert _compiled(mlp_step, options, x, w) == _compiled(mlp_step, None, x, w)
 
 
 def test_other_platforms_and_the_switch_get_no_options(monkeypatch, fresh_options):
-    assert _xla_options.step_options("gpu") is None
-    assert _xla_options.step_options("tpu") is None
-    monkeypatch.setattr(_xla_options, "EIGEN_CONVOLUTIONS", False)
-    assert _xla_options.step_options("cpu") is None
+    assert xla_options.step_options("gpu") is None
+    assert xla_options.step_options("tpu") is None
+    monkeypatch.setattr(xla_options, "EIGEN_CONVOLUTIONS", False)
+    assert xla_options.step_options("cpu") is None
 
 
 def test_the_users_xla_flags_choice_stands(monkeypatch, fresh_options):
-    assert _xla_options.step_options("cpu") is not None
-    _xla_options._cpu_options.cache_clear()
+    assert xla_options.step_options("cpu") is not None
+    xla_options._cpu_options.cache_clear()
     flag = "--xla_cpu_experimental_ynn_fusion_type=+individual_convolution"
     monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=1 " + flag)
-    assert _xla_options.step_options("cpu") is None
-
-
-def test_every_kind_of_step_program_is_compiled_with_the_options(monkeypatch, graph):
-    """A plain step, one with run-time checks, and the lean one without host-known
-    reads: each compiles with ``step_options()`` (an option XLA rejects shows it)."""
-    x = tf.placeholder(tf.float32, [2, 4, 4, 1], name="x")
-    w = tf.get_variable("w", initializer=tf.ones([3, 3, 1, 2]))
-    loss = tf.reduce_sum(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"))
-    step = tf.train.get_or_create_global_step()
-    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
-    checked = tf.debugging.check_numerics(loss, "loss")
-    feed = {x: np.ones([2, 4, 4, 1], np.float32)}
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        monkeypatch.setattr(
-            _xla_options, "step_options", lambda platform=None: {_xla_options.FIELD: "NO_SUCH"}
-        )
-        for fetches in ([loss], [checked], [train, loss, step]):
-            with pytest.raises(Exception, match="NO_SUCH"):
-                sess.run(fetches, feed)
-        assert sess.run(step) == 0  # nothing ran
+    assert xla_options.step_options("cpu") is None

@@ -1,21 +1,24 @@
-"""XLA compile options of the session's step programs: XLA:CPU convolutions on Eigen.
+"""XLA compile options for training steps: XLA:CPU's convolutions on Eigen, every core.
+
+``jax.jit(step, compiler_options=jtrain.xla_options.step_options())``; the compat
+layer's ``Session`` compiles every step program so.
 
 Why: jaxlib 0.10.2's XLA:CPU hands every convolution to YNNPACK (a ``__ynn_fusion``
 in the compiled program, XLA's default ``LIBRARY_FUSION_TYPE_INDIVIDUAL_CONVOLUTION``),
 which runs it on one thread, and whose filter and input gradients are slow at
 training shapes; XLA's own convolution path (Eigen's, on the intra-op thread pool)
 uses every core. Measured on 2 AMD EPYC cores, quiet machine (BENCHMARKS.md,
-"Convnet training step vs TF1 (CPU)", update of 2026-11-28): the CIFAR-like convnet
-step 174-199 -> ~85 ms, TF1's 115-123 ms; a ResNet 3x3 layer's gradients
+"Convnet training step vs TF1 (CPU)", update of 2026-11-28): the CIFAR-like convnet's
+``Session`` step 201 -> 102 ms, TF1's 122 ms; a ResNet 3x3 layer's gradients
 638 -> 70 ms; of eight conv shapes only a 1-channel 5x5 forward got slower
 (6.1 -> 7.4 ms). Values stay within float32 rounding of the sums (TF's own oneDNN
 and Eigen kernels sum in other orders again) and are the same bits run after run.
 
-How: each step program's ``jax.jit`` gets ``compiler_options`` that are XLA's
+How: a step's ``jax.jit`` gets ``compiler_options`` that are XLA's
 default YNNPACK fusion types less ``INDIVIDUAL_CONVOLUTION``, read from this
 jaxlib's default ``DebugOptions`` (``XLA_FLAGS`` included), so a program without
 convolutions compiles exactly as before. It is per program, not process-wide:
-the user's own ``jax.jit`` programs are untouched, and no ``XLA_FLAGS`` is set.
+other ``jax.jit`` programs are untouched, and no ``XLA_FLAGS`` is set.
 
 The user's switches: an ``XLA_FLAGS`` naming ``xla_cpu_experimental_ynn_fusion_type``
 is the user's choice and left alone (``--xla_cpu_experimental_ynn_fusion_type=
