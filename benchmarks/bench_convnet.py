@@ -138,7 +138,10 @@ MICRO_JAX = (
 import jax, jax.numpy as jnp
 from jax import lax
 from adapters.v1.ops import _max_window
+from jtrain import xla_options
 def sync(out): jax.block_until_ready(out)
+def jit(fn):  # as the session compiles a step (jtrain/xla_options.py)
+    return jax.jit(fn, compiler_options=xla_options.step_options())
 def conv(x, w):
     return lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=lax.Precision.HIGHEST,
                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
@@ -148,16 +151,16 @@ def pool(x):
 for name, shape, kernel in OPS:
     x, w, dy = (None if a is None else jnp.asarray(a) for a in arrays(shape, kernel))
     if kernel:
-        results[name + " forward"] = timed(jax.jit(conv), x, w)
-        grads = [jax.jit(lambda x, w, d, i=i: jax.vjp(conv, x, w)[1](d)[i]) for i in (0, 1)]
+        results[name + " forward"] = timed(jit(conv), x, w)
+        grads = [jit(lambda x, w, d, i=i: jax.vjp(conv, x, w)[1](d)[i]) for i in (0, 1)]
         results[name + " input grad"] = timed(grads[0], x, w, dy)
         results[name + " filter grad"] = timed(grads[1], x, w, dy)
         continue
     for on in (True, False):
         _max_window.CPU_LOWERING = on
         tag = "" if on else " (reduce_window)"
-        results[name + " forward" + tag] = timed(jax.jit(pool), x)
-        grad = jax.jit(lambda x, d: jax.vjp(pool, x)[1](d)[0])
+        results[name + " forward" + tag] = timed(jit(pool), x)
+        grad = jit(lambda x, d: jax.vjp(pool, x)[1](d)[0])
         results[name + " grad" + tag] = timed(grad, x, dy)
 print("RESULT " + json.dumps(results))
 """
