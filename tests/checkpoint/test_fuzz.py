@@ -10,7 +10,9 @@ bytes nothing depends on, e.g. the footer's padding) or raise
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import ml_dtypes
@@ -48,6 +50,7 @@ def _original(directory: str) -> tuple[str, bytes, bytes]:
 
 
 _TMP = tempfile.mkdtemp(prefix="jtrain-fuzz-")
+atexit.register(shutil.rmtree, _TMP, ignore_errors=True)  # the process's own files only
 _PREFIX, INDEX, DATA = _original(_TMP)
 EXPECTED = dict(TENSORS, part=PART)
 

@@ -20,7 +20,10 @@ from adapters import v1 as jtf
 
 tf1 = real_tf.compat.v1
 W = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
-Z = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
+# Multiples of 1/8 times W's multiples of 1/4: every product and sum of y = z @ w is
+# exact in float32, so y's bits do not depend on how a CPU's matmul rounds (with
+# linspace values, XLA on an AVX2 machine and TF's kernel differed by one ulp).
+Z = (np.arange(8, dtype=np.float32).reshape(4, 2) - 3.5) / 4
 
 
 def _build(tf):
