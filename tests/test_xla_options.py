@@ -17,7 +17,7 @@ from jtrain import xla_options
 
 
 @pytest.fixture
-def fresh_options(monkeypatch):
+def fresh_options():
     """``step_options`` computed anew for the test (and again after it)."""
     xla_options._cpu_options.cache_clear()
     yield

@@ -566,9 +566,9 @@ def test_a_thread_swapped_for_another_is_seen_within_a_hundred_asks():
 
 
 def test_every_kind_of_step_program_is_compiled_with_the_options(monkeypatch, graph):
-    """A plain step, one with run-time checks, and the lean one without host-known
-    reads: each compiles with ``jtrain.xla_options.step_options()`` (an option XLA
-    rejects shows it)."""
+    """A plain step, one with run-time checks, and a training step fetching the
+    host-known global step: each compiles with ``jtrain.xla_options.step_options()``
+    (an option XLA rejects shows it)."""
     x = tf.placeholder(tf.float32, [2, 4, 4, 1], name="x")
     w = tf.get_variable("w", initializer=tf.ones([3, 3, 1, 2]))
     loss = tf.reduce_sum(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"))
