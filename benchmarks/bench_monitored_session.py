@@ -30,6 +30,11 @@ process's blocks, then over rounds.
 ``--gap`` measures what Python run between two steps costs (the monitored session's
 hooks run there): the plain loop with a busy loop of K iterations before each step,
 against that busy loop's own time.
+``--poll`` measures ways of waiting for a short step's result (``Session.run`` polls for
+it, see ``_POLL_S`` in ``adapters/v1/client/session.py``): busy polling as shipped and
+polling that yields the core (``os.sched_yield`` between looks), each with a 200 us and a
+2 ms threshold, on the tiny plain and monitored loops and the small plain loop (a step
+XLA runs on every core, which a poller holding a core slows).
 """
 
 from __future__ import annotations
@@ -353,6 +358,80 @@ def gap(args) -> None:
               f"| {extra(k) / alone[k]:.2f}x |")  # fmt: skip
 
 
+def _yielding_poll(values: list, budget_s: float) -> None:
+    """``Session``'s ``_poll_until_ready``, giving up the core between looks."""
+    import time
+
+    first = next((v for v in values if v is not None), None)
+    is_ready = getattr(first, "is_ready", None)
+    if is_ready is None:
+        return
+    end = time.perf_counter() + budget_s
+    while not is_ready() and time.perf_counter() < end:
+        os.sched_yield()
+
+
+def poll(args) -> None:
+    """Busy and yielding polls for a short step's result, two thresholds each: us/step
+    of the tiny plain and monitored loops (both fetching the loss) and the small plain
+    loop, every variant and loop interleaved in ``--blocks`` blocks of ``--seconds``."""
+    import time
+
+    import numpy as np
+
+    from adapters.v1.client import session as session_lib
+
+    busy = session_lib._poll_until_ready
+    variants = {
+        "busy, 200 us (as shipped)": (busy, 200e-6),
+        "busy, 2 ms": (busy, 2e-3),
+        "yielding, 200 us": (_yielding_poll, 200e-6),
+        "yielding, 2 ms": (_yielding_poll, 2e-3),
+    }
+    loops = {
+        "tiny plain": fetching_loop(*SIZES["tiny"], with_global_step=False)[0],
+        "tiny monitored": monitored_loop(*SIZES["tiny"], fetch_loss=True)[0],
+        "small plain": fetching_loop(*SIZES["small"], with_global_step=False)[0],
+    }
+    steps = {}
+    for name, step in loops.items():  # warm-up, and steps per block
+        for _ in range(20):
+            step()
+        t, n = time.perf_counter(), 0
+        while time.perf_counter() - t < 0.3:
+            step()
+            n += 1
+        steps[name] = max(5, int(n / 0.3 * args.seconds))
+    times: dict = {(v, name): [] for v in variants for name in loops}
+    try:
+        for _ in range(args.blocks):
+            for v, (wait, threshold) in variants.items():
+                session_lib._poll_until_ready, session_lib._POLL_S = wait, threshold
+                for name, step in loops.items():
+                    for _ in range(5):  # the variant's first steps decide `short` anew
+                        step()
+                    t = time.perf_counter()
+                    for _ in range(steps[name]):
+                        step()
+                    times[v, name].append((time.perf_counter() - t) / steps[name])
+    finally:
+        session_lib._poll_until_ready, session_lib._POLL_S = busy, 200e-6
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"Machine: {machine()}; jax {jax.__version__}; {when}; load {os.getloadavg()[0]:.2f}")
+    print(f"{args.blocks} interleaved blocks of {args.seconds} s per loop and variant\n")
+    print("| wait for a short step | tiny plain us/step | tiny monitored us/step "
+          "| small plain us/step | monitored / plain "
+          "| monitored / plain, paired blocks |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|")
+    for v in variants:
+        med = {name: float(np.median(times[v, name])) for name in loops}
+        pairs = zip(times[v, "tiny monitored"], times[v, "tiny plain"], strict=True)
+        paired = float(np.median([a / b for a, b in pairs]))
+        print(f"| {v} | {med['tiny plain'] * 1e6:.1f} | {med['tiny monitored'] * 1e6:.1f} "
+              f"| {med['small plain'] * 1e6:.1f} "
+              f"| {med['tiny monitored'] / med['tiny plain']:.3f}x | {paired:.3f}x |")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="short blocks (a smoke run)")
@@ -368,8 +447,15 @@ def main() -> None:
     parser.add_argument("--gap", default="",
                         help="comma-separated busy-loop iteration counts: time Python run "
                         "between steps (e.g. 100,300,1000); --blocks blocks")  # fmt: skip
+    parser.add_argument("--poll", action="store_true",
+                        help="time busy and yielding polls for a short step's result, "
+                        "two thresholds each (--blocks blocks of --seconds)")  # fmt: skip
     parser.add_argument("--one-round", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.poll:
+        logging.getLogger("adapters.v1.training").setLevel(logging.ERROR)
+        poll(args)
+        return
     if args.gap:
         logging.getLogger("adapters.v1.training").setLevel(logging.ERROR)
         gap(args)
