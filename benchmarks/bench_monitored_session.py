@@ -358,23 +358,11 @@ def gap(args) -> None:
               f"| {extra(k) / alone[k]:.2f}x |")  # fmt: skip
 
 
-def _yielding_poll(values: list, budget_s: float) -> None:
-    """``Session``'s ``_poll_until_ready``, giving up the core between looks."""
-    import time
-
-    first = next((v for v in values if v is not None), None)
-    is_ready = getattr(first, "is_ready", None)
-    if is_ready is None:
-        return
-    end = time.perf_counter() + budget_s
-    while not is_ready() and time.perf_counter() < end:
-        os.sched_yield()
-
-
 def poll(args) -> None:
     """Busy and yielding polls for a short step's result, two thresholds each: us/step
     of the tiny plain and monitored loops (both fetching the loss) and the small plain
     loop, every variant and loop interleaved in ``--blocks`` blocks of ``--seconds``."""
+    import functools
     import time
 
     import numpy as np
@@ -382,11 +370,12 @@ def poll(args) -> None:
     from adapters.v1.client import session as session_lib
 
     busy = session_lib._poll_until_ready
+    yielding = functools.partial(busy, pause=os.sched_yield)
     variants = {
         "busy, 200 us (as shipped)": (busy, 200e-6),
         "busy, 2 ms": (busy, 2e-3),
-        "yielding, 200 us": (_yielding_poll, 200e-6),
-        "yielding, 2 ms": (_yielding_poll, 2e-3),
+        "yielding, 200 us": (yielding, 200e-6),
+        "yielding, 2 ms": (yielding, 2e-3),
     }
     loops = {
         "tiny plain": fetching_loop(*SIZES["tiny"], with_global_step=False)[0],

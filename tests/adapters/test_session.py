@@ -482,6 +482,10 @@ def test_polling_a_value_gives_up_after_its_budget():
     session_lib._poll_until_ready([None, value], 0.002)
     assert session_lib.time.perf_counter() - start >= 0.002 and value.polls > 1
     session_lib._poll_until_ready([None, object()], 10.0)  # no is_ready: returns at once
+    pauses = []
+    value = _NeverReady()
+    session_lib._poll_until_ready([value], 0.002, pause=lambda: pauses.append(value.polls))
+    assert value.polls > 1 and pauses == list(range(1, value.polls))  # one between looks
 
 
 def test_a_short_step_polls_for_its_fetches_when_alone(graph, monkeypatch):

@@ -591,16 +591,24 @@ _BOUNDS: dict[np.dtype, tuple[int, int]] = {}
 _POLL_S = 200e-6
 
 
-def _poll_until_ready(values: list, budget_s: float) -> None:
+def _poll_until_ready(
+    values: list, budget_s: float, pause: Callable[[], object] | None = None
+) -> None:
     """Polls the first of ``values`` (one program's outputs, ready together) until it
-    is ready or ``budget_s`` seconds have passed."""
+    is ready or ``budget_s`` seconds have passed, calling ``pause`` between looks (a
+    busy poll when None, as ``run`` polls; ``os.sched_yield`` gives up the core, the
+    variant ``benchmarks/bench_monitored_session.py --poll`` times)."""
     first = next((v for v in values if v is not None), None)
     is_ready = getattr(first, "is_ready", None)
     if is_ready is None:
         return
     end = time.perf_counter() + budget_s
-    while not is_ready() and time.perf_counter() < end:
-        pass
+    if pause is None:
+        while not is_ready() and time.perf_counter() < end:
+            pass
+    else:
+        while not is_ready() and time.perf_counter() < end:
+            pause()
 
 
 def _run_host_ops(session: Any, host_ops: list[ops.Operation], values: dict) -> None:
