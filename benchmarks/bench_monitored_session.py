@@ -49,7 +49,16 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import jax  # noqa: E402
-from bench_session import SIZES, _batch, _init, _xent, machine, measure, session_loop  # noqa: E402
+from bench_session import (  # noqa: E402
+    SIZES,
+    _batch,
+    _init,
+    _xent,
+    machine,
+    measure,
+    session_loop,
+    steps_per_block,
+)
 
 HOOK_STEPS = 10**9  # StopAtStepHook's last step: never reached while timing
 
@@ -196,17 +205,7 @@ def one_round(size: str, blocks: int, seconds: float) -> None:
 
     sizes, batch = SIZES[size]
     loops = {name: make(sizes, batch) for name, make in ROUND_LOOPS.items()}
-    per_block = {}
-    for name, (step, sync) in loops.items():  # warm-up, and steps per block
-        for _ in range(3):
-            step()
-        sync()
-        t, n = time.perf_counter(), 0
-        while time.perf_counter() - t < 0.3:
-            step()
-            n += 1
-        sync()
-        per_block[name] = max(3, int(n / (time.perf_counter() - t) * seconds))
+    per_block = {name: steps_per_block(step, sync, seconds) for name, (step, sync) in loops.items()}
     wall: dict[str, list] = {name: [] for name in loops}
     cpu: dict[str, list] = {name: [] for name in loops}
     for _ in range(blocks):
@@ -369,34 +368,28 @@ def poll(args) -> None:
 
     from adapters.v1.client import session as session_lib
 
-    busy = session_lib._poll_until_ready
+    busy, shipped = session_lib._poll_until_ready, session_lib._POLL_S
     yielding = functools.partial(busy, pause=os.sched_yield)
     variants = {
-        "busy, 200 us (as shipped)": (busy, 200e-6),
+        f"busy, {shipped * 1e6:g} us (as shipped)": (busy, shipped),
         "busy, 2 ms": (busy, 2e-3),
-        "yielding, 200 us": (yielding, 200e-6),
+        f"yielding, {shipped * 1e6:g} us": (yielding, shipped),
         "yielding, 2 ms": (yielding, 2e-3),
     }
     loops = {
-        "tiny plain": fetching_loop(*SIZES["tiny"], with_global_step=False)[0],
-        "tiny monitored": monitored_loop(*SIZES["tiny"], fetch_loss=True)[0],
-        "small plain": fetching_loop(*SIZES["small"], with_global_step=False)[0],
+        "tiny plain": fetching_loop(*SIZES["tiny"], with_global_step=False),
+        "tiny monitored": monitored_loop(*SIZES["tiny"], fetch_loss=True),
+        "small plain": fetching_loop(*SIZES["small"], with_global_step=False),
     }
-    steps = {}
-    for name, step in loops.items():  # warm-up, and steps per block
-        for _ in range(20):
-            step()
-        t, n = time.perf_counter(), 0
-        while time.perf_counter() - t < 0.3:
-            step()
-            n += 1
-        steps[name] = max(5, int(n / 0.3 * args.seconds))
+    steps = {
+        name: steps_per_block(step, sync, args.seconds) for name, (step, sync) in loops.items()
+    }
     times: dict = {(v, name): [] for v in variants for name in loops}
     try:
         for _ in range(args.blocks):
             for v, (wait, threshold) in variants.items():
                 session_lib._poll_until_ready, session_lib._POLL_S = wait, threshold
-                for name, step in loops.items():
+                for name, (step, _) in loops.items():
                     for _ in range(5):  # the variant's first steps decide `short` anew
                         step()
                     t = time.perf_counter()
@@ -404,7 +397,7 @@ def poll(args) -> None:
                         step()
                     times[v, name].append((time.perf_counter() - t) / steps[name])
     finally:
-        session_lib._poll_until_ready, session_lib._POLL_S = busy, 200e-6
+        session_lib._poll_until_ready, session_lib._POLL_S = busy, shipped
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"Machine: {machine()}; jax {jax.__version__}; {when}; load {os.getloadavg()[0]:.2f}")
     print(f"{args.blocks} interleaved blocks of {args.seconds} s per loop and variant\n")

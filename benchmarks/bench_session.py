@@ -150,19 +150,25 @@ def tf1_loop(sizes, batch):
     return step, sync
 
 
+def steps_per_block(step, sync, seconds: float) -> int:
+    """Warms ``step`` up, then the number of its steps that take about ``seconds``
+    (from 0.3 s of steps; at least 3)."""
+    for _ in range(3):
+        step()
+    sync()
+    t, n = time.perf_counter(), 0
+    while time.perf_counter() - t < 0.3:
+        step()
+        n += 1
+    sync()
+    return max(3, int(n / (time.perf_counter() - t) * seconds))
+
+
 def measure(loops, seconds_per_block: float, blocks: int) -> dict[str, float]:
     """Median seconds per step of each loop, timing interleaved blocks."""
-    per_block = {}
-    for name, (step, sync) in loops.items():
-        for _ in range(3):
-            step()
-        sync()
-        t, n = time.perf_counter(), 0
-        while time.perf_counter() - t < 0.3:
-            step()
-            n += 1
-        sync()
-        per_block[name] = max(3, int(n / (time.perf_counter() - t) * seconds_per_block))
+    per_block = {
+        name: steps_per_block(step, sync, seconds_per_block) for name, (step, sync) in loops.items()
+    }
     samples = {name: [] for name in loops}
     for _ in range(blocks):
         for name, (step, sync) in loops.items():

@@ -603,11 +603,8 @@ def _poll_until_ready(
     if is_ready is None:
         return
     end = time.perf_counter() + budget_s
-    if pause is None:
-        while not is_ready() and time.perf_counter() < end:
-            pass
-    else:
-        while not is_ready() and time.perf_counter() < end:
+    while not is_ready() and time.perf_counter() < end:
+        if pause is not None:
             pause()
 
 
