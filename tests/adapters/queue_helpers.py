@@ -27,6 +27,25 @@ def _text(v: bytes):
         return v
 
 
+def queue_waits(monkeypatch) -> threading.Event:
+    """An event set once a queue operation blocks (waits for room, elements or a close).
+
+    Tests that close or cancel under a blocked operation wait for it, so the close
+    cannot land before the operation has started waiting (and test something else).
+    """
+    from adapters.v1.ops import data_flow_ops
+
+    waiting = threading.Event()
+    original = data_flow_ops._Buffer._wait
+
+    def wait(self, session):
+        waiting.set()
+        original(self, session)
+
+    monkeypatch.setattr(data_flow_ops._Buffer, "_wait", wait)
+    return waiting
+
+
 def call_with_deadline(fn, timeout: float = DEADLINE):
     """Runs ``fn()`` in a thread; fails the test if it has not returned within ``timeout``."""
     box: dict = {}

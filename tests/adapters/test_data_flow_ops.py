@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from adapters import v1 as tf
-from tests.adapters.queue_helpers import call_with_deadline
+from tests.adapters.queue_helpers import call_with_deadline, queue_waits
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "..", "goldens", "queues", "batches.json")
 
@@ -146,7 +146,7 @@ def test_dequeue_many_without_shapes_fails_when_run(graph, method):
         assert sess.run(one) == 0.0
 
 
-def test_random_shuffle_queue_keeps_min_after_dequeue(graph):
+def test_random_shuffle_queue_keeps_min_after_dequeue(graph, monkeypatch):
     q = tf.RandomShuffleQueue(10, 3, "int32", shapes=[[]], seed=0)
     enq = q.enqueue_many([np.arange(5, dtype=np.int32)])
     deq = q.dequeue_many(2)
@@ -154,10 +154,9 @@ def test_random_shuffle_queue_keeps_min_after_dequeue(graph):
         sess.run(enq)
         first = sess.run(deq)  # 5 - 2 >= 3: allowed
         assert q is not None and len(set(first.tolist())) == 2
-        blocked = threading.Event()
+        blocked = queue_waits(monkeypatch)
 
         def try_dequeue():  # 3 left: a dequeue waits until more arrive or the queue closes
-            blocked.set()
             return sess.run(deq)
 
         def run():
@@ -176,17 +175,16 @@ def test_random_shuffle_queue_keeps_min_after_dequeue(graph):
         tf.RandomShuffleQueue(3, 3, "int32")
 
 
-def test_blocked_enqueue_is_cancelled(graph):
+def test_blocked_enqueue_is_cancelled(graph, monkeypatch):
     q = tf.FIFOQueue(1, "int32", shapes=[[]])
     enq = q.enqueue(1)
     cancel = q.close(cancel_pending_enqueues=True)
     with tf.Session() as sess:
         sess.run(enq)
         errs = []
-        started = threading.Event()
+        waiting = queue_waits(monkeypatch)
 
         def blocked():
-            started.set()
             try:
                 sess.run(enq)
             except tf.errors.CancelledError as e:
@@ -195,7 +193,7 @@ def test_blocked_enqueue_is_cancelled(graph):
         def run():
             t = threading.Thread(target=blocked)
             t.start()
-            assert started.wait(10)
+            assert waiting.wait(10)
             sess.run(cancel)
             t.join(10)
             return not t.is_alive()
@@ -204,15 +202,14 @@ def test_blocked_enqueue_is_cancelled(graph):
         assert len(errs) == 1
 
 
-def test_blocked_dequeue_ends_when_session_closes(graph):
+def test_blocked_dequeue_ends_when_session_closes(graph, monkeypatch):
     q = tf.FIFOQueue(1, "int32", shapes=[[]])
     deq = q.dequeue()
     sess = tf.Session()
     errs = []
-    started = threading.Event()
+    waiting = queue_waits(monkeypatch)
 
     def blocked():
-        started.set()
         try:
             sess.run(deq)
         except tf.errors.CancelledError as e:
@@ -220,7 +217,7 @@ def test_blocked_dequeue_ends_when_session_closes(graph):
 
     t = threading.Thread(target=blocked)
     t.start()
-    assert started.wait(10)
+    assert waiting.wait(10)
     sess.close()
     t.join(10)
     assert not t.is_alive() and len(errs) == 1
