@@ -113,11 +113,22 @@ def test_script_ported_by_its_import_line_matches_tf1(name, tmp_path):
                 np.testing.assert_array_equal(got[key], value, err_msg=key)
 
 
-# The tf.layers convnet: float32 convolutions summed in different orders by XLA and
-# TF's oneDNN kernels differ in the last bits from the first step (measured: 6e-7
-# relative on step 0's loss); batch normalization and momentum carry that forward
-# (at most 3e-6 over 20 steps, measured), hence its own tolerance.
-CONVNET_RTOL = 1e-5
+# The tf.layers convnet. A step from the same weights gives the same loss to float32
+# rounding (XLA and TF's oneDNN or Eigen kernels sum convolutions in other orders:
+# 5e-7 relative on step 0's loss, 0 on the first step resumed from TF's checkpoint), so
+# the first loss of a run is compared at ``RTOL``. After that the two runs may take
+# different sides of a kink: a ReLU input or the top two values of a max-pooling window
+# within that rounding of each other. Measured on a 2-vCPU Intel Xeon (AVX-512) VM, from
+# TF's own weights after step 1: batch 1 has a pooling window whose top two values are
+# 7.5e-7 apart (relative) and a ReLU input within 1e-6 of 0, batches 0 and 2 none; its
+# gradients then differ by 1.5e-3 of the first kernel's scale (bias gradients, which
+# do not see where a pooling window's gradient goes, by 8e-6), the other batches' by
+# 6e-6, as much as TF's oneDNN and Eigen kernels differ. From there the runs drift
+# apart: over 20 steps 1.8e-4 on the losses, 2e-3 of a weight's scale, 1e-2 of a
+# momentum slot's (on an AMD EPYC VM no kink was crossed in 20 steps: 3e-6). The rest
+# of the run is compared within those bands.
+CONVNET_RTOL = 1e-3  # every step's loss, after a kink
+CONVNET_CKPT_ERROR = 5e-2  # a checkpointed tensor, relative to its largest value
 
 
 def _convnet_runs(tmp_path, name: str, flags: list[str], port: bool = True):
@@ -140,12 +151,13 @@ def _convnet_runs(tmp_path, name: str, flags: list[str], port: bool = True):
 def _assert_same_training(theirs, ours):
     assert sorted(ours) == sorted(theirs) == ["ACC", "CKPT", "LOSS", "STEP"]
     assert [s.split()[0] for s in ours["LOSS"]] == [s.split()[0] for s in theirs["LOSS"]]
-    np.testing.assert_allclose(
-        [float(s.split()[1]) for s in ours["LOSS"]],
-        [float(s.split()[1]) for s in theirs["LOSS"]],
-        rtol=CONVNET_RTOL,
-    )
-    assert ours["ACC"] == theirs["ACC"] and ours["STEP"] == theirs["STEP"]
+    our_losses = [float(s.split()[1]) for s in ours["LOSS"]]
+    their_losses = [float(s.split()[1]) for s in theirs["LOSS"]]
+    np.testing.assert_allclose(our_losses[0], their_losses[0], rtol=RTOL)  # same weights
+    np.testing.assert_allclose(our_losses, their_losses, rtol=CONVNET_RTOL)
+    # 256 test images: a prediction on the other side of a kink moves it by 1/256
+    assert abs(float(ours["ACC"][0]) - float(theirs["ACC"][0])) <= 2 / 256
+    assert ours["STEP"] == theirs["STEP"]
     (their_ckpt,) = theirs["CKPT"]
     (our_ckpt,) = ours["CKPT"]
     expected, got = _checkpoint(their_ckpt), _checkpoint(our_ckpt)  # both read by TensorFlow
@@ -156,10 +168,10 @@ def _assert_same_training(theirs, ours):
         if value.dtype.kind != "f":
             np.testing.assert_array_equal(got[key], value, err_msg=key)
             continue
-        # relative to the tensor's scale: momentum carries each step's last-bit
-        # differences into every weight (an element near 0 differs more, relatively)
+        # relative to the tensor's scale: momentum carries each step's differences
+        # into every weight (an element near 0 differs more, relatively)
         error = np.max(np.abs(got[key] - value)) / np.max(np.abs(value))
-        assert error <= CONVNET_RTOL, (key, error)
+        assert error <= CONVNET_CKPT_ERROR, (key, error)
 
 
 def test_convnet_layers_script_ported_by_its_import_line_matches_tf1(tmp_path):
