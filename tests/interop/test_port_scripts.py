@@ -68,6 +68,11 @@ def _run(path: str, flags: list[str], cwd: str) -> dict[str, list[str]]:
     return tagged
 
 
+def _losses(run: dict[str, list[str]]) -> list[float]:
+    """The values of a run's ``LOSS <step> <value>`` lines, in order."""
+    return [float(line.split()[1]) for line in run["LOSS"]]
+
+
 def _checkpoint(path: str) -> dict[str, np.ndarray]:
     reader = tf.train.load_checkpoint(path)
     return {name: reader.get_tensor(name) for name, _ in tf.train.list_variables(path)}
@@ -90,11 +95,7 @@ def test_script_ported_by_its_import_line_matches_tf1(name, tmp_path):
     their_steps = [int(s.split()[0]) for s in theirs["LOSS"]]
     assert [int(s.split()[0]) for s in ours["LOSS"]] == their_steps
     assert their_steps == list(range(len(their_steps))) and len(their_steps) >= 12
-    np.testing.assert_allclose(
-        [float(s.split()[1]) for s in ours["LOSS"]],
-        [float(s.split()[1]) for s in theirs["LOSS"]],
-        rtol=RTOL,
-    )
+    np.testing.assert_allclose(_losses(ours), _losses(theirs), rtol=RTOL)
     for tag in sorted(set(theirs) - {"LOSS", "CKPT"}):
         assert ours[tag] == theirs[tag], tag
 
@@ -151,8 +152,7 @@ def _convnet_runs(tmp_path, name: str, flags: list[str], port: bool = True):
 def _assert_same_training(theirs, ours):
     assert sorted(ours) == sorted(theirs) == ["ACC", "CKPT", "LOSS", "STEP"]
     assert [s.split()[0] for s in ours["LOSS"]] == [s.split()[0] for s in theirs["LOSS"]]
-    our_losses = [float(s.split()[1]) for s in ours["LOSS"]]
-    their_losses = [float(s.split()[1]) for s in theirs["LOSS"]]
+    our_losses, their_losses = _losses(ours), _losses(theirs)
     np.testing.assert_allclose(our_losses[0], their_losses[0], rtol=RTOL)  # same weights
     np.testing.assert_allclose(our_losses, their_losses, rtol=CONVNET_RTOL)
     # correct predictions of the 256 test images (printed to 4 decimals): a prediction
@@ -203,7 +203,7 @@ def test_convnet_layers_port_with_augmentation_trains_to_tfs_accuracy_band(tmp_p
     assert min(accuracies) >= 0.85 and abs(accuracies[0] - accuracies[1]) <= 0.1, accuracies
     for run in (theirs, ours):
         assert len(run["LOSS"]) == 150
-        assert np.mean([float(s.split()[1]) for s in run["LOSS"][-10:]]) < 0.05
+        assert np.mean(_losses(run)[-10:]) < 0.05
 
 
 def _cifar10_model_runs(tmp_path, name: str, flags: list[str]):
@@ -229,11 +229,7 @@ def test_cifar10_model_script_with_fixed_init_matches_tf1(tmp_path):
     theirs, ours = _cifar10_model_runs(tmp_path, "fixed", ["--max_steps=12", "--fixed_init"])
     assert sorted(ours) == sorted(theirs) == ["ACC", "CKPT", "LOSS", "STEP"]
     assert [s.split()[0] for s in ours["LOSS"]] == [str(i) for i in range(12)]
-    np.testing.assert_allclose(
-        [float(s.split()[1]) for s in ours["LOSS"]],
-        [float(s.split()[1]) for s in theirs["LOSS"]],
-        rtol=RTOL,
-    )
+    np.testing.assert_allclose(_losses(ours), _losses(theirs), rtol=RTOL)
     assert ours["ACC"] == theirs["ACC"] and ours["STEP"] == theirs["STEP"] == ["12"]
     expected, got = _checkpoint(theirs["CKPT"][0]), _checkpoint(ours["CKPT"][0])
     assert sorted(got) == sorted(expected)
