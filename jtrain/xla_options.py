@@ -13,6 +13,9 @@ uses every core. Measured on 2 AMD EPYC cores, quiet machine (BENCHMARKS.md,
 638 -> 70 ms; of eight conv shapes only a 1-channel 5x5 forward got slower
 (6.1 -> 7.4 ms). Values stay within float32 rounding of the sums (TF's own oneDNN
 and Eigen kernels sum in other orders again) and are the same bits run after run.
+On 2 Intel AVX-512 cores TF1's oneDNN convolutions are faster than either XLA:CPU
+path (the same step 0.55-0.60x TF1's, YNNPACK's 0.32x); this jaxlib's XLA:CPU hands
+oneDNN no convolutions, whatever its flags (BENCHMARKS.md, 2026-11-28 updates).
 
 How: a step's ``jax.jit`` gets ``compiler_options`` that are XLA's
 default YNNPACK fusion types less ``INDIVIDUAL_CONVOLUTION``, read from this
