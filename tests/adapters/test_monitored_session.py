@@ -570,7 +570,14 @@ def test_steady_steps_reuse_the_merged_structure(graph, tmp_path, monkeypatch):
 _CHANGES = [
     "hook list grows", "hook list item replaced", "hook dict value replaced",
     "hook dict key renamed", "caller list grows", "hook alternates",
+    "caller list item replaced", "caller dict value replaced", "caller nested item replaced",
 ]  # fmt: skip
+# The caller's fetches before each change: its second item is replaced by the loss.
+_CALLER_FETCHES = {
+    "caller list item replaced": lambda train, w: [train, w],
+    "caller dict value replaced": lambda train, w: {"op": train, "v": w},
+    "caller nested item replaced": lambda train, w: [train, [w]],
+}
 
 
 @pytest.mark.parametrize("change", _CHANGES)
@@ -578,9 +585,10 @@ def test_hook_results_follow_what_each_step_asks_for(graph, change):
     """The merged structure of the step before is reused only for the very same
     requests fetching the very same elements: a hook's request object whose fetch list
     or dict it changes in place (an item added, replaced, or a key renamed), a caller's
-    fetch list changed in place, and a hook alternating between requests each get the
-    values of what that step asked for. (The global step Variable fetched gives its
-    value after the step's update, as TF1's ref variables do: step n gives n + 1.)"""
+    fetch list or dict changed in place (directly or in a nested list), and a hook
+    alternating between requests each get the values of what that step asked for.
+    (The global step Variable fetched gives its value after the step's update, as
+    TF1's ref variables do: step n gives n + 1.)"""
     gs, w, loss, train = _model()
     step_read = gs.read_value()
     growing = tf.train.SessionRunArgs([gs])  # one object, its list changed below
@@ -592,10 +600,9 @@ def test_hook_results_follow_what_each_step_asks_for(graph, change):
     in_place = {"hook list grows": growing, "hook list item replaced": growing,
                 "hook dict value replaced": keyed, "hook dict key renamed": keyed}  # fmt: skip
     changing = {
-        "caller list grows": _PickingHook(lambda n: by_read),
         "hook alternates": _PickingHook(lambda n: by_gs if n % 2 else by_w),
-    }.get(change) or _PickingHook(lambda n: in_place[change])
-    fetches = [train]
+    }.get(change) or _PickingHook(lambda n: in_place.get(change, by_read))
+    fetches = _CALLER_FETCHES.get(change, lambda train, w: [train])(train, w)
     returned = []
     with tf.train.SingularMonitoredSession(hooks=[changing, constant, silent]) as sess:
         for step in range(6):
@@ -610,6 +617,12 @@ def test_hook_results_follow_what_each_step_asks_for(graph, change):
                     keyed.fetches["u"] = keyed.fetches.pop("v")
                 elif change == "caller list grows":
                     fetches.append(loss)
+                elif change == "caller list item replaced":
+                    fetches[1] = loss
+                elif change == "caller dict value replaced":
+                    fetches["v"] = loss
+                elif change == "caller nested item replaced":
+                    fetches[1][0] = loss
             returned.append(sess.run(fetches))
     steps = list(range(1, 7))
     assert [int(r) for r in constant.results] == steps
@@ -632,6 +645,14 @@ def test_hook_results_follow_what_each_step_asks_for(graph, change):
         assert [len(r) for r in returned] == [1, 1, 1, 2, 2, 2]
         losses = [r[1] for r in returned[3:]]
         assert all(np.ndim(v) == 0 and np.isfinite(v) for v in losses) and len(set(losses)) == 3
+        assert np.all(np.diff([int(r) for r in changing.results]) == 1)
+    elif change in _CALLER_FETCHES:
+        second = [r["v"] if change == "caller dict value replaced" else r[1] for r in returned]
+        if change == "caller nested item replaced":
+            assert [len(r) for r in second] == [1] * 6
+            second = [r[0] for r in second]
+        assert [np.shape(v) for v in second] == [(2,)] * 3 + [()] * 3
+        assert all(np.isfinite(v) for v in second[3:]) and len(set(second[3:])) == 3
         assert np.all(np.diff([int(r) for r in changing.results]) == 1)
     else:
         assert [np.shape(r) for r in changing.results] == [(2,), (), (2,), (), (2,), ()]

@@ -849,10 +849,12 @@ class _HookedSession(_WrappedSession):
     hook's results and the caller's rebuilt from the run's values. When every hook
     returns the very request objects of the step before, fetching tensors, operations
     or Variables (alone, or directly in a list, tuple or dict) and feeding nothing
-    (TF's hooks in their steady state), the step before's merged structure is reused
-    after an identity check (of each request, and of the items of each list, tuple or
-    dict it fetches: a hook may change those in place), so the per-step work is the
-    hooks' own: their ``before_run``, that check, their ``after_run``.
+    (TF's hooks in their steady state), and the caller fetches what it fetched then,
+    the step before's merged structure is reused after identity checks (``_Reuse``):
+    of each request, of the items of each list, tuple or dict fetched (a hook or the
+    caller may change those in place, or the caller pass a new list each step), so the
+    per-step work is the hooks' own: their ``before_run``, those checks, their
+    ``after_run``.
     """
 
     def __init__(self, sess: Any, hooks: list):
@@ -863,11 +865,9 @@ class _HookedSession(_WrappedSession):
         # user's creator) gets the merged list every run.
         self._run_flat = getattr(sess, "_run_flat", None)
         self._merged_cache: dict[Any, _MergedStep] = {}
-        # (requests, caller's fetch key, step, guards) of the last step whose requests
-        # fetched only graph elements (alone or directly in a container) and fed
-        # nothing: the next step's identical requests reuse it while each guard (a
-        # fetched container and its items then, ``_unchanged``) still holds.
-        self._last: tuple[list, Any, _MergedStep, tuple] | None = None
+        # The last step whose requests fetched only graph elements (alone or directly
+        # in a container) and fed nothing: the next step asking the same reuses it.
+        self._last: _Reuse | None = None
 
     def _check_stop(self) -> bool:
         return self._should_stop
@@ -880,23 +880,27 @@ class _HookedSession(_WrappedSession):
         # should_stop(), inlined: this layer's flag, then the layers below.
         if self._should_stop or not sess or (self._wrapped_is_stoppable and sess.should_stop()):
             raise RuntimeError("Run called even after should_stop requested.")
-        context = SessionRunContext(_run_args(fetches, feed_dict), sess)
+        # SessionRunArgs(fetches, feed_dict), without its Python __new__
+        context = SessionRunContext(tuple.__new__(SessionRunArgs, (fetches, feed_dict, None)), sess)
         hooks = self._hooks
         # Ask every hook first; then one run of the caller's fetches and theirs.
         requests = [hook.before_run(context) for hook in hooks]
-        key = fetch_key(fetches) if self._run_flat is not None else None
         last = self._last
         if (
-            key is not None
-            and last is not None
-            and last[1] == key
-            and all(map(operator.is_, requests, last[0]))
-            and (not last[3] or _unchanged(last[3]))
+            last is not None
+            and all(map(operator.is_, requests, last.requests))
+            and (not last.guards or all(map(_holds, last.guards)))
+            and (
+                _holds(last.caller, fetches)
+                if last.caller is not None
+                else (fetches is last.fetches and last.immutable) or fetch_key(fetches) == last.key
+            )
         ):
-            step, feeds = last[2], feed_dict  # the same requests: no hook feeds
+            step, feeds = last.step, feed_dict  # the same requests: no hook feeds
         else:
             hook_feeds = [r.feed_dict for r in requests if r is not None and r.feed_dict]
             feeds = _merged_feeds(feed_dict, hook_feeds) if hook_feeds else feed_dict
+            key = fetch_key(fetches) if self._run_flat is not None else None
             step = None if key is None else self._merged(requests, fetches, key)
         if step is not None:
             values = self._run_flat(step.flat, feeds, options)
@@ -923,7 +927,7 @@ class _HookedSession(_WrappedSession):
         per structure (None when a hook's structure has no cache key); ``key`` is the
         caller's ``fetch_key``."""
         parts = []
-        guards = []  # the containers of graph elements fetched (see _unchanged)
+        guards = []  # the containers of graph elements fetched (see _holds)
         reusable = True  # every request fetching graph elements and feeding nothing
         for r in requests:
             f = None if r is None else r.fetches
@@ -955,8 +959,14 @@ class _HookedSession(_WrappedSession):
                 self._merged_cache.clear()
             self._merged_cache[cache_key] = step
         if reusable:
-            self._last = (requests, key, step, tuple(guards))
+            immutable = type(key) is int or key[0] in ("var", "name")
+            caller = None if immutable else _container_guard(fetches, key)
+            self._last = _Reuse(requests, tuple(guards), fetches, caller, key, immutable, step)
         return step
+
+
+# ``_holds``'s default: the guarded container itself.
+_GUARDED = object()
 
 
 def _container_guard(fetches: Any, key: Any) -> tuple | None:
@@ -974,21 +984,39 @@ def _container_guard(fetches: Any, key: Any) -> tuple | None:
     return (fetches, None, tuple(fetches))
 
 
-def _unchanged(guards: tuple) -> bool:
-    """Whether each guarded container still holds the very same items (and keys, in
-    the same order): what a hook changed in place is flattened anew."""
-    for fetches, keys, items in guards:
-        if len(fetches) != len(items):
-            return False
-        if keys is None:
-            if not all(map(operator.is_, fetches, items)):
-                return False
-        elif not (
-            all(map(operator.is_, fetches, keys))
-            and all(map(operator.is_, fetches.values(), items))
-        ):
-            return False
-    return True
+def _holds(guard: tuple, fetches: Any = _GUARDED) -> bool:
+    """Whether ``fetches`` (default: the guarded container itself) is a container of the
+    guarded one's type holding the very same items (and keys, in the same order) as
+    when it was guarded: what a hook or the caller changed in place is flattened anew."""
+    container, keys, items = guard
+    if fetches is _GUARDED:
+        fetches = container
+    elif type(fetches) is not type(container):
+        return False
+    if len(fetches) != len(items):
+        return False
+    if keys is None:
+        return all(map(operator.is_, fetches, items))
+    return all(map(operator.is_, fetches, keys)) and all(map(operator.is_, fetches.values(), items))
+
+
+class _Reuse(NamedTuple):
+    """The last step whose merged structure the next one may reuse (``_HookedSession``).
+
+    It is reused when every hook returns the very same request object (``requests``),
+    each container those fetch still holds the same items (``guards``, ``_holds``), and
+    the caller fetches the same: a list, tuple or dict holding the same items as
+    ``fetches`` did (``caller``, its guard), else the very same immutable element
+    (``immutable``: a Tensor, Operation, Variable or name), else a structure of the
+    same ``key`` (``fetch_key``)."""
+
+    requests: list  # each hook's request (SessionRunArgs or None) of that step
+    guards: tuple  # the containers the requests fetched, with their items then
+    fetches: Any  # the caller's fetches of that step
+    caller: tuple | None  # their guard, when a container directly of graph elements
+    key: Any  # their fetch_key
+    immutable: bool  # they are one element (a Tensor, Operation, Variable or name)
+    step: _MergedStep
 
 
 class _MergedStep(NamedTuple):
@@ -1019,11 +1047,6 @@ _NO_VALUES = SessionRunValues(None, None, None)
 
 # Merged structures flattened per hooked session, at most this many.
 _MERGED_CACHE_SIZE = 256
-
-
-def _run_args(fetches: Any, feed_dict: dict | None) -> SessionRunArgs:
-    """``SessionRunArgs(fetches, feed_dict)``, built without its Python ``__new__``."""
-    return tuple.__new__(SessionRunArgs, (fetches, feed_dict, None))
 
 
 def _merged_feeds(user: dict | None, hook_feeds: list[dict]) -> dict | None:
