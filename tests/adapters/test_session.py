@@ -26,6 +26,30 @@ def test_fetch_structures(graph):
     assert isinstance(out["a"], np.ndarray | np.generic)
 
 
+@pytest.mark.parametrize(
+    "make",
+    [dict, collections.OrderedDict],
+    ids=["dict", "OrderedDict"],
+)
+def test_dict_fetches_keep_their_type_keys_and_order(graph, make):
+    """Dicts directly of elements (one, several, none) and nested ones come back as
+    the same dict type, keys in the caller's order, each value its element's."""
+    a = tf.constant(1.0, name="a")
+    b = tf.constant([2, 3], name="b")
+    with tf.Session() as sess:
+        for _ in range(2):  # the second run rebuilds from the cached structure
+            one = sess.run(make([("b", b)]))
+            several = sess.run(make([("z", a), ("b", b), ("a", a)]))
+            empty = sess.run(make())
+            nested = sess.run(make([("in", make([("b", b), ("a", a)]))]))
+            assert [type(one), type(several), type(empty), type(nested["in"])] == [make] * 4
+            assert list(one) == ["b"] and list(several) == ["z", "b", "a"] and not empty
+            np.testing.assert_array_equal(one["b"], [2, 3])
+            np.testing.assert_array_equal(several["b"], [2, 3])
+            assert several["z"] == several["a"] == np.float32(1.0)
+            assert list(nested["in"]) == ["b", "a"] and nested["in"]["a"] == np.float32(1.0)
+
+
 def test_fetch_by_name(graph):
     tf.constant(5.0, name="five")
     with tf.Session() as sess:

@@ -193,7 +193,15 @@ def _rebuilder(template: Any) -> Callable[[list], Any]:
     cls, items = template
     if issubclass(cls, dict):
         keys = [k for k, _ in items]
-        parts = [_rebuilder(v) for _, v in items]
+        subs = [v for _, v in items]
+        # Directly of elements (a hook's {"global_step": ...} every step): C-level gets.
+        if cls is dict and len(subs) == 1 and isinstance(subs[0], int):
+            key, index = keys[0], subs[0]
+            return lambda values: {key: values[index]}
+        if len(subs) > 1 and all(isinstance(v, int) for v in subs):
+            get = operator.itemgetter(*subs)
+            return lambda values: cls(zip(keys, get(values), strict=True))
+        parts = [_rebuilder(v) for v in subs]
         return lambda values: cls(zip(keys, [f(values) for f in parts], strict=True))
     parts = [_rebuilder(v) for v in items]
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):
