@@ -635,7 +635,8 @@ class SummarySaverHook(SessionRunHook):
     def after_run(self, run_context, run_values):
         if not self._summary_writer:
             return
-        stale_global_step = run_values.results["global_step"]
+        # Python ints: NumPy scalar math is slow (and the timer compares it next step)
+        stale_global_step = int(run_values.results["global_step"])
         global_step = stale_global_step + 1
         if self._next_step is None or self._request_summary:
             global_step = int(run_context.session.run(self._global_step_tensor))
