@@ -50,6 +50,28 @@ def test_dict_fetches_keep_their_type_keys_and_order(graph, make):
             assert list(nested["in"]) == ["b", "a"] and nested["in"]["a"] == np.float32(1.0)
 
 
+@pytest.mark.parametrize("make", [list, tuple])
+def test_list_and_tuple_fetches_keep_their_type_and_order(graph, make):
+    """Lists and tuples directly of elements (one, several with repeats, none) and nested
+    ones come back as the same type, each item its element's value (an op's None)."""
+    a = tf.constant(1.0, name="a")
+    b = tf.constant([2, 3], name="b")
+    op = tf.no_op()
+    with tf.Session() as sess:
+        for _ in range(2):  # the second run rebuilds from the cached structure
+            one = sess.run(make([b]))
+            several = sess.run(make([a, b, op, a]))
+            empty = sess.run(make())
+            nested = sess.run(make([make([b, a])]))
+            assert [type(one), type(several), type(empty), type(nested[0])] == [make] * 4
+            assert len(one) == 1 and len(several) == 4 and len(empty) == 0
+            np.testing.assert_array_equal(one[0], [2, 3])
+            np.testing.assert_array_equal(several[1], [2, 3])
+            assert several[0] == several[3] == np.float32(1.0) and several[2] is None
+            np.testing.assert_array_equal(nested[0][0], [2, 3])
+            assert nested[0][1] == np.float32(1.0)
+
+
 def test_fetch_by_name(graph):
     tf.constant(5.0, name="five")
     with tf.Session() as sess:

@@ -206,9 +206,18 @@ def _rebuilder(template: Any) -> Callable[[list], Any]:
     parts = [_rebuilder(v) for v in items]
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):
         return lambda values: cls(*[f(values) for f in parts])
+    if (cls is list or cls is tuple) and all(isinstance(v, int) for v in items):
+        # Directly of elements (``sess.run([train_op, loss])`` every step): C-level gets.
+        if len(items) > 1:
+            get = operator.itemgetter(*items)
+            return get if cls is tuple else lambda values: list(get(values))
+        if not items:
+            return (lambda values: ()) if cls is tuple else lambda values: []
+        (index,) = items
+        if cls is tuple:
+            return lambda values: (values[index],)
+        return lambda values: [values[index]]
     if cls is list:
-        if all(isinstance(v, int) for v in items):
-            return lambda values: [values[i] for i in items]
         return lambda values: [f(values) for f in parts]
     return lambda values: cls([f(values) for f in parts])
 
