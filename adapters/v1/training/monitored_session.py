@@ -671,15 +671,18 @@ class _WrappedSession:
         return self._sess.sess_str
 
     def should_stop(self) -> bool:
-        if self._check_stop():
-            return True
-        if self._sess:
-            return self._wrapped_is_stoppable and self._sess.should_stop()
-        return True
+        return self._check_stop() or self._below_should_stop()
 
     def _check_stop(self) -> bool:
         """True when this layer wants to stop (not asking the layers below)."""
         return False
+
+    def _below_should_stop(self) -> bool:
+        """``should_stop`` of the layers below this one (True once closed)."""
+        sess = self._sess
+        if sess:
+            return self._wrapped_is_stoppable and sess.should_stop()
+        return True
 
     def close(self) -> None:
         if self._sess:
@@ -741,6 +744,17 @@ class _RecoverableSession(_WrappedSession):
             return False
         except Exception:  # TF: any other error means stop
             return True
+
+    def should_stop(self) -> bool:
+        # _check_stop asked the layer below its own check (a preempted one recreated):
+        # then only the layers under that one, not that check a second time (scripts
+        # ask every step).
+        if self._check_stop():
+            return True
+        sess = self._sess
+        if isinstance(sess, _WrappedSession):
+            return sess._below_should_stop()
+        return sess.should_stop() if sess else True
 
     def run(
         self, fetches: Any, feed_dict: dict | None = None, options: Any = None,
@@ -871,6 +885,12 @@ class _HookedSession(_WrappedSession):
 
     def _check_stop(self) -> bool:
         return self._should_stop
+
+    def should_stop(self) -> bool:
+        if self._should_stop:
+            return True
+        sess = self._sess
+        return not sess or (self._wrapped_is_stoppable and sess.should_stop())
 
     def run(
         self, fetches: Any, feed_dict: dict | None = None, options: Any = None,
