@@ -11,6 +11,7 @@ restores the port's last checkpoint.
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 import tensorflow as real_tf
@@ -86,3 +87,46 @@ def test_event_files_read_by_tf(tmp_path):
             steps.setdefault(value.tag, []).append(event.step)
     assert steps["mse"] == [1, 3, 5]
     assert "global_step/sec" not in steps  # every 100 steps: not reached in 6
+
+
+def _stop_trace(tf):
+    """What ``should_stop``, ``run`` and ``close`` do after the Coordinator is asked to
+    stop, plainly or with a thread's exception; what a hook's ``run_context`` holds."""
+    trace = []
+
+    class Grab(tf.train.SessionRunHook):
+        def after_create_session(self, session, coord):
+            self.coord = coord
+
+        def before_run(self, run_context):
+            args = run_context.original_args
+            trace.append(("args", args is run_context.original_args, type(args).__name__,
+                          args.fetches is inc, sorted(args.feed_dict or {}) == [],
+                          isinstance(run_context, tf.train.SessionRunContext)))  # fmt: skip
+
+    for case in ("stop", "exception"):
+        with tf.Graph().as_default():
+            gs = tf.train.get_or_create_global_step()
+            inc = tf.assign_add(gs, 1)
+            hook = Grab()
+            sess = tf.train.MonitoredSession(hooks=[hook])
+            trace.append((case, sess.should_stop(), int(sess.run(inc))))
+            if case == "stop":
+                hook.coord.request_stop()
+            else:
+                try:
+                    raise ValueError("boom")
+                except ValueError:
+                    hook.coord.request_stop(sys.exc_info())
+            trace.append((case, sess.should_stop(), sess.should_stop(), int(sess.run(inc))))
+            try:
+                sess.close()
+                trace.append((case, "closed"))
+            except ValueError as e:
+                trace.append((case, "close raised", str(e)))
+            trace.append((case, sess.should_stop()))
+    return trace
+
+
+def test_should_stop_follows_the_coordinator_as_tf():
+    assert _stop_trace(jtf) == _stop_trace(tf1)

@@ -36,11 +36,7 @@ from adapters.v1.framework import ops
 from adapters.v1.ops import variables
 from adapters.v1.training import basic_session_run_hooks
 from adapters.v1.training.session_manager import SessionManager
-from adapters.v1.training.session_run_hook import (
-    SessionRunArgs,
-    SessionRunContext,
-    SessionRunValues,
-)
+from adapters.v1.training.session_run_hook import SessionRunValues, _StepRunContext
 from jtrain import errors
 
 __all__ = [
@@ -900,11 +896,13 @@ class _HookedSession(_WrappedSession):
         # should_stop(), inlined: this layer's flag, then the layers below.
         if self._should_stop or not sess or (self._wrapped_is_stoppable and sess.should_stop()):
             raise RuntimeError("Run called even after should_stop requested.")
-        # SessionRunArgs(fetches, feed_dict), without its Python __new__
-        context = SessionRunContext(tuple.__new__(SessionRunArgs, (fetches, feed_dict, None)), sess)
+        context = _StepRunContext(fetches, feed_dict, sess)
         hooks = self._hooks
-        # Ask every hook first; then one run of the caller's fetches and theirs.
-        requests = [hook.before_run(context) for hook in hooks]
+        # Ask every hook first; then one run of the caller's fetches and theirs. (A loop,
+        # not a comprehension: Python 3.11 calls a function for one.)
+        requests = []
+        for hook in hooks:
+            requests.append(hook.before_run(context))
         last = self._last
         if (
             last is not None
@@ -930,14 +928,18 @@ class _HookedSession(_WrappedSession):
             values = sess.run(merged, feed_dict=feeds, options=options, run_metadata=run_metadata)
             result = values[-1]
             getters = [None if slot is None else operator.itemgetter(slot) for slot in slots]
-        nothing = _NO_VALUES if options is None and run_metadata is None else None
-        for hook, get in zip(hooks, getters, strict=True):
-            if get is None and nothing is not None:
-                hook.after_run(context, nothing)  # immutable: shared by such hooks
-                continue
-            value = None if get is None else get(values)
-            # SessionRunValues(value, options, run_metadata), without its Python __new__
-            hook.after_run(context, tuple.__new__(SessionRunValues, (value, options, run_metadata)))
+        # SessionRunValues(results, options, run_metadata), without its Python __new__.
+        if options is None and run_metadata is None:
+            for hook, get in zip(hooks, getters, strict=True):
+                # _NO_VALUES is immutable: shared by the hooks that fetched nothing.
+                if get is None:
+                    hook.after_run(context, _NO_VALUES)
+                else:
+                    hook.after_run(context, _new(SessionRunValues, (get(values), None, None)))
+        else:
+            for hook, get in zip(hooks, getters, strict=True):
+                value = None if get is None else get(values)
+                hook.after_run(context, _new(SessionRunValues, (value, options, run_metadata)))
         if context._stop_requested:
             self._should_stop = True
         return result
@@ -1064,6 +1066,9 @@ def _merged_fetches(requests: list, fetches: Any) -> tuple[list, list]:
 
 # What a hook that fetched nothing gets in a run without options and run_metadata.
 _NO_VALUES = SessionRunValues(None, None, None)
+
+# Builds a namedtuple from a tuple of its fields without the namedtuple's Python __new__.
+_new = tuple.__new__
 
 # Merged structures flattened per hooked session, at most this many.
 _MERGED_CACHE_SIZE = 256

@@ -97,6 +97,25 @@ class SessionRunContext:
         self._stop_requested = True
 
 
+class _StepRunContext(SessionRunContext):
+    """The ``SessionRunContext`` a monitored session builds each step: the caller's
+    ``SessionRunArgs`` made only when a hook asks for ``original_args`` (most never do;
+    the step's Python runs between its programs)."""
+
+    def __init__(self, fetches: Any, feed_dict: dict | None, session: Any):
+        self._fetches = fetches
+        self._feed_dict = feed_dict
+        self._session = session
+        self._stop_requested = False
+
+    @property
+    def original_args(self) -> SessionRunArgs:
+        args = self.__dict__.get("_original_args")
+        if args is None:
+            args = self._original_args = SessionRunArgs(self._fetches, self._feed_dict)
+        return args
+
+
 class SessionRunValues(
     collections.namedtuple("SessionRunValues", ["results", "options", "run_metadata"])
 ):
