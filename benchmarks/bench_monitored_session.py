@@ -13,8 +13,9 @@ Adam 1e-3, the same fed NumPy batch each step), trained by:
 - ``no_nan``: the same without ``NanTensorHook``: the other hooks fetch only the
   global step (known on the host) each step, so no step waits for its program;
 - ``plain_loss`` / ``monitored_loss``: the plain loop and the monitored one (all four
-  hooks) both fetching the loss, ``sess.run([train_op, loss], feed)``, as training
-  scripts do: the ratio of these two is the monitored session's own cost;
+  hooks) both fetching the loss, ``sess.run([train_op, loss], feed)``, the monitored
+  one asking ``should_stop()`` before each step, as training scripts do: the ratio of
+  these two is the monitored session's own cost;
 - ``tf1``: TensorFlow's ``tf.compat.v1.train.MonitoredTrainingSession`` with the same
   hooks (when TF is importable).
 
@@ -104,8 +105,8 @@ def fetching_loop(sizes, batch, with_global_step=True):
 def monitored_loop(sizes, batch, nan_hook=True, fetch_loss=False, checkpoint_dir=False):
     """The monitored loop; with ``checkpoint_dir`` MonitoredTrainingSession adds its
     chief hooks at their defaults (StepCounterHook and SummarySaverHook every 100 steps,
-    CheckpointSaverHook every 600 s) and the loop asks ``should_stop()`` before each
-    step, as training scripts do."""
+    CheckpointSaverHook every 600 s). With ``fetch_loss`` or ``checkpoint_dir`` the loop
+    asks ``should_stop()`` before each step, as training scripts do."""
     import atexit
     import shutil
     import tempfile
@@ -130,7 +131,7 @@ def monitored_loop(sizes, batch, nan_hook=True, fetch_loss=False, checkpoint_dir
     feed = {x: xb, y: yb}
     fetches = [train, loss] if fetch_loss else train
 
-    if checkpoint_dir:
+    if checkpoint_dir or fetch_loss:
 
         def step():
             if not sess.should_stop():
