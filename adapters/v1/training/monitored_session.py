@@ -742,9 +742,9 @@ class _RecoverableSession(_WrappedSession):
             return True
 
     def should_stop(self) -> bool:
-        # _check_stop asked the layer below its own check (a preempted one recreated):
-        # then only the layers under that one, not that check a second time (scripts
-        # ask every step).
+        # _check_stop has asked the layer below (the coordinated session) for its own
+        # check, recreating it if preempted; what is left to ask is the layers under it.
+        # (TF's generic should_stop asks that check twice; scripts ask every step.)
         if self._check_stop():
             return True
         sess = self._sess
