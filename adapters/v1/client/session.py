@@ -203,9 +203,6 @@ def _rebuilder(template: Any) -> Callable[[list], Any]:
             return lambda values: cls(zip(keys, get(values), strict=True))
         parts = [_rebuilder(v) for v in subs]
         return lambda values: cls(zip(keys, [f(values) for f in parts], strict=True))
-    parts = [_rebuilder(v) for v in items]
-    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
-        return lambda values: cls(*[f(values) for f in parts])
     if (cls is list or cls is tuple) and all(isinstance(v, int) for v in items):
         # Directly of elements (``sess.run([train_op, loss])`` every step): C-level gets.
         if len(items) > 1:
@@ -217,6 +214,9 @@ def _rebuilder(template: Any) -> Callable[[list], Any]:
         if cls is tuple:
             return lambda values: (values[index],)
         return lambda values: [values[index]]
+    parts = [_rebuilder(v) for v in items]
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return lambda values: cls(*[f(values) for f in parts])
     if cls is list:
         return lambda values: [f(values) for f in parts]
     return lambda values: cls([f(values) for f in parts])

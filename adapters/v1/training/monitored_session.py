@@ -883,10 +883,7 @@ class _HookedSession(_WrappedSession):
         return self._should_stop
 
     def should_stop(self) -> bool:
-        if self._should_stop:
-            return True
-        sess = self._sess
-        return not sess or (self._wrapped_is_stoppable and sess.should_stop())
+        return self._should_stop or self._below_should_stop()  # _check_stop, inlined
 
     def run(
         self, fetches: Any, feed_dict: dict | None = None, options: Any = None,
