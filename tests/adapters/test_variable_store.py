@@ -78,7 +78,7 @@ def test_saves_from_another_thread_each_hold_one_step(graph, tmp_path, how):
     assert steps[-1] > steps[0]  # training went on during the saves
 
 
-def test_snapshot_is_a_copy_from_one_version(graph):
+def test_snapshot_keeps_its_version_while_steps_run(graph):
     gs, w, _, train = _counting_model()
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -90,6 +90,35 @@ def test_snapshot_is_a_copy_from_one_version(graph):
         assert int(snap.values[gs]) == 0
         np.testing.assert_array_equal(snap.values[w], np.zeros(4, np.float32))
         np.testing.assert_array_equal(store.snapshot([w]).values[w], np.ones(4, np.float32))
+
+
+def test_snapshot_lends_cpu_buffers_and_a_step_donates_a_copy(graph):
+    """On a CPU device a snapshot copies nothing: its arrays are the store's buffers
+    (read-only) until it drops them; a step writing a lent variable meanwhile donates
+    a copy, so the snapshot's values stay those of its step."""
+    gs, w, big, train = _counting_model()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        store = sess.variable_store
+        snap = store.snapshot([w, big])
+        for var in (w, big):
+            host = snap.values[var]
+            assert host.ctypes.data == store.read(var).unsafe_buffer_pointer()
+            assert not host.flags.writeable
+        for _ in range(3):
+            sess.run(train)
+        np.testing.assert_array_equal(snap.values[w], np.ones(4, np.float32))
+        np.testing.assert_array_equal(snap.values[big], np.ones((64, 256), np.float32))
+        assert snap.values[big].ctypes.data != store.read(big).unsafe_buffer_pointer()
+        np.testing.assert_array_equal(sess.run(big), np.full((64, 256), 4, np.float32))
+        # Two snapshots of the same buffer: the loan lasts until both are dropped.
+        first, second = store.snapshot([big]), store.snapshot([big])
+        del first
+        assert big in store._lent
+        del second, snap
+        assert not store._lent  # every loan ended with its arrays
+        np.testing.assert_array_equal(sess.run(w), np.full(4, 4, np.float32))
 
 
 def test_snapshot_and_read_name_uninitialized_variables(graph):

@@ -860,7 +860,7 @@ class Session:
                 start = time.perf_counter()
                 # Donated buffers are replaced below; if tracing fails nothing was donated.
                 new_vars, fetched, *failure = fn(
-                    store.buffers(plan.donated), store.buffers(plan.read_only), feed_values
+                    store.donatable(plan.donated), store.buffers(plan.read_only), feed_values
                 )
                 store.commit(dict(zip(plan.written, new_vars, strict=True)))
                 for v, effect in plan.mirror_effects.items():

@@ -7,9 +7,11 @@ its public methods only, under its lock:
 - a step reads the buffers it needs, runs (donating the buffers it writes) and
   ``commit``\\ s the new ones while holding ``locked()``, so no other thread ever
   sees a donated (deleted) buffer;
-- ``snapshot`` copies a consistent set of values (all from one step) under the
-  lock and moves them to the host after releasing it, so a save writes its files
-  while training goes on;
+- ``snapshot`` takes a consistent set of values (all from one step) under the lock
+  and moves them to the host after releasing it, so a save writes its files while
+  training goes on. On a CPU device nothing is copied: the snapshot's arrays are the
+  buffers themselves, lent to it until it drops them, and a step that would donate a
+  lent buffer meanwhile donates a copy of it instead (``donatable``);
 - ``write`` sets values directly (``Variable.load``, restoring a checkpoint).
 
 Every change bumps ``version``; a change to the set of initialized variables also
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
@@ -48,6 +51,9 @@ class VariableStore:
     def __init__(self) -> None:
         self._values: dict[Any, Any] = {}
         self._host_copies: dict[Any, np.ndarray] = {}
+        # Buffers lent to snapshots (on a CPU device, their host arrays are the buffers):
+        # var -> [the buffer, how many live snapshot arrays view it].
+        self._lent: dict[Any, list] = {}
         self._version = 0
         self._init_version = 0
         # Reentrant: a step's host ops (``limit_epochs``) use the store while the
@@ -103,8 +109,34 @@ class VariableStore:
             ) from None
 
     def buffers(self, variables: Iterable[Any]) -> list[Any]:
-        """The current values of ``variables`` (for a step, inside ``locked()``)."""
-        return [self.read(v) for v in variables]
+        """The current values of ``variables`` (for a step, inside ``locked()``).
+
+        Raises:
+          FailedPreconditionError: a variable has no value (names the first).
+        """
+        values = self._values
+        try:
+            return [values[v] for v in variables]
+        except KeyError:
+            return [self.read(v) for v in variables]  # raises, naming the variable
+
+    def donatable(self, variables: Iterable[Any]) -> list[Any]:
+        """The current values of ``variables`` for a step that donates them (inside
+        ``locked()``): a buffer lent to a live snapshot is first replaced by a copy,
+        which the step donates instead, so the snapshot's arrays stay intact.
+
+        Raises:
+          FailedPreconditionError: a variable has no value (names the first).
+        """
+        if self._lent:
+            for v in variables:
+                entry = self._lent.get(v)
+                if entry is not None and entry[0] is self._values.get(v):
+                    self._values[v] = _copy(entry[0])
+                    # The lent buffer is no longer the variable's. (pop: the copy may
+                    # have collected the snapshot's arrays, which ended the loan.)
+                    self._lent.pop(v, None)
+        return self.buffers(variables)
 
     def write(self, var: Any, value: Any) -> None:
         """Sets ``var`` to ``value`` (converted to the variable's dtype, on device)."""
@@ -158,11 +190,13 @@ class VariableStore:
             self._version += 1
 
     def snapshot(self, variables: Iterable[Any] | None = None) -> Snapshot:
-        """Host copies of ``variables`` (all variables if None), all from one step.
+        """Host values of ``variables`` (all variables if None), all from one step.
 
-        The device buffers are copied under the lock (the next step may donate
-        them); the transfer to the host happens after it is released, so steps go on
-        meanwhile.
+        The buffers are taken under the lock and moved to the host after it is
+        released, so steps go on meanwhile. A single-device CPU buffer is lent, not
+        copied: its host array is the buffer itself (read-only), and until that array
+        is dropped a step writing the variable donates a copy instead (``donatable``).
+        Other buffers (other devices, sharded, strings) are copied under the lock.
 
         Raises:
           FailedPreconditionError: a variable has no value (names them).
@@ -177,9 +211,58 @@ class VariableStore:
                     f"Attempting to use uninitialized values: {[v.op.name for v in missing]}",
                 )
             version = self._version
-            copies = [_copy(self._values[v]) for v in wanted]
-        host = [np.asarray(c) for c in copies]
-        return Snapshot(version, dict(zip(wanted, host, strict=True)))
+            taken = []  # (variable, buffer, lent)
+            for v in wanted:
+                value = self._values[v]
+                if _lendable(value):
+                    self._lend(v, value)
+                    taken.append((v, value, True))
+                else:
+                    taken.append((v, _copy(value), False))
+        host = {}
+        done = 0
+        try:
+            for v, value, lent in taken:
+                host[v] = self._host_view(v, value) if lent else np.asarray(value)
+                done += 1
+        except BaseException:
+            # The failed one gave its loan back; so do those not reached.
+            for v, value, lent in taken[done + 1 :]:
+                if lent:
+                    self._give_back(v, value)
+            raise
+        return Snapshot(version, host)
+
+    def _lend(self, var: Any, buffer: Any) -> None:
+        entry = self._lent.get(var)
+        if entry is not None and entry[0] is buffer:
+            entry[1] += 1
+        else:
+            self._lent[var] = [buffer, 1]
+
+    def _give_back(self, var: Any, buffer: Any) -> None:
+        with self._lock:
+            entry = self._lent.get(var)
+            if entry is not None and entry[0] is buffer:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self._lent[var]
+
+    def _host_view(self, var: Any, buffer: Any) -> np.ndarray:
+        """The host array of a lent buffer: the buffer itself where the device shares
+        host memory (lent until the array is dropped), else a copy (given back now)."""
+        try:
+            host = np.asarray(buffer)
+            shared = host.size and host.ctypes.data == buffer.unsafe_buffer_pointer()
+        except BaseException:
+            self._give_back(var, buffer)
+            raise
+        if not shared:
+            self._give_back(var, buffer)
+            return host
+        view = host.view()  # the snapshot's own object: the loan ends when it is dropped
+        weakref.finalize(view, self._give_back, var, buffer).atexit = False
+        return view
 
     # -- host copies of scalar integer variables ------------------------------------------
     def host_copy(self, var: Any) -> np.ndarray | None:
@@ -202,6 +285,7 @@ class VariableStore:
         with self._lock:
             self._values.clear()
             self._host_copies.clear()
+            self._lent.clear()  # lent arrays stay valid: no step can donate them now
             self._version += 1
             self._init_version += 1
 
@@ -227,6 +311,14 @@ def _to_device(var: Any, value: Any) -> Any:
     if isinstance(value, np.ndarray) and value.dtype.kind in "OSU":
         return value
     return _x64.to_device(value, var.dtype)  # exact: int64 stays int64 with x64 off
+
+
+def _lendable(value: Any) -> bool:
+    """A single-device CPU buffer, whose host array can be the buffer itself."""
+    if not isinstance(value, jax.Array) or not value.is_fully_addressable:
+        return False
+    devices = value.devices()
+    return len(devices) == 1 and next(iter(devices)).platform == "cpu"
 
 
 def _copy(value: Any) -> Any:
