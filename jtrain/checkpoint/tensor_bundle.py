@@ -245,13 +245,18 @@ def _varint(n: int) -> bytes:
 _CHUNK = 1 << 20
 
 
-def _write_checksummed(fd: int, raw: np.ndarray) -> int:
-    """Writes ``raw`` (uint8) and returns its CRC32C."""
+def _write_checksummed(
+    fd: int, raw: np.ndarray, writeback: _fileio.Writeback | None = None, offset: int = 0
+) -> int:
+    """Writes ``raw`` (uint8) at the file's ``offset`` and returns its CRC32C; tells
+    ``writeback`` (if any) after each chunk."""
     crc = 0
     for start in range(0, raw.nbytes, _CHUNK):
         chunk = raw[start : start + _CHUNK]
         crc = _crc32c.extend(crc, chunk)
         _fileio.write_all(fd, chunk)
+        if writeback is not None:
+            writeback.wrote(offset + start + chunk.nbytes)
     return crc
 
 
@@ -315,6 +320,8 @@ class BundleWriter:
             )
         self._uncommitted.append(self._tmp_data)
         self._size = 0
+        # A durable save starts the disk writing as the data file grows.
+        self._writeback = _fileio.Writeback(self._fd) if sync else None
         self._entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto] = {}
 
     def _check_key(self, key: bytes) -> None:
@@ -353,11 +360,13 @@ class BundleWriter:
             if data.dtype.byteorder == ">":
                 data = data.astype(data.dtype.newbyteorder("<"))
             raw = data.reshape(-1).view(np.uint8)
-            crc = _write_checksummed(self._fd, raw)
+            crc = _write_checksummed(self._fd, raw, self._writeback, self._size)
             size = raw.nbytes
         entry.size = size
         entry.crc32c = _crc32c.mask(crc)
         self._size += size
+        if self._writeback is not None:
+            self._writeback.wrote(self._size)  # a string tensor's bytes too
         return entry
 
     def _append_or_abort(self, key: bytes, arr: np.ndarray, name: str) -> Any:

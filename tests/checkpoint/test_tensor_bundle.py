@@ -349,6 +349,43 @@ def test_a_failed_save_raises_tf_error_and_leaves_the_old_checkpoint(
     )
 
 
+@pytest.mark.parametrize("answer", [0, -1], ids=["accepted", "refused"])
+def test_a_durable_save_starts_the_disk_writing_as_the_file_grows(tmp_path, monkeypatch, answer):
+    """Each 8 MB written, the writer asks the kernel to start writing the new range
+    (sync_file_range), so the disk works while the file is still being written; a
+    refusal turns it off for that file; a save that is not durable never asks."""
+    calls = []
+
+    def sync_file_range(fd, offset, nbytes, flags):
+        calls.append((offset, nbytes, flags))
+        return answer
+
+    monkeypatch.setattr(tb._fileio, "_sync_file_range", lambda: sync_file_range)
+    big = np.arange(5 << 20, dtype=np.float32)  # 20 MB
+    tensors = {"big": big, "s": np.array([b"x" * 100], object), "small": np.ones(3, np.int64)}
+    prefix = str(tmp_path / "model.ckpt")
+    tb.write_tf_checkpoint(prefix, tensors)
+    if answer:
+        assert calls == [(0, 8 << 20, 2)]
+    else:
+        assert calls == [(0, 8 << 20, 2), (8 << 20, 8 << 20, 2)]
+    reader = tb.BundleReader(prefix)
+    for name, value in tensors.items():
+        np.testing.assert_array_equal(reader.get_tensor(name), value)
+    calls.clear()
+    tb.write_tf_checkpoint(str(tmp_path / "fast.ckpt"), tensors, sync=False)
+    assert calls == []
+
+
+def test_the_real_writeback_call_keeps_the_bytes(tmp_path):
+    if sys.platform == "linux":
+        assert tb._fileio._sync_file_range() is not None
+    value = np.random.default_rng(0).random(3 << 20).astype(np.float32)  # 12 MB
+    prefix = str(tmp_path / "model.ckpt")
+    tb.write_tf_checkpoint(prefix, {"v": value})
+    assert_same_bits(tb.BundleReader(prefix).get_tensor("v"), value)
+
+
 def test_file_size_limit_raises_resource_exhausted_and_cleans_up(tmp_path):
     """A real EFBIG: RLIMIT_FSIZE in a child process (Python ignores SIGXFSZ)."""
     prefix, before = _old_checkpoint(tmp_path)
