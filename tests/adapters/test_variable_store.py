@@ -118,7 +118,25 @@ def test_snapshot_lends_cpu_buffers_and_a_step_donates_a_copy(graph):
         assert big in store._lent
         del second, snap
         assert not store._lent  # every loan ended with its arrays
-        np.testing.assert_array_equal(sess.run(w), np.full(4, 4, np.float32))
+        # ... and left nothing behind: the next step updates the buffer in place.
+        where = store.read(big).unsafe_buffer_pointer()
+        sess.run(train)
+        assert store.read(big).unsafe_buffer_pointer() == where
+        np.testing.assert_array_equal(sess.run(w), np.full(4, 5, np.float32))
+
+
+def test_snapshot_of_a_dtype_dlpack_lacks_is_lent_too(graph):
+    v = tf.Variable(np.arange(4, dtype=np.float32), dtype=tf.bfloat16, name="h")
+    step = v.assign_add(tf.ones([4], tf.bfloat16))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        store = sess.variable_store
+        snap = store.snapshot([v])
+        assert snap.values[v].ctypes.data == store.read(v).unsafe_buffer_pointer()
+        sess.run(step)
+        assert snap.values[v].dtype == tf.bfloat16.as_numpy_dtype
+        np.testing.assert_array_equal(snap.values[v].astype(np.float32), np.arange(4))
+        np.testing.assert_array_equal(sess.run(v).astype(np.float32), np.arange(1, 5))
 
 
 def test_snapshot_and_read_name_uninitialized_variables(graph):
