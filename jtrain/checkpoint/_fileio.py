@@ -56,7 +56,7 @@ def _sync_file_range() -> Any:
     """libc's ``sync_file_range`` (Linux), or None where there is none."""
     try:
         fn = ctypes.CDLL(None, use_errno=True).sync_file_range
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # TypeError: no CDLL(None) (Windows)
         return None
     fn.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
     fn.restype = ctypes.c_int
