@@ -131,7 +131,7 @@ def test_snapshot_lends_cpu_buffers_and_a_step_donates_a_copy(graph):
         np.testing.assert_array_equal(sess.run(w), np.full(4, 5, np.float32))
 
 
-def test_snapshot_of_a_dtype_dlpack_lacks_is_lent_too(graph):
+def test_snapshot_of_a_bfloat16_variable_is_lent_too(graph):
     v = tf.Variable(np.arange(4, dtype=np.float32), dtype=tf.bfloat16, name="h")
     step = v.assign_add(tf.ones([4], tf.bfloat16))
     with tf.Session() as sess:

@@ -252,12 +252,7 @@ class VariableStore:
         """The host array of a lent buffer: the buffer itself where the device shares
         host memory (lent until the array is dropped), else a copy (given back now)."""
         try:
-            try:
-                # Zero-copy and read-only; unlike np.asarray it leaves no view cached on
-                # the buffer, so once the snapshot is gone a step updates it in place.
-                host = np.from_dlpack(buffer)
-            except (BufferError, RuntimeError, TypeError, ValueError):
-                host = np.asarray(buffer)  # a dtype DLPack lacks (bfloat16)
+            host = np.asarray(buffer)  # on a CPU device: the buffer, read-only, not cached
             shared = host.size and host.ctypes.data == buffer.unsafe_buffer_pointer()
         except BaseException:
             self._give_back(var, buffer)
