@@ -23,6 +23,7 @@ step) for the session; any write the session cannot follow drops the copy.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import threading
 import weakref
@@ -52,8 +53,11 @@ class VariableStore:
         self._values: dict[Any, Any] = {}
         self._host_copies: dict[Any, np.ndarray] = {}
         # Buffers lent to snapshots (on a CPU device, their host arrays are the buffers):
-        # var -> [the buffer, how many live snapshot arrays view it].
+        # var -> [the buffer, how many live snapshot arrays view it]. Loans end in
+        # finalizers, which may run in any thread at any allocation: they only queue
+        # (var, buffer) in _returned, settled under the lock (no lock taken in them).
         self._lent: dict[Any, list] = {}
+        self._returned: collections.deque = collections.deque()
         self._version = 0
         self._init_version = 0
         # Reentrant: a step's host ops (``limit_epochs``) use the store while the
@@ -129,13 +133,12 @@ class VariableStore:
           FailedPreconditionError: a variable has no value (names the first).
         """
         if self._lent:
+            self._settle()
             for v in variables:
                 entry = self._lent.get(v)
                 if entry is not None and entry[0] is self._values.get(v):
                     self._values[v] = _copy(entry[0])
-                    # The lent buffer is no longer the variable's. (pop: the copy may
-                    # have collected the snapshot's arrays, which ended the loan.)
-                    self._lent.pop(v, None)
+                    del self._lent[v]  # the lent buffer is no longer the variable's
         return self.buffers(variables)
 
     def write(self, var: Any, value: Any) -> None:
@@ -234,6 +237,8 @@ class VariableStore:
         return Snapshot(version, host)
 
     def _lend(self, var: Any, buffer: Any) -> None:
+        """Counts one more loan of ``buffer`` (``var``'s value; inside the lock)."""
+        self._settle()
         entry = self._lent.get(var)
         if entry is not None and entry[0] is buffer:
             entry[1] += 1
@@ -241,7 +246,14 @@ class VariableStore:
             self._lent[var] = [buffer, 1]
 
     def _give_back(self, var: Any, buffer: Any) -> None:
-        with self._lock:
+        """Ends one loan of ``buffer``: any thread, without the lock (a finalizer)."""
+        self._returned.append((var, buffer))
+
+    def _settle(self) -> None:
+        """Applies the loans ended since the last call (inside the lock)."""
+        returned = self._returned
+        while returned:
+            var, buffer = returned.popleft()
             entry = self._lent.get(var)
             if entry is not None and entry[0] is buffer:
                 entry[1] -= 1
@@ -286,6 +298,7 @@ class VariableStore:
             self._values.clear()
             self._host_copies.clear()
             self._lent.clear()  # lent arrays stay valid: no step can donate them now
+            self._returned.clear()
             self._version += 1
             self._init_version += 1
 
