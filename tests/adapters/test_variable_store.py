@@ -2,6 +2,7 @@
 saves from another thread while a training thread runs steps."""
 
 import threading
+import weakref
 
 import jax
 import numpy as np
@@ -133,6 +134,21 @@ def test_snapshot_lends_cpu_buffers_and_a_step_donates_a_copy(graph):
             assert store.read(big).unsafe_buffer_pointer() == where
         assert not store._lent
         np.testing.assert_array_equal(sess.run(w), np.full(4, 6, np.float32))
+
+
+def test_an_ended_loan_keeps_no_replaced_buffer_alive(graph):
+    """A save, then a restore and no step: the store keeps nothing of the values the
+    restore replaced (the loan's record ends with its arrays and the write)."""
+    _, w, _, _ = _counting_model()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        store = sess.variable_store
+        old = weakref.ref(store.read(w))
+        snap = store.snapshot([w])
+        del snap
+        store.write(w, np.full(4, 7.0))
+        assert old() is None
+        np.testing.assert_array_equal(sess.run(w), np.full(4, 7, np.float32))
 
 
 def test_snapshot_of_a_bfloat16_variable_is_lent_too(graph):

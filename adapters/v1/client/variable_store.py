@@ -191,6 +191,8 @@ class VariableStore:
             self._init_version += 1
         if values:
             self._version += 1
+        if self._returned:
+            self._settle()  # the ended loans' entries would keep replaced buffers alive
 
     def snapshot(self, variables: Iterable[Any] | None = None) -> Snapshot:
         """Host values of ``variables`` (all variables if None), all from one step.
