@@ -355,6 +355,8 @@ class BundleWriter:
             blob = lengths + length_crc + body
             _fileio.write_all(self._fd, blob)
             size = len(blob)
+            if self._writeback is not None:
+                self._writeback.wrote(self._size + size)
         else:
             data = np.ascontiguousarray(arr)
             if data.dtype.byteorder == ">":
@@ -365,8 +367,6 @@ class BundleWriter:
         entry.size = size
         entry.crc32c = _crc32c.mask(crc)
         self._size += size
-        if self._writeback is not None:
-            self._writeback.wrote(self._size)  # a string tensor's bytes too
         return entry
 
     def _append_or_abort(self, key: bytes, arr: np.ndarray, name: str) -> Any:
