@@ -635,3 +635,61 @@ def test_every_kind_of_step_program_is_compiled_with_the_options(monkeypatch, gr
             with pytest.raises(Exception, match="NO_SUCH"):
                 sess.run(fetches, feed)
         assert sess.run(step) == 0  # nothing ran
+
+
+def _aligned_floats(n: int, offset: int) -> np.ndarray:
+    """A writeable float32 array of ``n`` ones whose data starts ``offset`` bytes past a
+    64-byte boundary (0: aligned as XLA:CPU needs to read it in place)."""
+    raw = np.empty(4 * n + 128, np.uint8)
+    start = (-raw.ctypes.data) % 64 + offset
+    out = raw[start : start + 4 * n].view(np.float32)
+    out[:] = 1.0
+    return out
+
+
+@pytest.mark.parametrize("offset", [0, 16], ids=["aligned", "unaligned"])
+def test_a_feed_refilled_after_run_returns_does_not_reach_the_step(graph, offset):
+    """TF copies a feed during ``run``, so a script may refill its batch array as soon
+    as a step that fetched nothing returns. That step's program may still be running:
+    it must read the values fed, not the refill (XLA:CPU reads an aligned array in
+    place). The step here reads the feed after a chain of large products (seconds on
+    this machine's cores, microseconds for the refill); the test checks that the
+    program was still running when the array was refilled."""
+    x = tf.placeholder(tf.float32, [256], name="x")
+    big = tf.Variable(tf.ones([1024, 1024]), name="big")
+    total = tf.Variable(0.0, name="total")
+    b = big.read_value()
+    for _ in range(12):
+        b = tf.matmul(b, b) / 1024.0  # stays all ones
+    step = tf.assign_add(total, tf.reduce_sum(x * b[0, 0])).op
+    batch = _aligned_floats(256, offset)
+    pending = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(step, {x: batch})  # the first run: the plan learns it fetches nothing
+        assert sess.run(total) == 256.0
+        for _ in range(2):
+            batch[:] = 1.0
+            sess.run(step, {x: batch})
+            batch[:] = 1000.0  # the next batch, while the step runs
+            (buffer,) = sess.variable_store.buffers([total])
+            pending.append(not buffer.is_ready())
+            assert sess.run(total) in (512.0, 768.0)
+        assert sess.run(total) == 768.0
+    assert pending == [True, True]  # the test's premise: the runs returned early
+
+
+def test_a_run_fetching_a_value_reads_its_feed_before_returning(graph):
+    """A run fetching a device value returns after its program: the feed may be
+    refilled at once (and, as TF, the fetch saw the values fed)."""
+    x = tf.placeholder(tf.float32, [256], name="x")
+    total = tf.Variable(0.0, name="total")
+    new = tf.assign_add(total, tf.reduce_sum(x))
+    batch = _aligned_floats(256, 0)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for i in range(3):
+            batch[:] = 1.0
+            assert sess.run(new, {x: batch}) == 256.0 * (i + 1)
+            batch[:] = 1000.0
+        assert sess.run(total) == 768.0

@@ -408,6 +408,12 @@ class _Plan:
         self.written = written
         self._plan_mirror(device, fed)
         self.static: dict[ops.Tensor, Any] = {}
+        # Whether a run of this plan waits for its program (it converts a fetched device
+        # value, or reads its run-time checks) before returning; None until the first
+        # run tells. A run that does not wait passes private copies of the feeds the
+        # caller may still change (``_unaliased``).
+        self.waits: bool | None = None
+        self.alias_align = _CPU_ALIGN if jax.default_backend() == "cpu" else 1
         # Fed strings stay on the host (host ops and fetches read them; XLA has none).
         self.device_feeds = [
             i for i, t in enumerate(feed_tensors) if t._np_dtype is None or t._np_dtype.kind != "O"
@@ -595,6 +601,29 @@ def _apply(effect: Any, base: np.ndarray | None, dtype: np.dtype) -> np.ndarray 
 
 
 _BOUNDS: dict[np.dtype, tuple[int, int]] = {}
+
+
+# -- feeds a program may read after its run returned ---------------------------------
+# XLA:CPU reads a NumPy argument in place when its data is aligned to 64 bytes (no copy),
+# and the program runs after its launch returns; a run fetching no device value returns
+# then. TF copies feeds during the run, so a caller may refill its batch array as soon as
+# ``run`` returns: such a run hands the program a copy of each array it can still change.
+# Other backends' transfers may also read the host array after the launch: any writeable
+# array is copied there.
+_CPU_ALIGN = 64
+
+
+def _unaliased(values: list, align: int) -> list:
+    """``values`` with each writeable NumPy array the program could read in place after
+    ``run`` returns (data aligned to ``align`` bytes) replaced by a copy."""
+    out = values
+    for i, v in enumerate(values):
+        if type(v) is np.ndarray and v.flags.writeable and v.size:
+            if align == 1 or v.ctypes.data % align == 0:
+                if out is values:
+                    out = list(values)
+                out[i] = v.copy()
+    return out
 
 
 # -- waiting for a short step's fetched values ---------------------------------------
@@ -858,10 +887,18 @@ class Session:
                 fetched = []  # every fetch is a known read: no program to launch
             else:
                 start = time.perf_counter()
+                if not plan.waits:
+                    feed_values = _unaliased(feed_values, plan.alias_align)
                 # Donated buffers are replaced below; if tracing fails nothing was donated.
                 new_vars, fetched, *failure = fn(
                     store.donatable(plan.donated), store.buffers(plan.read_only), feed_values
                 )
+                if plan.waits is None:
+                    # Mirrored reads may be known (not waited for) in a later run.
+                    plan.waits = plan.checked or any(
+                        val is not None and t not in plan.mirror_reads
+                        for t, val in zip(outputs, fetched, strict=True)
+                    )
                 store.commit(dict(zip(plan.written, new_vars, strict=True)))
                 for v, effect in plan.mirror_effects.items():
                     store.set_host_copy(v, _apply(effect, store.host_copy(v), dtypes_[v]))
