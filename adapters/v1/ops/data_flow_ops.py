@@ -62,6 +62,16 @@ def to_host_array(value: Any, dtype: np.dtype) -> np.ndarray:
     return np.asarray(value, dtype=dtype)
 
 
+def _owned(value: Any, dtype: np.dtype) -> np.ndarray:
+    """``to_host_array(value, dtype)`` that nothing else can change: an enqueued element
+    outlives the run, and TF copies it, so a caller may refill the array it fed (a
+    writeable array, or a view of one, is copied; a conversion's new array is kept)."""
+    arr = to_host_array(value, dtype)
+    if arr.flags.writeable and arr.dtype.kind != "O" and (arr is value or arr.base is not None):
+        return arr.copy()
+    return arr
+
+
 def host_inputs(values: Sequence[Any]) -> list[ops.Tensor]:
     """Tensors for ``values``; constants become host constants, so host ops can read them."""
     graph = ops.get_default_graph()
@@ -473,7 +483,7 @@ class QueueBase:
                 values, mask = values[:-1], np.asarray(values[-1], dtype=bool)
                 if mask.ndim == 0 and not mask:
                     return ()
-            arrays = [to_host_array(v, dt) for v, dt in zip(values, queue._dtypes, strict=True)]
+            arrays = [_owned(v, dt) for v, dt in zip(values, queue._dtypes, strict=True)]
             if keep and mask.ndim == 1:
                 arrays = [a[mask] for a in arrays]
             if many:
