@@ -80,3 +80,28 @@ def test_string_feed_reaches_host_ops(sess):
     x = tf.placeholder(tf.float32, [2])
     raw, y = sess.run([tf.decode_raw(s, tf.uint8), x * 2.0], {s: b"\x01\x02", x: [1, 2]})
     assert raw.tolist() == [1, 2] and y.tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: v,
+        lambda v: v * 2.0,
+        lambda v: tf.constant([1.0, 2.0, 3.0]),
+        lambda v: tf.constant([b"a", b"b", b"c"]),
+        lambda v: tf.constant(["a", "b", "c"]),
+    ],
+    ids=["variable", "tensor", "constant", "bytes-constant", "str-constant"],
+)
+def test_fetched_arrays_are_the_callers_own(sess, make):
+    """TF returns arrays a script may change in place (``preds[mask] = 0``); changing
+    one changes nothing in the session: the next run fetches the same values."""
+    v = tf.Variable([1.0, 2.0, 3.0])
+    fetch = make(v)
+    sess.run(tf.global_variables_initializer())
+    first = sess.run(fetch)
+    want = first.copy()
+    assert first.flags.writeable
+    first[0] = first[1]  # raises on a read-only array
+    np.testing.assert_array_equal(sess.run(fetch), want)
+    np.testing.assert_array_equal(sess.run(v), [1.0, 2.0, 3.0])

@@ -168,3 +168,26 @@ def test_set_shape_matches_tf(new):
         o = jtf.placeholder(jtf.float32, [None, 3])
         ours = _outcome(lambda: o.set_shape(new) or o.shape.as_list())
     assert ours == theirs
+
+
+def _fetch_and_change(tf_module, session_cls, graph):
+    """Fetches a variable, a tensor and a list of both; changes each array in place and
+    fetches again: (writeable flags, values fetched after the change)."""
+    with graph.as_default():
+        v = tf_module.Variable([1.0, 2.0, 3.0])
+        t = v * 2.0
+        init = tf_module.global_variables_initializer()
+        with session_cls(graph=graph) as sess:
+            sess.run(init)
+            first = [sess.run(v), sess.run(t), *sess.run([v, t])]
+            flags = [a.flags.writeable for a in first]
+            for a in first:
+                a[0] = -1.0
+            return flags, [x.tolist() for x in sess.run([v, t])]
+
+
+def test_fetched_arrays_are_writeable_and_the_callers_own_as_tf():
+    theirs = _fetch_and_change(tf1, tf1.Session, real_tf.Graph())
+    ours = _fetch_and_change(jtf, jtf.Session, jtf.Graph())
+    assert ours == theirs
+    assert theirs == ([True] * 4, [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]])

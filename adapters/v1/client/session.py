@@ -1151,7 +1151,10 @@ def _fetched(value: Any) -> Any:
     """A fetched value as TF returns it: NumPy scalars (``bytes`` for strings), arrays.
 
     Strings come back as ``bytes`` and object arrays of ``bytes`` (trailing NUL bytes
-    kept, which NumPy's ``S`` arrays would drop).
+    kept, which NumPy's ``S`` arrays would drop). An array is the caller's own, as
+    TF's are: writeable, and changing it changes nothing in the session (a program's
+    output is a read-only view of its buffer; a host value may be kept for the next
+    run), so it is a copy.
     """
     if isinstance(value, (bytes, str)):
         return value.encode("utf-8") if isinstance(value, str) else value
@@ -1159,9 +1162,11 @@ def _fetched(value: Any) -> Any:
         arr = np.asarray(value)
         value = np.asarray(value, dtype=object) if arr.dtype.kind in "SU" else arr
     if value.dtype.kind in "SUO":
-        value = _as_bytes_array(value)
+        converted = _as_bytes_array(value)
+        if converted is not value:
+            return converted if converted.ndim else converted[()]  # a new array
     if value.ndim:
-        return value
+        return value.copy()
     return value[()]
 
 
