@@ -241,6 +241,19 @@ def _py_outputs(op_name: str, result: Any, tout: list[Any], single: bool) -> lis
     return out
 
 
+def _own_copies(values: Any) -> list[Any]:
+    """What ``py_func`` hands the user's function: its own writeable copy of each array.
+
+    TF's function gets writeable arrays it may change in place (``np.random.shuffle``);
+    here an input may be the caller's fed array, a constant the graph keeps, or a
+    read-only view of a program's buffer, none of which the function may change.
+
+    .. note:: TF can hand the function memory it shares with the feed or the constant
+       (aligned arrays), so a change there may persist under TF; here it never does.
+    """
+    return [np.array(v) if isinstance(v, np.ndarray) else v for v in values]
+
+
 def _c_name(dtype: np.dtype) -> str:
     """TF's C type name of a dtype in py_func's messages (``float``, ``double``...)."""
     names = {"float32": "float", "float64": "double", "int32": "int32", "int64": "int64"}
@@ -307,7 +320,7 @@ def py_func(
                 t.op._const_value if t.op._const_value is not None else next(it) for t in tensors
             ]
             try:
-                return tuple(_py_outputs(op.name, func(*args), tout, single))
+                return tuple(_py_outputs(op.name, func(*_own_copies(args)), tout, single))
             except Exception as e:  # noqa: BLE001 - the user's function: TF's error class
                 raise _py_error(op, e) from e
 
@@ -324,7 +337,7 @@ def py_func(
 
         def call(*values: Any) -> tuple[Any, ...]:
             try:
-                out = _py_outputs(op.name, func(*values), tout, single)
+                out = _py_outputs(op.name, func(*_own_copies(values)), tout, single)
                 for i, (arr, t) in enumerate(zip(out, op.outputs, strict=True)):
                     if tuple(arr.shape) != t._shape:
                         raise errors.InvalidArgumentError(
