@@ -454,6 +454,29 @@ def test_hooks_fetches_ride_on_the_callers_run(graph):
     assert len(calls) - len(step_runs) == 1
 
 
+@pytest.mark.parametrize("kind", ["check_numerics", "histogram"])
+def test_a_step_failing_at_run_time_calls_no_after_run(graph, kind):
+    """As TF: a step whose run raises calls no hook's ``after_run``, not even that of a
+    hook whose results (the global step, kept on the host) were known before the step's
+    program ended: a program's run-time check (``check_numerics``) or a host operation
+    after it (a histogram summary, which refuses NaN) fails the step."""
+    gs, w, loss, train = _model()
+    bad = loss * tf.constant(np.nan, tf.float32)
+    if kind == "check_numerics":
+        check = tf.check_numerics(bad, "bad loss")
+    else:
+        check = tf.summary.histogram("bad_loss", bad)
+    trace = []
+    hooks = [RecordingHook(trace, "step", fetches=gs), RecordingHook(trace, "loss", fetches=loss)]
+    with tf.train.SingularMonitoredSession(hooks=hooks) as sess:
+        sess.run(train)
+        del trace[:]
+        with pytest.raises(errors.InvalidArgumentError, match="bad"):
+            sess.run([train, check])
+        assert trace == [("step", "before_run"), ("loss", "before_run")]
+        assert len(hooks[0].results) == len(hooks[1].results) == 1  # the first step only
+
+
 def test_every_n_hooks_cost_no_recompilation(graph):
     """Steps where every-n hooks add fetches compile nothing new: the first step (all
     hooks fire) compiles the step program, and the steps after it, whose merged fetch
