@@ -1,0 +1,59 @@
+"""One TF1 snippet run twice: under TF 2.21's ``compat.v1`` and under ``adapters.v1``.
+
+``run_both(script)`` calls ``script(tf)`` once with each module, inside a fresh graph
+of that module; the script builds its graph with the ``tf`` it is given and returns a
+function ``run(sess)``, which is called in a session of that graph after its global
+and local variables are initialized, and whose result is returned. ``assert_twins``
+compares the two results: the same structure, dtypes and shapes, values within a
+tolerance (float32 math summed in different orders differs by a few ulps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+import tensorflow as real_tf
+
+from adapters import v1 as jtf
+
+tf1 = real_tf.compat.v1
+
+Script = Callable[[Any], Callable[[Any], Any]]
+
+
+def run_once(tf: Any, script: Script) -> Any:
+    """``script`` built and run with ``tf`` (TF's ``compat.v1`` or ``adapters.v1``)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        run = script(tf)
+        init = [tf.global_variables_initializer(), tf.local_variables_initializer()]
+        with tf.Session(graph=graph) as sess:
+            sess.run(init)
+            return run(sess)
+
+
+def run_both(script: Script) -> tuple[Any, Any]:
+    """``(TF's result, jtrain's result)`` of ``script`` (see the module docstring)."""
+    return run_once(tf1, script), run_once(jtf, script)
+
+
+def assert_twins(theirs: Any, ours: Any, rtol: float = 1e-6, atol: float = 0.0) -> None:
+    """``ours`` (jtrain's) has ``theirs``'s (TF's) structure, and each leaf its dtype,
+    shape and values within ``rtol``/``atol``; ``None`` leaves (no gradient) match."""
+    t_leaves, t_def = jax.tree.flatten(theirs, is_leaf=lambda x: x is None)
+    o_leaves, o_def = jax.tree.flatten(ours, is_leaf=lambda x: x is None)
+    assert o_def == t_def, f"structure: jtrain {o_def} vs TF {t_def}"
+    for i, (t, o) in enumerate(zip(t_leaves, o_leaves, strict=True)):
+        if t is None or o is None:
+            assert t is None and o is None, f"leaf {i}: jtrain {o!r} vs TF {t!r}"
+            continue
+        t, o = np.asarray(t), np.asarray(o)
+        assert o.dtype == t.dtype, f"leaf {i}: dtype jtrain {o.dtype} vs TF {t.dtype}"
+        assert o.shape == t.shape, f"leaf {i}: shape jtrain {o.shape} vs TF {t.shape}"
+        if t.dtype.kind in "OSU":
+            assert o.tolist() == t.tolist(), f"leaf {i}"
+        else:
+            np.testing.assert_allclose(o, t, rtol=rtol, atol=atol, err_msg=f"leaf {i}")
