@@ -55,11 +55,33 @@ def _max(value, ksize, strides, padding, data_format, n, op_type, explicit=True)
         value, ksize, strides, padding, data_format, n, op_type, explicit
     )
     # TF pools from the dtype's lowest finite value: a window of -inf gives it
-    if np.dtype(value.dtype).kind == "f" or value.dtype == jnp.bfloat16:
+    floating = np.dtype(value.dtype).kind == "f" or value.dtype == jnp.bfloat16
+    if floating:
         init = np.array(jnp.finfo(value.dtype).min, value.dtype)
     else:
         init = np.array(np.iinfo(value.dtype).min, value.dtype)
+    if not all(isinstance(d, int) for d in value.shape):
+        return _symbolic_max(value, init, floating, dims, window_strides, pad)
     return max_window(value, init, dims, window_strides, pad)
+
+
+def _symbolic_max(value, init, floating, dims, window_strides, pad):
+    """``max_window``'s values and gradient for an input of symbolic dimensions.
+
+    Static shape inference traces ops with symbolic sizes for the unknown
+    dimensions (and ``export_meta_graph`` exports them so): the result's
+    dimensions are then expressions, unknown as in TF (``max_pool`` of a
+    ``[None, None, None, 3]`` input is ``(?, ?, ?, 3)`` whatever the window).
+    ``max_window``'s CPU rewrite needs concrete sizes; this is its other path,
+    ``reduce_window`` from ``-inf`` with JAX's gradient (TF's rule: to the first
+    maximum), floored at ``init`` (TF's kernel starts from the lowest finite value).
+    """
+    if not floating:
+        return lax.reduce_window(value, init, lax.max, dims, window_strides, pad)
+    low = np.array(-np.inf, value.dtype)
+    most = lax.reduce_window(value, low, lax.max, dims, window_strides, pad)
+    floor = jnp.asarray(init, value.dtype)
+    return jnp.where(most < floor, floor, most)
 
 
 def _avg(value, ksize, strides, padding, data_format, n, op_type):
