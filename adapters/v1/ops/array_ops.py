@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from adapters.v1.framework import ops, tensor_shape
+from adapters.v1.framework import dtypes, ops, tensor_shape
 from adapters.v1.framework.op_def import FUNCTIONS, OpDef, OpValueError, define, lift, np_dtype
 from adapters.v1.ops.data_flow_ops import placement
 from jtrain import errors
@@ -1167,6 +1167,72 @@ _SAME_DTYPE = {
     "histogram_fixed_width": "values value_range",
     "histogram_fixed_width_bins": "values value_range",
 }
+
+_ONE_HOT_OP = FUNCTIONS["one_hot"]
+_ONE_HOT_INDICES = ("uint8", "int8", "int32", "int64")
+
+
+def one_hot(
+    indices: Any,
+    depth: Any,
+    on_value: Any = None,
+    off_value: Any = None,
+    axis: Any = None,
+    dtype: Any = None,
+    name: str | None = None,
+) -> ops.Tensor:
+    """``tf.one_hot``: ``on_value`` where ``indices`` points along a new ``depth`` axis,
+    ``off_value`` elsewhere.
+
+    The output dtype is ``dtype``; else ``on_value``'s, else ``off_value``'s, each
+    converted as TF converts it (toward ``dtype`` when given: a Python int is int32, a
+    float float32, a NumPy value or a tensor keeps its dtype); else float32.
+
+    Raises:
+      TypeError: ``indices`` is not uint8, int8, int32 or int64; ``on_value``'s or
+        ``off_value``'s dtype differs from ``dtype``, or from the other's (TF's
+        messages).
+    """
+    want = None if dtype is None else dtypes.as_dtype(dtype)
+    given = {}
+    for param, value in (("on_value", on_value), ("off_value", off_value)):
+        if value is not None:
+            given[param] = _converted_toward(value, want)
+    for param, t in given.items():
+        if want is not None and t.dtype.base_dtype != want:
+            raise TypeError(f"dtype {t.dtype} of {param} does not match dtype parameter {want}")
+    if len(given) == 2 and given["on_value"].dtype != given["off_value"].dtype:
+        raise TypeError(
+            f"dtype {given['on_value'].dtype} of on_value does not match dtype "
+            f"{given['off_value'].dtype} of off_value"
+        )
+    if want is None:
+        want = next(iter(given.values())).dtype.base_dtype if given else dtypes.float32
+    kind = np_dtype(ops.convert_to_tensor(indices).dtype).name
+    if kind not in _ONE_HOT_INDICES:
+        raise TypeError(
+            f"Value passed to parameter 'indices' has DataType {kind} not in list of "
+            f"allowed values: {', '.join(_ONE_HOT_INDICES)}"
+        )
+    return _ONE_HOT_OP(
+        indices, depth, given.get("on_value"), given.get("off_value"), axis, want, name
+    )
+
+
+def _converted_toward(value: Any, dtype: Any) -> ops.Tensor:
+    """``value`` as a tensor, of ``dtype`` where it converts to it (TF's
+    ``dtype_hint``); a tensor keeps its dtype."""
+    is_tensor = isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor")
+    if dtype is not None and not is_tensor:
+        try:
+            return ops.convert_to_tensor(value, dtype)
+        except (TypeError, ValueError):
+            pass
+    return ops.convert_to_tensor(value)
+
+
+one_hot.__signature__ = _ONE_HOT_OP.__signature__
+FUNCTIONS["one_hot"] = one_hot
 
 for _name, _type, _impl, _params, _tensors, _default in _MORE_ARRAY_OPS:
     _first = _name if isinstance(_name, str) else _name[0]

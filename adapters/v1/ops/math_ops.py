@@ -302,10 +302,14 @@ def _reduction(reduce: Any) -> Any:
 
 
 def _mean(x: Any, axis: Any, keepdims: bool) -> Any:
+    """``reduce_mean``: an integer mean sums in 64 bits (uint64 for unsigned types,
+    int64 for signed ones), divides there with C++'s truncating division, then casts
+    back, as TF's Mean kernel does: the mean of uint8 pixels does not wrap at 256."""
     if jnp.issubdtype(x.dtype, jnp.integer):
-        total = jnp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+        wide = jnp.uint64 if jnp.issubdtype(x.dtype, jnp.unsignedinteger) else jnp.int64
+        total = jnp.sum(x, axis=axis, keepdims=keepdims, dtype=wide)
         count = x.size // max(total.size, 1) if x.size else 0
-        return lax.div(total, jnp.asarray(count, x.dtype))  # C++ integer division
+        return lax.div(total, jnp.asarray(count, wide)).astype(x.dtype)
     return jnp.mean(x, axis=axis, keepdims=keepdims)
 
 
@@ -356,9 +360,25 @@ def _arg_reduction(reduce: Any) -> Any:
     return impl
 
 
+def _skipping_nan(arg: Any, fill: float) -> Any:
+    """``arg`` (``jnp.argmax``/``argmin``) passing over NaN as TF's kernels do: a NaN
+    compares as ``fill`` (-inf for argmax, +inf for argmin), so it is picked only
+    where nothing else would be (all NaN: index 0); NumPy's would pick the NaN."""
+
+    def impl(x: Any, axis: Any) -> Any:
+        if jnp.issubdtype(x.dtype, jnp.floating):
+            x = jnp.where(jnp.isnan(x), jnp.asarray(fill, x.dtype), x)
+        return arg(x, axis)
+
+    return impl
+
+
+_ARGMAX = _skipping_nan(jnp.argmax, -np.inf)
+_ARGMIN = _skipping_nan(jnp.argmin, np.inf)
+
 for _names, _type, _impl in [
-    (("argmax", "math.argmax"), "ArgMax", jnp.argmax),
-    (("argmin", "math.argmin"), "ArgMin", jnp.argmin),
+    (("argmax", "math.argmax"), "ArgMax", _ARGMAX),
+    (("argmin", "math.argmin"), "ArgMin", _ARGMIN),
 ]:
     define(
         _names,
@@ -369,7 +389,7 @@ for _names, _type, _impl in [
         allowed=REAL,
     )
 
-for _name, _type, _impl in [("arg_max", "ArgMax", jnp.argmax), ("arg_min", "ArgMin", jnp.argmin)]:
+for _name, _type, _impl in [("arg_max", "ArgMax", _ARGMAX), ("arg_min", "ArgMin", _ARGMIN)]:
     define(  # TF1's names: ``dimension`` required, ``output_type`` before ``name``
         _name,
         _type,
@@ -537,7 +557,7 @@ def _segment(reduce: str) -> Any:
     def impl(data, segment_ids):
         ids = np.asarray(segment_ids)
         num = int(ids.max()) + 1 if ids.size else 0
-        out = _unsorted_segment(reduce)(data, ids, num)
+        out = _unsorted_segment(reduce, sorted_ids=True)(data, ids, num)
         if reduce in ("max", "min"):  # TF: an empty segment of segment_max/min is 0
             present = _segment_count(ids, num, data.ndim) > 0
             out = jnp.where(present, out, jnp.zeros((), data.dtype))
@@ -572,7 +592,10 @@ def _extreme(dtype: Any, highest: bool) -> Any:
     return jnp.asarray(info.max if highest else info.min, dtype)
 
 
-def _unsorted_segment(reduce: str) -> Any:
+def _unsorted_segment(reduce: str, sorted_ids: bool = False) -> Any:
+    """The unsorted segment reduction ``reduce``; ``sorted_ids``: for ``segment_*``
+    (an integer mean divides as TF's SegmentMean kernel does)."""
+
     def impl(data, segment_ids, num_segments):
         ids = jnp.asarray(segment_ids)
         # ids may cover several leading dimensions of data (TF): JAX's take one
@@ -590,6 +613,13 @@ def _unsorted_segment(reduce: str) -> Any:
         total = jax.ops.segment_sum(data, ids, num_segments)
         count = _segment_count(ids, num_segments, data.ndim).astype(data.dtype)
         count = jnp.maximum(count, jnp.ones((), data.dtype))
+        if jnp.issubdtype(data.dtype, jnp.integer):
+            if sorted_ids:  # TF's SegmentMean kernel: C++ integer division
+                return lax.div(total, count)
+            # TF's unsorted_segment_mean is ``sum / count`` in Python: a true division,
+            # float32 for 8- and 16-bit integers, float64 for wider ones.
+            wide = jnp.float32 if data.dtype.itemsize <= 2 else jnp.float64
+            return total.astype(wide) / count.astype(wide)
         return total / (jnp.sqrt(count) if reduce == "sqrt_n" else count)
 
     return impl
@@ -610,7 +640,7 @@ for _op, _type, _allowed in [
     ("min", "UnsortedSegmentMin", REAL),
     ("prod", "UnsortedSegmentProd", NUMERIC),
     # TF's Python compositions (sum / count, sum / sqrt(count)), one node here
-    ("mean", "UnsortedSegmentMean", FLOATING),
+    ("mean", "UnsortedSegmentMean", NUMERIC),
     ("sqrt_n", "UnsortedSegmentSqrtN", FLOATING),
 ]:
     define(
