@@ -6,6 +6,7 @@ from typing import Any
 
 from adapters.v1.training.optimizer import Optimizer
 from jtrain import optimizers
+from jtrain._numerics import tf_constant
 
 
 class GradientDescentOptimizer(Optimizer):
@@ -18,4 +19,6 @@ class GradientDescentOptimizer(Optimizer):
         self._set_hparams(learning_rate=learning_rate)
 
     def _transformation(self, hp: dict[str, Any]) -> Any:
-        return optimizers.gradient_descent(hp["learning_rate"])
+        # TF converts a Python-float learning rate to a float32 tensor, then casts it
+        # to the variable's dtype: a float64 variable steps by float64(float32(lr)).
+        return optimizers.gradient_descent(tf_constant(hp["learning_rate"]))

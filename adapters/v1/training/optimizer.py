@@ -17,7 +17,7 @@ import numpy as np
 import optax
 
 from adapters.v1.client import _replicas
-from adapters.v1.framework import ops
+from adapters.v1.framework import _x64, ops
 from adapters.v1.framework.indexed_slices import IndexedSlices
 from adapters.v1.ops import control_flow_ops, gradients_impl
 from adapters.v1.ops.variables import Variable, trainable_variables
@@ -260,9 +260,14 @@ class Optimizer:
     # -- variables ---------------------------------------------------------------------
     def _initial_state(self, var: Variable) -> Any:
         """The transformation's initial state for one variable (static hyperparameters;
-        a tensor-valued one is taken as 0 here, which slot initial values do not use)."""
+        a tensor-valued one is taken as 0 here, which slot initial values do not use).
+
+        Computed with 64-bit types on, as TF computes a float64 variable's slots
+        (Adagrad's ``0.1`` accumulator is float64 0.1, not float32 0.1 widened).
+        """
         hparams = {k: (0.0 if _is_node(v) else v) for k, v in self._hparams.items()}
-        return self._transformation(hparams).init({"0": np.zeros(var._shape, var.dtype)})
+        with _x64.exact():
+            return self._transformation(hparams).init({"0": np.zeros(var._shape, var.dtype)})
 
     def _create_slots(self, var_list: list[Variable]) -> None:
         for var in var_list:
@@ -272,7 +277,9 @@ class Optimizer:
             state = self._initial_state(var)
             graph = var.graph
             for field in missing:
-                value = np.asarray(getattr(state, field)["0"])
+                # TF's slots have their variable's dtype (slot_creator: the primary's
+                # base dtype): a float64 variable's ``w/Adagrad`` is float64.
+                value = np.asarray(getattr(state, field)["0"], dtype=np.dtype(var.dtype))
                 with graph.name_scope(None), graph.name_scope(var.op.name + "/"):
                     slot = Variable(value, trainable=False, name=self._name)
                 _slice_like(slot, var)
