@@ -6,6 +6,14 @@ the per-element loss, multiplied by the broadcast weights and reduced as TF's
 ``compute_weighted_loss`` does (the default, ``SUM_BY_NONZERO_WEIGHTS``, divides
 by the number of non-zero weights, 0 when there are none). ``label_smoothing``
 is TF's. The loss tensor is added to ``loss_collection``.
+
+Dtypes are TF's: ``mean_squared_error``, ``absolute_difference``, ``huber_loss``,
+``log_loss``, ``hinge_loss``, ``cosine_distance`` and
+``mean_pairwise_squared_error`` cast predictions (logits) and labels of any real
+or boolean dtype to float32 first and return float32 (a float16 ``300.0`` squares
+to 90000.0, not ``inf``); the cross entropies compute in the logits' dtype and
+``compute_weighted_loss`` in float32, both returning the input's dtype. Weights
+of any real dtype are cast to float32.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ import jax
 import jax.numpy as jnp
 
 from adapters.v1.framework import ops
-from adapters.v1.framework.op_def import FLOATING, INDEX, define
+from adapters.v1.framework.op_def import BOOL, FLOATING, INDEX, REAL, define
 from adapters.v1.ops.math_ops import _minimum
 from adapters.v1.ops.nn_ops import (
     _sigmoid_cross_entropy,
@@ -86,6 +94,13 @@ def _weighted(losses: Any, weights: Any, reduction: str) -> Any:
 
 
 _V1 = "scope=None, loss_collection='losses', reduction='weighted_sum_by_nonzero_weights'"
+# TF casts weights (and the float32 losses' inputs) with ``math_ops.cast``: any real dtype
+CASTABLE = REAL + BOOL
+
+
+def _f32(*values: Any) -> Any:
+    """TF's ``math_ops.cast(x, dtypes.float32)`` of each value."""
+    return tuple(jnp.asarray(v).astype(jnp.float32) for v in values)
 
 
 def _loss(
@@ -132,7 +147,8 @@ _loss(
     ),
     f"onehot_labels, logits, weights=1.0, label_smoothing=0, {_V1}",
     "onehot_labels logits weights",
-    same_dtype="logits weights",
+    same_dtype=(),
+    allowed={"logits": FLOATING, "weights": CASTABLE},
 )
 _loss(
     "sparse_softmax_cross_entropy",
@@ -142,8 +158,8 @@ _loss(
     ),
     f"labels, logits, weights=1.0, {_V1}",
     "labels logits weights",
-    same_dtype="logits weights",
-    allowed={"logits": FLOATING, "labels": INDEX},
+    same_dtype=(),
+    allowed={"logits": FLOATING, "labels": INDEX, "weights": CASTABLE},
 )
 _loss(
     "sigmoid_cross_entropy",
@@ -157,32 +173,45 @@ _loss(
     ),
     f"multi_class_labels, logits, weights=1.0, label_smoothing=0, {_V1}",
     "multi_class_labels logits weights",
-    same_dtype="logits weights",
+    same_dtype=(),
+    allowed={"logits": FLOATING, "weights": CASTABLE},
 )
+_FLOAT32_LOSS = {"labels": CASTABLE, "predictions": CASTABLE, "weights": CASTABLE}
+
+
+def _mean_squared_error(labels, predictions, weights=1.0, reduction=None):
+    labels, predictions = _f32(labels, predictions)
+    return _weighted(jnp.square(predictions - labels), weights, reduction)
+
+
+def _absolute_difference(labels, predictions, weights=1.0, reduction=None):
+    labels, predictions = _f32(labels, predictions)
+    return _weighted(jnp.abs(predictions - labels), weights, reduction)
+
+
 _loss(
     "mean_squared_error",
     "mean_squared_error",
-    lambda labels, predictions, weights=1.0, reduction=None: _weighted(
-        jnp.square(predictions - labels.astype(predictions.dtype)), weights, reduction
-    ),
+    _mean_squared_error,
     f"labels, predictions, weights=1.0, {_V1}",
     "labels predictions weights",
-    same_dtype="predictions weights",
+    same_dtype=(),
+    allowed=_FLOAT32_LOSS,
 )
 _loss(
     "absolute_difference",
     "absolute_difference",
-    lambda labels, predictions, weights=1.0, reduction=None: _weighted(
-        jnp.abs(predictions - labels.astype(predictions.dtype)), weights, reduction
-    ),
+    _absolute_difference,
     f"labels, predictions, weights=1.0, {_V1}",
     "labels predictions weights",
-    same_dtype="predictions weights",
+    same_dtype=(),
+    allowed=_FLOAT32_LOSS,
 )
 
 
 def _huber(labels, predictions, weights=1.0, delta=1.0, reduction=None):
-    error = predictions - labels.astype(predictions.dtype)
+    labels, predictions = _f32(labels, predictions)
+    error = predictions - labels
     abs_error = jnp.abs(error)
     quadratic = _minimum(abs_error, jnp.asarray(delta, abs_error.dtype))
     linear = abs_error - quadratic
@@ -195,12 +224,13 @@ _loss(
     _huber,
     f"labels, predictions, weights=1.0, delta=1.0, {_V1}",
     "labels predictions weights",
-    same_dtype="predictions weights",
+    same_dtype=(),
+    allowed=_FLOAT32_LOSS,
 )
 
 
 def _log_loss(labels, predictions, weights=1.0, epsilon=1e-7, reduction=None):
-    labels = labels.astype(predictions.dtype)
+    labels, predictions = _f32(labels, predictions)
     losses = -labels * jnp.log(predictions + epsilon) - (1 - labels) * jnp.log(
         1 - predictions + epsilon
     )
@@ -213,12 +243,14 @@ _loss(
     _log_loss,
     f"labels, predictions, weights=1.0, epsilon=1e-07, {_V1}",
     "labels predictions weights",
-    same_dtype="predictions weights",
+    same_dtype=(),
+    allowed=_FLOAT32_LOSS,
 )
 
 
 def _hinge(labels, logits, weights=1.0, reduction=None):
-    signs = 2 * labels.astype(logits.dtype) - 1
+    labels, logits = _f32(labels, logits)
+    signs = 2 * labels - 1
     margin = 1 - signs * logits
     return _weighted(jnp.where(margin > 0, margin, 0), weights, reduction)
 
@@ -229,7 +261,8 @@ _loss(
     _hinge,
     f"labels, logits, weights=1.0, {_V1}",
     "labels logits weights",
-    same_dtype="logits weights",
+    same_dtype=(),
+    allowed={"labels": CASTABLE, "logits": CASTABLE, "weights": CASTABLE},
 )
 
 
@@ -240,6 +273,7 @@ _loss(
     f"losses, weights=1.0, {_V1}",
     "losses weights",
     same_dtype=(),
+    allowed={"losses": REAL, "weights": CASTABLE},
 )
 
 
