@@ -197,3 +197,61 @@ def test_float16_loss_does_not_overflow():
     theirs, ours = run_both(script)
     assert_twins(theirs, ours)
     assert theirs == np.float32(45000.5)
+
+
+# ---------------------------------------------------------------- batch normalization
+
+
+@pytest.mark.parametrize("fused", [None, False])
+@pytest.mark.parametrize("trainable", [False, True])
+def test_frozen_batch_normalization_adds_no_update_ops(trainable, fused):
+    """TF: a layer that is not trainable drops its updates (``Layer.updates`` is empty,
+    nothing goes to ``UPDATE_OPS``), even with ``training=True``: the output uses the
+    batch's statistics and running ``UPDATE_OPS`` leaves the moving mean at 0."""
+
+    def script(tf):
+        x = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+        layer = tf.layers.BatchNormalization(trainable=trainable, fused=fused)
+        y = layer(x, training=True)
+        z = tf.layers.batch_normalization(x, training=True, trainable=trainable, fused=fused)
+        update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+        counts = len(update_ops), len(layer.updates)
+        names = [v.name for v in tf.trainable_variables()]
+
+        def run(sess):
+            out = sess.run([y, z])
+            sess.run(update_ops)
+            moving = [v for v in tf.global_variables() if "moving" in v.name]
+            return counts, names, out, sess.run(moving)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours[:2] == theirs[:2]
+    assert_twins(theirs[2:], ours[2:], rtol=1e-6, atol=1e-6)
+
+
+def test_unfrozen_layer_adds_its_earlier_updates():
+    """TF: ``UPDATE_OPS`` gets ``layer.updates`` after each call, so a layer frozen for
+    its first call and trainable for its second adds both calls' updates then."""
+
+    def script(tf):
+        x = tf.constant(np.arange(24, dtype=np.float32).reshape(6, 4))
+        layer = tf.layers.BatchNormalization(trainable=False)
+        layer(x, training=True)
+        first = len(tf.get_collection(tf.GraphKeys.UPDATE_OPS))
+        layer.trainable = True
+        layer(x * 2.0, training=True)
+        second = len(tf.get_collection(tf.GraphKeys.UPDATE_OPS))
+        update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+
+        def run(sess):
+            for update in update_ops:  # one at a time: TF runs a list's ops in any order
+                sess.run(update)
+            return first, second, sess.run([layer.moving_mean, layer.moving_variance])
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours[:2] == theirs[:2]
+    assert_twins(theirs[2], ours[2], rtol=1e-6, atol=1e-6)

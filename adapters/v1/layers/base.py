@@ -7,7 +7,8 @@ its variables there with ``tf.get_variable``: ``net/dense/kernel``, the names a 
 checkpoint holds. Its ops go under the scope's name scope (``net/dense/MatMul``);
 calling a built layer again reuses its variables. Regularizer losses go to
 ``REGULARIZATION_LOSSES``, updates (batch normalization's moving averages) to
-``UPDATE_OPS`` after each call, as TF's legacy layers do.
+``UPDATE_OPS`` after each call while the layer is trainable, as TF's legacy
+layers do.
 """
 
 from __future__ import annotations
@@ -156,6 +157,7 @@ class Layer:
         self._trainable_weights: list[Any] = []
         self._non_trainable_weights: list[Any] = []
         self._updates: list[Any] = []
+        self.stateful = False  # TF's: a stateful layer keeps its updates when frozen
         self._losses: list[Any] = []
         self._graph: ops.Graph | None = None
         if isinstance(name, vs.VariableScope):
@@ -216,7 +218,11 @@ class Layer:
 
     @property
     def updates(self) -> list[Any]:
-        return list(self._updates)
+        """The recorded update ops; none while the layer is not trainable (TF's rule:
+        a frozen, non-stateful layer's updates are dropped, so a
+        ``batch_normalization(trainable=False, training=True)`` adds no
+        ``UPDATE_OPS`` and its moving statistics stay put)."""
+        return list(self._updates) if self.trainable or self.stateful else []
 
     @property
     def losses(self) -> list[Any]:
@@ -301,7 +307,8 @@ class Layer:
         return variable
 
     def add_update(self, updates: Any, inputs: Any = None) -> None:
-        """Records update ops (added to ``UPDATE_OPS`` after the call)."""
+        """Records update ops; ``updates`` (what ``UPDATE_OPS`` gets after each call)
+        holds them while the layer is trainable (or stateful), as TF's."""
         self._updates.extend(updates if isinstance(updates, (list, tuple)) else [updates])
 
     def add_loss(self, losses: Any, inputs: Any = None) -> None:
@@ -360,7 +367,7 @@ class Layer:
                     raise ValueError(f"A layer's `call` method should return a Tensor; {self}")
                 if self.activity_regularizer is not None:
                     self._activity_loss(outputs)
-        _add_to_collection(self._updates, ops.GraphKeys.UPDATE_OPS)
+        _add_to_collection(self.updates, ops.GraphKeys.UPDATE_OPS)
         return outputs
 
     apply = __call__
