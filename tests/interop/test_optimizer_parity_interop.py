@@ -52,9 +52,15 @@ def _names(tf):
 
 
 def _train(tf, train, steps=3):
+    """``run(sess)``: ``steps`` times each training op of ``train`` (an op or a list,
+    run one after the other: TF runs a group's ops in no set order), then the
+    variables."""
+    ops = train if isinstance(train, list) else [train]
+
     def run(sess):
         for _ in range(steps):
-            sess.run(train)
+            for op in ops:
+                sess.run(op)
         return _variables(tf, sess)
 
     return run
@@ -121,4 +127,194 @@ def test_tf_checkpoint_of_a_float64_model_trained_with_adagrad_restores(tmp_path
     theirs = _tf_train_and_save(prefix, _float64_adagrad)
     ours = _jtrain_restore(prefix, _float64_adagrad)
     assert [x[:2] for x in theirs] == [("w/Adagrad:0", "float64"), ("w:0", "float64")]
+    assert_twins(theirs, ours, rtol=0.0)
+
+
+def _model(tf):
+    w = tf.get_variable("w", shape=[2], initializer=tf.constant_initializer([0.5, -1.0]))
+    return w, tf.reduce_sum(w * w)
+
+
+def _brief(tf):
+    w, loss = _model(tf)
+    with tf.variable_scope("train"):
+        momentum = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+    with tf.name_scope("opt"):
+        adam = tf.train.AdamOptimizer(0.1).minimize(loss)
+    with tf.variable_scope("x"):
+        step = tf.train.get_or_create_global_step()
+    with tf.variable_scope("e"):
+        ema = tf.train.ExponentialMovingAverage(0.9).apply([w])
+    return [momentum, adam, ema, step.assign_add(1)]
+
+
+def _two_adams(tf):
+    _, loss = _model(tf)
+    return [tf.train.AdamOptimizer(0.1).minimize(loss), tf.train.AdamOptimizer(0.2).minimize(loss)]
+
+
+def _two_adams_in_name_scopes(tf):
+    """The tutorials' ``with tf.name_scope('train'): AdamOptimizer().minimize(loss)``."""
+    _, loss = _model(tf)
+    ops = []
+    for lr in (0.1, 0.2):
+        with tf.name_scope("train"):
+            ops.append(tf.train.AdamOptimizer(lr).minimize(loss))
+    return ops
+
+
+def _adam_in_variable_scope_then_outside(tf):
+    _, loss = _model(tf)
+    with tf.variable_scope("s"):
+        first = tf.train.AdamOptimizer(0.1).minimize(loss)
+    return [first, tf.train.AdamOptimizer(0.2).minimize(loss)]
+
+
+def _momentums(tf):
+    _, loss = _model(tf)
+    with tf.variable_scope("s"):
+        first = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+    second = tf.train.MomentumOptimizer(0.1, 0.5).minimize(loss)
+    with tf.name_scope("n"):
+        third = tf.train.MomentumOptimizer(0.2, 0.9).minimize(loss)
+    with tf.variable_scope("s", reuse=tf.AUTO_REUSE):  # the same ``s/w/Momentum``
+        fourth = tf.train.MomentumOptimizer(0.2, 0.9).minimize(loss)
+    return [first, second, third, fourth]
+
+
+def _variable_in_a_reentered_scope(tf):
+    with tf.variable_scope("m"):
+        _, loss = _model(tf)
+    with tf.variable_scope("m"):
+        first = tf.train.AdamOptimizer(0.1).minimize(loss)
+    with tf.variable_scope("o"):
+        second = tf.train.RMSPropOptimizer(0.1, centered=True).minimize(loss)
+    return [first, second]
+
+
+def _global_steps(tf):
+    _, loss = _model(tf)
+    with tf.name_scope("n"):
+        step = tf.train.get_or_create_global_step()
+    with tf.variable_scope("v"):
+        again = tf.train.get_or_create_global_step()
+    assert again is step
+    return tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+
+
+def _global_step_in_a_variable_scope(tf):
+    _, loss = _model(tf)
+    with tf.variable_scope("x"):
+        with tf.name_scope("n"):
+            step = tf.train.create_global_step()
+    return tf.train.AdagradOptimizer(0.1).minimize(loss, global_step=step)
+
+
+def _moving_averages(tf):
+    w, loss = _model(tf)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    with tf.control_dependencies([train]):
+        t = tf.identity(w * 2.0, name="t")
+        with tf.name_scope("e"):
+            first = tf.train.ExponentialMovingAverage(0.9).apply([w])
+        with tf.variable_scope("f"):
+            second = tf.train.ExponentialMovingAverage(0.5, name="E2").apply([w])
+        with tf.variable_scope("g"):
+            third = tf.train.ExponentialMovingAverage(0.9, zero_debias=True).apply([t])
+    return tf.group(first, second, third)
+
+
+def _own_name_scope_for_non_slots(tf):
+    _, loss = _model(tf)
+    with tf.variable_scope("s"):
+        first = tf.train.AdamOptimizer(0.1, use_own_namescope_for_non_slot_vars=True)
+    second = tf.train.AdamOptimizer(0.2, use_own_namescope_for_non_slot_vars=True)
+    with tf.variable_scope("v"), tf.name_scope("n"):
+        return [first.minimize(loss), second.minimize(loss)]
+
+
+def _built_outside_applied_inside(tf):
+    _, loss = _model(tf)
+    with tf.variable_scope("s0"):
+        adam = tf.train.AdamOptimizer(0.1)  # the scope where it is built does not count
+    with tf.variable_scope("s"):
+        return adam.minimize(loss)
+
+
+NAME_CASES = {
+    f.__name__.lstrip("_"): f
+    for f in (
+        _brief,
+        _two_adams,
+        _two_adams_in_name_scopes,
+        _adam_in_variable_scope_then_outside,
+        _momentums,
+        _variable_in_a_reentered_scope,
+        _global_steps,
+        _global_step_in_a_variable_scope,
+        _moving_averages,
+        _own_name_scope_for_non_slots,
+        _built_outside_applied_inside,
+    )
+}
+
+
+@pytest.mark.parametrize("case", sorted(NAME_CASES))
+def test_slot_non_slot_global_step_and_average_names_follow_the_scopes(case):
+    """Slots and shadows are named in the current *variable* scope (TF's
+    slot_creator), non-slot variables in the current *name* scope, the global step
+    in the current variable scope and the root name scope: TF's checkpoint keys."""
+
+    def script(tf):
+        return _train(tf, NAME_CASES[case](tf))
+
+    theirs, ours = run_both(script)
+    assert [x[:2] for x in ours] == [x[:2] for x in theirs]
+    assert_twins(theirs, ours, rtol=1e-6)
+
+
+def test_a_second_optimizer_in_a_reentered_variable_scope_fails_as_in_tf():
+    """Leaving a variable scope forgets the default names used inside it, so a
+    second optimizer in the same (non-reusing) scope makes ``s/w/Adam`` again: TF's
+    error."""
+    messages = []
+    for tf in (tf1, jtf):
+        with tf.Graph().as_default():
+            _, loss = _model(tf)
+            with tf.variable_scope("s"):
+                tf.train.AdamOptimizer(0.1).minimize(loss)
+            with pytest.raises(ValueError, match="already exists") as e:
+                with tf.variable_scope("s"):
+                    tf.train.AdamOptimizer(0.1).minimize(loss)
+            messages.append(str(e.value))
+    assert messages[1] == messages[0]
+
+
+def _scoped_adam(tf):
+    with tf.variable_scope("model"):
+        w = tf.get_variable("w", shape=[3], initializer=tf.constant_initializer([1.0, -2.0, 3.0]))
+    with tf.variable_scope("x"):
+        step = tf.train.get_or_create_global_step()
+    with tf.name_scope("train"):
+        train = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(w * w), global_step=step)
+    with tf.variable_scope("ema"), tf.control_dependencies([train]):
+        return tf.train.ExponentialMovingAverage(0.9).apply([w])
+
+
+def test_tf_checkpoint_of_a_scoped_adam_model_restores(tmp_path):
+    """TF's keys of a model trained in scopes (``train/beta1_power``,
+    ``model/w/Adam``, ``x/global_step``, ``ema/model/w/ExponentialMovingAverage``)
+    are jtrain's: its Saver restores TF's checkpoint."""
+    prefix = str(tmp_path / "tf.ckpt")
+    theirs = _tf_train_and_save(prefix, _scoped_adam)
+    ours = _jtrain_restore(prefix, _scoped_adam)
+    assert [x[0] for x in theirs] == [
+        "ema/model/w/ExponentialMovingAverage:0",
+        "model/w/Adam:0",
+        "model/w/Adam_1:0",
+        "model/w:0",
+        "train/beta1_power:0",
+        "train/beta2_power:0",
+        "x/global_step:0",
+    ]
     assert_twins(theirs, ours, rtol=0.0)

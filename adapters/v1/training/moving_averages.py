@@ -7,13 +7,14 @@ from typing import Any
 import numpy as np
 
 from adapters.v1.framework import ops
-from adapters.v1.ops import control_flow_ops
+from adapters.v1.ops import control_flow_ops, variable_scope
 from adapters.v1.ops.variables import (
     Variable,
     global_variables,
     moving_average_variables,
     trainable_variables,
 )
+from adapters.v1.training.optimizer import create_slot
 from jtrain import averaging
 
 __all__ = ["ExponentialMovingAverage"]
@@ -117,18 +118,32 @@ class ExponentialMovingAverage:
             return control_flow_ops.group(op, name=scope)
 
     def _create_shadow(self, var: Any, graph: ops.Graph) -> None:
+        """The shadow of ``var``, named as TF names it (``slot_creator.create_slot``):
+        in the current variable scope, ``<var op name>/<name>`` made unique
+        (``e/w/ExponentialMovingAverage`` inside ``variable_scope("e")``; a name scope
+        changes nothing). A debiased tensor's ``biased`` and ``local_step`` are
+        ``get_variable``s in the current variable scope under the shadow's name."""
         is_variable = isinstance(var, Variable)
         shape, dtype = var._shape, var.dtype
-        with graph.name_scope(None), graph.name_scope(var.op.name + "/"):
-            initial = var.initialized_value() if is_variable else np.zeros(shape, dtype)
-            shadow = Variable(initial, trainable=False, name=self._name)
+        initial = var.initialized_value() if is_variable else np.zeros(shape, dtype)
+        shadow = create_slot(var, initial, self._name)
         self._averages[var] = shadow
         if is_variable:
             graph.add_to_collection(ops.GraphKeys.MOVING_AVERAGE_VARIABLES, var)
         elif self._zero_debias:
-            with graph.name_scope(None), graph.name_scope(shadow.op.name + "/"):
-                biased = Variable(np.zeros(shape, dtype), trainable=False, name="biased")
-                step = Variable(np.zeros((), dtype), trainable=False, name="local_step")
+            with variable_scope.variable_scope(shadow.op.name):
+                biased = variable_scope.get_variable(
+                    _unique_in_scope("biased"),
+                    initializer=np.zeros(shape, dtype),
+                    dtype=dtype,
+                    trainable=False,
+                )
+                step = variable_scope.get_variable(
+                    _unique_in_scope("local_step"),
+                    initializer=np.zeros((), dtype),
+                    dtype=dtype,
+                    trainable=False,
+                )
             self._debias[var] = (biased, step)
 
     def average(self, var: Any) -> Variable | None:
@@ -153,3 +168,20 @@ class ExponentialMovingAverage:
             if v.name not in names and v.op.name not in name_map:
                 name_map[v.op.name] = v
         return name_map
+
+
+def _unique_in_scope(name: str) -> str:
+    """TF's ``_zero_debias._maybe_get_unique``: ``name``, or ``name_1``... when the
+    current variable scope already holds a global variable of that name (unless it
+    reuses)."""
+    scope = variable_scope.get_variable_scope()
+    if scope.reuse:
+        return name
+    taken = {v.op.name for v in scope.global_variables()}
+    full = f"{scope.name}/{name}"
+    if full not in taken:
+        return name
+    i = 1
+    while f"{full}_{i}" in taken:
+        i += 1
+    return f"{name}_{i}"

@@ -226,8 +226,8 @@ class Optimizer:
         graph = pairs[0][1].graph
         var_list = [v for _, v in pairs]
         with graph.control_dependencies(None):
+            non_slots = self._create_non_slots(var_list)  # first, as TF's Adam
             self._create_slots(var_list)
-            non_slots = self._create_non_slots(var_list)
         with graph.name_scope(name or self._name) as scope:
             update = self._apply_op(
                 pairs, non_slots, global_step, "update", skip_gradients_aggregation
@@ -270,22 +270,30 @@ class Optimizer:
             return self._transformation(hparams).init({"0": np.zeros(var._shape, var.dtype)})
 
     def _create_slots(self, var_list: list[Variable]) -> None:
+        """Each variable's slots, named as TF's ``slot_creator`` names them: in the
+        current variable scope, under a unique ``<variable op name>/<optimizer name>``
+        (``w/Adam``, ``w/Adam_1``; ``train/w/Momentum`` inside
+        ``variable_scope("train")``)."""
         for var in var_list:
             missing = [f for f in self._slots if var not in self._slot_vars.get(f, {})]
             if not missing:
                 continue
             state = self._initial_state(var)
-            graph = var.graph
             for field in missing:
                 # TF's slots have their variable's dtype (slot_creator: the primary's
                 # base dtype): a float64 variable's ``w/Adagrad`` is float64.
                 value = np.asarray(getattr(state, field)["0"], dtype=np.dtype(var.dtype))
-                with graph.name_scope(None), graph.name_scope(var.op.name + "/"):
-                    slot = Variable(value, trainable=False, name=self._name)
-                _slice_like(slot, var)
+                slot = create_slot(var, value, self._name)
                 self._slot_vars.setdefault(field, {})[var] = slot
 
     def _create_non_slots(self, var_list: list[Variable]) -> dict[str, Variable]:
+        """The non-slot variables (Adam's ``beta1_power``...), once per graph.
+
+        As TF's ``_create_non_slot_variable``: a plain variable named in the current
+        name scope (``opt/beta1_power`` inside ``name_scope("opt")``, made unique:
+        ``beta1_power_1`` for a second optimizer), or, with
+        ``use_own_namescope_for_non_slot_vars``, in the optimizer's own scope.
+        """
         first = min(var_list, key=lambda v: v.name)
         graph = first.graph
         out = {}
@@ -294,8 +302,11 @@ class Optimizer:
             if key not in self._non_slot_vars:
                 value = np.asarray(getattr(self._initial_state(first), field))
                 scope = self._non_slot_scope
-                with graph.name_scope(None), graph.name_scope(scope + "/" if scope else None):
+                if scope is None:
                     self._non_slot_vars[key] = Variable(value, trainable=False, name=field)
+                else:
+                    with graph.name_scope(None), graph.name_scope(scope + "/"):
+                        self._non_slot_vars[key] = Variable(value, trainable=False, name=field)
             out[field] = self._non_slot_vars[key]
         return out
 
@@ -393,6 +404,35 @@ class Optimizer:
         Only AdagradDA's kernel reads the step; the others take None.
         """
         return None
+
+
+def create_slot(primary: Any, value: Any, name: str) -> Variable:
+    """TF's ``slot_creator.create_slot``: a non-trainable variable of ``value`` for
+    ``primary`` (a variable or a tensor).
+
+    It is ``get_variable`` in a variable scope opened, inside the current one, with
+    the default name ``<primary op name>/<name>`` (made unique as scopes are:
+    ``w/Adam``, then ``w/Adam_1``), with the current scope's partitioner off; so
+    ``variable_scope("train")`` gives ``train/w/Momentum``, and a name scope alone
+    changes nothing. The slot of a partition of a partitioned variable is a
+    partition of the slot of the whole. ``value`` is an array or a tensor; the slot
+    has its dtype.
+    """
+    from adapters.v1.ops import variable_scope
+
+    scope = variable_scope.get_variable_scope()
+    partitioner = scope.partitioner
+    scope.set_partitioner(None)
+    try:
+        with variable_scope.variable_scope(None, default_name=f"{primary.op.name}/{name}"):
+            slot = variable_scope.get_variable(
+                "", initializer=value, dtype=value.dtype, trainable=False
+            )
+    finally:
+        scope.set_partitioner(partitioner)
+    if isinstance(primary, Variable):
+        _slice_like(slot, primary)
+    return slot
 
 
 def _slice_like(slot: Variable, var: Variable) -> None:

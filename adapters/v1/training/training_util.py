@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from adapters.v1.framework import ops
-from adapters.v1.ops.variables import Variable
+from adapters.v1.ops.variables import Variable, VariableAggregation
 
 __all__ = [
     "create_global_step",
@@ -40,18 +40,26 @@ def create_global_step(graph: ops.Graph | None = None) -> Variable:
     """Creates ``global_step``: an int64 scalar variable starting at 0, not trainable,
     in ``GLOBAL_VARIABLES`` and ``GLOBAL_STEP``.
 
+    As TF, it is ``get_variable("global_step")`` in the root name scope and the
+    current variable scope: ``x/global_step`` inside ``variable_scope("x")``, plain
+    ``global_step`` inside ``name_scope("x")``.
+
     Raises:
       ValueError: the graph already has a global step.
     """
     graph = graph or ops.get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
+    from adapters.v1.ops import init_ops, variable_scope
+
     with graph.as_default(), graph.name_scope(None), graph.control_dependencies(None):
-        return Variable(
-            np.zeros((), np.int64),
-            trainable=False,
-            name="global_step",
+        return variable_scope.get_variable(
+            ops.GraphKeys.GLOBAL_STEP,
+            shape=[],
             dtype=np.int64,
+            initializer=init_ops.zeros_initializer(),
+            trainable=False,
+            aggregation=VariableAggregation.ONLY_FIRST_REPLICA,
             collections=[ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.GLOBAL_STEP],
         )
 
