@@ -255,3 +255,73 @@ def test_unfrozen_layer_adds_its_earlier_updates():
     theirs, ours = run_both(script)
     assert ours[:2] == theirs[:2]
     assert_twins(theirs[2], ours[2], rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- weight regularizers
+
+
+def _scope_and_layer_regularized(tf, reuse_twice=False):
+    """A dense layer with its own regularizers inside a scope with a default one."""
+    with tf.variable_scope("s", regularizer=lambda t: tf.reduce_sum(t)):
+        layer = tf.layers.Dense(
+            1,
+            kernel_initializer=tf.ones_initializer(),
+            bias_initializer=tf.ones_initializer(),
+            kernel_regularizer=lambda t: 10 * tf.reduce_sum(t),
+            bias_regularizer=lambda t: 3 * tf.reduce_sum(t),
+        )
+        layer(tf.ones([1, 2]))
+        if reuse_twice:
+            layer(tf.ones([1, 2]))
+            with tf.variable_scope("t", reuse=tf.AUTO_REUSE):
+                for _ in range(2):
+                    tf.layers.dense(
+                        tf.ones([1, 2]),
+                        1,
+                        name="d",
+                        kernel_initializer=tf.ones_initializer(),
+                        kernel_regularizer=lambda t: 5 * tf.reduce_sum(t),
+                    )
+    return layer
+
+
+@pytest.mark.parametrize("reuse_twice", [False, True])
+def test_layer_regularizer_adds_to_the_scope_default(reuse_twice):
+    """TF: ``get_variable`` applies the scope's default regularizer and the layer's own
+    ``kernel_regularizer`` adds a second loss (22.0 in the brief's repro; jtrain's layer
+    regularizer replaced the scope's: 20.0); a reused variable adds none; both are in
+    ``REGULARIZATION_LOSSES`` in TF's order with TF's names, and ``layer.losses`` holds
+    the layer's own (TF: 1 for the kernel; jtrain had none)."""
+
+    def script(tf):
+        layer = _scope_and_layer_regularized(tf, reuse_twice)
+        regs = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+        names = [t.name for t in regs]
+        own = layer.losses
+        own_names = [t.name for t in own]
+        total = tf.losses.get_regularization_loss()
+        return lambda sess: (names, own_names, sess.run([total, regs, own]))
+
+    theirs, ours = run_both(script)
+    assert ours[:2] == theirs[:2]
+    assert_twins(theirs[2], ours[2])
+
+
+def test_brief_repro_regularization_loss():
+    """The brief's repro: TF's total regularization loss is 22.0 and ``layer.losses``
+    has one loss, 20.0."""
+
+    def script(tf):
+        with tf.variable_scope("s", regularizer=lambda t: tf.reduce_sum(t)):
+            layer = tf.layers.Dense(
+                1,
+                kernel_initializer=tf.ones_initializer(),
+                kernel_regularizer=lambda t: 10 * tf.reduce_sum(t),
+            )
+            layer(tf.ones([1, 2]))
+        total = tf.losses.get_regularization_loss()
+        return lambda sess: sess.run([total, layer.losses])
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+    assert theirs[0] == 22.0

@@ -21,6 +21,7 @@ from adapters.v1.framework import dtypes, ops
 from adapters.v1.framework.op_def import FUNCTIONS
 from adapters.v1.framework.tensor_shape import TensorShape
 from adapters.v1.ops import variable_scope as vs
+from adapters.v1.ops.partitioned_variables import PartitionedVariable
 from adapters.v1.ops.variables import VariableAggregation, VariableSynchronization
 
 __all__ = ["InputSpec", "Layer"]
@@ -159,6 +160,8 @@ class Layer:
         self._updates: list[Any] = []
         self.stateful = False  # TF's: a stateful layer keeps its updates when frozen
         self._losses: list[Any] = []
+        # TF's weight regularization: callables evaluated by each ``losses`` access
+        self._callable_losses: list[Callable[[], Any]] = []
         self._graph: ops.Graph | None = None
         if isinstance(name, vs.VariableScope):
             self._base_name, self._name = name.name, _unique_layer_name(type(self))
@@ -226,7 +229,10 @@ class Layer:
 
     @property
     def losses(self) -> list[Any]:
-        return list(self._losses)
+        """The added losses, then the weight regularization losses, as TF's: each
+        access builds the weights' regularizer ops anew (``kernel/Regularizer``...)."""
+        regularization = [loss() for loss in self._callable_losses]
+        return list(self._losses) + [x for x in regularization if x is not None]
 
     # -- building ---------------------------------------------------------------------
     def build(self, input_shape: TensorShape) -> None:
@@ -255,6 +261,11 @@ class Layer:
     ) -> Any:
         """Gets or creates the variable ``name`` in the layer's scope with ``tf.get_variable``.
 
+        As TF's legacy layers: ``get_variable`` applies the variable scope's default
+        regularizer, and the layer's own ``regularizer`` adds a second loss (under
+        ``<name>/Regularizer``) to ``REGULARIZATION_LOSSES`` and ``losses``, both only
+        when the variable is created (not when reused).
+
         Returns:
           The variable (created with ``reuse`` when the layer is built or reuses).
 
@@ -278,6 +289,7 @@ class Layer:
         dtype = dtype or self.dtype or dtypes.float32
         self._set_scope()
         graph = ops.get_default_graph()
+        existing = {id(v) for v in graph.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
         with vs.variable_scope(
             self._scope, reuse=self.built or self._reuse, auxiliary_name_scope=False
         ) as scope:
@@ -288,7 +300,6 @@ class Layer:
                     shape=shape,
                     dtype=dtype,
                     initializer=initializer,
-                    regularizer=regularizer,
                     trainable=trainable and self.trainable,
                     constraint=constraint,
                     partitioner=partitioner,
@@ -296,6 +307,13 @@ class Layer:
                     synchronization=synchronization,
                     aggregation=aggregation,
                 )
+                if regularizer:
+                    parts = list(variable) if isinstance(variable, PartitionedVariable) else None
+                    if parts is None and id(variable) not in existing:
+                        self._add_weight_regularizer(name, variable, regularizer)
+                    elif parts is not None and not any(id(v) in existing for v in parts):
+                        for part in parts:
+                            self._add_weight_regularizer(name, part, regularizer)
         if (
             trainable
             and self.trainable
@@ -305,6 +323,19 @@ class Layer:
         else:
             self._non_trainable_weights.append(variable)
         return variable
+
+    def _add_weight_regularizer(self, name: str, variable: Any, regularizer: Callable) -> None:
+        """TF's ``_handle_weight_regularization``: a loss callable, evaluated now for
+        ``REGULARIZATION_LOSSES`` and again by each ``losses`` access."""
+
+        def loss() -> Any:
+            with ops.get_default_graph().name_scope(name + "/Regularizer"):
+                return regularizer(variable)
+
+        self._callable_losses.append(loss)
+        value = loss()
+        if value is not None:
+            _add_to_collection([value], ops.GraphKeys.REGULARIZATION_LOSSES)
 
     def add_update(self, updates: Any, inputs: Any = None) -> None:
         """Records update ops; ``updates`` (what ``UPDATE_OPS`` gets after each call)
