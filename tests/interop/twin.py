@@ -1,6 +1,7 @@
 """One TF1 snippet run twice: under TF 2.21's ``compat.v1`` and under ``adapters.v1``.
 
-``run_both(script)`` calls ``script(tf)`` once with each module, inside a fresh graph
+``run_both(script)`` calls ``script(tf)`` once with each module (TF's as classic TF1
+builds graphs, ``classic_tf1``), inside a fresh graph
 of that module; the script builds its graph with the ``tf`` it is given and returns a
 function ``run(sess)``, which is called in a session of that graph after its global
 and local variables are initialized, and whose result is returned. ``assert_twins``
@@ -10,7 +11,8 @@ tolerance (float32 math summed in different orders differs by a few ulps).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -24,15 +26,46 @@ tf1 = real_tf.compat.v1
 Script = Callable[[Any], Callable[[Any], Any]]
 
 
+@contextlib.contextmanager
+def classic_tf1() -> Iterator[None]:
+    """TF's graphs built as classic TF1 builds them (what ``disable_v2_behavior()`` sets
+    for graphs: TF1 control flow, reference variables, TF1 ``TensorShape``s, tensors
+    hashed by identity), the process's settings restored after: the interop tests run
+    with TF 2's defaults, under which ``tf.compat.v1.while_loop`` or ``get_variable``
+    behave otherwise."""
+    from tensorflow.python.framework import tensor, tensor_shape
+
+    saved = (
+        tf1.control_flow_v2_enabled(),
+        tf1.resource_variables_enabled(),
+        tensor_shape._TENSORSHAPE_V2_OVERRIDE,
+        tensor.Tensor._USE_EQUALITY,
+    )
+    tf1.disable_control_flow_v2()
+    tf1.disable_resource_variables()
+    tf1.disable_v2_tensorshape()
+    tf1.disable_tensor_equality()
+    try:
+        yield
+    finally:
+        control_flow, resources, shapes, equality = saved
+        (tf1.enable_control_flow_v2 if control_flow else tf1.disable_control_flow_v2)()
+        (tf1.enable_resource_variables if resources else tf1.disable_resource_variables)()
+        (tf1.enable_v2_tensorshape if shapes else tf1.disable_v2_tensorshape)()
+        (tf1.enable_tensor_equality if equality else tf1.disable_tensor_equality)()
+
+
 def run_once(tf: Any, script: Script) -> Any:
-    """``script`` built and run with ``tf`` (TF's ``compat.v1`` or ``adapters.v1``)."""
-    graph = tf.Graph()
-    with graph.as_default():
-        run = script(tf)
-        init = [tf.global_variables_initializer(), tf.local_variables_initializer()]
-        with tf.Session(graph=graph) as sess:
-            sess.run(init)
-            return run(sess)
+    """``script`` built and run with ``tf`` (TF's ``compat.v1``, as classic TF1, or
+    ``adapters.v1``)."""
+    with classic_tf1() if tf is tf1 else contextlib.nullcontext():
+        graph = tf.Graph()
+        with graph.as_default():
+            run = script(tf)
+            init = [tf.global_variables_initializer(), tf.local_variables_initializer()]
+            with tf.Session(graph=graph) as sess:
+                sess.run(init)
+                return run(sess)
 
 
 def run_both(script: Script) -> tuple[Any, Any]:

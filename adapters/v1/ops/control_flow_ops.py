@@ -21,7 +21,7 @@ a bounded ``lax.scan`` when differentiated; without it ``tf.gradients`` raises.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import jax
@@ -170,6 +170,10 @@ class _Body:
       params: the body's argument tensors (values given on each evaluation).
       outputs: the tensors the body returns.
       targets: operations the body returns (they run for their effects).
+      reread: variables whose plain read (the variable used as a tensor, its
+        ``value()``) the body takes anew on each evaluation instead of once per run:
+        those a loop writes, so that each iteration reads the value the iteration
+        before left, as TF's loop does.
     """
 
     def __init__(
@@ -179,6 +183,7 @@ class _Body:
         params: Sequence[ops.Tensor],
         outputs: Sequence[ops.Tensor],
         targets: Sequence[ops.Operation] = (),
+        reread: Collection[Any] = (),
     ):
         inner: set[ops.Operation] = set()
         for op in created:
@@ -186,6 +191,10 @@ class _Body:
         # A variable created in the body (tf.layers inside a branch) keeps its per-run
         # read (``value()``) outside: gradients with respect to it reach the node.
         members = {op for op in created if op not in inner and not _is_snapshot(op)}
+        for v in reread:
+            snapshot = getattr(v, "_snapshot", None)
+            if snapshot is not None:
+                members.add(snapshot.op)
         self.params = list(params)
         self.outputs = list(outputs)
         self.order = _order([t.op for t in outputs] + list(targets), members)
@@ -718,16 +727,23 @@ def while_loop(
             raise TypeError(
                 f"tf.while_loop '{loop_name}': cond must return a scalar bool tensor, got {c!r}"
             )
-        if not isinstance(b, (list, tuple)):
-            b = [b]  # TF: a bare result is wrapped in a list
         given = _pack_like(loop_vars, jax.tree.unflatten(structure, params))
-        if flatten(given)[1] != flatten(b)[1]:
-            same_items = flatten(list(given))[1] == flatten(list(b))[1]
-            error = TypeError if same_items else ValueError  # TF: a list for a tuple
-            raise error(
-                "The two structures don't have the same nested structure.\n\n"
-                f"First structure: {given}\n\nSecond structure: {b}"
-            )
+        if maximum_iterations is not None:
+            # TF runs (counter, loop_vars) with body (i + 1, body(*loop_vars)): the
+            # body's result must have loop_vars' very structure (a lone loop variable,
+            # return_same_structure False, compared bare).
+            lone = len(loop_vars) == 1 and not return_same_structure
+            _same_structure(given[0] if lone else given, b)
+            if lone and not isinstance(b, (list, tuple)):
+                b = [b]
+            top: Any = loop_vars
+        else:
+            if not isinstance(b, (list, tuple)):
+                b = [b]  # TF: a bare result is wrapped in a list
+            # TF compares list(loop_vars) with list(body's result), and packs what the
+            # loop returns as the body's result: a tuple for a list is fine.
+            _same_structure(list(given), list(b))
+            top = b
         b = list(b)
         outs = [ops.convert_to_tensor(o) for o in flatten(list(b))[0]]
         for p, t, o in zip(params, tensors, outs, strict=True):
@@ -745,6 +761,12 @@ def while_loop(
                 )
         cond_body = _Body("while_loop", created, params, [c])
         loop_body = _Body("while_loop", created, params, outs)
+        # A variable the loop writes is read anew by each iteration (and each test of
+        # ``cond``), not once before the loop.
+        looped = [v for v in loop_body.writes + cond_body.writes if v is not None]
+        if looped:
+            cond_body = _Body("while_loop", created, params, [c], reread=looped)
+            loop_body = _Body("while_loop", created, params, outs, reread=looped)
         static_limit = None if limit is None else limit.op._const_value
         if limit is None:
             error = (
@@ -810,7 +832,32 @@ def while_loop(
         exits = list(op.outputs)
     if not return_same_structure and len(exits) == 1:
         return exits[0]
-    return _pack_like(loop_vars, jax.tree.unflatten(structure, exits))
+    return _pack_like(top, jax.tree.unflatten(structure, exits))
+
+
+def _same_structure(given: Any, returned: Any) -> None:
+    """TF's ``nest.assert_same_structure`` of the loop variables and the body's result.
+
+    Raises:
+      ValueError: they nest differently.
+      TypeError: they nest alike, with a list where the other has a tuple.
+    """
+    if flatten(given)[1] == flatten(returned)[1]:
+        return
+    untyped = flatten(_as_tuples(given))[1] == flatten(_as_tuples(returned))[1]
+    raise (TypeError if untyped else ValueError)(
+        "The two structures don't have the same nested structure.\n\n"
+        f"First structure: {given}\n\nSecond structure: {returned}"
+    )
+
+
+def _as_tuples(value: Any) -> Any:
+    """``value`` with every list and tuple (not namedtuple) a tuple."""
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return tuple(_as_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _as_tuples(v) for k, v in value.items()}
+    return value
 
 
 def _pack_like(loop_vars: Any, items: list[Any]) -> Any:
