@@ -318,3 +318,32 @@ def test_tf_checkpoint_of_a_scoped_adam_model_restores(tmp_path):
         "x/global_step:0",
     ]
     assert_twins(theirs, ours, rtol=0.0)
+
+
+BETAS = {
+    "constant": lambda tf: {"beta1": tf.constant(0.5)},
+    "float64_constants": lambda tf: {
+        "beta1": tf.constant(0.5, tf.float64),
+        "beta2": tf.constant(0.75, tf.float64),
+    },
+    "placeholder_with_default": lambda tf: {"beta1": tf.placeholder_with_default(0.5, [])},
+}
+
+
+@pytest.mark.parametrize("betas", sorted(BETAS))
+def test_adam_beta_powers_start_at_tensor_betas(betas):
+    """TF creates ``beta1_power`` with ``beta1`` as its initial value: a tensor
+    ``beta1`` gives its value (0.5, not 0) and its dtype."""
+
+    def script(tf):
+        _, loss = _model(tf)
+        train = tf.train.AdamOptimizer(0.1, **BETAS[betas](tf)).minimize(loss)
+
+        def run(sess):
+            return _variables(tf, sess), _train(tf, train, steps=2)(sess)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert [x[:2] for x in ours[1]] == [x[:2] for x in theirs[1]]
+    assert_twins(theirs, ours, rtol=1e-6)

@@ -12,11 +12,14 @@ class AdamOptimizer(Optimizer):
     """Adam over :func:`jtrain.optimizers.adam`.
 
     Slots ``w/Adam`` (m) and ``w/Adam_1`` (v); non-slot variables ``beta1_power``
-    and ``beta2_power``, created once per graph as TF does.
+    and ``beta2_power``, created once per graph as TF does, starting at ``beta1``
+    and ``beta2`` (a tensor's value and dtype when they are tensors).
     """
 
     _slots = ("m", "v")
     _non_slots = ("beta1_power", "beta2_power")
+    # TF creates them from ``beta1``/``beta2``: a tensor's value (and dtype) too.
+    _non_slot_initial_values = {"beta1_power": "beta1", "beta2_power": "beta2"}
 
     def __init__(
         self,

@@ -50,6 +50,9 @@ class Optimizer:
 
     _slots: tuple[str, ...] = ()
     _non_slots: tuple[str, ...] = ()
+    # A non-slot variable TF creates with a hyperparameter as its initial value
+    # (Adam's ``beta1_power`` starts at ``beta1``): field -> hyperparameter.
+    _non_slot_initial_values: dict[str, str] = {}
     # Set by SyncReplicasOptimizer: averaging over the workers is what the user asked.
     _synchronous = False
 
@@ -300,7 +303,15 @@ class Optimizer:
         for field in self._non_slots:
             key = (field, graph)
             if key not in self._non_slot_vars:
-                value = np.asarray(getattr(self._initial_state(first), field))
+                source = self._hparams.get(self._non_slot_initial_values.get(field, ""))
+                value: Any
+                if isinstance(source, Variable):
+                    value = source.initialized_value()
+                elif isinstance(source, ops.Tensor):
+                    # TF: ``Variable(initial_value=beta1)``, the tensor's value and dtype
+                    value = source
+                else:
+                    value = np.asarray(getattr(self._initial_state(first), field))
                 scope = self._non_slot_scope
                 if scope is None:
                     self._non_slot_vars[key] = Variable(value, trainable=False, name=field)
