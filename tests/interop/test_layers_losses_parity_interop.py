@@ -325,3 +325,58 @@ def test_brief_repro_regularization_loss():
     theirs, ours = run_both(script)
     assert_twins(theirs, ours)
     assert theirs[0] == 22.0
+
+
+# ---------------------------------------------------------------- sparse softmax shapes
+
+_SPARSE_SHAPES = [
+    # (labels shape, logits shape, weights shape or None)
+    ((4, 1), (4, 3), None),
+    ((4, 1), (4, 3), (4, 1)),
+    ((4,), (4, 3), (4, 1)),
+    ((4,), (4, 3), (4,)),
+    ((4,), (4, 3, 1), None),
+    ((2, 2, 1), (2, 2, 3), (2, 2, 1)),
+    ((2, 2, 1), (2, 2, 3), (2, 1)),
+    ((4,), (4, 3), (4, 3)),  # TF: cannot squeeze the weights' last dimension
+]
+
+
+@pytest.mark.parametrize("shapes", _SPARSE_SHAPES, ids=str)
+def test_sparse_softmax_cross_entropy_squeezes_labels_and_weights(shapes):
+    """TF squeezes labels of the logits' rank (``[N, 1]``), logits of the labels' rank
+    + 2, then weights of the labels' rank + 1: the brief's ``[4, 1]`` labels and
+    weights with ``4x3`` logits give TF's value (jtrain raised ValueError)."""
+    labels_shape, logits_shape, weights_shape = shapes
+
+    def script(tf):
+        rng = np.random.default_rng(5)
+        labels = tf.constant(rng.integers(0, 3, labels_shape), tf.int32)
+        logits = tf.constant(rng.normal(size=logits_shape), tf.float32)
+        kw = {}
+        if weights_shape:
+            kw["weights"] = tf.constant(rng.uniform(0.5, 2.0, weights_shape), tf.float32)
+        t = tf.losses.sparse_softmax_cross_entropy(labels, logits, **kw)
+        none = tf.losses.sparse_softmax_cross_entropy(
+            labels, logits, reduction=tf.losses.Reduction.NONE, **kw
+        )
+        return lambda sess: (_static(t), _static(none), sess.run([t, none]))
+
+    theirs, ours = _outcomes(script)
+    if assert_same_outcome(theirs, ours):
+        return
+    assert ours[:2] == theirs[:2]
+    assert_twins(theirs[2], ours[2])
+
+
+def test_sparse_softmax_brief_repro():
+    """The brief's repro: ``[4, 1]`` labels and weights with ``4x3`` logits."""
+
+    def script(tf):
+        logits = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0)
+        labels = tf.constant([[0], [1], [2], [1]], tf.int64)
+        t = tf.losses.sparse_softmax_cross_entropy(labels, logits, weights=tf.ones([4, 1]))
+        return lambda sess: sess.run(t)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)

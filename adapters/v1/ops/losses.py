@@ -150,12 +150,32 @@ _loss(
     same_dtype=(),
     allowed={"logits": FLOATING, "weights": CASTABLE},
 )
+
+
+def _remove_squeezable_dimensions(labels, logits, weights):
+    """TF's ``_remove_squeezable_dimensions(..., expected_rank_diff=1)``: labels of
+    logits' rank lose a last dimension of 1 (``[N, 1]`` -> ``[N]``), logits of labels'
+    rank + 2 likewise; then weights of the labels' rank + 1 lose their last dimension."""
+    weights = jnp.asarray(weights)
+    rank_diff = logits.ndim - labels.ndim
+    if rank_diff == 2 and logits.shape[-1] == 1:
+        logits = jnp.squeeze(logits, -1)
+    elif rank_diff == 0 and labels.shape[-1] == 1:
+        labels = jnp.squeeze(labels, -1)
+    if weights.ndim - labels.ndim == 1:
+        weights = jnp.squeeze(weights, -1)
+    return labels, logits, weights
+
+
+def _sparse_softmax_loss(labels, logits, weights=1.0, reduction=None):
+    labels, logits, weights = _remove_squeezable_dimensions(labels, logits, weights)
+    return _weighted(_sparse_softmax_cross_entropy(labels, logits), weights, reduction)
+
+
 _loss(
     "sparse_softmax_cross_entropy",
     "sparse_softmax_cross_entropy_loss",
-    lambda labels, logits, weights=1.0, reduction=None: _weighted(
-        _sparse_softmax_cross_entropy(labels, logits), weights, reduction
-    ),
+    _sparse_softmax_loss,
     f"labels, logits, weights=1.0, {_V1}",
     "labels logits weights",
     same_dtype=(),
