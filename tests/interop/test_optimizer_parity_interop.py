@@ -347,3 +347,70 @@ def test_adam_beta_powers_start_at_tensor_betas(betas):
     theirs, ours = run_both(script)
     assert [x[:2] for x in ours[1]] == [x[:2] for x in theirs[1]]
     assert_twins(theirs, ours, rtol=1e-6)
+
+
+def _clip(tf):
+    return lambda t: tf.clip_by_value(t, -1.0, 1.0)
+
+
+CONSTRAINED = {
+    "get_variable_gd": lambda tf: (
+        tf.get_variable("w", initializer=[0.5, -2.0], constraint=_clip(tf)),
+        tf.train.GradientDescentOptimizer(1.0),
+    ),
+    "get_variable_adam": lambda tf: (
+        tf.get_variable("w", initializer=[0.5, -2.0], constraint=_clip(tf)),
+        tf.train.AdamOptimizer(0.7),
+    ),
+    "variable_momentum": lambda tf: (
+        tf.Variable([0.5, -2.0], name="w", constraint=_clip(tf)),
+        tf.train.MomentumOptimizer(0.6, 0.9),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONSTRAINED))
+def test_constraints_apply_after_each_update(case):
+    """TF's ``apply_gradients`` assigns ``var.constraint(var)`` after each update:
+    ``[0.5, -2]`` clipped to [-1, 1] after a step of ``-sum(w)`` is ``[1, -1]``."""
+
+    def script(tf):
+        w, optimizer = CONSTRAINED[case](tf)
+        step = tf.train.get_or_create_global_step()
+        train = optimizer.minimize(-tf.reduce_sum(w * [1.0, 0.5]), global_step=step)
+        return _train(tf, train)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=1e-6)
+
+
+def test_a_layers_kernel_constraint_applies_after_each_update():
+    """``tf.layers.dense(kernel_constraint=...)``: the kernel's norm stays at most 1
+    after each step, as in TF."""
+
+    def script(tf):
+        x = tf.constant([[1.0, 2.0], [3.0, -1.0]])
+        y = tf.layers.dense(
+            x,
+            3,
+            kernel_initializer=tf.constant_initializer([[1.0, 2.0, 0.5], [0.0, -1.0, 2.0]]),
+            kernel_constraint=lambda k: tf.clip_by_norm(k, 1.0),
+        )
+        return _train(tf, tf.train.AdagradOptimizer(0.5).minimize(-tf.reduce_sum(y)))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=1e-6)
+
+
+def test_a_constraint_on_a_sparsely_updated_variable_fails_as_in_tf():
+    """TF: ``RuntimeError: Cannot use a constraint function on a sparse variable.``,
+    once the slots exist."""
+    names = []
+    for tf in (tf1, jtf):
+        with tf.Graph().as_default():
+            w = tf.get_variable("w", initializer=[0.5, -2.0], constraint=_clip(tf))
+            loss = tf.reduce_sum(tf.gather(w, [0]))
+            with pytest.raises(RuntimeError, match="^Cannot use a constraint function on a sparse"):
+                tf.train.AdamOptimizer(0.1).minimize(loss)
+            names.append(_names(tf))
+    assert names[1] == names[0]

@@ -183,6 +183,8 @@ class Optimizer:
         """An op applying the gradients (then incrementing ``global_step`` if given).
 
         Creates the slot and non-slot variables on first use for each variable.
+        A variable with a ``constraint`` is assigned ``constraint(var)`` after its
+        update, as in TF.
 
         Args:
           grads_and_vars: ``(gradient, variable)`` pairs.
@@ -198,6 +200,7 @@ class Optimizer:
         Raises:
           ValueError: no gradients at all, or a variable appears twice.
           TypeError: a gradient is not a tensor or ``IndexedSlices``.
+          RuntimeError: a variable with a constraint has a sparse gradient.
 
         An ``IndexedSlices`` gradient (``tf.gather``/``embedding_lookup``'s) reaches
         ``jtrain.optimizers`` as a ``jtrain.IndexedSlices``: TF's sparse update.
@@ -231,10 +234,14 @@ class Optimizer:
         with graph.control_dependencies(None):
             non_slots = self._create_non_slots(var_list)  # first, as TF's Adam
             self._create_slots(var_list)
+        for g, v in pairs:  # TF's check, once the slots exist
+            if isinstance(g, IndexedSlices) and v.constraint is not None:
+                raise RuntimeError("Cannot use a constraint function on a sparse variable.")
         with graph.name_scope(name or self._name) as scope:
             update = self._apply_op(
                 pairs, non_slots, global_step, "update", skip_gradients_aggregation
             )
+            update = self._apply_constraints(pairs, update)
             if global_step is None:
                 apply_updates = control_flow_ops.group(update, name=scope)
             else:
@@ -246,6 +253,26 @@ class Optimizer:
         if apply_updates not in train_ops:
             train_ops.append(apply_updates)
         return apply_updates
+
+    def _apply_constraints(
+        self, pairs: list[tuple[Any, Variable]], update: ops.Operation
+    ) -> ops.Operation:
+        """``update`` followed, as TF's ``apply_gradients``, by
+        ``var.assign(var.constraint(var))`` for each variable with a ``constraint``
+        (``get_variable(constraint=...)``, a layer's ``kernel_constraint``).
+
+        Raises:
+          RuntimeError: a variable with a constraint has a sparse gradient (TF's).
+        """
+        constrained = [v for _, v in pairs if v.constraint is not None]
+        if not constrained:
+            return update
+        graph = update.graph
+        assigns = []
+        for v in constrained:
+            with graph.name_scope("update_" + v.op.name), graph.control_dependencies([update]):
+                assigns.append(v.assign(v.constraint(v)))
+        return control_flow_ops.group(update, *assigns)
 
     def get_slot(self, var: Variable, name: str) -> Variable | None:
         """The slot variable ``name`` of ``var``, or None."""
