@@ -350,7 +350,12 @@ class _Plan:
         self.elements = elements
         self.feed_tensors = feed_tensors
         fed = self.fed = set(feed_tensors)
-        targets = [e if isinstance(e, ops.Operation) else e.op for e in elements]
+        # A fetched tensor that is fed is its fed value: its operation need not run.
+        targets = [
+            e if isinstance(e, ops.Operation) else e.op
+            for e in elements
+            if isinstance(e, ops.Operation) or e not in fed
+        ]
         order = execution_order(targets, fed)
         self.pre = [op for op in order if op._host == "pre"]
         self.post = [op for op in order if op._host == "post"]
@@ -935,7 +940,10 @@ class Session:
         if not feed_dict:
             return [], []
         tensors, values = [], []
-        for key, value in feed_dict.items():
+        items = feed_dict.items()
+        if any(isinstance(key, tuple) for key in feed_dict):
+            items = _flat_feed_items(feed_dict).items()
+        for key, value in items:
             t = key
             if not isinstance(t, ops.Tensor):
                 try:
@@ -1086,6 +1094,44 @@ def _list_devices() -> list[_DeviceAttributes]:
             _DeviceAttributes(f"{prefix}{kind}:{index}", kind, limit, random.getrandbits(63))
         )
     return devices
+
+
+def _flat_feed_items(feed_dict: dict) -> dict:
+    """``feed_dict`` with each key that is a tuple (an ``LSTMStateTuple`` of
+    placeholders, a tuple of them, nested) replaced by its elements, each fed the
+    value at the same place in the flattened value, as TF's ``flatten_dict_items``.
+
+    Raises:
+      ValueError: a key and its value flatten to different numbers of elements, or a
+        tensor is fed twice (TF's messages).
+    """
+    flat: dict = {}
+    for key, value in feed_dict.items():
+        if isinstance(key, tuple):
+            keys, values = _nest_flatten(key), _nest_flatten(value)
+            if len(keys) != len(values):
+                raise ValueError(
+                    f"Could not flatten dictionary. Key had {len(keys)} elements, but value "
+                    f"had {len(values)} elements. Key: {keys}, value: {values}."
+                )
+            pairs = list(zip(keys, values, strict=True))
+        else:
+            pairs = [(key, value)]
+        for k, v in pairs:
+            if k in flat:
+                raise ValueError(f"Cannot flatten dict because this key is not unique: {k}")
+            flat[k] = v
+    return flat
+
+
+def _nest_flatten(value: Any) -> list:
+    """TF's ``nest.flatten``: the leaves of nested lists, tuples and dicts (a dict's in
+    sorted key order); anything else (a NumPy array) is one leaf."""
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _nest_flatten(item)]
+    if isinstance(value, dict):
+        return [leaf for k in sorted(value) for leaf in _nest_flatten(value[k])]
+    return [value]
 
 
 def _convert_feed(t: ops.Tensor, value: Any) -> Any:
