@@ -414,3 +414,36 @@ def test_a_constraint_on_a_sparsely_updated_variable_fails_as_in_tf():
                 tf.train.AdamOptimizer(0.1).minimize(loss)
             names.append(_names(tf))
     assert names[1] == names[0]
+
+
+TENSOR_HYPERPARAMETERS = {
+    "Ftrl_learning_rate": lambda tf: tf.train.FtrlOptimizer(tf.constant(0.1)),
+    "Ftrl_beta": lambda tf: tf.train.FtrlOptimizer(0.1, beta=tf.constant(0.1)),
+    "ProximalAdagrad_learning_rate": lambda tf: tf.train.ProximalAdagradOptimizer(tf.constant(0.1)),
+    "ProximalAdagrad_regularization": lambda tf: tf.train.ProximalAdagradOptimizer(
+        0.1,
+        l1_regularization_strength=tf.constant(0.05),
+        l2_regularization_strength=tf.constant(0.1),
+    ),
+    "ProximalGradientDescent_l1": lambda tf: tf.train.ProximalGradientDescentOptimizer(
+        0.1, l1_regularization_strength=tf.constant(0.05)
+    ),
+    "ProximalGradientDescent_all": lambda tf: tf.train.ProximalGradientDescentOptimizer(
+        tf.constant(0.1),
+        l1_regularization_strength=tf.constant(0.05),
+        l2_regularization_strength=tf.placeholder_with_default(0.1, []),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TENSOR_HYPERPARAMETERS))
+def test_tensor_hyperparameters_of_ftrl_and_the_proximal_optimizers(case):
+    """TF converts these hyperparameters to tensors when it builds the update (no
+    construction check on a tensor): they train as the same numbers do."""
+
+    def script(tf):
+        _, loss = _model(tf)
+        return _train(tf, TENSOR_HYPERPARAMETERS[case](tf).minimize(loss))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=1e-6)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.v1.training.optimizer import Optimizer
+from adapters.v1.training.optimizer import Optimizer, _number
 from jtrain import optimizers
 
 
 class FtrlOptimizer(Optimizer):
-    """FTRL-Proximal over :func:`jtrain.optimizers.ftrl`; slots ``w/Ftrl``, ``w/Ftrl_1``."""
+    """FTRL-Proximal over :func:`jtrain.optimizers.ftrl`; slots ``w/Ftrl``, ``w/Ftrl_1``.
+
+    ``learning_rate`` and ``beta`` may be tensors, as in TF.
+    """
 
     _slots = ("accum", "linear")
 
@@ -33,11 +36,12 @@ class FtrlOptimizer(Optimizer):
             l1_regularization_strength=l1_regularization_strength,
             l2_regularization_strength=l2_regularization_strength,
             l2_shrinkage_regularization_strength=l2_shrinkage_regularization_strength,
-            beta=beta,
         )
-        optimizers.ftrl(learning_rate, **self._kw)  # TF's argument checks, at construction
+        # TF's argument checks, at construction; a tensor learning rate or beta (TF
+        # converts them in ``_prepare``) is not checked.
+        optimizers.ftrl(_number(learning_rate), beta=_number(beta), **self._kw)
         super().__init__(use_locking, name)
-        self._set_hparams(learning_rate=learning_rate)
+        self._set_hparams(learning_rate=learning_rate, beta=beta)
 
     def _transformation(self, hp: dict[str, Any]) -> Any:
-        return optimizers.ftrl(hp["learning_rate"], **self._kw)
+        return optimizers.ftrl(hp["learning_rate"], beta=hp["beta"], **self._kw)

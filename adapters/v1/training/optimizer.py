@@ -290,12 +290,12 @@ class Optimizer:
     # -- variables ---------------------------------------------------------------------
     def _initial_state(self, var: Variable) -> Any:
         """The transformation's initial state for one variable (static hyperparameters;
-        a tensor-valued one is taken as 0 here, which slot initial values do not use).
+        a tensor-valued one is a stand-in here, which slot initial values do not use).
 
         Computed with 64-bit types on, as TF computes a float64 variable's slots
         (Adagrad's ``0.1`` accumulator is float64 0.1, not float32 0.1 widened).
         """
-        hparams = {k: (0.0 if _is_node(v) else v) for k, v in self._hparams.items()}
+        hparams = {k: _number(v) for k, v in self._hparams.items()}
         with _x64.exact():
             return self._transformation(hparams).init({"0": np.zeros(var._shape, var.dtype)})
 
@@ -508,6 +508,13 @@ def _warn_async_once() -> None:
 
 def _is_node(value: Any) -> bool:
     return isinstance(value, (ops.Tensor, Variable))
+
+
+def _number(value: Any) -> Any:
+    """``value``, or 1.0 for a tensor or variable: a stand-in passing the construction
+    checks of ``jtrain.optimizers`` (TF checks only Python numbers; a tensor
+    hyperparameter is converted when the update is built)."""
+    return 1.0 if _is_node(value) else value
 
 
 def _name(x: Any) -> str:

@@ -10,7 +10,8 @@ from jtrain import optimizers
 
 class ProximalAdagradOptimizer(Optimizer):
     """Proximal Adagrad over :func:`jtrain.optimizers.proximal_adagrad`; slot
-    ``w/ProximalAdagrad``."""
+    ``w/ProximalAdagrad``. The learning rate and the regularization strengths may be
+    tensors, as in TF."""
 
     _slots = ("accumulator",)
 
@@ -29,11 +30,16 @@ class ProximalAdagradOptimizer(Optimizer):
             )
         super().__init__(use_locking, name)
         self._initial_accumulator_value = initial_accumulator_value
-        self._l1 = l1_regularization_strength
-        self._l2 = l2_regularization_strength
-        self._set_hparams(learning_rate=learning_rate)
+        self._set_hparams(
+            learning_rate=learning_rate,
+            l1_regularization_strength=l1_regularization_strength,
+            l2_regularization_strength=l2_regularization_strength,
+        )
 
     def _transformation(self, hp: dict[str, Any]) -> Any:
         return optimizers.proximal_adagrad(
-            hp["learning_rate"], self._initial_accumulator_value, self._l1, self._l2
+            hp["learning_rate"],
+            self._initial_accumulator_value,
+            hp["l1_regularization_strength"],
+            hp["l2_regularization_strength"],
         )

@@ -9,7 +9,10 @@ from jtrain import optimizers
 
 
 class ProximalGradientDescentOptimizer(Optimizer):
-    """Proximal gradient descent over :func:`jtrain.optimizers.proximal_gradient_descent`."""
+    """Proximal gradient descent over :func:`jtrain.optimizers.proximal_gradient_descent`.
+
+    The learning rate and the regularization strengths may be tensors, as in TF.
+    """
 
     def __init__(
         self,
@@ -20,9 +23,13 @@ class ProximalGradientDescentOptimizer(Optimizer):
         name: str = "ProximalGradientDescent",
     ):
         super().__init__(use_locking, name)
-        self._l1 = l1_regularization_strength
-        self._l2 = l2_regularization_strength
-        self._set_hparams(learning_rate=learning_rate)
+        self._set_hparams(
+            learning_rate=learning_rate,
+            l1_regularization_strength=l1_regularization_strength,
+            l2_regularization_strength=l2_regularization_strength,
+        )
 
     def _transformation(self, hp: dict[str, Any]) -> Any:
-        return optimizers.proximal_gradient_descent(hp["learning_rate"], self._l1, self._l2)
+        return optimizers.proximal_gradient_descent(
+            hp["learning_rate"], hp["l1_regularization_strength"], hp["l2_regularization_strength"]
+        )
