@@ -8,7 +8,7 @@ schedule, so an optimizer built with it sees TF's rate at every step.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 
@@ -30,12 +30,56 @@ __all__ = [
 ]
 
 
-def _lift(fn_name: str, schedule: Callable[[Any], Any], global_step: Any, name: str | None):
+def _lift(
+    fn_name: str,
+    factory: Callable[..., Any],
+    args: tuple,
+    global_step: Any,
+    name: str | None,
+    **kwargs: Any,
+) -> ops.Tensor:
+    """The schedule ``factory(*args, **kwargs)`` at ``global_step``, as one graph node.
+
+    Any of ``args`` may be a tensor or variable (BERT's ``polynomial_decay(
+    tf.constant(lr), ...)``), or a list holding some (``piecewise_constant``'s
+    ``values``): those become inputs of the node and the schedule is built from their
+    values when the step runs; Python values are checked when the graph is built.
+    """
     if global_step is None:
         raise ValueError(f"global_step is required for {fn_name}.")
     step = ops.convert_to_tensor(global_step)
+    inputs: list[ops.Tensor] = []
+
+    def placed(value: Any) -> Any:  # a tensor becomes ("input", its index)
+        if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor"):
+            inputs.append(ops.convert_to_tensor(value))
+            return _Input(len(inputs) - 1)
+        if isinstance(value, (list, tuple)):
+            return type(value)(placed(v) for v in value)
+        return value
+
+    template = [placed(a) for a in args]
     with ops.name_scope(name, fn_name.title().replace("_", "")):
-        return lift(schedule, [step], name=fn_name)
+        if not inputs:
+            return lift(factory(*args, **kwargs), [step], name=fn_name)
+
+        def at_step(step_value: Any, *values: Any) -> Any:
+            def filled(value: Any) -> Any:
+                if isinstance(value, _Input):
+                    return values[value.index]
+                if isinstance(value, (list, tuple)):
+                    return type(value)(filled(v) for v in value)
+                return value
+
+            return factory(*[filled(a) for a in template], **kwargs)(step_value)
+
+        return lift(at_step, [step, *inputs], name=fn_name)
+
+
+class _Input(NamedTuple):
+    """Where a tensor argument's value goes in the schedule's arguments (``_lift``)."""
+
+    index: int
 
 
 def exponential_decay(
@@ -43,31 +87,51 @@ def exponential_decay(
 ) -> ops.Tensor:
     """``learning_rate * decay_rate ** (global_step / decay_steps)``; see
     :func:`jtrain.schedules.exponential_decay`."""
-    s = schedules.exponential_decay(learning_rate, decay_steps, decay_rate, staircase)
-    return _lift("exponential_decay", s, global_step, name)
+    return _lift(
+        "exponential_decay",
+        schedules.exponential_decay,
+        (learning_rate, decay_steps, decay_rate, staircase),
+        global_step,
+        name,
+    )
 
 
 def natural_exp_decay(
     learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
 ) -> ops.Tensor:
     """See :func:`jtrain.schedules.natural_exp_decay`."""
-    s = schedules.natural_exp_decay(learning_rate, decay_steps, decay_rate, staircase)
-    return _lift("natural_exp_decay", s, global_step, name)
+    return _lift(
+        "natural_exp_decay",
+        schedules.natural_exp_decay,
+        (learning_rate, decay_steps, decay_rate, staircase),
+        global_step,
+        name,
+    )
 
 
 def inverse_time_decay(
     learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
 ) -> ops.Tensor:
     """See :func:`jtrain.schedules.inverse_time_decay`."""
-    s = schedules.inverse_time_decay(learning_rate, decay_steps, decay_rate, staircase)
-    return _lift("inverse_time_decay", s, global_step, name)
+    return _lift(
+        "inverse_time_decay",
+        schedules.inverse_time_decay,
+        (learning_rate, decay_steps, decay_rate, staircase),
+        global_step,
+        name,
+    )
 
 
 def piecewise_constant(x, boundaries, values, name=None) -> ops.Tensor:
     """``values[i]`` for ``boundaries[i-1] < x <= boundaries[i]``; see
     :func:`jtrain.schedules.piecewise_constant`."""
-    s = schedules.piecewise_constant(boundaries, values)
-    return _lift("piecewise_constant", s, x, name)
+    return _lift(
+        "piecewise_constant",
+        schedules.piecewise_constant,
+        (boundaries, values),
+        x,
+        name,
+    )
 
 
 piecewise_constant_decay = piecewise_constant
@@ -83,30 +147,50 @@ def polynomial_decay(
     name=None,
 ) -> ops.Tensor:
     """See :func:`jtrain.schedules.polynomial_decay`."""
-    s = schedules.polynomial_decay(learning_rate, decay_steps, end_learning_rate, power, cycle)
-    return _lift("polynomial_decay", s, global_step, name)
+    return _lift(
+        "polynomial_decay",
+        schedules.polynomial_decay,
+        (learning_rate, decay_steps, end_learning_rate, power, cycle),
+        global_step,
+        name,
+    )
 
 
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None) -> ops.Tensor:
     """See :func:`jtrain.schedules.cosine_decay`."""
-    s = schedules.cosine_decay(learning_rate, decay_steps, alpha)
-    return _lift("cosine_decay", s, global_step, name)
+    return _lift(
+        "cosine_decay",
+        schedules.cosine_decay,
+        (learning_rate, decay_steps, alpha),
+        global_step,
+        name,
+    )
 
 
 def cosine_decay_restarts(
     learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0, alpha=0.0, name=None
 ) -> ops.Tensor:
     """See :func:`jtrain.schedules.cosine_decay_restarts`."""
-    s = schedules.cosine_decay_restarts(learning_rate, first_decay_steps, t_mul, m_mul, alpha)
-    return _lift("cosine_decay_restarts", s, global_step, name)
+    return _lift(
+        "cosine_decay_restarts",
+        schedules.cosine_decay_restarts,
+        (learning_rate, first_decay_steps, t_mul, m_mul, alpha),
+        global_step,
+        name,
+    )
 
 
 def linear_cosine_decay(
     learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0, beta=0.001, name=None
 ) -> ops.Tensor:
     """See :func:`jtrain.schedules.linear_cosine_decay`."""
-    s = schedules.linear_cosine_decay(learning_rate, decay_steps, num_periods, alpha, beta)
-    return _lift("linear_cosine_decay", s, global_step, name)
+    return _lift(
+        "linear_cosine_decay",
+        schedules.linear_cosine_decay,
+        (learning_rate, decay_steps, num_periods, alpha, beta),
+        global_step,
+        name,
+    )
 
 
 def noisy_linear_cosine_decay(
@@ -128,14 +212,11 @@ def noisy_linear_cosine_decay(
        TF draws the noise from a stateful random op; here it is a pure function of
        ``(PRNGKey(seed), global_step)``: the same step always gets the same noise.
     """
-    s = schedules.noisy_linear_cosine_decay(
-        learning_rate,
-        decay_steps,
-        initial_variance,
-        variance_decay,
-        num_periods,
-        alpha,
-        beta,
+    return _lift(
+        "noisy_linear_cosine_decay",
+        schedules.noisy_linear_cosine_decay,
+        (learning_rate, decay_steps, initial_variance, variance_decay, num_periods, alpha, beta),
+        global_step,
+        name,
         key=jax.random.PRNGKey(seed),
     )
-    return _lift("noisy_linear_cosine_decay", s, global_step, name)
