@@ -380,3 +380,53 @@ def test_sparse_softmax_brief_repro():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours)
+
+
+# ---------------------------------------------------------------- loss shape checks
+
+# (labels shape, predictions shape, weights shape or None); None dims are placeholders'
+_LOSS_SHAPES = [
+    ((3, 1), (3, 3), None),  # TF: Shapes (3, 3) and (3, 1) are incompatible
+    ((3, 3), (3, 3), (3,)),  # TF: weights.rank=1, values.rank=2
+    ((3, 3), (3, 3), (2, 3)),  # TF: Mismatch at dim 0
+    ((3, 3), (3, 3), (3, 1)),
+    ((3, 3), (3, 3), (1, 3)),
+    ((3, 3), (3, 3), ()),
+    ((None, 3), (3, 3), (3, 1)),
+    ((None, 3), (None, 3), (2, 1)),  # values' shape unknown: TF checks at run time
+    ((None, 3), (None, 3), (3, 1, 1)),  # the ranks differ: TF raises when it is built
+    ((3, 3), (3, 4), None),
+    ((3,), (3, 3), None),
+]
+
+
+@pytest.mark.parametrize("shapes", _LOSS_SHAPES, ids=str)
+@pytest.mark.parametrize("loss", _LOSSES)
+def test_loss_shape_checks(loss, shapes):
+    """TF's graph-construction checks: predictions (logits) compatible with labels,
+    weights a scalar or of the losses' rank with dimensions 1 or the losses' (TF
+    raises ValueError for ``[3, 1]`` labels of ``[3, 3]`` predictions and ``[3]``
+    weights of ``[3, 3]`` values; jtrain broadcast them)."""
+    labels_shape, predictions_shape, weights_shape = shapes
+
+    def script(tf):
+        rng = np.random.default_rng(3)
+        labels = tf.placeholder(tf.float32, labels_shape)
+        predictions = tf.placeholder(tf.float32, predictions_shape)
+        kw = {}
+        if weights_shape is not None:
+            kw["weights"] = tf.constant(rng.uniform(0.5, 2.0, weights_shape), tf.float32)
+        t = _loss(tf, loss, labels, predictions, **kw)
+        feed = {
+            labels: rng.integers(0, 2, [3 if d is None else d for d in labels_shape]),
+            predictions: rng.uniform(0.1, 0.9, [3 if d is None else d for d in predictions_shape]),
+        }
+        return lambda sess: (_static(t), sess.run(t, feed))
+
+    theirs, ours = _outcomes(script)
+    if assert_same_outcome(theirs, ours):
+        if isinstance(theirs, ValueError):
+            assert str(ours).split(".")[0] == str(theirs).split(".")[0]
+        return
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1])

@@ -14,6 +14,13 @@ or boolean dtype to float32 first and return float32 (a float16 ``300.0`` square
 to 90000.0, not ``inf``); the cross entropies compute in the logits' dtype and
 ``compute_weighted_loss`` in float32, both returning the input's dtype. Weights
 of any real dtype are cast to float32.
+
+Shapes are checked as TF checks them when the graph is built: predictions (logits)
+must be compatible with labels (``ValueError: Shapes (3, 3) and (3, 1) are
+incompatible``), and weights broadcastable to the per-element losses in TF's
+limited sense (``weights_broadcast_ops.assert_broadcastable``: a scalar, or the
+losses' rank with each dimension 1 or the losses'), else ``ValueError: weights can
+not be broadcast to values.``; shapes only known at run time are not checked.
 """
 
 from __future__ import annotations
@@ -22,15 +29,18 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from adapters.v1.framework import ops
 from adapters.v1.framework.op_def import BOOL, FLOATING, INDEX, REAL, define
+from adapters.v1.framework.tensor_shape import TensorShape
 from adapters.v1.ops.math_ops import _minimum
 from adapters.v1.ops.nn_ops import (
     _sigmoid_cross_entropy,
     _softmax_xent,
     _sparse_softmax_cross_entropy,
 )
+from jtrain import errors
 
 __all__ = [
     "Reduction",
@@ -73,12 +83,30 @@ def _div_no_nan(x: Any, y: Any) -> Any:
     return jnp.where(y == 0, jnp.zeros((), x.dtype), x / jnp.where(y == 0, 1, y))
 
 
+def _check_broadcastable(weights: Any, losses: Any) -> None:
+    """TF's run-time ``assert_broadcastable`` (shapes the graph left unknown): weights
+    a scalar or of the losses' rank, each dimension 1 or the losses'; else TF's
+    ``InvalidArgumentError`` (symbolic sizes, in shape inference, are not checked)."""
+    w, v = tuple(weights.shape), tuple(losses.shape)
+    if not all(isinstance(d, int) for d in w + v) or not w:
+        return
+    if len(w) == len(v) and all(a in (1, b) for a, b in zip(w, v, strict=True)):
+        return
+    raise errors.InvalidArgumentError(
+        None,
+        None,
+        f"assertion failed: [{_NOT_BROADCASTABLE}] [weights.shape=] [{' '.join(map(str, w))}] "
+        f"[values.shape=] [{' '.join(map(str, v))}] [is_scalar=] [0]",
+    )
+
+
 def _weighted(losses: Any, weights: Any, reduction: str) -> Any:
     """TF's ``compute_weighted_loss`` on computed per-element losses."""
     Reduction.validate(reduction)
     dtype = losses.dtype
     losses = losses.astype(jnp.float32)  # TF: in float32 whatever the input's dtype
     weights = jnp.asarray(weights, losses.dtype)
+    _check_broadcastable(weights, losses)
     weighted = losses * weights
     if reduction == Reduction.NONE:
         return weighted.astype(dtype)
@@ -111,6 +139,7 @@ def _loss(
     tensors: str,
     same_dtype: str | None = None,
     allowed: Any = FLOATING,
+    check: Any = None,
 ) -> None:
     define(
         f"losses.{names}",
@@ -123,7 +152,104 @@ def _loss(
         default_name=default_name,
         name_param="scope",
         collection_param="loss_collection",
+        check=check,
     )
+
+
+# -- TF's graph-construction shape checks ------------------------------------------------
+def _assert_compatible(first: Any, second: Any) -> None:
+    """TF's ``first.get_shape().assert_is_compatible_with(second.get_shape())``."""
+    a, b = first.get_shape(), second.get_shape()
+    if not a.is_compatible_with(b):
+        raise ValueError(f"Shapes {a} and {b} are incompatible")
+
+
+def _broadcast(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The static shape of an element-wise op of two compatible shapes (TF's
+    broadcasting shape function: an unknown dimension against 1 stays unknown)."""
+    if a.ndims is None or b.ndims is None:
+        return TensorShape(None)
+    dims = []
+    for x, y in zip(a.as_list(), b.as_list(), strict=True):
+        if x is None or y is None:
+            known = y if x is None else x
+            dims.append(None if known in (None, 1) else known)
+        else:
+            dims.append(x)
+    return TensorShape(dims)
+
+
+_NOT_BROADCASTABLE = "weights can not be broadcast to values."
+
+
+def _assert_broadcastable(
+    weights: Any, values: TensorShape, shape: TensorShape | None = None
+) -> None:
+    """TF's ``weights_broadcast_ops.assert_broadcastable`` static checks: ``weights`` a
+    scalar or of ``values``' rank, each dimension 1 or ``values``'; raises TF's
+    ``ValueError`` when the static shapes say no (``values``: the per-element losses;
+    ``shape``: the weights' shape where TF squeezed them first)."""
+    shape = weights.get_shape() if shape is None else shape
+    if shape.ndims is None or values.ndims is None or shape.ndims == 0:
+        return
+    if shape.ndims != values.ndims:
+        raise ValueError(
+            f"{_NOT_BROADCASTABLE} values.rank={values.ndims}. weights.rank={shape.ndims}. "
+            f"values.shape={values}. weights.shape={shape}. Received weights={weights}, "
+            f"values of shape {values}"
+        )
+    if not (shape.is_fully_defined() and values.is_fully_defined()):
+        return
+    for i, (w, v) in enumerate(zip(shape.as_list(), values.as_list(), strict=True)):
+        if w not in (1, v):
+            raise ValueError(
+                f"{_NOT_BROADCASTABLE} Mismatch at dim {i}. values.shape="
+                f"{np.array(values.as_list())}, weights.shape={np.array(shape.as_list())}. "
+                f"Received weights={weights}, values of shape {values}"
+            )
+
+
+def _elementwise_check(first: str, second: str) -> Any:
+    """TF's checks of a loss of ``first`` (predictions, logits) against ``second``
+    (labels), element by element: compatible shapes, broadcastable weights."""
+
+    def check(arguments: dict[str, Any]) -> None:
+        a, b = arguments[first], arguments[second]
+        _assert_compatible(a, b)
+        _assert_broadcastable(arguments["weights"], _broadcast(a.get_shape(), b.get_shape()))
+
+    return check
+
+
+def _softmax_check(arguments: dict[str, Any]) -> None:
+    logits, labels = arguments["logits"], arguments["onehot_labels"]
+    _assert_compatible(logits, labels)
+    shape = _broadcast(logits.get_shape(), labels.get_shape())
+    values = TensorShape(None) if shape.ndims is None else TensorShape(shape.as_list()[:-1])
+    _assert_broadcastable(arguments["weights"], values)
+
+
+def _sparse_check(arguments: dict[str, Any]) -> None:
+    """TF's ``_remove_squeezable_dimensions`` on static shapes, then the weights' check."""
+    labels = arguments["labels"].get_shape()
+    logits = arguments["logits"].get_shape()
+    weights = arguments["weights"]
+    if labels.ndims is None or logits.ndims is None:
+        return
+    dims = labels.as_list()
+    if logits.ndims - labels.ndims == 0 and dims and dims[-1] in (None, 1):
+        dims = dims[:-1]
+    w = weights.get_shape()
+    if w.ndims is not None and w.ndims - len(dims) == 1:
+        last = w.as_list()[-1]
+        if last not in (None, 1):
+            raise ValueError(
+                f"Can not squeeze dim[{w.ndims - 1}], expected a dimension of 1, got {last} "
+                f"for 'Squeeze' (op: 'Squeeze') with input shapes: "
+                f"[{','.join('?' if d is None else str(d) for d in w.as_list())}]."
+            )
+        w = TensorShape(w.as_list()[:-1])
+    _assert_broadcastable(weights, TensorShape(dims), w)
 
 
 def _smoothed(labels: Any, smoothing: float, classes: Any) -> Any:
@@ -149,6 +275,7 @@ _loss(
     "onehot_labels logits weights",
     same_dtype=(),
     allowed={"logits": FLOATING, "weights": CASTABLE},
+    check=_softmax_check,
 )
 
 
@@ -180,6 +307,7 @@ _loss(
     "labels logits weights",
     same_dtype=(),
     allowed={"logits": FLOATING, "labels": INDEX, "weights": CASTABLE},
+    check=_sparse_check,
 )
 _loss(
     "sigmoid_cross_entropy",
@@ -195,6 +323,7 @@ _loss(
     "multi_class_labels logits weights",
     same_dtype=(),
     allowed={"logits": FLOATING, "weights": CASTABLE},
+    check=_elementwise_check("logits", "multi_class_labels"),
 )
 _FLOAT32_LOSS = {"labels": CASTABLE, "predictions": CASTABLE, "weights": CASTABLE}
 
@@ -217,6 +346,7 @@ _loss(
     "labels predictions weights",
     same_dtype=(),
     allowed=_FLOAT32_LOSS,
+    check=_elementwise_check("predictions", "labels"),
 )
 _loss(
     "absolute_difference",
@@ -226,6 +356,7 @@ _loss(
     "labels predictions weights",
     same_dtype=(),
     allowed=_FLOAT32_LOSS,
+    check=_elementwise_check("predictions", "labels"),
 )
 
 
@@ -246,6 +377,7 @@ _loss(
     "labels predictions weights",
     same_dtype=(),
     allowed=_FLOAT32_LOSS,
+    check=_elementwise_check("predictions", "labels"),
 )
 
 
@@ -265,6 +397,7 @@ _loss(
     "labels predictions weights",
     same_dtype=(),
     allowed=_FLOAT32_LOSS,
+    check=_elementwise_check("predictions", "labels"),
 )
 
 
@@ -283,6 +416,7 @@ _loss(
     "labels logits weights",
     same_dtype=(),
     allowed={"labels": CASTABLE, "logits": CASTABLE, "weights": CASTABLE},
+    check=_elementwise_check("logits", "labels"),
 )
 
 
@@ -294,6 +428,9 @@ _loss(
     "losses weights",
     same_dtype=(),
     allowed={"losses": REAL, "weights": CASTABLE},
+    check=lambda arguments: _assert_broadcastable(
+        arguments["weights"], arguments["losses"].get_shape()
+    ),
 )
 
 
@@ -319,6 +456,18 @@ def _cosine_check(arguments: dict[str, Any]) -> None:
     if arguments.get("axis") is None and arguments.get("dim") is None:
         raise ValueError("You must specify argument `axis`.")
     _compatible(arguments)
+    axis = arguments["dim"] if arguments.get("axis") is None else arguments["axis"]
+    shape = _broadcast(arguments["predictions"].get_shape(), arguments["labels"].get_shape())
+    if shape.ndims is not None and -shape.ndims <= axis < shape.ndims:
+        dims = shape.as_list()
+        dims[axis] = 1
+        shape = TensorShape(dims)
+    _assert_broadcastable(arguments["weights"], shape)
+
+
+def _pairwise_check(arguments: dict[str, Any]) -> None:
+    _compatible(arguments)
+    _assert_broadcastable(arguments["weights"], arguments["labels"].get_shape())
 
 
 define(
@@ -340,6 +489,7 @@ def _mean_pairwise_squared_error(labels, predictions, weights=1.0):
     f32 = jnp.float32
     weights = jnp.asarray(weights, f32)
     diffs = predictions.astype(f32) - labels.astype(f32)
+    _check_broadcastable(weights, diffs)  # TF: against labels, of the diffs' shape
     axes = tuple(range(1, diffs.ndim))
     nonzero = jnp.where(weights == 0, jnp.zeros((), f32), jnp.ones((), f32))
     present = jnp.sum(jnp.broadcast_to(nonzero, diffs.shape), axes, keepdims=True)
@@ -363,7 +513,7 @@ define(
     default_name="mean_pairwise_squared_error",
     name_param="scope",
     collection_param="loss_collection",
-    check=_compatible,
+    check=_pairwise_check,
 )
 
 
