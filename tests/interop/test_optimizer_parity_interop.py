@@ -447,3 +447,36 @@ def test_tensor_hyperparameters_of_ftrl_and_the_proximal_optimizers(case):
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=1e-6)
+
+
+CALLABLE_HYPERPARAMETERS = {
+    "GradientDescent": lambda tf: tf.train.GradientDescentOptimizer(lambda: 0.1),
+    "GradientDescent_tensor": lambda tf: tf.train.GradientDescentOptimizer(
+        lambda: tf.constant(0.1)
+    ),
+    "Adam": lambda tf: tf.train.AdamOptimizer(lambda: 0.1, beta1=lambda: 0.5),
+    "Adam_tensors": lambda tf: tf.train.AdamOptimizer(
+        beta2=lambda: tf.constant(0.5), epsilon=lambda: 1e-3
+    ),
+    "Momentum": lambda tf: tf.train.MomentumOptimizer(lambda: 0.1, lambda: 0.5),
+    "RMSProp": lambda tf: tf.train.RMSPropOptimizer(
+        lambda: 0.1, decay=lambda: 0.8, momentum=lambda: 0.5, epsilon=lambda: 1e-6
+    ),
+    "Adadelta": lambda tf: tf.train.AdadeltaOptimizer(
+        lambda: 0.1, rho=lambda: 0.9, epsilon=lambda: 1e-6
+    ),
+    "Adagrad": lambda tf: tf.train.AdagradOptimizer(lambda: 0.1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CALLABLE_HYPERPARAMETERS))
+def test_callable_hyperparameters_are_called_with_no_argument(case):
+    """TF's ``_prepare`` calls a callable hyperparameter with no argument (Adam's
+    ``beta1_power`` starts at ``beta1()``): it trains as the value it returns."""
+
+    def script(tf):
+        _, loss = _model(tf)
+        return _train(tf, CALLABLE_HYPERPARAMETERS[case](tf).minimize(loss))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=1e-6)

@@ -11,6 +11,9 @@ from jtrain import optimizers
 class AdadeltaOptimizer(Optimizer):
     """Adadelta over :func:`jtrain.optimizers.adadelta`; slots ``w/Adadelta``, ``w/Adadelta_1``."""
 
+    # TF's ``_prepare`` calls these when they are callables: ``lambda: 0.1``.
+    _callable_hparams = ("learning_rate", "rho", "epsilon")
+
     _slots = ("accum", "accum_update")
 
     def __init__(

@@ -11,6 +11,9 @@ from jtrain import optimizers
 class AdagradOptimizer(Optimizer):
     """Adagrad over :func:`jtrain.optimizers.adagrad`; slot ``w/Adagrad``."""
 
+    # TF's ``_prepare`` calls these when they are callables: ``lambda: 0.1``.
+    _callable_hparams = ("learning_rate",)
+
     _slots = ("accumulator",)
 
     def __init__(

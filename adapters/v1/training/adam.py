@@ -16,6 +16,9 @@ class AdamOptimizer(Optimizer):
     and ``beta2`` (a tensor's value and dtype when they are tensors).
     """
 
+    # TF's ``_prepare`` calls these when they are callables: ``lambda: 0.1``.
+    _callable_hparams = ("learning_rate", "beta1", "beta2", "epsilon")
+
     _slots = ("m", "v")
     _non_slots = ("beta1_power", "beta2_power")
     # TF creates them from ``beta1``/``beta2``: a tensor's value (and dtype) too.

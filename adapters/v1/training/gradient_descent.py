@@ -12,6 +12,9 @@ from jtrain._numerics import tf_constant
 class GradientDescentOptimizer(Optimizer):
     """Plain gradient descent over :func:`jtrain.optimizers.gradient_descent`. No slots."""
 
+    # TF's ``_prepare`` calls these when they are callables: ``lambda: 0.1``.
+    _callable_hparams = ("learning_rate",)
+
     def __init__(
         self, learning_rate: Any, use_locking: bool = False, name: str = "GradientDescent"
     ):

@@ -11,6 +11,9 @@ from jtrain import optimizers
 class MomentumOptimizer(Optimizer):
     """Momentum over :func:`jtrain.optimizers.momentum`; slot ``w/Momentum``."""
 
+    # TF's ``_prepare`` calls these when they are callables: ``lambda: 0.1``.
+    _callable_hparams = ("learning_rate", "momentum")
+
     _slots = ("momentum",)
 
     def __init__(

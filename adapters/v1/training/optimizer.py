@@ -53,6 +53,9 @@ class Optimizer:
     # A non-slot variable TF creates with a hyperparameter as its initial value
     # (Adam's ``beta1_power`` starts at ``beta1``): field -> hyperparameter.
     _non_slot_initial_values: dict[str, str] = {}
+    # The hyperparameters TF's ``_prepare`` calls when they are callables (with no
+    # argument, each time the update is built): ``GradientDescentOptimizer(lambda: 0.1)``.
+    _callable_hparams: tuple[str, ...] = ()
     # Set by SyncReplicasOptimizer: averaging over the workers is what the user asked.
     _synchronous = False
 
@@ -93,6 +96,15 @@ class Optimizer:
     def _set_hparams(self, **hparams: Any) -> None:
         """Hyperparameters as given: numbers, or tensors/variables evaluated per step."""
         self._hparams = hparams
+
+    def _prepare_hparams(self) -> dict[str, Any]:
+        """The hyperparameters of one update, as TF's ``_prepare`` takes them: those
+        of ``_callable_hparams`` that are callables are called with no argument (a
+        number or a tensor comes back)."""
+        return {
+            k: v() if k in self._callable_hparams and callable(v) else v
+            for k, v in self._hparams.items()
+        }
 
     def _transformation(self, hparams: dict[str, Any]) -> Any:
         raise NotImplementedError
@@ -232,14 +244,15 @@ class Optimizer:
         graph = pairs[0][1].graph
         var_list = [v for _, v in pairs]
         with graph.control_dependencies(None):
-            non_slots = self._create_non_slots(var_list)  # first, as TF's Adam
-            self._create_slots(var_list)
+            hparams = self._prepare_hparams()
+            non_slots = self._create_non_slots(var_list, hparams)  # first, as TF's Adam
+            self._create_slots(var_list, hparams)
         for g, v in pairs:  # TF's check, once the slots exist
             if isinstance(g, IndexedSlices) and v.constraint is not None:
                 raise RuntimeError("Cannot use a constraint function on a sparse variable.")
         with graph.name_scope(name or self._name) as scope:
             update = self._apply_op(
-                pairs, non_slots, global_step, "update", skip_gradients_aggregation
+                pairs, non_slots, global_step, "update", skip_gradients_aggregation, hparams
             )
             update = self._apply_constraints(pairs, update)
             if global_step is None:
@@ -288,18 +301,22 @@ class Optimizer:
         return sorted(vs, key=lambda v: v.name)
 
     # -- variables ---------------------------------------------------------------------
-    def _initial_state(self, var: Variable) -> Any:
+    def _initial_state(self, var: Variable, hparams: dict[str, Any] | None = None) -> Any:
         """The transformation's initial state for one variable (static hyperparameters;
         a tensor-valued one is a stand-in here, which slot initial values do not use).
 
         Computed with 64-bit types on, as TF computes a float64 variable's slots
         (Adagrad's ``0.1`` accumulator is float64 0.1, not float32 0.1 widened).
         """
-        hparams = {k: _number(v) for k, v in self._hparams.items()}
+        if hparams is None:
+            hparams = self._prepare_hparams()
+        hparams = {k: _number(v) for k, v in hparams.items()}
         with _x64.exact():
             return self._transformation(hparams).init({"0": np.zeros(var._shape, var.dtype)})
 
-    def _create_slots(self, var_list: list[Variable]) -> None:
+    def _create_slots(
+        self, var_list: list[Variable], hparams: dict[str, Any] | None = None
+    ) -> None:
         """Each variable's slots, named as TF's ``slot_creator`` names them: in the
         current variable scope, under a unique ``<variable op name>/<optimizer name>``
         (``w/Adam``, ``w/Adam_1``; ``train/w/Momentum`` inside
@@ -308,7 +325,7 @@ class Optimizer:
             missing = [f for f in self._slots if var not in self._slot_vars.get(f, {})]
             if not missing:
                 continue
-            state = self._initial_state(var)
+            state = self._initial_state(var, hparams)
             for field in missing:
                 # TF's slots have their variable's dtype (slot_creator: the primary's
                 # base dtype): a float64 variable's ``w/Adagrad`` is float64.
@@ -316,7 +333,9 @@ class Optimizer:
                 slot = create_slot(var, value, self._name)
                 self._slot_vars.setdefault(field, {})[var] = slot
 
-    def _create_non_slots(self, var_list: list[Variable]) -> dict[str, Variable]:
+    def _create_non_slots(
+        self, var_list: list[Variable], hparams: dict[str, Any] | None = None
+    ) -> dict[str, Variable]:
         """The non-slot variables (Adam's ``beta1_power``...), once per graph.
 
         As TF's ``_create_non_slot_variable``: a plain variable named in the current
@@ -326,11 +345,13 @@ class Optimizer:
         """
         first = min(var_list, key=lambda v: v.name)
         graph = first.graph
+        if hparams is None:
+            hparams = self._prepare_hparams()
         out = {}
         for field in self._non_slots:
             key = (field, graph)
             if key not in self._non_slot_vars:
-                source = self._hparams.get(self._non_slot_initial_values.get(field, ""))
+                source = hparams.get(self._non_slot_initial_values.get(field, ""))
                 value: Any
                 if isinstance(source, Variable):
                     value = source.initialized_value()
@@ -338,7 +359,7 @@ class Optimizer:
                     # TF: ``Variable(initial_value=beta1)``, the tensor's value and dtype
                     value = source
                 else:
-                    value = np.asarray(getattr(self._initial_state(first), field))
+                    value = np.asarray(getattr(self._initial_state(first, hparams), field))
                 scope = self._non_slot_scope
                 if scope is None:
                     self._non_slot_vars[key] = Variable(value, trainable=False, name=field)
@@ -359,11 +380,13 @@ class Optimizer:
         global_step: Variable | None,
         name: str,
         skip_gradients_aggregation: bool = False,
+        hparams: dict[str, Any] | None = None,
     ) -> ops.Operation:
         var_list = [v for _, v in pairs]
         graph = var_list[0].graph
-        hp_names = [k for k, v in self._hparams.items() if _is_node(v)]
-        hp_tensors = [ops.convert_to_tensor(self._hparams[k]) for k in hp_names]
+        static = self._prepare_hparams() if hparams is None else hparams
+        hp_names = [k for k, v in static.items() if _is_node(v)]
+        hp_tensors = [ops.convert_to_tensor(static[k]) for k in hp_names]
         slot_fields = list(self._slots)
         opt = self
         step_var = self._step_variable(global_step)
@@ -387,7 +410,7 @@ class Optimizer:
                 if not opt._synchronous:
                     _warn_async_once()
                 grads = [_replicas.mean(g) for g in grads]
-            hparams = dict(self._hparams)
+            hparams = dict(static)
             hparams.update(zip(hp_names, values[n_grad:], strict=True))
             transformation = opt._transformation(hparams)
             keys = [str(i) for i in range(len(var_list))]

@@ -15,6 +15,9 @@ class RMSPropOptimizer(Optimizer):
     centered, then ``momentum``.
     """
 
+    # TF's ``_prepare`` calls these when they are callables: ``lambda: 0.1``.
+    _callable_hparams = ("learning_rate", "decay", "momentum", "epsilon")
+
     def __init__(
         self,
         learning_rate: Any,
