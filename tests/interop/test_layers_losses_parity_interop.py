@@ -430,3 +430,39 @@ def test_loss_shape_checks(loss, shapes):
         return
     assert ours[0] == theirs[0]
     assert_twins(theirs[1], ours[1])
+
+
+_BN_INPUTS = [
+    ("float64", (2, 2, 3, 4)),  # TF: the fused kernel has no float64; moments path
+    ("float64", (2, 3, 4)),
+    ("float32", (2, 3, 4)),  # rank 3: fused=True falls back too (jtrain raised)
+    ("float32", (2, 2, 3, 4)),
+]
+
+
+@pytest.mark.parametrize("fused", [None, True])
+@pytest.mark.parametrize("inputs", _BN_INPUTS, ids=str)
+def test_batch_normalization_fused_falls_back(inputs, fused):
+    """TF's v1 layer: ``fused`` None or True uses the fused kernel only where it can
+    (rank 4, channel axis, float16/bfloat16/float32) and otherwise the moments path,
+    silently: float64 input with ``fused`` left default works (jtrain: TypeError)."""
+    dtype, shape = inputs
+
+    def script(tf):
+        x = tf.constant(np.arange(np.prod(shape)).reshape(shape) / 10.0, getattr(tf, dtype))
+        layer = tf.layers.BatchNormalization(fused=fused)
+        y = layer(x, training=True)
+        z = tf.layers.batch_normalization(x, training=False, fused=fused)
+        update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+        facts = layer.fused, y.op.type, _static(y), _static(z)
+
+        def run(sess):
+            out = sess.run([y, z])
+            sess.run(update_ops)
+            return facts, out, sess.run([layer.moving_mean, layer.moving_variance])
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1:], ours[1:], rtol=1e-6, atol=1e-6)

@@ -8,8 +8,10 @@ batch's statistics and adds two ``AssignMovingAvg`` ops to ``UPDATE_OPS``
 with ``tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS))``;
 inference normalizes with the moving statistics and adds no update.
 
-TF's two paths are kept, since their numbers differ: 4-D inputs normalized on
-their channel axis use the fused kernel (``tf.nn.fused_batch_norm``), whose
+TF's two paths are kept, since their numbers differ: 4-D float16, bfloat16 or
+float32 inputs normalized on their channel axis use the fused kernel
+(``tf.nn.fused_batch_norm``; ``fused=None`` or ``True`` elsewhere falls back to
+the other path, as TF's v1 layer does), whose
 variance for the moving average is the batch's unbiased one (``n / (n - 1)``)
 and whose ``1 - momentum`` is computed in float32; other inputs use
 ``tf.nn.moments`` and ``tf.nn.batch_normalization`` with the biased variance.
@@ -112,13 +114,15 @@ class BatchNormalization(Layer):
                 f"Received: layer.axis={self.axis}"
             )
         self.axis = [axis]
-        can_fuse = ndims == 4 and axis in (1, 3)
-        if self.fused and not can_fuse:
-            raise ValueError(
-                "Passing `fused=True` is only supported when axis is 1 or 3 for input rank "
-                f"4. Got axis={self.axis}, rank={ndims}"
-            )
-        self.fused = can_fuse if self.fused is None else bool(self.fused)
+        # TF's v1 layer: ``fused`` None or True uses the kernel where it can (rank 4,
+        # channel axis 1 or 3, a float16/bfloat16/float32 compute dtype) and falls
+        # back to the moments path silently elsewhere (float64 inputs, other ranks)
+        can_fuse = (
+            ndims == 4
+            and axis in (1, 3)
+            and (self.dtype or "float32") in ("float16", "bfloat16", "float32")
+        )
+        self.fused = can_fuse and self.fused in (None, True)
         depth = input_shape.as_list()[axis]
         if depth is None:
             raise ValueError(
