@@ -575,14 +575,23 @@ def identity_n(input: Any, name: str | None = None) -> list[ops.Tensor]:  # noqa
 
 # -- more array ops of TF's table: masks, scatters, sequences, batch/space moves ----------
 def _sequence_mask(lengths, maxlen=None, dtype="bool"):
-    if maxlen is None and not isinstance(lengths, jax.core.Tracer):
-        maxlen = int(np.max(np.asarray(lengths)))  # constant lengths (the public function)
+    """TF's ``range(maxlen) < cast(lengths, maxlen's dtype)[..., None]``: a given
+    ``maxlen`` (a Python int: int32, a float: float32) truncates float lengths; without
+    one, ``maxlen = max(lengths)`` in the lengths' dtype."""
     if maxlen is None:
-        raise NotImplementedError(
-            "tf.sequence_mask: maxlen=None needs max(lengths), a data-dependent shape; "
-            "pass maxlen or constant lengths"
+        if isinstance(lengths, jax.core.Tracer):
+            raise NotImplementedError(
+                "tf.sequence_mask: maxlen=None needs max(lengths), a data-dependent shape; "
+                "pass maxlen or constant lengths"
+            )
+        # constant lengths (the public function): range(0, max) in their dtype
+        top = np.max(np.asarray(lengths), initial=0)
+        return (jnp.arange(int(np.ceil(top)), dtype=lengths.dtype) < lengths[..., None]).astype(
+            np_dtype(dtype)
         )
-    mask = jnp.arange(int(maxlen), dtype=lengths.dtype) < lengths[..., None]
+    kind = np.float32 if isinstance(maxlen, float) else np.int32
+    size = int(np.ceil(maxlen)) if isinstance(maxlen, float) else int(maxlen)
+    mask = jnp.arange(size, dtype=kind) < lengths.astype(kind)[..., None]
     return mask.astype(np_dtype(dtype))
 
 
@@ -1287,7 +1296,9 @@ def sequence_mask(
                 "gives a data-dependent shape, which jtrain's static programs cannot hold; "
                 "pass maxlen"
             )
-        maxlen = int(np.max(value))
+        # TF: maximum(0, max(lengths)) in the lengths' dtype (float lengths: a float).
+        top = np.max(value, initial=0)
+        maxlen = float(top) if np.asarray(value).dtype.kind == "f" else int(top)
     return _sequence_mask_op(lengths, maxlen, dtype, name)
 
 
