@@ -466,3 +466,46 @@ def test_batch_normalization_fused_falls_back(inputs, fused):
     theirs, ours = run_both(script)
     assert ours[0] == theirs[0]
     assert_twins(theirs[1:], ours[1:], rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- top_k, l2_normalize
+
+
+@pytest.mark.parametrize("name", ["nn.top_k", "math.top_k"])
+def test_top_k_returns_tfs_namedtuple(name):
+    """TF: ``TopKV2(values, indices)``, a namedtuple (jtrain: a plain tuple), which
+    ``Session.run`` returns as such."""
+
+    def script(tf):
+        x = tf.constant(np.array([[3.0, 1.0, 4.0, 1.5], [9.0, 2.0, 6.0, 5.0]], np.float32))
+        top_k = tf.nn.top_k if name == "nn.top_k" else tf.math.top_k
+        r = top_k(x, 2)
+        facts = type(r).__name__, r._fields, _static(r.values), _static(r.indices)
+
+        def run(sess):
+            out = sess.run(r)
+            return facts, type(out).__name__, tuple(sess.run([r.values, r.indices]))
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours[:2] == theirs[:2]
+    assert_twins(theirs[2], ours[2])
+
+
+@pytest.mark.parametrize(
+    "axes",
+    [dict(axis=[1, 2]), dict(axis=(0, -1)), dict(axis=[1]), dict(dim=[1, 2]), dict(axis=1), {}],
+    ids=str,
+)
+def test_l2_normalize_over_several_axes(axes):
+    """TF: ``axis`` (or ``dim``) may be a list of axes (jtrain raised ValueError)."""
+
+    def script(tf):
+        x = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 7.0)
+        y = tf.nn.l2_normalize(x, **axes)
+        return lambda sess: (_static(y), sess.run(y))
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1])

@@ -13,6 +13,7 @@ non-finite prediction; ``elu``/``selu`` take the linear branch's gradient at 0.
 
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 import jax
@@ -243,9 +244,13 @@ define(
 
 
 def _l2_normalize(x, axis=None, epsilon=1e-12, dim=None):
-    axis = _softmax_axis(axis, dim) if (axis is not None or dim is not None) else None
-    if isinstance(axis, list):
-        axis = tuple(axis)
+    """TF's ``x * rsqrt(maximum(reduce_sum(x**2, axis, keepdims=True), epsilon))``:
+    ``axis`` (or the deprecated ``dim``) an int, a list of ints, or None for all axes."""
+    if axis is not None and dim is not None:
+        raise ValueError("Cannot specify both 'axis' and 'dim'.")
+    axis = dim if axis is None else axis
+    if axis is not None:
+        axis = tuple(int(a) for a in np.ravel(axis)) if np.ndim(axis) else int(axis)
     square_sum = jnp.sum(jnp.square(x), axis, keepdims=True)
     return x * lax.rsqrt(_maximum(square_sum, jnp.asarray(epsilon, x.dtype)))
 
@@ -289,9 +294,14 @@ define(
 )
 
 
+# TF's result type of ``tf.nn.top_k`` (``gen_nn_ops``' ``TopKV2`` namedtuple)
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
 def _top_k(input, k=1, sorted=True, index_type="int32"):
+    """TF's ``TopKV2(values, indices)``: a namedtuple, so ``.values``/``.indices``."""
     values, indices = lax.top_k(input, k)
-    return values, indices.astype(np_dtype(index_type))
+    return TopKV2(values, indices.astype(np_dtype(index_type)))
 
 
 define(
