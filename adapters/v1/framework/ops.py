@@ -925,9 +925,58 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None) ->
     as_tensor = getattr(value, "_as_graph_tensor", None)
     if as_tensor is not None:
         return as_tensor()
+    if isinstance(value, (list, tuple)) and _holds_tensor(value):
+        return _autopacked(value, dtype, name or "packed")
     from adapters.v1.ops.constant_op import constant
 
     return constant(value, dtype=dtype, name=name or "Const")
+
+
+def _is_graph_tensor(value: Any) -> bool:
+    return isinstance(value, Tensor) or hasattr(value, "_as_graph_tensor")
+
+
+def _holds_tensor(value: Any) -> bool:
+    """Whether nested lists/tuples ``value`` hold a tensor or variable somewhere."""
+    return any(
+        _holds_tensor(v) if isinstance(v, (list, tuple)) else _is_graph_tensor(v) for v in value
+    )
+
+
+def _first_tensor_dtype(value: Any) -> Any:
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            found = _first_tensor_dtype(v)
+            if found is not None:
+                return found
+        elif _is_graph_tensor(v):
+            return convert_to_tensor(v).dtype
+    return None
+
+
+def _autopacked(value: Any, dtype: Any, name: str) -> Tensor:
+    """TF's auto-packing: a (nested) list holding tensors, ``[tf.shape(x)[0], -1]``,
+    becomes one tensor stacked from its items, Python numbers converted to the first
+    tensor's dtype (or ``dtype``); the op is named ``packed`` as TF names it."""
+    from adapters.v1.framework.op_def import FUNCTIONS
+
+    dtype = as_dtype(dtype) if dtype is not None else _first_tensor_dtype(value)
+    items = []
+    for v in value:
+        if isinstance(v, (list, tuple)) and _holds_tensor(v):
+            items.append(_autopacked(v, dtype, "packed"))
+            continue
+        if _is_graph_tensor(v):
+            t = convert_to_tensor(v)
+            if t.dtype.base_dtype != dtype:
+                raise TypeError(
+                    f"Cannot convert a list containing a tensor of dtype {t.dtype} to {dtype} "
+                    f"(Tensor is: {t!r})"
+                )
+            items.append(t)
+        else:
+            items.append(convert_to_tensor(v, dtype))
+    return FUNCTIONS["stack"](items, name=name)
 
 
 _install_operators()

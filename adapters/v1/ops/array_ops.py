@@ -1241,6 +1241,7 @@ def _converted_toward(value: Any, dtype: Any) -> ops.Tensor:
 
 
 one_hot.__signature__ = _ONE_HOT_OP.__signature__
+one_hot._op_def = _ONE_HOT_OP._op_def
 FUNCTIONS["one_hot"] = one_hot
 
 for _name, _type, _impl, _params, _tensors, _default in _MORE_ARRAY_OPS:
