@@ -26,6 +26,7 @@ import numpy as np
 
 from adapters.v1.framework import ops
 from adapters.v1.ops import init_ops
+from adapters.v1.ops.constant_op import literal_array
 from adapters.v1.ops.variables import Variable, VariableAggregation, VariableSynchronization
 
 __all__ = [
@@ -167,6 +168,14 @@ class VariableScope:
         """
         if custom_getter is None:
             custom_getter = self._custom_getter
+        # TF checks an explicit dtype against a value initializer's before defaults.
+        if dtype is not None and initializer is not None and not callable(initializer):
+            init_dtype = _initial_dtype(initializer)
+            if init_dtype != ops.as_dtype(dtype).base_dtype:
+                raise ValueError(
+                    f"Initializer type '<dtype: '{init_dtype.name}'>' and explicit dtype "
+                    f"'<dtype: '{ops.as_dtype(dtype).base_dtype.name}'>' don't match."
+                )
         if reuse is None:
             reuse = self._reuse
         if regularizer is None:
@@ -658,6 +667,13 @@ def _true_getter_single(
     return var
 
 
+def _initial_dtype(initializer: Any) -> Any:
+    """The dtype TF gives a variable made from the value ``initializer``."""
+    if isinstance(initializer, ops.Tensor) or hasattr(initializer, "_as_graph_tensor"):
+        return ops.convert_to_tensor(initializer).dtype.base_dtype
+    return ops.as_dtype(literal_array(initializer).dtype)
+
+
 def _create_variable(
     name: str,
     shape: Any,
@@ -693,8 +709,10 @@ def _create_variable(
         if shape is not None:
             raise ValueError("If initializer is a constant, do not specify shape.")
         initial = init
+        dtype = init.dtype.base_dtype  # TF: a value initializer decides the dtype
     else:
-        initial = np.asarray(init, dtype=dtype)
+        initial = literal_array(init)  # TF's dtype for it: 0.5 float32, [1] int32...
+        dtype = ops.as_dtype(initial.dtype)
         if shape is not None and tuple(shape) != initial.shape:
             raise ValueError(
                 f"Initializer for {name} has shape {initial.shape}, not {tuple(shape)}"

@@ -1,0 +1,53 @@
+"""``tf.get_variable`` from a value takes the value's dtype, as TF 2.21 (checked live).
+
+jtrain made every such variable float32 (a float64 array, an int list, a float64
+tensor), silently: different values and checkpoints TF could not restore.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adapters import v1 as jtf
+from tests.interop.twin import assert_twins, classic_tf1, run_both, tf1
+
+INITIALIZERS = {
+    "float64 array": lambda tf: np.array([0.5, 0.1], np.float64),
+    "float16 array": lambda tf: np.array([0.5], np.float16),
+    "int64 array": lambda tf: np.array([1, 2], np.int64),
+    "list of floats": lambda tf: [0.5, 1.0],
+    "list of ints": lambda tf: [1, 2],
+    "python float": lambda tf: 0.1,
+    "python int": lambda tf: 3,
+    "numpy float64 scalar": lambda tf: np.float64(0.1),
+    "float64 tensor": lambda tf: tf.constant([0.5, 0.1], tf.float64),
+    "int64 tensor": lambda tf: tf.constant([7], tf.int64),
+    "explicit matching dtype": lambda tf: (np.array([0.1], np.float64), tf.float64),
+}
+
+
+@pytest.mark.parametrize("case", list(INITIALIZERS))
+def test_get_variable_from_a_value_takes_its_dtype(case):
+    def script(tf):
+        init = INITIALIZERS[case](tf)
+        kwargs = {"initializer": init}
+        if isinstance(init, tuple):
+            kwargs = {"initializer": init[0], "dtype": init[1]}
+        with tf.variable_scope("s"):
+            v = tf.get_variable("v", **kwargs)
+        return lambda sess: (v.dtype.base_dtype.name, v.shape.as_list(), sess.run(v))
+
+    theirs, ours = run_both(script)
+    assert ours[:2] == theirs[:2]
+    assert_twins(theirs[2], ours[2], rtol=0)
+
+
+def test_an_explicit_dtype_against_the_value_is_tfs_value_error():
+    messages = []
+    for tf in (tf1, jtf):
+        with classic_tf1() if tf is tf1 else jtf.Graph().as_default(), tf.Graph().as_default():
+            with pytest.raises(ValueError) as info:
+                tf.get_variable("v", initializer=np.array([0.5], np.float64), dtype=tf.float32)
+            messages.append(str(info.value))
+    assert messages[1] == messages[0]
