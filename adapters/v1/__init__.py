@@ -144,7 +144,7 @@ from adapters.v1.ops.data_flow_ops import (
     RandomShuffleQueue,
 )
 from adapters.v1.ops.functional_ops import foldl, foldr, map_fn, scan
-from adapters.v1.ops.gradients_impl import gradients
+from adapters.v1.ops.gradients_impl import UnconnectedGradients, gradients
 from adapters.v1.ops.init_ops import (
     constant_initializer,
     glorot_normal_initializer,
@@ -453,6 +453,7 @@ __all__ = [
     "group",
     "no_op",
     "gradients",
+    "UnconnectedGradients",
     "jax_function",
     "jax_data_parallel",
     "Variable",

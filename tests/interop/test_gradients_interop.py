@@ -349,3 +349,33 @@ def test_unconnected_gradients_enum_as_tf():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours)
+
+
+def test_unconnected_gradients_is_a_top_level_name():
+    """``tf.UnconnectedGradients.ZERO`` is TF's top-level enum, accepted by gradients."""
+
+    def script(tf):
+        x = tf.constant(3.0)
+        y = tf.stop_gradient(x) * 2.0
+        g = tf.gradients(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        return lambda sess: sess.run(g)
+
+    assert_twins(*run_both(script), rtol=0)
+    assert jtf.UnconnectedGradients.NONE.value == tf1.UnconnectedGradients.NONE.value
+
+
+def test_multi_rnn_cell_trainable_variables_are_its_cells():
+    """``MultiRNNCell.trainable_variables`` lists its cells' weights, as TF (it was [])."""
+
+    def script(tf):
+        cells = [tf.nn.rnn_cell.GRUCell(4, kernel_initializer=tf.constant_initializer(0.1))]
+        cells.append(tf.nn.rnn_cell.GRUCell(4, kernel_initializer=tf.constant_initializer(0.1)))
+        cell = tf.nn.rnn_cell.MultiRNNCell(cells)
+        out, _ = tf.nn.dynamic_rnn(cell, tf.ones([2, 3, 3]) * 0.5, dtype=tf.float32)
+        names = [v.name for v in cell.trainable_variables]
+        grads = tf.gradients(tf.reduce_sum(out), cell.trainable_variables)
+        return lambda sess: (names, [v.name for v in cell.variables], sess.run(grads))
+
+    theirs, ours = run_both(script)
+    assert ours[:2] == theirs[:2]
+    assert_twins(theirs[2], ours[2], rtol=1e-6)

@@ -215,9 +215,19 @@ class Layer:
     def weights(self) -> list[Any]:
         return self.trainable_weights + self.non_trainable_weights
 
-    trainable_variables = trainable_weights
-    non_trainable_variables = non_trainable_weights
-    variables = weights
+    # TF's aliases, looked up on the instance's class: a subclass overriding
+    # ``trainable_weights`` (MultiRNNCell: its cells' weights) answers for both.
+    @property
+    def trainable_variables(self) -> list[Any]:
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self) -> list[Any]:
+        return self.non_trainable_weights
+
+    @property
+    def variables(self) -> list[Any]:
+        return self.weights
 
     @property
     def updates(self) -> list[Any]:
