@@ -424,6 +424,9 @@ class _Plan:
             i for i, t in enumerate(feed_tensors) if t._np_dtype is None or t._np_dtype.kind != "O"
         ]
         self.host_feeds = len(self.device_feeds) < len(feed_tensors)
+        self.string_feeds = [i for i in range(len(feed_tensors)) if i not in self.device_feeds]
+        # TF runs nothing when every fetch is fed (a fed string is returned as fed).
+        self.runs = len(targets) > 0
         program_inputs = [feed_tensors[i] for i in self.device_feeds] + self.pre_outputs
         plan = self
 
@@ -863,6 +866,16 @@ class Session:
             plan = _Plan(self, elements, feed_tensors)
             self._plans[key] = plan
         host: dict[ops.Tensor, Any] = dict(zip(feed_tensors, feed_values, strict=True))
+        as_fed = None
+        if plan.string_feeds:
+            # A fetched fed string is what was fed; a step reads its elements as bytes.
+            as_fed = {feed_tensors[i]: feed_values[i] for i in plan.string_feeds}
+            if not plan.runs:
+                return [_result(e, host, plan.fed) for e in elements]
+            feed_values = list(feed_values)
+            for i in plan.string_feeds:
+                t = feed_tensors[i]
+                feed_values[i] = host[t] = _string_values(t, feed_values[i])
         if plan.host_feeds:
             feed_values = [feed_values[i] for i in plan.device_feeds]
         if plan.pre:
@@ -870,6 +883,8 @@ class Session:
             feed_values = feed_values + [host[t] for t in plan.pre_outputs]
         if plan.host_only:
             _run_host_ops(self, plan.post, host)
+            if as_fed:
+                host.update(as_fed)
             return [_result(e, host, plan.fed) for e in elements]
         if plan.collective and not self._replicas_synced:
             self._sync_replicas()
@@ -924,6 +939,8 @@ class Session:
                 self._learn_mirror(plan, host, run_number)
         if plan.post:
             _run_host_ops(self, plan.post, host)
+        if as_fed:
+            host.update(as_fed)
         return [_result(e, host, plan.fed) for e in elements]
 
     def _sync_replicas(self) -> None:
@@ -958,7 +975,7 @@ class Session:
                 raise ValueError(
                     f"Tensor {t.name} fed in feed_dict is not an element of this graph."
                 )
-            value = _convert_feed(t, value)
+            value = _convert_feed(t, value, key)
             tensors.append(t)
             values.append(value)
         return tensors, values
@@ -1134,56 +1151,87 @@ def _nest_flatten(value: Any) -> list:
     return [value]
 
 
-def _convert_feed(t: ops.Tensor, value: Any) -> Any:
+def _convert_feed(t: ops.Tensor, value: Any, key: Any = None) -> Any:
+    """A fed value as TF 2.21's ``Session.run`` converts it (its ``_run``).
+
+    A Python ``int`` (or ``bool``) that the tensor's NumPy type changes raises TF's
+    ``TypeError`` (a string tensor takes none); a ``Tensor`` value raises TF's
+    ``TypeError``. Anything else becomes ``numpy_compat.np_asarray(value, dtype)``: for
+    a numeric dtype ``np.asarray(value).astype(dtype)``, which casts as NumPy does
+    (int64 300 into uint8 wraps to 44, float64 1.9 into int32 truncates to 1, a
+    float64 too large for float32 is inf, strings of numbers parse; NumPy's warnings
+    and errors, e.g. ``ValueError`` for ``"a"`` into float32, are TF's); for ``bool``
+    and ``string`` ``np.asarray(value, dtype=dtype)`` (strings: an object array of
+    what was fed, turned into ``bytes`` when a step runs: ``_string_values``).
+    Then the shape must fit.
+    """
     dtype = t._np_dtype
     if type(value) is np.ndarray and value.dtype == dtype and _shape_fits(t._shape, value.shape):
         if dtype.kind != "O":
             return value  # the common case, checked cheaply (once per feed per step)
-    if dtype is not None and dtype.kind == "O":
-        arr = _string_feed(t, value)
-    elif isinstance(value, jax.Array):
-        arr = value
+    if isinstance(value, ops.Tensor):
+        raise TypeError(
+            "The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
+            "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles. "
+            f"For reference, the tensor object was {value} which was passed to the "
+            f"argument `feed_dict` with key {t if key is None else key}."
+        )
+    if dtype is None:
+        arr = value if isinstance(value, jax.Array) else np.asarray(value)
     else:
-        arr = np.asarray(value)
-    if dtype is not None and arr.dtype != dtype:
-        if arr.dtype.kind in "OSU" or not np.can_cast(arr.dtype, dtype, casting="same_kind"):
-            if not (isinstance(value, (int, float, bool, list)) and _fits(value, dtype)):
-                raise FeedError(
-                    None,
-                    t.op,
-                    f"Cannot feed value of dtype {arr.dtype.name} for Tensor '{t.name}' "
-                    f"({t.op.name}), which has dtype {t.dtype.name}",
-                )
-        arr = arr.astype(dtype) if isinstance(arr, np.ndarray) else arr.astype(dtype)
+        numpy_type = object if dtype.kind == "O" else dtype.type
+        if isinstance(value, int) and _int_changes(value, numpy_type):
+            raise TypeError(
+                f"Type of feed value {value} with type {type(value)} is not compatible "
+                f"with Tensor type {numpy_type}. Try explicitly setting the type of the "
+                "feed tensor to a larger type (e.g. int64)."
+            )
+        if isinstance(value, jax.Array) and value.dtype == dtype:
+            arr = value  # a device array of the right type stays on its device
+        elif np.issubdtype(numpy_type, np.number):
+            arr = np.asarray(value).astype(dtype, copy=None)
+        else:
+            arr = np.asarray(value, dtype=dtype)
     shape = t._shape
     if shape is not None:
         if not _shape_fits(shape, arr.shape):
             raise FeedError(
                 None,
                 t.op,
-                f"Cannot feed value of shape {tuple(arr.shape)} for Tensor '{t.name}' "
-                f"({t.op.name}), which has shape {_shape_str(shape)}",
+                f"Cannot feed value of shape {tuple(arr.shape)} for Tensor {t.name}, "
+                f"which has shape {t.get_shape()}",
             )
     return arr
 
 
-def _string_feed(t: ops.Tensor, value: Any) -> np.ndarray:
-    """A feed of a ``tf.string`` tensor: an object array of ``bytes`` (``str`` as UTF-8)."""
-    arr = np.asarray(value, dtype=object)
-    flat = arr.reshape(-1)
+def _int_changes(value: int, numpy_type: Any) -> bool:
+    """TF's check of a Python int feed (``_convert_to_numpy_obj(type, value) != value``,
+    compared as NumPy compares: a float16 2049 is 2048, equal): a string tensor takes
+    no int; NumPy's ``OverflowError`` for an int no NumPy integer holds is TF's."""
+    if numpy_type is object:
+        return True  # TF compares str(value) with the int
+    return bool(numpy_type(np.array(value).astype(numpy_type)) != value)
+
+
+def _string_values(t: ops.Tensor, value: np.ndarray) -> np.ndarray:
+    """A string feed's elements as ``bytes`` (``str`` as UTF-8), as TF's runtime takes
+    them when a step runs; another element raises TF's ``InternalError``."""
+    flat = value.reshape(-1)
+    if all(type(item) is bytes for item in flat):
+        return value
+    out = np.empty(value.shape, dtype=object)
+    out_flat = out.reshape(-1)
     for i, item in enumerate(flat):
         if isinstance(item, str):
-            flat[i] = item.encode("utf-8")
-        elif isinstance(item, (bytes, np.bytes_)):
-            flat[i] = bytes(item)
+            out_flat[i] = item.encode("utf-8")
+        elif isinstance(item, bytes):
+            out_flat[i] = bytes(item)
         else:
-            raise FeedError(
-                None,
-                t.op,
-                f"Cannot feed value of type {type(item).__name__} for Tensor '{t.name}' "
-                f"({t.op.name}), which has dtype string: feed bytes or str",
+            kind = type(item).__name__
+            raise errors.InternalError(
+                None, t.op, f"Graph execution error:\n\nUnsupported object type {kind}"
             )
-    return arr
+    return out
 
 
 def _result(element: Any, host: dict, fed: set) -> Any:
@@ -1234,15 +1282,6 @@ def _shape_fits(shape: tuple | None, actual: tuple) -> bool:
         if d is not None and d != a:
             return False
     return True
-
-
-def _fits(value: Any, dtype: np.dtype) -> bool:
-    """Python numbers convert when the value survives (TF's check for int feeds)."""
-    try:
-        converted = np.asarray(value, dtype=dtype)
-    except (TypeError, ValueError, OverflowError):
-        return False
-    return bool(np.all(converted == np.asarray(value)))
 
 
 class InteractiveSession(Session):

@@ -1,0 +1,115 @@
+"""``Session.run`` feeds converted as TF 2.21's, checked live (``twin.py``).
+
+TF's ``Session._run`` converts a fed value with ``numpy_compat.np_asarray(value,
+dtype)``: ``np.asarray(value).astype(dtype)`` for a numeric dtype (NumPy's casts:
+int64 300 into uint8 is 44, float64 1.9 into int32 is 1, strings of numbers parse),
+``np.asarray(value, dtype)`` for bool and string. A Python ``int`` the tensor's type
+changes raises ``TypeError`` first; a shape that does not fit raises ``ValueError``.
+A fetched fed tensor is the converted value itself, without a run.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from adapters import v1 as jtf
+from tests.interop.twin import assert_twins, classic_tf1, run_both, tf1
+
+# (dtype name, shape, fed value): fed and fetched, fed and read by tf.identity.
+CONVERTED = {
+    "int64 array into uint8 wraps": ("uint8", [3], np.array([1, 300, -1], np.int64)),
+    "int list into uint8 wraps": ("uint8", [3], [1, 300, -1]),
+    "float64 array into uint8 truncates": ("uint8", [2], np.array([1.7, 2.2])),
+    "float64 array into int32 truncates": ("int32", [2], np.array([1.9, -1.9])),
+    "a float into int32": ("int32", [], 2.7),
+    "int64 array into int32 wraps": ("int32", [2], np.array([2**40, 1], np.int64)),
+    "uint64 array into int32": ("int32", [2], np.array([1, 2], np.uint64)),
+    "bools into int32": ("int32", [2], [True, False]),
+    "float32 array into int64": ("int64", [2], np.array([1.5, 2.5], np.float32)),
+    "int array into int8 wraps": ("int8", [2], np.array([200, -200])),
+    "int list into uint16 wraps": ("uint16", [2], [70000, -1]),
+    "float64 overflows float32 to inf": ("float32", [2], np.array([1.0, 1e40])),
+    "an int float32 rounds": ("float32", [], 16777217),
+    "number strings into float32": ("float32", [2], ["1.5", "2"]),
+    "a str array into float32": ("float32", [2], np.array(["1.5", "2"])),
+    "number bytes into float32": ("float32", [2], [b"1.5", b"2"]),
+    "None into float32 is nan": ("float32", [2], [None, 1.0]),
+    "number strings into int32": ("int32", [2], ["1", "2"]),
+    "float64 into float16": ("float16", [2], np.array([1.0, 1e6])),
+    "ints into bool": ("bool", [3], np.array([0, 2, -1])),
+    "floats into bool": ("bool", [2], np.array([0.0, 0.5])),
+    "strings into bool": ("bool", [2], ["", "a"]),
+    "ints into complex64": ("complex64", [2], np.array([1, 2])),
+    "str into string": ("string", [2], ["a", "\u00e9"]),
+    "a str array into string": ("string", [2], np.array(["a", "\u00e9"])),
+    "a bytes array into string": ("string", [2], np.array([b"a\x00", b"b"])),
+}
+
+
+def _fed_and_read(dtype, shape, value):
+    def script(tf):
+        p = tf.placeholder(getattr(tf, dtype), shape)
+        y = tf.identity(p)
+        return lambda sess: [sess.run(p, {p: value}), sess.run(y, {p: value})]
+
+    return script
+
+
+@pytest.mark.parametrize("case", list(CONVERTED))
+def test_a_feed_of_another_type_converts_as_tf(case):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy's cast warnings (inf, nan), as in TF
+        assert_twins(*run_both(_fed_and_read(*CONVERTED[case])))
+
+
+# (dtype name, shape, fed value, what reads the placeholder): TF raises.
+RAISING = {
+    "300 into uint8": ("uint8", [], 300, None),
+    "-1 into uint64": ("uint64", [], -1, None),
+    "2**63 into int64": ("int64", [], 2**63, None),
+    "2 into bool": ("bool", [], 2, None),
+    "2**40 into int32": ("int32", [], 2**40, None),
+    "2**70 into int32": ("int32", [], 2**70, None),
+    "[2**70] into int32": ("int32", [1], [2**70], None),
+    "2**1100 into float64": ("float64", [], 2**1100, None),
+    "an int into string": ("string", [], 1, None),
+    "True into string": ("string", [], True, None),
+    "letters into float32": ("float32", [2], ["a", "b"], None),
+    "None into int32": ("int32", [2], [1, None], None),
+    "a string of the wrong shape": ("int32", [2], "12", None),
+    "ints into string, read": ("string", [2], [1, 2], "identity"),
+    "None into string, read": ("string", [2], [b"a", None], "identity"),
+    "ints into string, unread": ("string", [2], [1, 2], "other"),
+    "a tensor": ("float32", [], "tensor", None),
+}
+
+
+def _error(tf, dtype, shape, value, reader):
+    with classic_tf1() if tf is tf1 else jtf.Graph().as_default():
+        graph = tf.Graph()
+        with graph.as_default():
+            p = tf.placeholder(getattr(tf, dtype), shape)
+            fetch = {None: p, "identity": tf.identity(p), "other": tf.constant(1.0)}[reader]
+            value = tf.constant(1.0) if value == "tensor" else value
+            with tf.Session(graph=graph) as sess:
+                try:
+                    sess.run(fetch, {p: value})
+                except Exception as e:  # noqa: BLE001 - the class is what is compared
+                    return e
+    raise AssertionError(f"{tf.__name__} raised nothing")
+
+
+@pytest.mark.parametrize("case", list(RAISING))
+def test_a_feed_tf_refuses_raises_its_error(case):
+    theirs, ours = (_error(tf, *RAISING[case]) for tf in (tf1, jtf))
+    tf_classes = {c.__name__ for c in type(theirs).__mro__}
+    assert type(ours).__name__ in tf_classes or type(theirs).__name__ in {
+        c.__name__ for c in type(ours).__mro__
+    }, f"jtrain {type(ours)} vs TF {type(theirs)}"
+    if case == "a tensor":  # TF writes its Tensor's str into the message
+        assert str(ours).split(" was ")[0] == str(theirs).split(" was ")[0]
+    else:
+        assert str(ours) == str(theirs)
