@@ -10,13 +10,19 @@ A fetched fed tensor is the converted value itself, without a run.
 
 from __future__ import annotations
 
+import collections
+import collections.abc
+import types
 import warnings
 
 import numpy as np
 import pytest
 
 from adapters import v1 as jtf
+from adapters.v1.framework import nest
 from tests.interop.twin import assert_twins, classic_tf1, run_both, tf1
+
+ONES = np.ones(2, np.float32)
 
 # (dtype name, shape, fed value): fed and fetched, fed and read by tf.identity.
 CONVERTED = {
@@ -113,3 +119,62 @@ def test_a_feed_tf_refuses_raises_its_error(case):
         assert str(ours).split(" was ")[0] == str(theirs).split(" was ")[0]
     else:
         assert str(ours) == str(theirs)
+
+
+# -- nested feed keys: TF's nest.flatten (adapters/v1/framework/nest.py) ---------------
+class _Pair(collections.abc.Sequence):
+    """A sequence that is neither a list nor a tuple (TF's nest flattens it)."""
+
+    def __init__(self, *items):
+        self._items = items
+
+    def __getitem__(self, i):
+        return self._items[i]
+
+    def __len__(self):
+        return len(self._items)
+
+
+def _nest_cases():
+    return {
+        "an OrderedDict, sorted": collections.OrderedDict([("b", 1), ("a", (2, 3))]),
+        "a list subclass": collections.UserList([1, [2, 3]]),
+        "a namedtuple": collections.namedtuple("P", "y x")(1, [2]),
+        "a tuple subclass": type("T", (tuple,), {})((1, 2)),
+        "None is a leaf": [None, (1, None)],
+        "a range": range(3),
+        "a Sequence": _Pair(1, (2, 3)),
+        "a MappingProxy": types.MappingProxyType({"b": 1, "a": 2}),
+        "a dict's values": {"b": 1, "a": [2, 3]}.values(),
+        "a bytearray": bytearray(b"ab"),
+        "leaves": ["s", b"b", np.arange(2), 1.5],
+    }
+
+
+@pytest.mark.parametrize("case", list(_nest_cases()))
+def test_nest_flatten_is_tfs(case):
+    from tensorflow.python.util import nest as tf_nest
+
+    structure = _nest_cases()[case]
+    theirs, ours = tf_nest.flatten(structure), nest.flatten(structure)
+    assert len(ours) == len(theirs)
+    for t, o in zip(theirs, ours, strict=True):
+        assert type(o) is type(t) and np.array_equal(o, t)
+
+
+def _tuple_key_fed(kind):
+    def script(tf):
+        a = tf.placeholder(tf.float32, [2])
+        b = tf.placeholder(tf.float32, [2])
+        value = {
+            "a Sequence": _Pair(ONES, ONES * 3.0),
+            "a MappingProxy": types.MappingProxyType({"x": ONES, "y": ONES * 3.0}),
+        }[kind]
+        return lambda sess: sess.run(a - b, {(a, b): value})
+
+    return script
+
+
+@pytest.mark.parametrize("kind", ["a Sequence", "a MappingProxy"])
+def test_a_tuple_key_takes_values_nested_as_tfs_nest(kind):
+    assert_twins(*run_both(_tuple_key_fed(kind)))

@@ -25,7 +25,7 @@ import numpy as np
 from adapters.v1.client import _replicas, data_parallel
 from adapters.v1.client.session_config import check_config, timeout_ms
 from adapters.v1.client.variable_store import VariableStore
-from adapters.v1.framework import _x64, auto_mixed_precision, dtypes, ops, runtime_checks
+from adapters.v1.framework import _x64, auto_mixed_precision, dtypes, nest, ops, runtime_checks
 from adapters.v1.ops.data_flow_ops import blocking_deadline
 from jtrain import errors, xla_options
 from jtrain._threads import alone_but_idle_waiters
@@ -1125,7 +1125,7 @@ def _flat_feed_items(feed_dict: dict) -> dict:
     flat: dict = {}
     for key, value in feed_dict.items():
         if isinstance(key, tuple):
-            keys, values = _nest_flatten(key), _nest_flatten(value)
+            keys, values = nest.flatten(key), nest.flatten(value)
             if len(keys) != len(values):
                 raise ValueError(
                     f"Could not flatten dictionary. Key had {len(keys)} elements, but value "
@@ -1139,16 +1139,6 @@ def _flat_feed_items(feed_dict: dict) -> dict:
                 raise ValueError(f"Cannot flatten dict because this key is not unique: {k}")
             flat[k] = v
     return flat
-
-
-def _nest_flatten(value: Any) -> list:
-    """TF's ``nest.flatten``: the leaves of nested lists, tuples and dicts (a dict's in
-    sorted key order); anything else (a NumPy array) is one leaf."""
-    if isinstance(value, (list, tuple)):
-        return [leaf for item in value for leaf in _nest_flatten(item)]
-    if isinstance(value, dict):
-        return [leaf for k in sorted(value) for leaf in _nest_flatten(value[k])]
-    return [value]
 
 
 def _convert_feed(t: ops.Tensor, value: Any, key: Any = None) -> Any:

@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from adapters.v1.framework import ops, runtime_checks, tensor_shape
+from adapters.v1.framework import nest, ops, runtime_checks, tensor_shape
 from adapters.v1.framework.op_def import np_dtype
 from jtrain import errors
 
@@ -112,17 +112,10 @@ def _is_tensor(value: Any) -> bool:
     return isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor")
 
 
-def _is_leaf(value: Any) -> bool:
-    return (
-        value is None
-        or _is_tensor(value)
-        or isinstance(value, (ops.Operation, tensor_shape.TensorShape))
-    )
-
-
 def flatten(structure: Any) -> tuple[list[Any], Any]:
-    """TF's ``nest.flatten`` for control flow: tensors, operations and ``None`` are leaves."""
-    return jax.tree.flatten(structure, is_leaf=_is_leaf)
+    """``(leaves, PyTreeDef)`` of a body's structure: tensors, operations, ``None`` are
+    leaves (``nest.flatten(..., pytree=True)``: JAX's container rules, see there)."""
+    return nest.flatten(structure, pytree=True)
 
 
 def assert_same_structure(first: Any, second: Any) -> None:
