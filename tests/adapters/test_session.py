@@ -695,3 +695,24 @@ def test_a_run_fetching_a_value_reads_its_feed_before_returning(graph):
             assert sess.run(new, {x: batch}) == 256.0 * (i + 1)
             batch[:] = 1000.0
         assert sess.run(total) == 768.0
+
+
+class _CountingFeeds(dict):
+    """A feed_dict that counts the passes over its keys (``__iter__``)."""
+
+    passes = 0
+
+    def __iter__(self):
+        type(self).passes += 1
+        return super().__iter__()
+
+
+def test_a_run_converts_its_feeds_in_one_pass_over_the_keys(graph):
+    a = tf.placeholder(tf.float32, [2])
+    b = tf.placeholder(tf.float32, [2])
+    with tf.Session() as sess:
+        _CountingFeeds.passes = 0
+        assert sess.run(a + b, _CountingFeeds({a: [1.0, 2.0], b: [3.0, 4.0]})).tolist() == [4, 6]
+        assert _CountingFeeds.passes == 0  # items() only: no scan for tuple keys
+        got = sess.run(a - b, _CountingFeeds({a: [1.0, 1.0], (b,): (np.array([3.0, 4.0]),)}))
+        assert got.tolist() == [-2.0, -3.0]

@@ -178,3 +178,46 @@ def _tuple_key_fed(kind):
 @pytest.mark.parametrize("kind", ["a Sequence", "a MappingProxy"])
 def test_a_tuple_key_takes_values_nested_as_tfs_nest(kind):
     assert_twins(*run_both(_tuple_key_fed(kind)))
+
+
+# -- tuple keys among plain ones (Session._convert_feeds's one pass) -------------------
+def _mixed_keys(tf):
+    a = tf.placeholder(tf.float32, [2])
+    b = tf.placeholder(tf.float32, [2])
+    c = tf.placeholder(tf.float32, [2])
+    d = tf.placeholder(tf.int32, [])
+    y = a + b * c + tf.cast(d, tf.float32)
+    return lambda sess: [
+        sess.run(y, {a: ONES, (b, c): (ONES * 2.0, ONES * 3.0), d: 4}),
+        sess.run(y, {(b, c): [ONES, ONES], a: [1, 2], d: 1.5}),
+        sess.run(y, {a: ONES, b: ONES, c: ONES, d: 0}),
+        sess.run(y, {d: 2, (a, (b, c)): (ONES, (ONES, ONES * 5.0))}),
+    ]
+
+
+def test_tuple_keys_among_plain_keys_feed_as_tf():
+    assert_twins(*run_both(_mixed_keys))
+
+
+# A bad value before a tuple key whose flattening fails: TF flattens the keys first.
+KEY_ERRORS = {
+    "too few values after a bad value": lambda a, b, c: {c: ["x"], (a, b): (ONES,)},
+    "a duplicate after a bad value": lambda a, b, c: {c: ["x"], (a, b): (ONES, ONES), a: ONES},
+    "a bad value after a tuple key": lambda a, b, c: {(a, b): (ONES, ONES), c: ["x"]},
+}
+
+
+@pytest.mark.parametrize("case", list(KEY_ERRORS))
+def test_tuple_key_errors_come_in_tfs_order(case):
+    messages = []
+    for tf in (tf1, jtf):
+        with classic_tf1() if tf is tf1 else jtf.Graph().as_default():
+            graph = tf.Graph()
+            with graph.as_default():
+                a = tf.placeholder(tf.float32, [2])
+                b = tf.placeholder(tf.float32, [2])
+                c = tf.placeholder(tf.float32, [1])
+                with tf.Session(graph=graph) as sess, pytest.raises(ValueError) as info:
+                    sess.run(a + b, KEY_ERRORS[case](a, b, c))
+                messages.append(str(info.value).split(":")[0])
+    assert messages[1] == messages[0]

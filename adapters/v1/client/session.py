@@ -12,6 +12,7 @@ values come back as NumPy arrays in the structure of ``fetches``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import operator
 import random
 import threading
@@ -956,13 +957,30 @@ class Session:
     def _convert_feeds(self, feed_dict: dict | None):
         if not feed_dict:
             return [], []
-        tensors, values = [], []
-        items = feed_dict.items()
-        if any(isinstance(key, tuple) for key in feed_dict):
-            items = _flat_feed_items(feed_dict).items()
+        tensors: list[ops.Tensor] = []
+        values: list[Any] = []
+        try:
+            if self._convert_feed_items(feed_dict.items(), tensors, values):
+                return tensors, values
+        except Exception:
+            # TF flattens tuple keys before it converts a value: its errors come first.
+            if not any(isinstance(key, tuple) for key in feed_dict):
+                raise
+            del tensors[:], values[:]
+        # A tuple key (an LSTMStateTuple of placeholders...): the keys flattened as TF's
+        # flatten_dict_items; those before it (not tuples) are converted already.
+        flat = _flat_feed_items(feed_dict).items()
+        self._convert_feed_items(itertools.islice(flat, len(tensors), None), tensors, values)
+        return tensors, values
+
+    def _convert_feed_items(self, items: Any, tensors: list, values: list) -> bool:
+        """Appends the fed tensors and their converted values; False when it stops at a
+        tuple key (the caller flattens the keys and goes on from there)."""
         for key, value in items:
             t = key
             if not isinstance(t, ops.Tensor):
+                if isinstance(key, tuple):
+                    return False
                 try:
                     t = _as_fetch_element(key, self._graph)
                 except ValueError as e:
@@ -978,7 +996,7 @@ class Session:
             value = _convert_feed(t, value, key)
             tensors.append(t)
             values.append(value)
-        return tensors, values
+        return True
 
     def _learn_mirror(self, plan: _Plan, host: dict, run_number: int) -> None:
         """Starts host copies from reads this run fetched, if no change came after it."""
