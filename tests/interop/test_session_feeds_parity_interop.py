@@ -221,3 +221,51 @@ def test_tuple_key_errors_come_in_tfs_order(case):
                     sess.run(a + b, KEY_ERRORS[case](a, b, c))
                 messages.append(str(info.value).split(":")[0])
     assert messages[1] == messages[0]
+
+
+# -- a fed string tensor read by ops (strings run in the step program as codes) --------
+STRING_OPS = {
+    "fetched": lambda tf, p: p,
+    "identity": lambda tf, p: tf.identity(p),
+    "indexed": lambda tf, p: p[0],
+    "indexed from the end": lambda tf, p: p[-1],
+    "sliced": lambda tf, p: p[1:],
+    "reshaped": lambda tf, p: tf.reshape(p, [2, 1]),
+    "gathered": lambda tf, p: tf.gather(p, [1, 0, 1]),
+    "concatenated with a constant": lambda tf, p: tf.concat([p, tf.constant([b"c"])], 0),
+    "stacked": lambda tf, p: tf.stack([p, p], axis=1),
+    "expanded": lambda tf, p: tf.expand_dims(p, 0),
+    "reversed": lambda tf, p: tf.reverse(p, [0]),
+    "tiled": lambda tf, p: tf.tile(p, [2]),
+    "selected": lambda tf, p: tf.where([True, False], p, tf.constant([b"x", b"y"])),
+    "filled": lambda tf, p: tf.fill([3], p[1]),
+    "its shape and size": lambda tf, p: (tf.shape(p), tf.size(p)),
+    "identity of an identity, indexed": lambda tf, p: tf.identity(tf.identity(p))[1],
+    "with a number": lambda tf, p: (p[0], tf.constant(2.0) * 3.0),
+    "a constant indexed": lambda tf, p: tf.constant([b"u", b"v"])[1],
+}
+
+
+def _string_script(build):
+    def script(tf):
+        p = tf.placeholder(tf.string, [2])
+        out = build(tf, p)
+        return lambda sess: [
+            sess.run(out, {p: [b"a", b"b"]}),
+            sess.run(out, {p: ["\u00e9", "f\x00"]}),  # the same program, other strings
+        ]
+
+    return script
+
+
+@pytest.mark.parametrize("case", list(STRING_OPS))
+def test_a_fed_string_read_by_ops_as_tf(case):
+    assert_twins(*run_both(_string_script(STRING_OPS[case])))
+
+
+def test_a_string_op_jtrain_cannot_run_raises_unimplemented(tf_graph):
+    with jtf.Graph().as_default() as graph:
+        p = jtf.placeholder(jtf.string, [2])
+        printed = jtf.Print(p, [p])
+        with jtf.Session(graph=graph) as sess, pytest.raises(jtf.errors.UnimplementedError):
+            sess.run(printed, {p: [b"a", b"b"]})

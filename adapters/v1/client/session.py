@@ -420,15 +420,19 @@ class _Plan:
         # caller may still change (``_unaliased``).
         self.waits: bool | None = None
         self.alias_align = _CPU_ALIGN if jax.default_backend() == "cpu" else 1
-        # Fed strings stay on the host (host ops and fetches read them; XLA has none).
+        # Fed strings stay on the host (host ops and fetches read them; XLA has none);
+        # the step program reads them as codes (_plan_strings).
+        self.string_feeds = [i for i, t in enumerate(feed_tensors) if _is_string(t)]
+        self._plan_strings(device, feed_tensors)
         self.device_feeds = [
-            i for i, t in enumerate(feed_tensors) if t._np_dtype is None or t._np_dtype.kind != "O"
+            i for i, t in enumerate(feed_tensors) if not _is_string(t) or t in self.coded
         ]
         self.host_feeds = len(self.device_feeds) < len(feed_tensors)
-        self.string_feeds = [i for i in range(len(feed_tensors)) if i not in self.device_feeds]
         # TF runs nothing when every fetch is fed (a fed string is returned as fed).
         self.runs = len(targets) > 0
         program_inputs = [feed_tensors[i] for i in self.device_feeds] + self.pre_outputs
+        self.coded_inputs = [i for i, t in enumerate(program_inputs) if t in self.coded]
+        program_inputs += self.string_consts
         plan = self
 
         def program_for(outputs: list) -> Any:
@@ -509,6 +513,71 @@ class _Plan:
                 lean_program = runtime_checks.functionalize(lean_program)
             self.lean_fn = jax.jit(lean_program, donate_argnums=(0,), compiler_options=options)
 
+    def _plan_strings(self, device: list[ops.Operation], feed_tensors: list[ops.Tensor]) -> None:
+        """How the step program reads strings, which XLA has not: as int32 *codes*.
+
+        A string the program reads from the host (a fed one, a host operation's
+        output) enters it as ``codes``, indices into a table of the run's strings;
+        operations that only move whole elements (``_STRING_MOVES``: indexing,
+        reshapes, gathers, concatenation...) run on the codes unchanged, and a
+        fetched string output is looked up in the table after the run. A string
+        constant such an operation reads is in the table too (``string_consts``).
+        Another operation reading a string the program takes from the host raises
+        ``UnimplementedError`` when the run is planned.
+
+        Sets ``coded`` (the string tensors the program holds as codes),
+        ``string_consts`` and ``const_table``/``const_codes`` (their strings, codes).
+        """
+        coded: set[ops.Tensor] = set()
+        consts: list[ops.Tensor] = []
+        host = set(feed_tensors) | set(self.pre_outputs)
+        for op in device:
+            strings = [t for t in op.inputs if _is_string(t)]
+            if not strings:
+                continue
+            from_host = [t for t in strings if t in host or t in coded]
+            if op.type not in _STRING_MOVES:
+                if from_host:
+                    raise errors.UnimplementedError(
+                        None,
+                        op,
+                        f"{op.name} ({op.type}) reads the string tensor {from_host[0].name} "
+                        "in the step program: XLA has no strings, and jtrain runs only "
+                        "operations that move whole strings there (indexing, reshape, "
+                        "gather, concat, stack, tile, where...); use them, or fetch the "
+                        "strings and work on them in Python.",
+                    )
+                continue  # as before: a string constant it reads while tracing
+            for t in strings:
+                if t in coded:
+                    continue
+                if t in host:
+                    coded.add(t)
+                elif t.op.type == "Const" and getattr(t.op, "_host_value", None) is not None:
+                    coded.add(t)
+                    consts.append(t)
+                else:
+                    raise errors.UnimplementedError(
+                        None,
+                        op,
+                        f"{op.name} ({op.type}) reads the string tensor {t.name}, which the "
+                        "step program computes: XLA has no strings.",
+                    )
+            coded.update(t for t in op.outputs if _is_string(t))
+        self.coded = coded
+        self.string_consts = consts
+        values = [_as_bytes_array(np.array(t.op._host_value, dtype=np.object_)) for t in consts]
+        self.const_table = (
+            np.concatenate([v.reshape(-1) for v in values]) if values else np.empty(0, dtype=object)
+        )
+        self.const_codes = []
+        offset = 0
+        for v in values:
+            self.const_codes.append(
+                np.arange(offset, offset + v.size, dtype=np.int32).reshape(v.shape)
+            )
+            offset += v.size
+
     def _plan_mirror(self, device: list[ops.Operation], fed: set[ops.Tensor]) -> None:
         """What this run does to the session's host copies of scalar integer variables.
 
@@ -541,6 +610,42 @@ class _Plan:
             and bool(self.device_outputs)
             and all(t in reads for t in self.device_outputs)
         )
+
+
+# -- strings in the step program (``_Plan._plan_strings``) ----------------------------
+# Operations that only move whole elements of their string inputs (and those that
+# read only their shapes): on int32 codes they compute the codes of their result.
+_STRING_MOVES = frozenset(
+    {
+        "StridedSlice", "Slice", "Reshape", "ExpandDims", "Squeeze", "Transpose",
+        "GatherV2", "Gather", "GatherNd", "ConcatV2", "Pack", "Tile", "ReverseV2",
+        "Select", "SelectV2", "Fill", "BroadcastTo", "Split", "SplitV", "IdentityN",
+        "Identity", "StopGradient", "Shape", "ShapeN", "Size", "Rank",
+    }
+)  # fmt: skip
+
+
+def _is_string(t: ops.Tensor) -> bool:
+    return t._np_dtype is not None and t._np_dtype.kind == "O"
+
+
+def _encode_strings(plan: _Plan, values: list) -> tuple[list, np.ndarray]:
+    """The program's inputs with each string input as its codes, and the run's table."""
+    values = list(values)
+    parts = [plan.const_table]
+    offset = plan.const_table.size
+    for i in plan.coded_inputs:
+        strings = _as_bytes_array(np.asarray(values[i], dtype=object))
+        values[i] = np.arange(offset, offset + strings.size, dtype=np.int32).reshape(strings.shape)
+        parts.append(strings.reshape(-1))
+        offset += strings.size
+    return values + plan.const_codes, np.concatenate(parts)
+
+
+def _decode_strings(table: np.ndarray, codes: Any) -> np.ndarray:
+    """The strings a program's string output holds as ``codes``."""
+    codes = np.asarray(codes)
+    return table[codes.reshape(-1)].reshape(codes.shape)
 
 
 # -- host copies of scalar integer variables (the global step) -------------------------
@@ -882,6 +987,9 @@ class Session:
         if plan.pre:
             _run_host_ops(self, plan.pre, host)
             feed_values = feed_values + [host[t] for t in plan.pre_outputs]
+        table = None
+        if plan.coded:
+            feed_values, table = _encode_strings(plan, feed_values)
         if plan.host_only:
             _run_host_ops(self, plan.post, host)
             if as_fed:
@@ -935,6 +1043,10 @@ class Session:
             for t, val in zip(outputs, fetched, strict=True):
                 if t not in known:
                     host[t] = plan.static.get(t) if val is None else np.asarray(val)
+            if table is not None:
+                for t in outputs:
+                    if t in plan.coded:
+                        host[t] = _decode_strings(table, host[t])
             plan.short = time.perf_counter() - start < _POLL_S
             if len(known) < len(plan.mirror_reads):
                 self._learn_mirror(plan, host, run_number)
