@@ -83,7 +83,7 @@ class Kernel:
       random: the kernel draws random values (``fn`` gets a fresh key per run).
       static: positions of the inputs (after the ``refs``; negative from the end)
         whose values must be known when the step is traced (shapes, axes): the
-        importer evaluates them then (``random_ops.trace_time_value``).
+        importer evaluates them then (``shape_values.trace_time_value``).
       all_static: every input must be known when the step is traced.
     """
 

@@ -1121,7 +1121,7 @@ class _Importer:
 
         def compute(ctx: Any, *values: Any) -> tuple[Any, ...]:
             if static:
-                from adapters.v1.ops.random_ops import trace_time_value
+                from adapters.v1.framework.shape_values import trace_time_value
 
                 values = tuple(
                     trace_time_value(ctx, inputs[i]) if i in static else v

@@ -48,6 +48,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework.shape_values import trace_time_value
 from jtrain import errors
 
 __all__ = [
@@ -55,7 +56,6 @@ __all__ = [
     "get_seed",
     "random_node",
     "shape_argument",
-    "trace_time_value",
     "random_uniform",
     "random_normal",
     "truncated_normal",
@@ -333,93 +333,9 @@ def _check_dims(dims: np.ndarray) -> None:
             raise ValueError(f"Invalid value in tensor used for shape: {d}")
 
 
-# Ops whose output depends only on the static shape of their input.
-_SHAPE_OPS = ("Shape", "Size", "Rank")
-
-
-def trace_time_value(ctx: Any, tensor: ops.Tensor) -> np.ndarray:
-    """The value of ``tensor`` while the step is traced, when shapes determine it.
-
-    Re-evaluates the ops producing ``tensor`` with JAX's compile-time evaluation,
-    down to constants and ``tf.shape``/``tf.size``/``tf.rank`` of tensors of the
-    run (whose traced shapes are concrete): ``tf.shape(x)``, ``tf.shape(x)[0]``,
-    ``tf.stack([tf.shape(x)[0], 10])`` all work, with one program per fed shape.
-
-    Raises:
-      InvalidArgumentError: the value depends on values computed in the step.
-    """
-    from adapters.v1.client.session import RunContext
-
-    symbolic = _symbolic_shape(ctx, tensor)
-    if symbolic is not None:
-        return symbolic
-    memo: dict[ops.Tensor, Any] = {}
-    order: list[ops.Operation] = []
-    seen: set[ops.Operation] = set()
-    if tensor.op._compute is None:  # a placeholder: its fed value
-        memo[tensor] = ctx.memo[tensor]
-    stack = [] if tensor in memo else [tensor.op]
-    while stack:  # the ops to re-evaluate; Shape ops' inputs come from the run
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        order.append(op)
-        for t in op.inputs:
-            if op.type in _SHAPE_OPS or t.op._compute is None:
-                memo[t] = ctx.memo[t]
-            else:
-                stack.append(t.op)
-    sub = RunContext(dict(ctx.variables), memo, True, ctx.initialized)
-    with jax.ensure_compile_time_eval():
-        sub.run_ops([op for op in _topological(order) if op.outputs[0] not in memo])
-    value = sub.memo[tensor]
-    if isinstance(value, jax.core.Tracer):
-        raise errors.InvalidArgumentError(
-            None,
-            tensor.op,
-            f"{tensor.name} must be known when the step is compiled (a constant, or "
-            "computed from tf.shape of tensors): it depends on values computed in the step",
-        )
-    return np.asarray(value)
-
-
-def _symbolic_shape(ctx: Any, tensor: ops.Tensor) -> np.ndarray | None:
-    """``tf.shape(x)`` of an ``x`` with symbolic dimensions (a meta graph's
-    ``jax.export`` of a random op shaped like its batch), as an object array of the
-    dimensions; ``None`` otherwise."""
-    if tensor.op.type != "Shape" or len(tensor.op.inputs) != 1:
-        return None
-    shape = getattr(ctx.memo[tensor.op.inputs[0]], "shape", None)
-    if shape is None or all(isinstance(d, (int, np.integer)) for d in shape):
-        return None
-    out = np.empty(len(shape), dtype=object)
-    out[:] = list(shape)
-    return out
-
-
 def _dim(d: Any) -> Any:
     """A dimension of a shape value: an int, or a symbolic dimension as it is."""
     return int(d) if isinstance(d, (int, np.integer)) else d
-
-
-def _topological(op_list: list[ops.Operation]) -> list[ops.Operation]:
-    chosen = set(op_list)
-    done: set[ops.Operation] = set()
-    out: list[ops.Operation] = []
-
-    def visit(op: ops.Operation) -> None:
-        if op in done:
-            return
-        done.add(op)
-        for t in op.inputs:
-            if t.op in chosen:
-                visit(t.op)
-        out.append(op)
-
-    for op in op_list:
-        visit(op)
-    return out
 
 
 def _uniform_dtype(dtype: Any) -> np.dtype:

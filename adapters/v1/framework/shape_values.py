@@ -1,0 +1,214 @@
+"""Values that shapes determine: ``tf.shape(x)[0]``, ``tf.rank(x) - 1``, ``[n, -1]``.
+
+jtrain compiles static shapes and axes, yet TF1 code computes them in the graph
+(``tf.reshape(x, [tf.shape(x)[0], -1])``, ``tf.zeros(tf.shape(x))``,
+``tf.range(tf.shape(x)[0])``). Such a value is known once the step is traced (the
+shapes of the run's tensors are concrete then), and partly known when the graph
+is built (the static shapes of its tensors):
+
+- :func:`trace_time_value`: the value while the step is traced, one compiled
+  program per fed shape (as random ops' ``shape`` and imported graphs' shape
+  inputs use it).
+- :func:`build_time_value`: the value when the graph is built, with the unknown
+  dimensions of the tensors whose shapes it reads taken as one given size; two
+  sizes tell which parts of a value (and of an op's output shape) are known.
+
+Both re-evaluate the ops producing the value, down to constants and
+``tf.shape``/``tf.size``/``tf.rank`` of other tensors, with JAX's compile-time
+evaluation; a value computed from the step's data (a placeholder's value, a
+variable) is not known in either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+from adapters.v1.framework import ops
+from jtrain import errors
+
+__all__ = [
+    "trace_time_value",
+    "build_time_value",
+    "partial_value",
+    "depends_on_data",
+    "FILLS",
+    "SHAPE_OPS",
+]
+
+# Ops whose output depends only on the static shape of their input.
+SHAPE_OPS = ("Shape", "Size", "Rank")
+
+# Sizes given to unknown dimensions when the graph is built: a part of a value (or
+# of an op's output shape) that is the same for all of them is taken as known.
+# Three sizes, not two, so that ``d % 2`` or ``d // 8`` are not mistaken for known.
+FILLS = (6, 7, 1009)
+
+
+def trace_time_value(ctx: Any, tensor: ops.Tensor) -> np.ndarray:
+    """The value of ``tensor`` while the step is traced, when shapes determine it.
+
+    Re-evaluates the ops producing ``tensor`` with JAX's compile-time evaluation,
+    down to constants and ``tf.shape``/``tf.size``/``tf.rank`` of tensors of the
+    run (whose traced shapes are concrete): ``tf.shape(x)``, ``tf.shape(x)[0]``,
+    ``tf.stack([tf.shape(x)[0], 10])`` all work, with one program per fed shape.
+
+    Raises:
+      InvalidArgumentError: the value depends on values computed in the step.
+    """
+    symbolic = _symbolic_shape(ctx, tensor)
+    if symbolic is not None:
+        return symbolic
+    value = _evaluate(tensor, ctx.memo.__getitem__, ctx.variables, ctx.initialized)
+    if isinstance(value, jax.core.Tracer):
+        raise errors.InvalidArgumentError(
+            None,
+            tensor.op,
+            f"{tensor.name} must be known when the step is compiled (a constant, or "
+            "computed from tf.shape of tensors): it depends on values computed in the step",
+        )
+    return np.asarray(value)
+
+
+def build_time_value(tensor: ops.Tensor, fill: int) -> np.ndarray | None:
+    """The value of ``tensor`` from the graph's static shapes, unknown dimensions ``fill``.
+
+    Every unknown dimension of a tensor whose shape the value reads is taken as
+    ``fill``: with two different fills, the parts of the value that agree are known
+    when the graph is built, the others depend on the run's shapes.
+
+    Returns:
+      The value as NumPy, or ``None`` when it depends on more than static shapes
+      (a placeholder's value, a variable, a tensor of unknown rank).
+    """
+
+    def source(t: ops.Tensor) -> Any:
+        if t._shape is None:
+            raise LookupError(t.name)
+        shape = tuple(fill if d is None else d for d in t._shape)
+        return jax.ShapeDtypeStruct(shape, t._np_dtype)
+
+    try:
+        value = _evaluate(tensor, source, {}, set(), placeholders=False)
+    except Exception:  # noqa: BLE001 - whatever fails to evaluate is not known
+        return None
+    if isinstance(value, jax.core.Tracer):
+        return None
+    return np.asarray(value)
+
+
+def partial_value(tensor: ops.Tensor) -> np.ndarray | None:
+    """What the graph knows of ``tensor``'s value (TF's static shape inference).
+
+    Returns:
+      The value as NumPy when the static shapes determine all of it; an object
+      array with ``None`` for the parts that depend on unknown dimensions
+      (``tf.shape(x)`` of an ``x`` of shape ``[None, 784]``: ``[None, 784]``); ``None``
+      when it depends on more than static shapes.
+    """
+    values = [build_time_value(tensor, fill) for fill in FILLS]
+    first = values[0]
+    if any(v is None or v.shape != first.shape for v in values):
+        return None
+    same = np.logical_and.reduce([v == first for v in values[1:]])
+    if np.all(same):
+        return first
+    out = np.empty(first.shape, dtype=object)
+    out[...] = np.where(same, first, None)
+    return out
+
+
+def depends_on_data(tensor: ops.Tensor) -> bool:
+    """Whether ``tensor``'s value reads a value of the step (a placeholder's, a
+    variable's, a random one) rather than only constants and static shapes."""
+    stack, seen = [tensor.op], set()
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op._compute is None or op._reads or op._writes:
+            return True
+        if op.type in SHAPE_OPS:
+            continue
+        stack.extend(t.op for t in op.inputs)
+    return False
+
+
+def _evaluate(
+    tensor: ops.Tensor,
+    source: Callable[[ops.Tensor], Any],
+    variables: dict[Any, Any],
+    initialized: Any,
+    placeholders: bool = True,
+) -> Any:
+    """``tensor``'s value, re-evaluating its ops under compile-time evaluation.
+
+    ``source(t)`` gives the inputs of shape ops (and, with ``placeholders``, the
+    values of placeholders); other ops are run anew.
+    """
+    from adapters.v1.client.session import RunContext
+
+    memo: dict[ops.Tensor, Any] = {}
+    order: list[ops.Operation] = []
+    seen: set[ops.Operation] = set()
+    if tensor.op._compute is None:  # a placeholder: its fed value
+        if not placeholders:
+            raise LookupError(tensor.name)
+        memo[tensor] = source(tensor)
+    stack = [] if tensor in memo else [tensor.op]
+    while stack:  # the ops to re-evaluate; shape ops' inputs come from ``source``
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        order.append(op)
+        for t in op.inputs:
+            if op.type in SHAPE_OPS:
+                memo[t] = source(t)
+            elif t.op._compute is None:
+                if not placeholders:
+                    raise LookupError(t.name)
+                memo[t] = source(t)
+            else:
+                stack.append(t.op)
+    sub = RunContext(dict(variables), memo, True, initialized)
+    with jax.ensure_compile_time_eval():
+        sub.run_ops([op for op in _topological(order) if op.outputs[0] not in memo])
+    return sub.memo[tensor]
+
+
+def _symbolic_shape(ctx: Any, tensor: ops.Tensor) -> np.ndarray | None:
+    """``tf.shape(x)`` of an ``x`` with symbolic dimensions (a meta graph's
+    ``jax.export`` of a random op shaped like its batch), as an object array of the
+    dimensions; ``None`` otherwise."""
+    if tensor.op.type != "Shape" or len(tensor.op.inputs) != 1:
+        return None
+    shape = getattr(ctx.memo[tensor.op.inputs[0]], "shape", None)
+    if shape is None or all(isinstance(d, (int, np.integer)) for d in shape):
+        return None
+    out = np.empty(len(shape), dtype=object)
+    out[:] = list(shape)
+    return out
+
+
+def _topological(op_list: list[ops.Operation]) -> list[ops.Operation]:
+    chosen = set(op_list)
+    done: set[ops.Operation] = set()
+    out: list[ops.Operation] = []
+
+    def visit(op: ops.Operation) -> None:
+        if op in done:
+            return
+        done.add(op)
+        for t in op.inputs:
+            if t.op in chosen:
+                visit(t.op)
+        out.append(op)
+
+    for op in op_list:
+        visit(op)
+    return out
