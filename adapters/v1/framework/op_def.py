@@ -32,7 +32,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from adapters.v1.framework import _x64, dtypes, ops
+from adapters.v1.framework import _x64, dtypes, ops, shape_values
+from adapters.v1.framework.shape_values import trace_time_value
 
 __all__ = [
     "OpDef",
@@ -275,12 +276,24 @@ def lift(entry: OpDef) -> Callable[..., Any]:
             else:
                 layout[param] = len(flat)
                 flat.append(value)
-        attrs = {k: _static(entry, k, v) for k, v in arguments.items() if k not in entry.tensors}
+        attrs: dict[str, Any] = {}
+        deferred: dict[str, ops.Tensor] = {}  # arguments computed from shapes in the graph
+        for k, v in arguments.items():
+            if k in entry.tensors:
+                continue
+            computed = _computed(entry, k, v)
+            known = None if computed is None else shape_values.partial_value(computed)
+            if computed is None:
+                attrs[k] = _static(entry, k, v)
+            elif known is not None and known.dtype != object:
+                attrs[k] = known.tolist()  # the static shapes determine it
+            else:
+                deferred[k] = computed
         if entry.check is not None:
-            entry.check({**attrs, **tensors})
+            entry.check({**attrs, **deferred, **tensors})
 
-        def arguments_of(values: tuple[Any, ...]) -> list[Any]:
-            call = dict(attrs)
+        def arguments_of(values: tuple[Any, ...], known: dict[str, Any]) -> list[Any]:
+            call = {**attrs, **known}
             for param, where in layout.items():
                 if where is None:
                     call[param] = None
@@ -290,16 +303,16 @@ def lift(entry: OpDef) -> Callable[..., Any]:
                     call[param] = values[where]
             return [call[p] for p in impl_params(entry)]
 
-        def fn(*values: Any) -> Any:
-            return entry.impl(*arguments_of(values))
+        def fn(values: tuple[Any, ...], known: dict[str, Any]) -> Any:
+            return entry.impl(*arguments_of(values, known))
 
         test = None
         if entry.runtime_check is not None:
 
-            def test(*values: Any) -> Any:
-                return entry.runtime_check[0](*arguments_of(values))
+            def test(values: tuple[Any, ...], known: dict[str, Any]) -> Any:
+                return entry.runtime_check[0](*arguments_of(values, known))
 
-        out = _make_node(entry, fn, flat, name, test)
+        out = _make_node(entry, fn, flat, name, test, deferred)
         for leaf in jax.tree.leaves(out)[:1]:
             leaf.op._static_attrs = attrs  # the op's Python-valued arguments (axis...)
         if collection:
@@ -328,26 +341,38 @@ def _make_node(
     fn: Callable[..., Any],
     inputs: list[ops.Tensor],
     name: Any,
-    test: Callable[..., Any] | None = None,
+    test: Callable[..., Any] | None,
+    deferred: dict[str, ops.Tensor],
 ):
+    """The op's node: ``fn(input values, deferred values)`` computes its outputs.
+
+    ``deferred`` arguments (shapes or axes computed in the graph) are extra inputs
+    of the node, evaluated when the step is traced (``trace_time_value``).
+    """
     from adapters.v1.framework import runtime_checks
     from adapters.v1.ops.script_ops import _output_specs
 
     graph = inputs[0].graph if inputs else ops.get_default_graph()
     op_name = graph.unique_name(name or entry.default_name, mark_as_used=False)
     with _x64.exact():  # dtypes as the session traces them (64-bit exact)
-        tree, specs = _output_specs(fn, inputs, op_name)
+        if deferred:
+            tree, specs = _deferred_specs(entry, fn, inputs, deferred, op_name)
+        else:
+            tree, specs = _output_specs(lambda *v: fn(v, {}), inputs, op_name)
+    count = len(inputs)
 
     def compute(ctx: Any, *values: Any) -> tuple[Any, ...]:
+        known = {k: trace_time_value(ctx, t).tolist() for k, t in deferred.items()}
+        values = values[:count]
         if test is not None:
-            ok, data = test(*values)
+            ok, data = test(values, known)
             runtime_checks.check(ctx, op, ok, *data)
-        return tuple(jax.tree.leaves(fn(*values)))
+        return tuple(jax.tree.leaves(fn(values, known)))
 
     op = graph.create_op(
         entry.op_type,
         name or entry.default_name,
-        inputs=inputs,
+        inputs=[*inputs, *deferred.values()],
         compute=compute,
         output_specs=specs,
     )
@@ -355,6 +380,116 @@ def _make_node(
         error = entry.runtime_check[1]
         runtime_checks.mark(op, lambda *data: error(op, *data))
     return jax.tree.unflatten(tree, list(op.outputs))
+
+
+def _computed(entry: OpDef, param: str, value: Any) -> ops.Tensor | None:
+    """A non-tensor argument computed in the graph (``tf.shape(x)[0]``, ``[n, -1]``), as
+    one tensor whose value is needed when the step is traced; ``None`` for a Python
+    value or a constant.
+
+    A value the static shapes determine (``tf.rank(x) - 1``) is not deferred: the
+    caller takes it as a constant.
+
+    Raises:
+      NotImplementedError: the value depends on the step's data (a placeholder's
+        value, a variable): jtrain compiles static shapes.
+    """
+    if _is_tensor(value):
+        if ops.convert_to_tensor(value).op._const_value is not None:
+            return None
+    elif not (isinstance(value, (list, tuple)) and _holds_computed(value)):
+        return None
+    tensor = ops.convert_to_tensor(value)
+    if shape_values.depends_on_data(tensor):
+        raise NotImplementedError(
+            f"tf.{entry.name}: argument {param!r} must be known when the step is compiled "
+            f"(a Python value, a constant, or computed from tf.shape of tensors), got "
+            f"{tensor.name}, which depends on the step's data; jtrain compiles static "
+            "shapes and axes." + _DATA_HINTS.get(entry.name, "")
+        )
+    return tensor
+
+
+# What to use instead where an argument depends on the step's data.
+_DATA_HINTS = {"strided_slice": " Use tf.gather for data-dependent indices."}
+
+
+def _holds_computed(value: Any) -> bool:
+    """Whether a (nested) list holds a tensor that is not a constant."""
+    for v in value:
+        if _is_tensor(v) and ops.convert_to_tensor(v).op._const_value is None:
+            return True
+        if isinstance(v, (list, tuple)) and _holds_computed(v):
+            return True
+    return False
+
+
+def _deferred_specs(
+    entry: OpDef,
+    fn: Callable[..., Any],
+    inputs: list[ops.Tensor],
+    deferred: dict[str, ops.Tensor],
+    op_name: str,
+):
+    """Output specs of an op with deferred arguments: the op evaluated abstractly with
+    every unknown dimension (of its inputs, and of the tensors whose shapes the
+    deferred values read) taken as each of ``shape_values.FILLS``; an output
+    dimension is known where all trials agree.
+
+    A deferred value the static shapes determine fully is a constant (``attrs``);
+    the trials concern values with unknown parts, such as ``[tf.shape(x)[0], -1]``.
+    """
+    from adapters.v1.ops.script_ops import _specs
+
+    outs, error = [], None
+    for fill in shape_values.FILLS:
+        known = {k: shape_values.build_time_value(t, fill) for k, t in deferred.items()}
+        if any(v is None for v in known.values()) or any(t._shape is None for t in inputs):
+            break
+        structs = [
+            jax.ShapeDtypeStruct(tuple(fill if d is None else d for d in t._shape), t._np_dtype)
+            for t in inputs
+        ]
+        arguments = {k: v.tolist() for k, v in known.items()}
+        try:
+            outs.append(jax.eval_shape(lambda *v, a=arguments: fn(v, a), *structs))
+        except Exception as e:  # noqa: BLE001 - these sizes do not fit together
+            error = e
+    if len(outs) >= 2:
+        return _specs(outs)
+    if not outs and not any(t._shape is None for t in inputs):
+        # No size fits every unknown dimension (``tf.reshape(z, tf.shape(x))`` of a ``z``
+        # with a known size): the unknown parts of the values as -1.
+        partial = {k: shape_values.partial_value(t) for k, t in deferred.items()}
+        if all(v is not None for v in partial.values()):
+            arguments = {
+                k: np.where(v == None, -1, v).astype(t._np_dtype).tolist()  # noqa: E711
+                for (k, v), t in zip(partial.items(), deferred.values(), strict=True)
+            }
+            structs = [jax.ShapeDtypeStruct(tuple(t._shape), t._np_dtype) for t in inputs]
+            try:
+                out = jax.eval_shape(lambda *v: fn(v, arguments), *structs)
+            except Exception as e:  # noqa: BLE001 - nor does -1
+                error = e
+            else:
+                leaves, tree = jax.tree.flatten(out)
+                # A reshape's one unknown dimension follows from the sizes (as TF's
+                # Reshape infers it); other ops' -1 means "the rest": dimensions unknown.
+                unknown = sum(int(np.sum(v == None)) for v in partial.values())  # noqa: E711
+                exact = entry.op_type == "Reshape" and unknown == 1
+                return tree, [
+                    (tuple(leaf.shape) if exact else (None,) * leaf.ndim, np.dtype(leaf.dtype))
+                    for leaf in leaves
+                ]
+    if len(outs) == 1:  # one size fits: nothing says which dimensions are fixed
+        leaves, tree = jax.tree.flatten(outs[0])
+        return tree, [(None, np.dtype(leaf.dtype)) for leaf in leaves]
+    names = ", ".join(f"{k}={t.name}" for k, t in deferred.items())
+    raise NotImplementedError(
+        f"tf.{entry.name} ({op_name}): cannot infer the output of the arguments computed "
+        f"in the graph ({names}) from the static shapes"
+        + (f": {error}" if error is not None else " (a tensor of unknown rank)")
+    )
 
 
 def _static(entry: OpDef, param: str, value: Any) -> Any:

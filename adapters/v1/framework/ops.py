@@ -216,14 +216,13 @@ def _slice_spec(key: Any) -> dict[str, Any]:
     return {"begin": begin, "end": end, "strides": strides, **masks}
 
 
-def _static_index(item: Any) -> int:
+def _static_index(item: Any) -> Any:
+    """An index as an int, or a computed scalar tensor (``x[: tf.shape(y)[0]]``), whose
+    value ``strided_slice`` takes when the step is traced."""
     if isinstance(item, Tensor):
         value = item.op._const_value
         if value is None:
-            raise NotImplementedError(
-                f"Indexing with the computed tensor {item.name} is not supported (jtrain "
-                "compiles static slices); use tf.gather for data-dependent indices."
-            )
+            return item
         return int(value)
     try:
         return int(item.__index__())

@@ -17,7 +17,7 @@ import collections
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework import dtypes, ops, shape_values
 from adapters.v1.framework.op_def import FUNCTIONS
 from adapters.v1.layers.base import InputSpec, Layer
 from adapters.v1.ops import constant_op, init_ops
@@ -95,28 +95,37 @@ class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
 def _zero_state(state_size: Any, batch_size: Any, dtype: Any) -> Any:
     """Zeros of ``[batch_size] + s`` for each ``s`` in the (nested) ``state_size``.
 
+    ``batch_size`` may be computed from shapes (``tf.shape(inputs)[0]``): its value is
+    taken when the step is compiled, one program per fed shape.
+
     Raises:
-      NotImplementedError: ``batch_size`` is a computed tensor (jtrain compiles static
-        shapes; ``dynamic_rnn``/``static_rnn`` with ``dtype=`` build the zero state
-        from the inputs instead).
+      NotImplementedError: ``batch_size`` depends on the step's data (a fed
+        placeholder: jtrain compiles static shapes; ``dynamic_rnn``/``static_rnn`` with
+        ``dtype=`` build the zero state from the inputs instead).
     """
     if isinstance(batch_size, (ops.Tensor, ops.Operation)) or hasattr(
         batch_size, "_as_graph_tensor"
     ):
-        const = ops.convert_to_tensor(batch_size).op._const_value
-        if const is None:
+        tensor = ops.convert_to_tensor(batch_size)
+        const = tensor.op._const_value
+        if const is not None:
+            batch_size = int(const)
+        elif shape_values.depends_on_data(tensor):
             raise NotImplementedError(
-                f"zero_state: batch_size must be known when the graph is built (a Python int "
-                f"or a constant), got the computed tensor {batch_size.name}; jtrain compiles "
-                "static shapes. Pass dtype= to tf.nn.dynamic_rnn/static_rnn without an "
-                "initial_state (the zero state then follows the inputs' batch), or give "
-                "the placeholder a static batch size."
+                f"zero_state: batch_size must be known when the step is compiled (a Python "
+                f"int, a constant or computed from tf.shape), got {tensor.name}, which "
+                "depends on the step's data; jtrain compiles static shapes. Pass dtype= to "
+                "tf.nn.dynamic_rnn/static_rnn without an initial_state (the zero state then "
+                "follows the inputs' batch), or use tf.shape(inputs)[0]."
             )
-        batch_size = int(const)
+        else:
+            batch_size = tensor
+    else:
+        batch_size = int(batch_size)
 
     def zeros(size: Any) -> ops.Tensor:
         inner = list(size) if isinstance(size, (list, tuple)) else [int(size)]
-        return _op("zeros")([int(batch_size), *inner], dtype=dtype)
+        return _op("zeros")([batch_size, *inner], dtype=dtype)
 
     return _map_sizes(zeros, state_size)
 

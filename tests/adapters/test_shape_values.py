@@ -1,0 +1,57 @@
+"""Values computed from shapes in the graph (``framework/shape_values.py``) and the ops
+that take them as shapes and axes (TF's values: ``interop/test_computed_shapes_interop.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adapters import v1 as tf
+from adapters.v1.framework import shape_values
+
+
+def test_partial_value_knows_what_static_shapes_say(graph):
+    x = tf.placeholder(tf.float32, [None, 784])
+    shape = tf.shape(x)
+    assert shape_values.partial_value(shape).tolist() == [None, 784]
+    assert shape_values.partial_value(shape[1] // 2).tolist() == 392
+    assert shape_values.partial_value(shape[0] // 8) is not None
+    assert shape_values.partial_value(shape[0] // 8).tolist() is None
+    assert shape_values.partial_value(shape[0] % 2).tolist() is None
+    assert shape_values.partial_value(tf.rank(x) - 1).tolist() == 1
+    n = tf.placeholder(tf.int32, [])
+    assert shape_values.partial_value(n + 1) is None
+    assert shape_values.depends_on_data(tf.stack([n, shape[1]]))
+    assert not shape_values.depends_on_data(tf.stack([shape[0], shape[1]]))
+
+
+def test_one_program_per_fed_shape(graph):
+    x = tf.placeholder(tf.float32, [None, 6])
+    flat = tf.reshape(x, [tf.shape(x)[0] * 2, -1])
+    counts = tf.range(tf.shape(x)[0])
+    assert flat.shape.as_list() == [None, 3]
+    with tf.Session() as sess:
+        for rows in (2, 5, 2):
+            value = np.arange(rows * 6, dtype=np.float32).reshape(rows, 6)
+            got, r = sess.run([flat, counts], {x: value})
+            np.testing.assert_array_equal(got, value.reshape(rows * 2, 3))
+            np.testing.assert_array_equal(r, np.arange(rows))
+
+
+def test_fully_known_values_are_constants(graph):
+    x = tf.placeholder(tf.float32, [4, 6])
+    out = tf.reshape(x, [tf.shape(x)[0] // 2, -1])
+    assert out.shape.as_list() == [2, 12]
+    assert [t.op.type for t in out.op.inputs] == ["Placeholder"]  # no extra input
+
+
+def test_arguments_from_the_steps_data_are_refused(graph):
+    x = tf.placeholder(tf.float32, [None, 6])
+    n = tf.placeholder(tf.int32, [])
+    with pytest.raises(NotImplementedError, match=r"tf\.ones: argument 'shape'.*step's data"):
+        tf.ones([n, 3])
+    with pytest.raises(NotImplementedError, match="Use tf.gather for data-dependent indices"):
+        x[n]
+    v = tf.Variable(tf.zeros([2]))
+    with pytest.raises(NotImplementedError, match=r"tf\.reduce_sum: argument 'axis'"):
+        tf.reduce_sum(x, axis=tf.cast(v[0], tf.int32))

@@ -1,0 +1,137 @@
+"""Shapes, sizes and axes computed in the graph (``tf.shape(x)[0]``), checked live
+against TF 2.21 (``twin.py``): values, dtypes, static shapes and gradients.
+
+jtrain raised ``NotImplementedError`` for every such argument until the op table
+took them when the step is traced (``framework/shape_values.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import assert_twins, run_both
+
+X = np.arange(3 * 12, dtype=np.float32).reshape(3, 12) / 7.0
+Y = np.arange(3 * 2 * 2 * 4, dtype=np.float32).reshape(3, 2, 2, 4) / 5.0
+
+# name -> (build(tf, x, y), TF's static shape where jtrain's is the same)
+CASES = {
+    "reshape batch, -1": lambda tf, x, y: tf.reshape(x, [tf.shape(x)[0], -1]),
+    "reshape 2*batch": lambda tf, x, y: tf.reshape(x, [tf.shape(x)[0] * 2, -1]),
+    "reshape by another's batch": lambda tf, x, y: tf.reshape(y, [tf.shape(x)[0], -1]),
+    "reshape to images": lambda tf, x, y: tf.reshape(x, [tf.shape(x)[0], 2, 2, 3]),
+    "reshape to shape of": lambda tf, x, y: tf.reshape(tf.ones([3, 12]), tf.shape(x)),
+    "zeros of shape": lambda tf, x, y: tf.zeros(tf.shape(x)),
+    "zeros batch, 10": lambda tf, x, y: tf.zeros([tf.shape(x)[0], 10]),
+    "ones int": lambda tf, x, y: tf.ones([tf.shape(y)[1], 3], tf.int32),
+    "fill": lambda tf, x, y: tf.fill([tf.shape(x)[0], 2], 7.0),
+    "range": lambda tf, x, y: tf.range(tf.shape(x)[0]),
+    "range start, limit": lambda tf, x, y: tf.range(1, tf.shape(x)[1], 2),
+    "tile": lambda tf, x, y: tf.tile(x[:, :2], [1, tf.shape(x)[0]]),
+    "slice": lambda tf, x, y: tf.slice(x, [0, 1], [tf.shape(x)[0], 3]),
+    "broadcast_to": lambda tf, x, y: tf.broadcast_to(tf.constant([1.0, 2.0]), [tf.shape(x)[0], 2]),
+    "one_hot depth": lambda tf, x, y: tf.one_hot([0, 1], tf.shape(x)[0]),
+    "reduce axis": lambda tf, x, y: tf.reduce_sum(x, axis=tf.rank(x) - 1),
+    "concat axis": lambda tf, x, y: tf.concat([x, x], axis=tf.rank(x) - 1),
+    "expand_dims axis": lambda tf, x, y: tf.expand_dims(x, tf.rank(x)),
+    "index end": lambda tf, x, y: x[:, : tf.shape(x)[1] // 2],
+    "index last row": lambda tf, x, y: x[tf.shape(x)[0] - 1],
+    "pad": lambda tf, x, y: tf.pad(x, [[0, 0], [0, tf.shape(x)[0]]]),
+    "transpose reversed": lambda tf, x, y: tf.transpose(y, tf.range(tf.rank(y) - 1, -1, -1)),
+    "random_uniform like": lambda tf, x, y: tf.shape(tf.random_uniform(tf.shape(x))),
+}
+
+# Where jtrain's static shape is more precise than TF's: TF's Reshape shape function
+# leaves the -1 dimension unknown when another one is; jtrain's abstract evaluation
+# (every unknown dimension one size) infers it.
+MORE_PRECISE = {
+    "reshape batch, -1": ([None, None], [None, 12]),
+    "reshape 2*batch": ([None, None], [None, 6]),
+    "reshape by another's batch": ([None, None], [None, 16]),
+}
+
+
+def _feeds(tf, x, y):
+    return {x: X, y: Y}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_computed_arguments_as_tf(case):
+    shapes = {}
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 12])
+        y = tf.placeholder(tf.float32, [None, 2, 2, 4])
+        out = CASES[case](tf, x, y)
+        shapes[tf.__name__] = out.shape.as_list()
+        return lambda sess: sess.run(out, _feeds(tf, x, y))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)  # reduce_sum adds in another order: 1 ulp
+    tf_shape, jtrain_shape = shapes.values()
+    assert (tf_shape, jtrain_shape) == MORE_PRECISE.get(case, (tf_shape, tf_shape))
+
+
+def test_fully_known_shapes_give_constants_as_tf():
+    """With the input's shape known, ``tf.shape(x)`` is known when the graph is built
+    and the output's static shape is exact, in TF and jtrain."""
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [3, 12])
+        out = tf.reshape(x, [tf.shape(x)[0] * 4, -1])
+        return lambda sess: (out.shape.as_list(), sess.run(out, {x: X}))
+
+    theirs, ours = run_both(script)
+    assert theirs[0] == ours[0] == [12, 3]
+    assert_twins(theirs[1], ours[1], rtol=0)
+
+
+def test_gradients_through_computed_shapes_as_tf():
+    """A convnet-style flatten with the batch from ``tf.shape`` and a dense layer:
+    loss and gradients of every variable as TF's, after two SGD steps."""
+
+    def script(tf):
+        images = tf.placeholder(tf.float32, [None, 2, 2, 4])
+        kernel = np.linspace(-1, 1, 16 * 3, dtype=np.float32).reshape(16, 3)
+        w = tf.get_variable("w", initializer=tf.constant(kernel))
+        flat = tf.reshape(images, [tf.shape(images)[0], -1])
+        flat.set_shape([None, 16])
+        logits = tf.matmul(flat, w)
+        mask = tf.ones([tf.shape(logits)[0], 1]) * tf.range(1.0, 4.0)
+        loss = tf.reduce_mean(tf.square(logits * mask))
+        grads = tf.gradients(loss, [w, images])
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+
+        def run(sess):
+            first = sess.run([loss, grads], {images: Y})
+            sess.run(train, {images: Y})
+            sess.run(train, {images: Y[:2]})
+            return first, sess.run([loss, w], {images: Y})
+
+        return run
+
+    assert_twins(*run_both(script), rtol=2e-6)
+
+
+def test_zero_state_of_the_inputs_batch_as_tf():
+    """``cell.zero_state(tf.shape(inputs)[0], ...)`` as ``dynamic_rnn``'s initial state:
+    outputs, final state and the kernel's gradient as TF's, for two batch sizes."""
+    inputs = np.linspace(-1, 1, 3 * 4 * 5, dtype=np.float32).reshape(3, 4, 5)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 4, 5])
+        with tf.variable_scope("rnn", initializer=tf.constant_initializer(0.05)):
+            cell = tf.nn.rnn_cell.BasicLSTMCell(6)
+            state = cell.zero_state(tf.shape(x)[0], tf.float32)
+            outputs, final = tf.nn.dynamic_rnn(cell, x, initial_state=state)
+        loss = tf.reduce_sum(tf.square(outputs))
+        grads = tf.gradients(loss, tf.trainable_variables())
+
+        def run(sess):
+            fetch = [outputs, list(final), grads]
+            return [sess.run(fetch, {x: batch}) for batch in (inputs, inputs[:2])]
+
+        return run
+
+    assert_twins(*run_both(script), rtol=2e-6)
