@@ -257,7 +257,7 @@ def shard(
             variables = dict(zip(body.reads, var_vals, strict=True))
             memo = dict(zip(body.captured, captured_vals, strict=True))
             memo.update(zip(body.params, piece_vals[:-1], strict=True))
-            RunContext(variables, memo, ctx.frozen, ctx.initialized).run_ops(body.order)
+            RunContext(variables, memo, ctx.frozen, ctx.initialized, ctx.fed).run_ops(body.order)
             return [jnp.asarray(memo[t], np_dtype(t.dtype)) for t in body.outputs]
 
         many = jax.vmap(one, in_axes=(0, None, None))

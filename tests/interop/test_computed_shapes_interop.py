@@ -135,3 +135,26 @@ def test_zero_state_of_the_inputs_batch_as_tf():
         return run
 
     assert_twins(*run_both(script), rtol=2e-6)
+
+
+def test_placeholder_with_default_size_as_tf_or_refused():
+    """A size from ``tf.placeholder_with_default``: not fed, its default (as TF); fed,
+    jtrain cannot compile the fed value as a shape and raises, where it silently
+    used the default before (TF uses the fed value)."""
+    from adapters import v1 as jtf
+    from jtrain import errors
+
+    def script(tf):
+        n = tf.placeholder_with_default(tf.constant(5), [])
+        shapes = [tf.shape(tf.zeros(tf.stack([n, 3]))), tf.shape(tf.random_uniform([n, 2]))]
+
+        def run(sess):
+            if tf is jtf:
+                for shape in shapes:
+                    with pytest.raises(errors.InvalidArgumentError, match="must be known"):
+                        sess.run(shape, {n: 7})
+            return sess.run(shapes)
+
+        return run
+
+    assert_twins(*run_both(script), rtol=0)

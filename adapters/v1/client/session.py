@@ -55,11 +55,15 @@ class RunContext:
         memo: dict[ops.Tensor, Any],
         frozen: bool = False,
         initialized: frozenset = frozenset(),
+        fed: frozenset | None = None,
     ):
         self.variables = variables
         self.memo = memo
         self.frozen = frozen  # a gradient's re-evaluation may not assign
         self.initialized = initialized  # variables with a value in the session
+        # The tensors the run fed (None: not known here); a placeholder_with_default
+        # not among them computes its default.
+        self.fed = fed
         self.op: ops.Operation | None = None  # the operation computing now
 
     def _undeclared(self, var: Any, effect: str, declared: tuple) -> None:
@@ -433,6 +437,7 @@ class _Plan:
         program_inputs = [feed_tensors[i] for i in self.device_feeds] + self.pre_outputs
         self.coded_inputs = [i for i, t in enumerate(program_inputs) if t in self.coded]
         program_inputs += self.string_consts
+        fed_inputs = frozenset(feed_tensors)
         plan = self
 
         def program_for(outputs: list) -> Any:
@@ -445,7 +450,7 @@ class _Plan:
             variables = dict(zip(plan.donated, donated_vals, strict=True))
             variables.update(zip(plan.read_only, read_vals, strict=True))
             memo = dict(zip(program_inputs, feed_vals, strict=True))
-            ctx = RunContext(variables, memo, initialized=initialized)
+            ctx = RunContext(variables, memo, initialized=initialized, fed=fed_inputs)
             with auto_mixed_precision.scope(session._compute_dtype):
                 ctx.run_ops(device)
             fetched = []

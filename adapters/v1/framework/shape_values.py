@@ -42,6 +42,11 @@ __all__ = [
 # Ops whose output depends only on the static shape of their input.
 SHAPE_OPS = ("Shape", "Size", "Rank")
 
+# Ops whose value a run may feed, though they compute one when not fed
+# (``tf.placeholder_with_default``): a fed one is never re-evaluated.
+_FEEDABLE = ("PlaceholderWithDefault",)
+
+
 # Sizes given to unknown dimensions when the graph is built: a part of a value (or
 # of an op's output shape) that is the same for all of them is taken as known.
 # Three sizes, not two, so that ``d % 2`` or ``d // 8`` are not mistaken for known.
@@ -62,7 +67,13 @@ def trace_time_value(ctx: Any, tensor: ops.Tensor) -> np.ndarray:
     symbolic = _symbolic_shape(ctx, tensor)
     if symbolic is not None:
         return symbolic
-    value = _evaluate(tensor, ctx.memo.__getitem__, ctx.variables, ctx.initialized)
+
+    def is_leaf(op: ops.Operation) -> bool:  # a placeholder, or a fed default
+        fed = ctx.fed is None or op.outputs[0] in ctx.fed
+        return op._compute is None or (op.type in _FEEDABLE and fed)
+
+    memo = ctx.memo.__getitem__
+    value = _evaluate(tensor, memo, memo, is_leaf, ctx.variables, ctx.initialized, ctx.fed)
     if isinstance(value, jax.core.Tracer):
         raise errors.InvalidArgumentError(
             None,
@@ -85,14 +96,25 @@ def build_time_value(tensor: ops.Tensor, fill: int) -> np.ndarray | None:
       (a placeholder's value, a variable, a tensor of unknown rank).
     """
 
-    def source(t: ops.Tensor) -> Any:
+    def shape_input(t: ops.Tensor) -> Any:
         if t._shape is None:
             raise LookupError(t.name)
         shape = tuple(fill if d is None else d for d in t._shape)
         return jax.ShapeDtypeStruct(shape, t._np_dtype)
 
+    def leaf_value(t: ops.Tensor) -> Any:
+        # A placeholder_with_default's integers: their value is one more unknown.
+        if t.op.type not in _FEEDABLE or t._shape is None or None in t._shape:
+            raise LookupError(t.name)
+        if t._np_dtype is None or t._np_dtype.kind not in "iu":
+            raise LookupError(t.name)
+        return np.full(t._shape, fill, t._np_dtype)
+
+    def is_leaf(op: ops.Operation) -> bool:
+        return op._compute is None or op.type in _FEEDABLE
+
     try:
-        value = _evaluate(tensor, source, {}, set(), placeholders=False)
+        value = _evaluate(tensor, shape_input, leaf_value, is_leaf, {}, frozenset(), None)
     except Exception:  # noqa: BLE001 - whatever fails to evaluate is not known
         return None
     if isinstance(value, jax.core.Tracer):
@@ -140,27 +162,27 @@ def depends_on_data(tensor: ops.Tensor) -> bool:
 
 def _evaluate(
     tensor: ops.Tensor,
-    source: Callable[[ops.Tensor], Any],
+    shape_input: Callable[[ops.Tensor], Any],
+    leaf_value: Callable[[ops.Tensor], Any],
+    is_leaf: Callable[[ops.Operation], bool],
     variables: dict[Any, Any],
     initialized: Any,
-    placeholders: bool = True,
+    fed: frozenset | None,
 ) -> Any:
     """``tensor``'s value, re-evaluating its ops under compile-time evaluation.
 
-    ``source(t)`` gives the inputs of shape ops (and, with ``placeholders``, the
-    values of placeholders); other ops are run anew.
+    ``shape_input(t)`` gives the inputs of shape ops, ``leaf_value(t)`` the values of
+    the outputs of ops that ``is_leaf`` (placeholders); other ops are run anew.
     """
     from adapters.v1.client.session import RunContext
 
     memo: dict[ops.Tensor, Any] = {}
     order: list[ops.Operation] = []
     seen: set[ops.Operation] = set()
-    if tensor.op._compute is None:  # a placeholder: its fed value
-        if not placeholders:
-            raise LookupError(tensor.name)
-        memo[tensor] = source(tensor)
+    if is_leaf(tensor.op):
+        memo[tensor] = leaf_value(tensor)
     stack = [] if tensor in memo else [tensor.op]
-    while stack:  # the ops to re-evaluate; shape ops' inputs come from ``source``
+    while stack:  # the ops to re-evaluate
         op = stack.pop()
         if op in seen:
             continue
@@ -168,14 +190,12 @@ def _evaluate(
         order.append(op)
         for t in op.inputs:
             if op.type in SHAPE_OPS:
-                memo[t] = source(t)
-            elif t.op._compute is None:
-                if not placeholders:
-                    raise LookupError(t.name)
-                memo[t] = source(t)
+                memo[t] = shape_input(t)
+            elif is_leaf(t.op):
+                memo[t] = leaf_value(t)
             else:
                 stack.append(t.op)
-    sub = RunContext(dict(variables), memo, True, initialized)
+    sub = RunContext(dict(variables), memo, True, initialized, fed)
     with jax.ensure_compile_time_eval():
         sub.run_ops([op for op in _topological(order) if op.outputs[0] not in memo])
     return sub.memo[tensor]

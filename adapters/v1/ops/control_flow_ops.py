@@ -229,7 +229,7 @@ class _Body:
         variables = dict(ctx.variables)
         variables.update(zip(written, var_vals, strict=True))
         memo = {t: values[t] for t in self.captured + self.params}
-        sub = RunContext(variables, memo, ctx.frozen, ctx.initialized)
+        sub = RunContext(variables, memo, ctx.frozen, ctx.initialized, ctx.fed)
         sub.run_ops(self.order)
         return [memo[t] for t in self.outputs], [variables[v] for v in written]
 

@@ -306,7 +306,7 @@ def _gradients_op(
                 for a in aliases[x]:
                     # The read's own value (it may follow an assignment), x's derivative.
                     memo[a] = ctx.memo.get(a, at[x]) + (at[x] - jax.lax.stop_gradient(at[x]))
-            sub = RunContext(dict(ctx.variables), memo, True, ctx.initialized)
+            sub = RunContext(dict(ctx.variables), memo, True, ctx.initialized, ctx.fed)
             for p in inner_order:
                 # Its value in the run; the derivative through the points it depends
                 # on, and with respect to itself.
