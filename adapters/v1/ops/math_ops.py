@@ -313,6 +313,29 @@ def _mean(x: Any, axis: Any, keepdims: bool) -> Any:
     return jnp.mean(x, axis=axis, keepdims=keepdims)
 
 
+def _extremum(reduce: Any, lowest: bool) -> Any:
+    """``reduce_max``/``reduce_min``: over no elements TF gives its reducer's identity
+    (max: -inf, or the integer type's lowest value; min: +inf, or its highest value),
+    where NumPy's reductions raise."""
+
+    def impl(x: Any, axis: Any, keepdims: bool) -> Any:
+        if x.size == 0:
+            axes = range(x.ndim) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+            axes = {a % x.ndim for a in axes}
+            shape = tuple(
+                1 if i in axes else d for i, d in enumerate(x.shape) if keepdims or i not in axes
+            )
+            if jnp.issubdtype(x.dtype, jnp.floating):
+                fill = -jnp.inf if lowest else jnp.inf
+            else:
+                info = jnp.iinfo(x.dtype)
+                fill = info.min if lowest else info.max
+            return jnp.full(shape, fill, x.dtype)
+        return reduce(x, axis, keepdims=keepdims)
+
+    return impl
+
+
 _REDUCTIONS = [
     (
         ("reduce_sum", "math.reduce_sum"),
@@ -327,8 +350,8 @@ _REDUCTIONS = [
         lambda x, a, k: jnp.prod(x, axis=a, keepdims=k, dtype=x.dtype),
         NUMERIC,
     ),
-    (("reduce_max", "math.reduce_max"), "Max", lambda x, a, k: jnp.max(x, a, keepdims=k), REAL),
-    (("reduce_min", "math.reduce_min"), "Min", lambda x, a, k: jnp.min(x, a, keepdims=k), REAL),
+    (("reduce_max", "math.reduce_max"), "Max", _extremum(jnp.max, lowest=True), REAL),
+    (("reduce_min", "math.reduce_min"), "Min", _extremum(jnp.min, lowest=False), REAL),
     (("reduce_any", "math.reduce_any"), "Any", lambda x, a, k: jnp.any(x, a, keepdims=k), BOOL),
     (("reduce_all", "math.reduce_all"), "All", lambda x, a, k: jnp.all(x, a, keepdims=k), BOOL),
     (
