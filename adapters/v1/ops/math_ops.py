@@ -455,9 +455,30 @@ define(
 
 # -- casts, clipping, selection ------------------------------------------------------
 def _cast(x: Any, dtype: Any) -> Any:
+    """``tf.cast``: a float cast to int32 or int64 truncates toward zero, and gives the
+    type's lowest value for NaN, infinities and values out of the type's range, as TF's
+    CPU kernel on x86-64 does (C++'s ``static_cast``, compiled to ``cvttss2si``/
+    ``cvttsd2si``, whose out-of-range result is the "integer indefinite" 0x80...0),
+    where XLA's convert saturates and sends NaN to 0.
+
+    .. note::
+       Casts of NaN, infinities or out-of-range floats to the other integer types
+       (uint8, int8, int16, uint16, uint32, uint64) are undefined behaviour in C++,
+       and TF's values for them are not even stable on one machine: TF 2.21 on
+       x86-64 casts ``300.0`` to uint8 as 44 (wrapped) in a tensor of a few elements
+       and as 255 (saturated) in one of 33 or more, where Eigen's vectorized path
+       runs. jtrain keeps XLA's saturating convert for them (NaN: 0); in-range
+       values are TF's. (On AArch64 C++'s cast compiles to ``fcvtzs``, which saturates
+       and sends NaN to 0 as XLA's convert does; jtrain follows x86-64.)
+    """
     target = np_dtype(dtype)
     if target.kind == "b":
         return x != 0
+    if target in (np.dtype(np.int32), np.dtype(np.int64)) and jnp.issubdtype(x.dtype, jnp.floating):
+        wide = x.astype(jnp.float32) if jnp.finfo(x.dtype).bits < 32 else x
+        bound = jnp.asarray(2.0 ** (target.itemsize * 8 - 1), wide.dtype)  # exact
+        outside = jnp.isnan(wide) | (wide >= bound) | (wide < -bound)
+        return jnp.where(outside, jnp.asarray(np.iinfo(target).min, target), x.astype(target))
     return x.astype(target)
 
 
