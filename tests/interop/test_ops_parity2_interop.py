@@ -111,3 +111,48 @@ def test_cast_of_in_range_floats_to_other_integers(target):
         return lambda sess: sess.run(out, {x: values})
 
     assert_twins(*run_both(script), rtol=0)
+
+
+# -- softmax cross entropy: the v1 form passes no gradient to its labels -----------------------
+LABELS = np.array([[0.2, 0.8, 0.0], [0.5, 0.25, 0.25]], np.float32)
+LOGITS = np.array([[1.0, 2.0, 3.0], [0.0, -1.0, 4.0]], np.float32)
+XENTS = {
+    "v1": lambda tf, lab, lo: tf.nn.softmax_cross_entropy_with_logits(labels=lab, logits=lo),
+    "v1 dim 0": lambda tf, lab, lo: tf.nn.softmax_cross_entropy_with_logits(
+        labels=lab, logits=lo, dim=0
+    ),
+    "v2": lambda tf, lab, lo: tf.nn.softmax_cross_entropy_with_logits_v2(labels=lab, logits=lo),
+    "v2 axis 0": lambda tf, lab, lo: tf.nn.softmax_cross_entropy_with_logits_v2(
+        labels=lab, logits=lo, axis=0
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(XENTS))
+def test_softmax_cross_entropy_gradients_to_labels(case):
+    def script(tf):
+        lab = tf.placeholder(tf.float32, [2, 3])
+        lo = tf.placeholder(tf.float32, [2, 3])
+        loss = XENTS[case](tf, lab, lo)
+        grads = tf.gradients(loss, [lab, lo])
+        feed = {lab: LABELS, lo: LOGITS}
+        return lambda sess: (
+            sess.run(loss, feed),
+            [None if g is None else sess.run(g, feed) for g in grads],
+        )
+
+    assert_twins(*run_both(script), rtol=1e-5, atol=1e-6)
+
+
+def test_v1_softmax_cross_entropy_trains_only_the_logits():
+    """The labels computed from a variable get no gradient through the v1 loss."""
+
+    def script(tf):
+        w = tf.Variable(np.ones([3, 3], np.float32))
+        lab = tf.nn.softmax(tf.matmul(tf.constant(LABELS), w))
+        loss = tf.reduce_sum(tf.nn.softmax_cross_entropy_with_logits(labels=lab, logits=LOGITS))
+        (grad,) = tf.gradients(loss, [w])
+        return lambda sess: grad
+
+    theirs, ours = run_both(script)
+    assert theirs is None and ours is None

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from adapters.v1.framework.op_def import FLOATING, INDEX, REAL, define, np_dtype
+from adapters.v1.framework.op_def import FLOATING, FUNCTIONS, INDEX, REAL, define, np_dtype
 from adapters.v1.ops.math_ops import _abs, _maximum
 
 # -- activations ----------------------------------------------------------------------
@@ -154,7 +154,7 @@ def _softmax_cross_entropy_v2(labels, logits, axis=None, dim=None):
     return _xent_on_axis(labels, logits, _softmax_axis(axis, dim), stop_labels=False)
 
 
-define(
+_SOFTMAX_XENT_V1 = define(
     "nn.softmax_cross_entropy_with_logits",
     "SoftmaxCrossEntropyWithLogits",
     _softmax_cross_entropy_v1,
@@ -163,6 +163,20 @@ define(
     allowed=FLOATING,
     tf_gradient="softmax - labels to the logits (TF's kernel); none to the labels (v1)",
 )
+
+
+def softmax_cross_entropy_with_logits(labels=None, logits=None, dim=-1, name=None, axis=None):
+    """``tf.nn.softmax_cross_entropy_with_logits`` (TF1's, deprecated): the labels pass
+    through a ``StopGradient`` node (``labels_stop_gradient``) first, as in TF, so
+    ``tf.gradients(loss, labels)`` is ``None``, not zeros."""
+    if labels is not None:
+        labels = FUNCTIONS["stop_gradient"](labels, name="labels_stop_gradient")
+    return _SOFTMAX_XENT_V1(labels, logits, dim, name, axis)
+
+
+softmax_cross_entropy_with_logits.__signature__ = _SOFTMAX_XENT_V1.__signature__
+softmax_cross_entropy_with_logits._op_def = _SOFTMAX_XENT_V1._op_def
+FUNCTIONS["nn.softmax_cross_entropy_with_logits"] = softmax_cross_entropy_with_logits
 define(
     "nn.softmax_cross_entropy_with_logits_v2",
     "SoftmaxCrossEntropyWithLogits",
