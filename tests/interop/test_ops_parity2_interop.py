@@ -156,3 +156,54 @@ def test_v1_softmax_cross_entropy_trains_only_the_logits():
 
     theirs, ours = run_both(script)
     assert theirs is None and ours is None
+
+
+# -- tf.layers.flatten of inputs with unknown dimensions ----------------------------------------
+FLATTEN_SHAPES = {
+    "batch and spatial unknown": [None, None, None, 3],
+    "batch and one spatial unknown": [None, 4, None, 3],
+    "batch and height unknown": [None, None, 5, 3],
+    "all unknown, rank 2": [None, None],
+    "batch unknown": [None, 4, 5, 3],
+    "spatial unknown": [2, None, None, 3],
+}
+
+
+def _fits(shape, dims):
+    return all(d is None or d == n for d, n in zip(shape, dims, strict=True))
+
+
+@pytest.mark.parametrize("form", ["function", "class", "channels_first"])
+@pytest.mark.parametrize("case", list(FLATTEN_SHAPES))
+def test_flatten_with_unknown_dimensions(case, form):
+    shape = FLATTEN_SHAPES[case]
+    feeds = [np.arange(120, dtype=np.float32).reshape(2, 4, 5, 3)]
+    if shape[0] is None:
+        feeds.append(np.arange(36, dtype=np.float32).reshape(3, 2, 2, 3))
+    if len(shape) == 2:
+        feeds = [f.reshape(f.shape[0], -1) for f in feeds]
+    feeds = [f for f in feeds if _fits(shape, f.shape)]
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, shape)
+        if form == "function":
+            y = tf.layers.flatten(x)
+        elif form == "class":
+            y = tf.layers.Flatten()(x)
+        else:
+            y = tf.layers.Flatten(data_format="channels_first")(x)
+        return lambda sess: (y.shape.as_list(), [sess.run(y, {x: f}) for f in feeds])
+
+    assert_twins(*run_both(script), rtol=0)
+
+
+def test_flatten_feeds_a_dense_layer_only_with_a_known_width():
+    """Downstream, TF's ``dense`` refuses the ``[?, ?]`` flatten output: so does jtrain."""
+    errors = []
+    for tf in (tf1, _jtf()):
+        with _graph_of(tf):
+            x = tf.placeholder(tf.float32, [None, None, None, 3])
+            with pytest.raises(ValueError) as info:
+                tf.layers.dense(tf.layers.flatten(x), 4)
+            errors.append(type(info.value))
+    assert errors[0] is errors[1]

@@ -252,10 +252,9 @@ class Flatten(Layer):
             return op("reshape")(inputs, [-1, int(math.prod(rest))])
         if dims[0] is not None:
             return op("reshape")(inputs, [dims[0], -1])
-        raise ValueError(
-            "tf.layers.flatten needs the non-batch dimensions or the batch dimension of its "
-            f"input known when the graph is built; got shape {inputs.shape}"
-        )
+        # Batch and some other dimension unknown: TF's [tf.shape(inputs)[0], -1], read
+        # when the graph runs (static shape [?, ?]).
+        return op("reshape")(inputs, [op("shape")(inputs)[0], -1])
 
 
 def flatten(inputs: Any, name: str | None = None, data_format: str = "channels_last") -> Any:
