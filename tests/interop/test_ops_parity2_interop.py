@@ -207,3 +207,115 @@ def test_flatten_feeds_a_dense_layer_only_with_a_known_width():
                 tf.layers.dense(tf.layers.flatten(x), 4)
             errors.append(type(info.value))
     assert errors[0] is errors[1]
+
+
+# -- metrics: TF's shape checks of labels against predictions -----------------------------------
+def _metric(name, tf, labels, predictions):
+    m = getattr(tf.metrics, name)
+    if name == "mean_relative_error":
+        return m(labels, predictions, normalizer=tf.ones_like(labels))
+    if name == "mean_cosine_distance":
+        return m(labels, predictions, dim=0)
+    if name in ("mean_iou", "mean_per_class_accuracy"):
+        return m(tf.cast(labels, tf.int64), tf.cast(predictions, tf.int64), num_classes=2)
+    if name == "precision_at_thresholds":
+        return m(labels, predictions, thresholds=[0.3, 0.7])
+    if name == "sensitivity_at_specificity":
+        return m(labels, predictions, specificity=0.5)
+    return m(labels, predictions)
+
+
+METRICS = [
+    "accuracy",
+    "mean_absolute_error",
+    "mean_squared_error",
+    "root_mean_squared_error",
+    "mean_relative_error",
+    "mean_cosine_distance",
+    "precision",
+    "recall",
+    "true_positives",
+    "false_negatives",
+    "auc",
+    "precision_at_thresholds",
+    "sensitivity_at_specificity",
+    "mean_iou",
+    "mean_per_class_accuracy",
+]
+# (labels, predictions) shapes: TF squeezes one trailing 1 when the ranks differ by one,
+# then wants compatible shapes (no broadcasting); mean_iou skips the squeeze and
+# mean_per_class_accuracy flattens both first.
+PAIRS = [
+    ([4, 1], [4]),
+    ([4], [4, 1]),
+    ([4, 1], [1, 4]),
+    ([1, 4], [4]),
+    ([4], [1, 4]),
+    ([4, 3], [4, 1]),
+    ([4, 1], [4, 3]),
+    ([4, 1, 1], [4]),
+    ([4], [4, 1, 1]),
+    ([4], [2, 2]),
+    ([4, 2, 1], [4, 2]),
+    ([4, 2], [4]),
+    ([3], [4]),
+]
+
+
+def _ids(pair):
+    return f"{pair[0]}-{pair[1]}"
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=_ids)
+@pytest.mark.parametrize("metric", METRICS)
+def test_metrics_check_label_and_prediction_shapes_as_tf(metric, pair):
+    labels_shape, predictions_shape = pair
+    rng = np.random.RandomState(0)
+    labels = (rng.rand(*labels_shape) > 0.5).astype(np.float32)
+    predictions = (rng.rand(*predictions_shape) > 0.5).astype(np.float32)
+    if metric not in ("mean_iou", "mean_per_class_accuracy", "accuracy"):
+        predictions = rng.rand(*predictions_shape).astype(np.float32)
+    outcomes = []
+    for tf in (tf1, _jtf()):
+        with _graph_of(tf):
+            try:
+                value, update = _metric(metric, tf, tf.constant(labels), tf.constant(predictions))
+            except ValueError as e:
+                outcomes.append(("ValueError", str(e)))
+                continue
+            with tf.Session() as sess:
+                sess.run(tf.local_variables_initializer())
+                sess.run(update)
+                outcomes.append(("value", np.asarray(sess.run(value))))
+    theirs, ours = outcomes
+    assert ours[0] == theirs[0], f"jtrain {ours} vs TF {theirs}"
+    if theirs[0] == "value":
+        np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5, atol=1e-6)
+    elif "incompatible" in theirs[1]:
+        assert ours[1] == theirs[1]
+
+
+@pytest.mark.parametrize(
+    "normalizer_shape", [[4], [4, 1], [1, 4], [3], [4, 2]], ids=lambda s: str(s)
+)
+def test_mean_relative_error_checks_the_normalizer_as_tf(normalizer_shape):
+    outcomes = []
+    for tf in (tf1, _jtf()):
+        with _graph_of(tf):
+            labels = tf.constant([1.0, 2.0, 3.0, 4.0])
+            predictions = tf.constant([1.5, 2.0, 2.0, 5.0])
+            normalizer = tf.constant(np.full(normalizer_shape, 2.0, np.float32))
+            try:
+                value, update = tf.metrics.mean_relative_error(labels, predictions, normalizer)
+            except ValueError as e:
+                outcomes.append(str(e))
+                continue
+            with tf.Session() as sess:
+                sess.run(tf.local_variables_initializer())
+                sess.run(update)
+                outcomes.append(float(sess.run(value)))
+    theirs, ours = outcomes
+    if isinstance(theirs, float):
+        assert ours == pytest.approx(theirs)
+    else:
+        assert ours == theirs

@@ -36,6 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from adapters.v1.framework import ops
+from adapters.v1.framework.tensor_shape import TensorShape
 from adapters.v1.ops import variable_scope as vs
 from adapters.v1.ops.script_ops import lift
 from adapters.v1.ops.variables import Variable, VariableAggregation, VariableSynchronization
@@ -138,6 +139,48 @@ def _squeeze_pair(labels: Any, predictions: Any) -> tuple[Any, Any]:
     elif diff == -1 and labels.shape[-1] == 1:
         labels = jnp.squeeze(labels, -1)
     return labels, predictions
+
+
+def _shape(x: Any) -> TensorShape:
+    return ops.convert_to_tensor(x).get_shape()
+
+
+def _squeezed_shapes(labels: TensorShape, predictions: TensorShape) -> tuple[Any, Any]:
+    """The static shapes ``labels`` and ``predictions`` after TF's
+    ``remove_squeezable_dimensions``: a trailing dimension that is 1 (or unknown)
+    of whichever has one more dimension than the other is dropped."""
+    if labels.ndims is not None and predictions.ndims is not None:
+        diff = predictions.ndims - labels.ndims
+        if diff == 1 and predictions.as_list()[-1] in (None, 1):
+            predictions = TensorShape(predictions.as_list()[:-1])
+        elif diff == -1 and labels.as_list()[-1] in (None, 1):
+            labels = TensorShape(labels.as_list()[:-1])
+    return labels, predictions
+
+
+def _flat_shape(x: Any) -> TensorShape:
+    """The static shape of ``x`` reshaped to ``[-1]`` where its rank is above 1."""
+    shape = _shape(x)
+    if shape.ndims is None or shape.ndims <= 1:
+        return shape
+    dims = shape.as_list()
+    return TensorShape([None if None in dims else int(np.prod(dims))])
+
+
+def _check_pair(labels: Any, predictions: Any, squeeze: bool = True) -> TensorShape:
+    """TF's graph-construction check of ``labels`` against ``predictions``: after the
+    squeeze (``_remove_squeezable_dimensions``; ``mean_iou`` checks without it) their
+    static shapes must be compatible (same rank, equal or unknown dimensions), no
+    broadcasting. Returns the predictions' shape after the squeeze.
+
+    Raises:
+      ValueError: ``Shapes (4,) and (4, 3) are incompatible`` (predictions' first).
+    """
+    lab, pred = _shape(labels), _shape(predictions)
+    if squeeze:
+        lab, pred = _squeezed_shapes(lab, pred)
+    pred.assert_is_compatible_with(lab)
+    return pred
 
 
 def _fit_weights(weights: Any, values: Any) -> Any:
@@ -269,7 +312,12 @@ def accuracy(
     """How often ``predictions`` equal ``labels`` (``accuracy/total``, ``accuracy/count``).
 
     Predictions are cast to the labels' dtype; see ``mean`` for the rest.
+
+    Raises:
+      ValueError: the shapes of ``labels`` and ``predictions`` are incompatible
+        (after TF's squeeze of a trailing 1; no broadcasting), as in TF.
     """
+    _check_pair(labels, predictions)
     return _streaming_mean(
         _pairwise(lambda lab, pred: pred == lab, cast=True),
         {"labels": labels, "predictions": predictions},
@@ -290,6 +338,7 @@ def mean_squared_error(
     name: str | None = None,
 ) -> tuple[ops.Tensor, ops.Tensor]:
     """The mean of ``(labels - predictions)**2`` (``mean_squared_error/total``, ``/count``)."""
+    _check_pair(labels, predictions)
     labels, predictions = _same_dtype("mean_squared_error", labels, predictions)
     return _streaming_mean(
         _pairwise(lambda lab, pred: jnp.square(lab - pred)),
@@ -311,6 +360,7 @@ def root_mean_squared_error(
     name: str | None = None,
 ) -> tuple[ops.Tensor, ops.Tensor]:
     """The square root of ``mean_squared_error`` (scope ``root_mean_squared_error``)."""
+    _check_pair(labels, predictions)
     labels, predictions = _same_dtype("root_mean_squared_error", labels, predictions)
     return _streaming_mean(
         _pairwise(lambda lab, pred: jnp.square(lab - pred)),
@@ -333,6 +383,7 @@ def mean_absolute_error(
     name: str | None = None,
 ) -> tuple[ops.Tensor, ops.Tensor]:
     """The mean of ``|predictions - labels|`` (``mean_absolute_error/total``, ``/count``)."""
+    _check_pair(labels, predictions)
     labels, predictions = _same_dtype("mean_absolute_error", labels, predictions)
     return _streaming_mean(
         _pairwise(lambda lab, pred: jnp.abs(pred - lab)),
@@ -355,6 +406,8 @@ def mean_relative_error(
     name: str | None = None,
 ) -> tuple[ops.Tensor, ops.Tensor]:
     """The mean of ``|labels - predictions| / normalizer`` (0 where ``normalizer`` is 0)."""
+    pred, norm = _squeezed_shapes(_check_pair(labels, predictions), _shape(normalizer))
+    pred.assert_is_compatible_with(norm)
     labels, predictions = _same_dtype("mean_relative_error", labels, predictions)
 
     def per_element(labels: Any, predictions: Any, normalizer: Any) -> Any:
@@ -409,6 +462,7 @@ def mean_cosine_distance(
 
     Weights are fitted to the products reduced with ``keepdims`` (e.g. ``[batch, 1]``).
     """
+    _check_pair(labels, predictions)
     labels, predictions = _same_dtype("mean_cosine_distance", labels, predictions)
     return _streaming_mean(
         _pairwise(lambda lab, pred: jnp.sum(pred * lab, axis=dim, keepdims=True)),
@@ -477,6 +531,7 @@ def _count_condition(
     default_name: str,
 ) -> tuple[ops.Tensor, ops.Tensor]:
     """The (weighted) count of ``condition(labels, predictions)`` on booleans."""
+    _check_pair(labels, predictions)
     with vs.variable_scope(name, default_name, [predictions, labels, weights]):
         count = metric_variable((), np.float32, name="count")
 
@@ -699,6 +754,7 @@ def _confusion_at_thresholds(
 
     A prediction is positive at a threshold when it is greater than it.
     """
+    _check_pair(labels, predictions)
     cuts = np.asarray(list(thresholds), np.float32)
 
     def batch(labels: Any, predictions: Any, weights: Any) -> Any:
@@ -1088,6 +1144,7 @@ def mean_iou(
       left out of the mean.
     """
     with vs.variable_scope(name, "mean_iou", [predictions, labels, weights]):
+        _check_pair(labels, predictions, squeeze=False)
         total_cm = metric_variable((num_classes, num_classes), np.float64, "total_confusion_matrix")
 
         def batch(labels: Any, predictions: Any, weights: Any) -> Any:
@@ -1152,6 +1209,8 @@ def mean_per_class_accuracy(
       accuracies ``[num_classes]`` after the update.
     """
     with vs.variable_scope(name, "mean_accuracy", [predictions, labels, weights]):
+        # TF flattens both (rank > 1) and then wants compatible shapes.
+        _flat_shape(predictions).assert_is_compatible_with(_flat_shape(labels))
         total = metric_variable((num_classes,), np.float32, name="total")
         count = metric_variable((num_classes,), np.float32, name="count")
 
