@@ -269,12 +269,25 @@ def range_input_producer(
     shared_name: str | None = None,
     name: str | None = None,
 ):
-    """A queue of the integers ``0 .. limit-1`` (``int32``), as ``input_producer``."""
+    """A queue of the integers ``0 .. limit-1`` (``int32``), as ``input_producer``.
+
+    ``limit`` is a Python integer or a scalar integer tensor (read each time the
+    queue runner enqueues an epoch, as TF's ``tf.range(limit)``).
+    """
     with ops.name_scope(name, "input_producer", [limit]) as scope:
-        if isinstance(limit, ops.Tensor):
-            raise ValueError("range_input_producer: limit must be a Python integer in jtrain")
+        if isinstance(limit, ops.Tensor) or hasattr(limit, "_as_graph_tensor"):
+            (limit_t,) = host_inputs([limit])
+
+            def arange(session, value):
+                return (np.arange(int(np.asarray(value)), dtype=np.int32),)
+
+            range_tensor = _host_op(
+                "Range", "range", [limit_t], arange, [((None,), np.dtype(np.int32))]
+            ).outputs[0]
+        else:
+            range_tensor = np.arange(int(limit), dtype=np.int32)
         return input_producer(
-            np.arange(int(limit), dtype=np.int32),
+            range_tensor,
             [],
             num_epochs,
             shuffle,
