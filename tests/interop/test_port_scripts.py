@@ -34,6 +34,7 @@ CASES = {
     "cifar_style": ("--data_dir", ["--max_steps=12", "--batch_size=4"], False),
     "records_style": ("--train_dir", ["--num_epochs=3"], True),
     "embedding_style": ("--train_dir", ["--max_steps=15"], True),
+    "ptb_style": ("--save_path", ["--max_max_epoch=3"], True),
 }
 
 
