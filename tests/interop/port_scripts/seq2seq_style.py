@@ -9,10 +9,12 @@ back to ``[tf.shape(x)[0], -1, vocab]``; the loss is the
 ``sparse_softmax_cross_entropy_with_logits`` masked by ``tf.sequence_mask``,
 ``tf.reduce_sum(loss * mask) / tf.reduce_sum(mask)``; ``tf.gradients`` clipped by
 ``tf.clip_by_global_norm`` go to ``AdamOptimizer.apply_gradients`` with a global
-step (``epsilon=0.1``: with TF's default ``1e-8`` Adam divides the rounding
-differences of gradient elements near 0, a few 1e-9 here, by those elements' own
-size, and the weights TF and jtrain save differ by 3e-6 after 20 steps). Token accuracy from ``tf.argmax``; at the end a greedy decoder unrolled by hand
-in ``tf.variable_scope("decoder", reuse=tf.AUTO_REUSE)`` feeds back its own
+step. Adam's ``epsilon`` is 0.1 (TF's docs suggest 0.1 or 1.0 over the default):
+with ``1e-8`` Adam divides the rounding differences of gradient elements near 0 (a
+few 1e-9 here, XLA and Eigen sum in other orders) by those elements' own size, and
+the weights TF and jtrain save differ by 3e-6 after 20 steps. Token accuracy from
+``tf.argmax``; at the end a greedy decoder unrolled by hand in
+``tf.variable_scope("decoder", reuse=tf.AUTO_REUSE)`` feeds back its own
 predictions. Variables start from a NumPy-seeded initializer (random initializers'
 streams differ by design); the model is saved with a ``Saver``.
 """
