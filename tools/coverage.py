@@ -126,9 +126,9 @@ GAPS: dict[str, str] = {
     "warns and computes a strided space-to-batch result)",
     "nn.pool": "no `dilation_rate` above 1",
     "nn.rnn_cell": "no `DropoutWrapper(variational_recurrent=True)`; `zero_state(batch_size)` "
-    "takes a number, a constant or a size computed from shapes (`tf.shape(x)[0]`), not a "
-    "fed placeholder (`dynamic_rnn`/`static_rnn` with `dtype=` follow the inputs' batch); "
-    "`LSTMCell`'s deprecated `num_unit_shards`/`num_proj_shards` raise",
+    "takes a number, a constant, a size computed from shapes (`tf.shape(x)[0]`) or a fed "
+    "integer placeholder (one program per fed value); `LSTMCell`'s deprecated "
+    "`num_unit_shards`/`num_proj_shards` raise",
     "random": "values come from `jax.random` (TF's distributions and seed rules, other "
     "numbers); no Generator, fold_in/split, candidate samplers, stateless_binomial/gamma/"
     "poisson/multinomial/parameterized_truncated_normal",

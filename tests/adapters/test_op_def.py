@@ -91,7 +91,7 @@ def test_argument_errors_name_the_op(graph):
 
 def test_computed_static_argument_is_refused(graph):
     x = tf.placeholder(np.float32, [2, 3])
-    n = tf.placeholder(np.int32, [2])
+    n = tf.cast(tf.Variable([3.0, 2.0]), tf.int32)  # a variable's value: not a shape
     with pytest.raises(NotImplementedError, match="argument 'shape' of|'shape' must be known"):
         tf.reshape(x, n)
     # A constant is known when the graph is built.

@@ -236,11 +236,21 @@ def test_shape_from_the_shape_of_a_fed_tensor(graph):
 
 
 def test_shape_from_values_of_the_step_is_refused(graph):
-    n = tf.placeholder(tf.int32, [2])
+    n = tf.cast(tf.Variable([2.0, 2.0]), tf.int32)  # a variable's value: not a shape
     r = tf.random_uniform(n)
     assert r.shape.as_list() == [None, None]
     with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="compiled"):
-        sess.run(r, {n: [2, 2]})
+        sess.run(tf.global_variables_initializer())
+        sess.run(r)
+
+
+def test_shape_from_a_fed_placeholder_compiles_per_value(graph):
+    n = tf.placeholder(tf.int32, [2])
+    r = tf.random_uniform(n)
+    assert r.shape.as_list() == [None, None]
+    with tf.Session() as sess:
+        assert sess.run(r, {n: [2, 3]}).shape == (2, 3)
+        assert sess.run(r, {n: [1, 4]}).shape == (1, 4)
 
 
 def test_names_are_tfs(graph):

@@ -20,9 +20,11 @@ def test_partial_value_knows_what_static_shapes_say(graph):
     assert shape_values.partial_value(shape[0] % 2).tolist() is None
     assert shape_values.partial_value(tf.rank(x) - 1).tolist() == 1
     n = tf.placeholder(tf.int32, [])
-    assert shape_values.partial_value(n + 1) is None
-    assert shape_values.depends_on_data(tf.stack([n, shape[1]]))
+    assert shape_values.partial_value(n + 1).tolist() is None  # the fed value
+    assert not shape_values.depends_on_data(tf.stack([n, shape[1]]))
     assert not shape_values.depends_on_data(tf.stack([shape[0], shape[1]]))
+    assert shape_values.depends_on_data(tf.cast(tf.Variable(1.0), tf.int32))
+    assert shape_values.depends_on_data(tf.cast(tf.placeholder(tf.float32, []), tf.int32))
 
 
 def test_one_program_per_fed_shape(graph):
@@ -47,11 +49,22 @@ def test_fully_known_values_are_constants(graph):
 
 def test_arguments_from_the_steps_data_are_refused(graph):
     x = tf.placeholder(tf.float32, [None, 6])
-    n = tf.placeholder(tf.int32, [])
-    with pytest.raises(NotImplementedError, match=r"tf\.ones: argument 'shape'.*step's data"):
-        tf.ones([n, 3])
-    with pytest.raises(NotImplementedError, match="Use tf.gather for data-dependent indices"):
-        x[n]
     v = tf.Variable(tf.zeros([2]))
+    i = tf.cast(v[0], tf.int32)
+    with pytest.raises(NotImplementedError, match=r"tf\.ones: argument 'shape'.*step's data"):
+        tf.ones([i, 3])
+    with pytest.raises(NotImplementedError, match="Use tf.gather for data-dependent indices"):
+        x[i]
     with pytest.raises(NotImplementedError, match=r"tf\.reduce_sum: argument 'axis'"):
-        tf.reduce_sum(x, axis=tf.cast(v[0], tf.int32))
+        tf.reduce_sum(x, axis=tf.cast(tf.placeholder(tf.float32, []), tf.int32))
+
+
+def test_fed_sizes_compile_one_program_per_value(graph):
+    n = tf.placeholder(tf.int32, [])
+    ones = tf.ones([n, 3])
+    assert ones.shape.as_list() == [None, 3]
+    assert n in graph._shape_feeds
+    with tf.Session() as sess:
+        shapes = [sess.run(ones, {n: k}).shape for k in (2, 4, 2)]
+        assert shapes == [(2, 3), (4, 3), (2, 3)]
+        assert len(sess._plans) == 2  # the run of 2 again reuses its program

@@ -137,24 +137,35 @@ def test_zero_state_of_the_inputs_batch_as_tf():
     assert_twins(*run_both(script), rtol=2e-6)
 
 
-def test_placeholder_with_default_size_as_tf_or_refused():
-    """A size from ``tf.placeholder_with_default``: not fed, its default (as TF); fed,
-    jtrain cannot compile the fed value as a shape and raises, where it silently
-    used the default before (TF uses the fed value)."""
-    from adapters import v1 as jtf
-    from jtrain import errors
+def test_fed_sizes_as_tf():
+    """Sizes from fed placeholders (a batch size, a ``placeholder_with_default``): each
+    fed value compiles its own program. jtrain raised NotImplementedError for a
+    placeholder, and silently used a fed ``placeholder_with_default``'s default."""
 
     def script(tf):
-        n = tf.placeholder_with_default(tf.constant(5), [])
-        shapes = [tf.shape(tf.zeros(tf.stack([n, 3]))), tf.shape(tf.random_uniform([n, 2]))]
+        n = tf.placeholder(tf.int32, [])
+        d = tf.placeholder_with_default(tf.constant(5), [])
+        x = tf.placeholder(tf.float32, [None, 12])
+        with tf.variable_scope("rnn", initializer=tf.constant_initializer(0.05)):
+            cell = tf.nn.rnn_cell.GRUCell(4)
+            state = cell.zero_state(n, tf.float32)
+            _, final = tf.nn.dynamic_rnn(cell, tf.reshape(x, [n, -1, 3]), initial_state=state)
+        fetches = [
+            tf.ones([n, 3]),
+            tf.shape(tf.zeros(tf.stack([d, 3]))),
+            tf.shape(tf.random_uniform([d, 2])),
+            x[:n],
+            tf.range(n * 2),
+            final,
+        ]
 
         def run(sess):
-            if tf is jtf:
-                for shape in shapes:
-                    with pytest.raises(errors.InvalidArgumentError, match="must be known"):
-                        sess.run(shape, {n: 7})
-            return sess.run(shapes)
+            return [
+                sess.run(fetches, {n: 3, x: X}),
+                sess.run(fetches[:2], {n: 1, d: 7}),
+                sess.run(fetches, {n: 3, d: 2, x: X}),
+            ]
 
         return run
 
-    assert_twins(*run_both(script), rtol=0)
+    assert_twins(*run_both(script), rtol=2e-6)

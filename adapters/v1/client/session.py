@@ -351,9 +351,17 @@ class _Plan:
        on the program's outputs.
     """
 
-    def __init__(self, session: Session, elements: list, feed_tensors: list[ops.Tensor]):
+    def __init__(
+        self,
+        session: Session,
+        elements: list,
+        feed_tensors: list[ops.Tensor],
+        shape_feeds: dict[ops.Tensor, np.ndarray] | None = None,
+    ):
         self.elements = elements
         self.feed_tensors = feed_tensors
+        # Fed values that shapes or axes read: constants of this plan's program.
+        self.shape_feeds = shape_feeds or {}
         fed = self.fed = set(feed_tensors)
         # A fetched tensor that is fed is its fed value: its operation need not run.
         targets = [
@@ -429,7 +437,9 @@ class _Plan:
         self.string_feeds = [i for i, t in enumerate(feed_tensors) if _is_string(t)]
         self._plan_strings(device, feed_tensors)
         self.device_feeds = [
-            i for i, t in enumerate(feed_tensors) if not _is_string(t) or t in self.coded
+            i
+            for i, t in enumerate(feed_tensors)
+            if (not _is_string(t) or t in self.coded) and t not in self.shape_feeds
         ]
         self.host_feeds = len(self.device_feeds) < len(feed_tensors)
         # TF runs nothing when every fetch is fed (a fed string is returned as fed).
@@ -450,6 +460,7 @@ class _Plan:
             variables = dict(zip(plan.donated, donated_vals, strict=True))
             variables.update(zip(plan.read_only, read_vals, strict=True))
             memo = dict(zip(program_inputs, feed_vals, strict=True))
+            memo.update(plan.shape_feeds)
             ctx = RunContext(variables, memo, initialized=initialized, fed=fed_inputs)
             with auto_mixed_precision.scope(session._compute_dtype):
                 ctx.run_ops(device)
@@ -972,9 +983,13 @@ class Session:
         feed_tensors, feed_values = self._convert_feeds(feed_dict)
         store = self._store
         key = (flat.element_set, tuple(map(id, feed_tensors)), store.init_version)
+        shape_feeds = None
+        if self._graph._shape_feeds:  # one program per fed value of a shape
+            shape_feeds = _shape_feeds(self._graph, feed_tensors, feed_values)
+            key += tuple(v.tobytes() for v in shape_feeds.values())
         plan = self._plans.get(key)
         if plan is None:
-            plan = _Plan(self, elements, feed_tensors)
+            plan = _Plan(self, elements, feed_tensors, shape_feeds)
             self._plans[key] = plan
         host: dict[ops.Tensor, Any] = dict(zip(feed_tensors, feed_values, strict=True))
         as_fed = None
@@ -1246,6 +1261,12 @@ def _list_devices() -> list[_DeviceAttributes]:
             _DeviceAttributes(f"{prefix}{kind}:{index}", kind, limit, random.getrandbits(63))
         )
     return devices
+
+
+def _shape_feeds(graph: ops.Graph, tensors: list, values: list) -> dict[ops.Tensor, np.ndarray]:
+    """The fed values that shapes or axes read (``n`` of ``tf.ones([n, 3])``), by tensor."""
+    feeds = graph._shape_feeds
+    return {t: np.asarray(v) for t, v in zip(tensors, values, strict=True) if t in feeds}
 
 
 def _flat_feed_items(feed_dict: dict) -> dict:

@@ -391,8 +391,8 @@ def _computed(entry: OpDef, param: str, value: Any) -> ops.Tensor | None:
     caller takes it as a constant.
 
     Raises:
-      NotImplementedError: the value depends on the step's data (a placeholder's
-        value, a variable): jtrain compiles static shapes.
+      NotImplementedError: the value depends on the step's data (a variable, a
+        random value, a float placeholder): jtrain compiles static shapes.
     """
     if _is_tensor(value):
         if ops.convert_to_tensor(value).op._const_value is not None:
@@ -400,12 +400,12 @@ def _computed(entry: OpDef, param: str, value: Any) -> ops.Tensor | None:
     elif not (isinstance(value, (list, tuple)) and _holds_computed(value)):
         return None
     tensor = ops.convert_to_tensor(value)
-    if shape_values.depends_on_data(tensor):
+    if not shape_values.known_when_traced(tensor):
         raise NotImplementedError(
             f"tf.{entry.name}: argument {param!r} must be known when the step is compiled "
-            f"(a Python value, a constant, or computed from tf.shape of tensors), got "
-            f"{tensor.name}, which depends on the step's data; jtrain compiles static "
-            "shapes and axes." + _DATA_HINTS.get(entry.name, "")
+            f"(a Python value, a constant, computed from tf.shape of tensors or from fed "
+            f"integer placeholders), got {tensor.name}, which depends on the step's data; "
+            "jtrain compiles static shapes and axes." + _DATA_HINTS.get(entry.name, "")
         )
     return tensor
 

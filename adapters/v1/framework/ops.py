@@ -446,6 +446,9 @@ class Graph:
         self._local = threading.local()
         self._version = 0
         self._seed: int | None = None
+        # Placeholders whose fed values shapes or axes read (``tf.ones([n, 3])``): a
+        # run compiles them as constants, one program per fed value (shape_values.py).
+        self._shape_feeds: set[Tensor] = set()
 
     # -- thread-local builder state ---------------------------------------------
     @property

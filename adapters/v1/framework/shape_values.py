@@ -35,6 +35,7 @@ __all__ = [
     "build_time_value",
     "partial_value",
     "depends_on_data",
+    "known_when_traced",
     "FILLS",
     "SHAPE_OPS",
 ]
@@ -103,8 +104,8 @@ def build_time_value(tensor: ops.Tensor, fill: int) -> np.ndarray | None:
         return jax.ShapeDtypeStruct(shape, t._np_dtype)
 
     def leaf_value(t: ops.Tensor) -> Any:
-        # A placeholder_with_default's integers: their value is one more unknown.
-        if t.op.type not in _FEEDABLE or t._shape is None or None in t._shape:
+        # A placeholder's integers (a shape feed): their value is one more unknown.
+        if t._shape is None or None in t._shape:
             raise LookupError(t.name)
         if t._np_dtype is None or t._np_dtype.kind not in "iu":
             raise LookupError(t.name)
@@ -144,20 +145,55 @@ def partial_value(tensor: ops.Tensor) -> np.ndarray | None:
 
 
 def depends_on_data(tensor: ops.Tensor) -> bool:
-    """Whether ``tensor``'s value reads a value of the step (a placeholder's, a
-    variable's, a random one) rather than only constants and static shapes."""
-    stack, seen = [tensor.op], set()
+    """Whether ``tensor``'s value reads a value of the step other than a fed one (a
+    variable's, a random one): such a value is never known when the step is traced."""
+    return _data_sources(tensor)[1]
+
+
+def known_when_traced(tensor: ops.Tensor) -> bool:
+    """Prepares ``tensor``'s value to be known when the step is traced.
+
+    The placeholders it reads (``n`` in ``tf.ones([n, 3])``: integer, of a known
+    small shape) become shape feeds of their graph: a run compiles their fed values
+    as constants, one program per value.
+
+    Returns:
+      Whether the value can be known then: ``False`` when it reads a variable, a
+      random value or a placeholder that cannot be a shape feed.
+    """
+    placeholders, other = _data_sources(tensor)
+    if other:
+        return False
+    for t in placeholders:
+        t.graph._shape_feeds.add(t)
+    return True
+
+
+def _data_sources(tensor: ops.Tensor) -> tuple[list[ops.Tensor], bool]:
+    """The placeholders whose values ``tensor``'s value reads (a
+    ``placeholder_with_default`` among them), and whether it reads other data."""
+    stack, seen, placeholders = [tensor.op], set(), []
     while stack:
         op = stack.pop()
         if op in seen:
             continue
         seen.add(op)
-        if op._compute is None or op._reads or op._writes:
-            return True
+        if op._compute is None or op.type in _FEEDABLE:
+            t = op.outputs[0]
+            shape = t._shape
+            if shape is None or None in shape or len(shape) > 1 or int(np.prod(shape)) > 64:
+                return placeholders, True
+            if t._np_dtype is None or t._np_dtype.kind not in "iu":
+                return placeholders, True
+            placeholders.append(t)
+            if op._compute is None:
+                continue
+        if op._reads or op._writes:
+            return placeholders, True
         if op.type in SHAPE_OPS:
             continue
         stack.extend(t.op for t in op.inputs)
-    return False
+    return placeholders, False
 
 
 def _evaluate(

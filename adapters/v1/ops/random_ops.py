@@ -47,7 +47,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework import dtypes, ops, shape_values
 from adapters.v1.framework.shape_values import trace_time_value
 from jtrain import errors
 
@@ -290,6 +290,7 @@ def shape_argument(shape: Any, what: str = "shape") -> tuple[tuple[int | None, .
         if const is not None:
             _check_dims(np.asarray(const).reshape(-1))
             return tuple(int(d) for d in np.asarray(const).reshape(-1)), None
+        shape_values.known_when_traced(tensor)  # fed integer placeholders: constants
         rank = None if tensor._shape is None else tensor._shape[0]
         if rank is None:
             raise NotImplementedError(
