@@ -42,3 +42,44 @@ def test_range_input_producer_of_a_tensor_limit():
     theirs, ours = run_both(script)
     assert theirs[0] == [0, 1, 2, 0, 1, 2] and bool(theirs[1])
     assert_twins(theirs, ours)
+
+
+def test_variational_recurrent_dropout_wrapper():
+    """``DropoutWrapper(variational_recurrent=True)`` (the PTB model's variational
+    dropout): at keep probability 1 the outputs and gradients of TF's; at 0.5 one mask
+    per run, the same for every batch row and every step, and ``value / keep_prob``
+    where kept (the masks' values differ, as every random op's). jtrain raised
+    NotImplementedError."""
+    x = np.random.RandomState(0).normal(size=(3, 4, 5)).astype(np.float32)
+
+    def script(tf):
+        tf.set_random_seed(3)
+
+        def cell(keep):
+            lstm = tf.nn.rnn_cell.LSTMCell(
+                6, initializer=tf.constant_initializer(0.1), forget_bias=0.0
+            )
+            return tf.nn.rnn_cell.DropoutWrapper(
+                lstm, input_keep_prob=keep, output_keep_prob=keep, state_keep_prob=keep,
+                variational_recurrent=True, input_size=5, dtype=tf.float32, seed=7,
+            )  # fmt: skip
+
+        with tf.variable_scope("kept"):
+            kept, state = tf.nn.dynamic_rnn(cell(1.0), tf.constant(x), dtype=tf.float32)
+        grads = tf.gradients(tf.reduce_sum(kept**2), tf.trainable_variables())
+        with tf.variable_scope("dropped"):
+            inner = tf.nn.rnn_cell.MultiRNNCell([cell(0.5)])
+            ones = tf.ones([3, 4, 5])
+            dropped, _ = tf.nn.dynamic_rnn(inner, ones, dtype=tf.float32)
+
+        def run(sess):
+            k, s, g, d = sess.run([kept, state, grads, dropped])
+            zero = d == 0
+            shared = bool(np.all(zero == zero[:1, :1]))  # every row, every step
+            return k, s.c, s.h, g, np.asarray(shared), np.asarray(zero.any() and not zero.all())
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert bool(theirs[4]) and bool(theirs[5])
+    assert_twins(theirs, ours, rtol=1e-5, atol=1e-7)

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.v1.framework import ops
+from adapters.v1.framework.op_def import FUNCTIONS
 from adapters.v1.ops import control_flow_ops as cf
-from adapters.v1.ops import nn_dropout
+from adapters.v1.ops import nn_dropout, random_ops
 from adapters.v1.ops.rnn_cell_impl import LSTMStateTuple, RNNCell, assert_like_rnncell
 
 __all__ = ["DropoutWrapper", "ResidualWrapper", "DeviceWrapper"]
@@ -64,7 +65,11 @@ def _keep_all_but_lstm_memory(substate: Any) -> Any:
 
 
 class DropoutWrapper(_RNNCellWrapper):
-    """Dropout on a cell's inputs, outputs and (outgoing) states; a fresh mask every step.
+    """Dropout on a cell's inputs, outputs and (outgoing) states; a fresh mask every step,
+    or with ``variational_recurrent`` one mask per run for every step (TF's: a
+    ``[1, size]`` uniform noise per input, state and output tensor drawn when the
+    wrapper is built, shared by the batch; ``value / keep_prob * floor(keep_prob +
+    noise)``). The masks' values differ from TF's, as every random op's.
 
     A keep probability that is the Python number 1 adds no op; a tensor is always
     applied. State dropout skips an ``LSTMStateTuple``'s memory ``c`` unless
@@ -75,17 +80,18 @@ class DropoutWrapper(_RNNCellWrapper):
       input_keep_prob: keep probability of the inputs (1.0).
       output_keep_prob: keep probability of the outputs (1.0).
       state_keep_prob: keep probability of the new states (1.0).
-      variational_recurrent: must be False (one mask per run is not supported).
-      input_size: only with ``variational_recurrent``.
-      dtype: only with ``variational_recurrent``.
+      variational_recurrent: one mask per run, the same at every step (False).
+      input_size: the inputs' depth (structure), needed with ``variational_recurrent``
+        when ``input_keep_prob`` is not 1.
+      dtype: the noise's dtype, needed with ``variational_recurrent``.
       seed: the op-level seed (each dropout gets one derived from it, as TF's).
       dropout_state_filter_visitor: which parts of the state to drop out.
       **kwargs: ``Layer``'s keyword arguments.
 
     Raises:
       TypeError: ``dropout_state_filter_visitor`` is not callable.
-      ValueError: a constant keep probability outside ``[0, 1]``.
-      NotImplementedError: ``variational_recurrent=True``.
+      ValueError: a constant keep probability outside ``[0, 1]``; ``variational_recurrent``
+        without ``dtype`` (or without ``input_size`` where it is needed).
     """
 
     def __init__(
@@ -107,11 +113,6 @@ class DropoutWrapper(_RNNCellWrapper):
                 "dropout_state_filter_visitor must be callable. Received: "
                 f"{dropout_state_filter_visitor}"
             )
-        if variational_recurrent:
-            raise NotImplementedError(
-                "DropoutWrapper(variational_recurrent=True) is not supported by adapters.v1; "
-                "use variational_recurrent=False (a fresh mask at every step)"
-            )
         self._filter = dropout_state_filter_visitor or _keep_all_but_lstm_memory
         self._seed = seed
         probs = {}
@@ -129,6 +130,30 @@ class DropoutWrapper(_RNNCellWrapper):
         self._input_keep_prob = probs["input_keep_prob"]
         self._state_keep_prob = probs["state_keep_prob"]
         self._output_keep_prob = probs["output_keep_prob"]
+        self._variational_recurrent = variational_recurrent
+        self._noise: dict[str, list[Any]] = {}
+        if variational_recurrent:
+            if dtype is None:
+                raise ValueError("When variational_recurrent=True, dtype must be provided")
+
+            def batch_noise(sizes: Any, salt: str) -> list[Any]:
+                leaves = cf.flatten(sizes)[0]
+                return [
+                    random_ops.random_uniform(
+                        [1, *_dims(s)], seed=self._gen_seed(salt, i), dtype=dtype
+                    )
+                    for i, s in enumerate(leaves)
+                ]
+
+            if not isinstance(self._input_keep_prob, float) or self._input_keep_prob < 1.0:
+                if input_size is None:
+                    raise ValueError(
+                        "When variational_recurrent=True and input_keep_prob < 1.0 or "
+                        "is unknown, input_size must be provided"
+                    )
+                self._noise["input"] = batch_noise(input_size, "input")
+            self._noise["state"] = batch_noise(cell.state_size, "state")
+            self._noise["output"] = batch_noise(cell.output_size, "output")
 
     @property
     def wrapped_cell(self) -> Any:
@@ -143,6 +168,12 @@ class DropoutWrapper(_RNNCellWrapper):
     def _dropout(self, values: Any, salt: str, keep_prob: Any, flags: Any = None) -> Any:
         leaves, structure = cf.flatten(values)
         flags = [True] * len(leaves) if flags is None else flags
+        if self._variational_recurrent:
+            out = [
+                _variational_dropout(v, n, keep_prob) if keep else v
+                for v, n, keep in zip(leaves, self._noise[salt], flags, strict=True)
+            ]
+            return structure.unflatten(out)
         out = [
             nn_dropout.dropout(v, rate=1.0 - keep_prob, seed=self._gen_seed(salt, i)) if keep else v
             for i, (v, keep) in enumerate(zip(leaves, flags, strict=True))
@@ -164,6 +195,20 @@ class DropoutWrapper(_RNNCellWrapper):
         if should(self._output_keep_prob):
             output = self._dropout(output, "output", self._output_keep_prob)
         return output, new_state
+
+
+def _dims(size: Any) -> list[int]:
+    """A ``state_size``/``output_size`` leaf (an int or a shape) as a list of dims."""
+    if isinstance(size, numbers.Integral):
+        return [int(size)]
+    as_list = getattr(size, "as_list", None)
+    return [int(d) for d in (as_list() if as_list is not None else size)]
+
+
+def _variational_dropout(value: Any, noise: Any, keep_prob: Any) -> Any:
+    """TF's ``_variational_recurrent_dropout_value``: the run's mask on ``value``."""
+    binary = FUNCTIONS["floor"](FUNCTIONS["add"](keep_prob, noise))
+    return FUNCTIONS["multiply"](FUNCTIONS["divide"](value, keep_prob), binary)
 
 
 def _leaf_flags(visitor: Callable[[Any], Any], state: Any) -> list[bool]:
