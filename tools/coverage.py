@@ -53,6 +53,7 @@ MODULES = {
     "metrics": "adapters.v1.metrics",
     "initializers": "adapters.v1.initializers",
     "tpu": "adapters.v1.tpu",
+    "data": "adapters.v1.data",
     "": "adapters.v1",
 }
 
@@ -316,6 +317,17 @@ GAPS: dict[str, str] = {
     "checked in multi-process collective steps",
     "add_check_numerics_ops": "as `check_numerics`",
     "verify_tensor_all_finite": "as `check_numerics`",
+    # tf.data (adapters/v1/data/): a Python pipeline on the host, before each step.
+    "data": "TF1 graph mode's datasets and iterators (see the `tf.compat.v1.data` rows); no "
+    "`tf.data.experimental`",
+    "data.Dataset": "sources `from_tensor_slices`, `from_tensors`, `range`, `zip`; `map`, "
+    "`filter`, `batch`, `padded_batch`, `shuffle`, `repeat`, `take`, `skip`, `cache` (in "
+    "memory), `prefetch`, `concatenate`; functions run on the host, element by element, and "
+    "may not read variables; `shuffle`'s order is NumPy's, not TF's; no `interleave`, "
+    "`flat_map`, `window`, `from_generator`, `element_spec`, options",
+    "data.Iterator": "no feedable iterators (`string_handle`, `from_string_handle`)",
+    "data.TFRecordDataset": "files are read one after another (`num_parallel_reads` ignored)",
+    "data.TextLineDataset": "files are read one after another (`num_parallel_reads` ignored)",
 }
 
 # Where a name's (or a class member's) signature differs from TF 2.21's: (TF name) ->
@@ -366,6 +378,14 @@ ABSENT_ADVICE: dict[str, str] = {
     "tpu.bfloat16_scope": "cast to `tf.bfloat16` explicitly",
     "tpu.PaddingSpec": "no TPU dynamic padding: shapes are static",
     "tpu.experimental": "TPU embeddings and topologies have no CPU/GPU equivalent",
+    "data.experimental": "use the `Dataset` methods (`map`, `filter`, `batch`, "
+    "`padded_batch`, `shuffle`, `repeat`, `cache`...)",
+    "data.FixedLengthRecordDataset": "read the file with `numpy.fromfile` and use "
+    "`Dataset.from_tensor_slices`",
+    "data.Options": "drop the options: the pipeline is one Python thread",
+    "data.ThreadingOptions": "drop the options: the pipeline is one Python thread",
+    "data.NumpyIterator": "TF2's eager iteration: use an iterator's `get_next()` in a session",
+    "data.DatasetSpec": "use `output_types`/`output_shapes` (TF1's properties)",
     **{
         f"image.{name}": _IMAGE_CODECS
         for name in (

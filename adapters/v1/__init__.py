@@ -8,6 +8,7 @@ through ``tf.jax_function``. Each ``Session.run`` is one compiled XLA program.
 """
 
 from adapters.v1 import (
+    data,
     debugging,
     image,
     initializers,
@@ -270,6 +271,7 @@ globals().update(_tf_names(""))
 newaxis = None
 
 __all__ = [
+    "data",
     "debugging",
     "identity_n",
     "assert_equal",

@@ -21,8 +21,11 @@ _INSTEAD: dict[str, str] = {
     "keras": "build the model's math in jax.numpy (or flax) inside tf.jax_function, with "
     "variables from tf.get_variable",
     "estimator": "drive training with tf.train.MonitoredTrainingSession and hooks",
-    "data": "use the queue input pipeline (tf.train.string_input_producer, "
-    "tf.TFRecordReader, tf.train.shuffle_batch) or feed NumPy batches with feed_dict",
+    "data.experimental": "tf.data.experimental is not in jtrain's tf.data: use the "
+    "Dataset methods (map, filter, batch, padded_batch, shuffle, repeat, cache...)",
+    "data.Options": "drop the options: jtrain's tf.data pipeline is one Python thread",
+    "data.FixedLengthRecordDataset": "read the file with numpy.fromfile and use "
+    "tf.data.Dataset.from_tensor_slices",
     "distribute": "use tf.train.ClusterSpec/Server and SyncReplicasOptimizer, or "
     "jtrain.distributed",
     "py_function": "use tf.py_func (it takes NumPy values; TF2's eager tensors do not "

@@ -1,0 +1,46 @@
+"""``tf.data`` for TF1 graph mode (``tf.compat.v1.data``): datasets and iterators.
+
+A dataset's pipeline runs in Python on the host, per session, before each step's
+XLA program; ``iterator.get_next()`` is a host operation whose values enter the
+program as feeds do (as the queue input pipeline's ``dequeue``). See
+``dataset_ops.py`` and ``iterator_ops.py``.
+
+Absent: ``tf.data.experimental``, ``interleave``, ``window``, ``Options``,
+``from_generator``, feedable iterators (``string_handle``) and TF2's
+``element_spec``; each raises an ``AttributeError`` (or ``NotImplementedError``)
+saying what to use.
+"""
+
+from adapters.v1._missing import missing_name_getattr
+from adapters.v1.data.dataset_ops import (
+    AUTOTUNE,
+    INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY,
+    Dataset,
+)
+from adapters.v1.data.iterator_ops import (
+    Iterator,
+    get_output_classes,
+    get_output_shapes,
+    get_output_types,
+    make_initializable_iterator,
+    make_one_shot_iterator,
+)
+from adapters.v1.data.readers import TextLineDataset, TFRecordDataset
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "Dataset",
+    "Iterator",
+    "TFRecordDataset",
+    "TextLineDataset",
+    "get_output_classes",
+    "get_output_shapes",
+    "get_output_types",
+    "make_initializable_iterator",
+    "make_one_shot_iterator",
+]
+
+__getattr__ = missing_name_getattr("tf.data", globals())

@@ -1,0 +1,782 @@
+"""``tf.data.Dataset`` for TF1 graph mode: a Python pipeline over NumPy values.
+
+A dataset describes its elements (``output_types``, ``output_shapes``) and how to
+produce them; an iterator (``iterator_ops.py``) runs that description in each
+session, in Python, before the step's XLA program, and its ``get_next()`` is a
+host operation whose values enter the program as feeds do (as a queue's
+``dequeue``). Elements travel flat, as tuples of NumPy arrays (strings as object
+arrays of ``bytes``); ``structure.py`` nests them.
+
+Functions given to ``map`` and ``filter`` build TF ops on tensors standing for one
+element (or one batch, after ``batch``), as TF traces them; each element runs
+through that subgraph on the host (``host_graph.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from adapters.v1.data import structure
+from adapters.v1.data.host_graph import HostGraph
+from adapters.v1.data.structure import Spec
+from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework.tensor_shape import TensorShape
+from adapters.v1.ops.constant_op import literal_array
+from jtrain import errors
+
+__all__ = ["Dataset", "DatasetV1", "Run", "AUTOTUNE", "INFINITE_CARDINALITY"]
+
+_log = logging.getLogger(__name__)
+
+AUTOTUNE = -1
+INFINITE_CARDINALITY = -1
+UNKNOWN_CARDINALITY = -2
+
+Element = tuple[np.ndarray, ...]
+
+# TF's Dataset methods jtrain does not have, and what to use instead.
+_ABSENT = {
+    "interleave": "read the files with TFRecordDataset(list_of_files) (sequential)",
+    "flat_map": "map to batches and use unbatch-free pipelines, or build the list in Python",
+    "window": "batch() the elements",
+    "apply": "call the transformation's methods directly",
+    "with_options": "drop the options: jtrain's pipeline is one Python thread",
+    "options": "drop the options: jtrain's pipeline is one Python thread",
+    "element_spec": "use output_types/output_shapes (TF1's properties)",
+    "from_generator": "build NumPy arrays and use Dataset.from_tensor_slices",
+}
+
+
+class Run:
+    """One initialization of an iterator in a session: the values its pipeline reads.
+
+    Args:
+      session: the session the iterator runs in.
+      known: values of the graph's tensors the pipeline reads (fed placeholders and
+        the captured tensors, evaluated when the iterator was initialized).
+    """
+
+    def __init__(self, session: Any, known: dict[ops.Tensor, Any]):
+        self.session = session
+        self.known = known
+        # The random generators' states of map functions, and each dataset's own
+        # per-run state (a shuffle's generator, a cache's elements), by key.
+        self.random_states: dict[Any, Any] = {}
+        self.states: dict[Any, Any] = {}
+
+    def call(self, fn: HostGraph, values: Element) -> list[np.ndarray]:
+        """``fn``'s outputs for ``values``."""
+        return fn(self.session, values, self.known, self.random_states)
+
+
+def _component(value: Any) -> np.ndarray | ops.Tensor:
+    """A component as given: a graph tensor, or a NumPy array by TF's literal rules."""
+    if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor"):
+        return ops.convert_to_tensor(value)
+    if isinstance(value, (ops.Operation, Dataset)) or value is None:
+        raise TypeError(f"Dataset components must be tensors or NumPy values, got {value!r}")
+    return literal_array(value)
+
+
+def _spec_of(value: np.ndarray | ops.Tensor) -> Spec:
+    if isinstance(value, ops.Tensor):
+        return Spec.of(value.shape, value.dtype)
+    return Spec.of(value.shape, dtypes.string if value.dtype.kind == "O" else value.dtype)
+
+
+def _as_count(value: Any, what: str) -> int:
+    """A Python int from an int or a constant tensor (``batch_size``, ``count``...)."""
+    if isinstance(value, ops.Tensor):
+        from adapters.v1.framework.tensor_util import get_static_value
+
+        static = get_static_value(value)
+        if static is None:
+            raise NotImplementedError(
+                f"{what} must be known when the graph is built (a Python int or a constant)"
+            )
+        value = static
+    return int(value)
+
+
+def _cast(value: Any, spec: Spec) -> np.ndarray:
+    """``value`` as a NumPy array of ``spec``'s dtype."""
+    arr = np.asarray(value)
+    want = spec.np_dtype
+    return arr if arr.dtype == want else arr.astype(want)
+
+
+class DatasetV1:
+    """A sequence of elements, each a nested structure of tensors (``tf.compat.v1.data.Dataset``).
+
+    Make one with ``from_tensor_slices``, ``from_tensors``, ``range``, ``zip`` or a
+    reader (``TFRecordDataset``, ``TextLineDataset``); transform it with ``map``,
+    ``filter``, ``batch``, ``padded_batch``, ``shuffle``, ``repeat``, ``take``,
+    ``skip``, ``cache``, ``prefetch`` and ``concatenate``; read it through an iterator
+    (``make_one_shot_iterator``, ``make_initializable_iterator``).
+    """
+
+    _structure: Any  # nested Specs
+
+    # -- what subclasses define --------------------------------------------------------
+    def _inputs(self) -> list[DatasetV1]:
+        """The datasets this one reads."""
+        return []
+
+    def _captures(self) -> list[ops.Tensor]:
+        """Graph tensors this dataset itself reads (evaluated when an iterator starts)."""
+        return []
+
+    def _functions(self) -> list[HostGraph]:
+        """Its functions (``map``'s, ``filter``'s), for the placeholders they read."""
+        return []
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        """The elements, flat, for one pass."""
+        raise NotImplementedError
+
+    # -- TF1's properties ----------------------------------------------------------------
+    @property
+    def output_types(self) -> Any:
+        """The ``DType`` of each component, nested as the elements."""
+        return structure.map_structure(lambda s: s.dtype, self._structure)
+
+    @property
+    def output_shapes(self) -> Any:
+        """The static ``TensorShape`` of each component, nested as the elements."""
+        return structure.map_structure(lambda s: s.shape, self._structure)
+
+    @property
+    def output_classes(self) -> Any:
+        """The class of each component (``tf.Tensor``), nested as the elements."""
+        return structure.map_structure(lambda s: ops.Tensor, self._structure)
+
+    def _flat_specs(self) -> list[Spec]:
+        return structure.flatten(self._structure)
+
+    def __iter__(self) -> Any:
+        raise RuntimeError(
+            "`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
+            "tf.function: in TF1 graph mode use an iterator "
+            "(dataset.make_one_shot_iterator().get_next())."
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _ABSENT:
+            raise AttributeError(f"tf.data.Dataset.{name} is not in adapters.v1; {_ABSENT[name]}")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    # -- sources -----------------------------------------------------------------------
+    @staticmethod
+    def from_tensor_slices(tensors: Any, name: str | None = None) -> DatasetV1:
+        """The slices of ``tensors`` along their first dimension, one element each.
+
+        Args:
+          tensors: a nested structure (tuples, dicts) of arrays, lists or tensors,
+            all with the same first dimension.
+          name: unused (TF's op name).
+
+        Raises:
+          ValueError: components of different first dimensions, or a scalar.
+        """
+        return _TensorSource(tensors, sliced=True)
+
+    @staticmethod
+    def from_tensors(tensors: Any, name: str | None = None) -> DatasetV1:
+        """A dataset of one element, ``tensors`` (a nested structure of tensors).
+
+        Args:
+          tensors: a nested structure (tuples, dicts) of arrays, lists or tensors.
+          name: unused (TF's op name).
+        """
+        return _TensorSource(tensors, sliced=False)
+
+    @staticmethod
+    def range(*args: Any, output_type: Any = dtypes.int64, name: str | None = None) -> DatasetV1:
+        """``range(stop)``, ``range(start, stop)`` or ``range(start, stop, step)`` as
+        scalars of ``output_type`` (default ``tf.int64``), as Python's ``range``.
+
+        Raises:
+          ValueError: no argument, more than three, or a zero step.
+        """
+        return _Range(args, output_type)
+
+    @staticmethod
+    def zip(datasets: Any, name: str | None = None) -> DatasetV1:
+        """Elements of ``datasets`` (a nested tuple or dict of datasets) side by side,
+        as long as the shortest.
+
+        Raises:
+          TypeError: ``datasets`` holds something that is not a dataset.
+        """
+        return _Zip(datasets)
+
+    # -- transformations -----------------------------------------------------------------
+    def map(
+        self,
+        map_func: Callable[..., Any],
+        num_parallel_calls: int | None = None,
+        deterministic: bool | None = None,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """Applies ``map_func`` to each element.
+
+        Args:
+          map_func: builds TF ops on the element's tensors (tuple elements are passed
+            as separate arguments) and returns a nested structure of tensors (a list
+            is taken as a tuple); it runs once, when ``map`` is called.
+          num_parallel_calls: accepted; elements are mapped one after another, in order.
+          deterministic: accepted (the order is always the input's).
+          name: unused (TF's op name).
+
+        Raises:
+          NotImplementedError: the function reads a variable or returns a
+            ``SparseTensor``.
+        """
+        return _Map(self, map_func)
+
+    def filter(self, predicate: Callable[..., Any], name: str | None = None) -> DatasetV1:
+        """The elements for which ``predicate`` (TF ops giving a scalar ``tf.bool``) holds.
+
+        Raises:
+          ValueError: the predicate does not return a scalar boolean tensor.
+        """
+        return _Filter(self, predicate)
+
+    def batch(
+        self,
+        batch_size: Any,
+        drop_remainder: bool = False,
+        num_parallel_calls: int | None = None,
+        deterministic: bool | None = None,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """Stacks ``batch_size`` consecutive elements into one.
+
+        Args:
+          batch_size: a positive int (or constant tensor).
+          drop_remainder: drop a last batch smaller than ``batch_size``; the batch
+            dimension is then static (otherwise ``None``).
+          num_parallel_calls: accepted, unused.
+          deterministic: accepted, unused.
+          name: unused (TF's op name).
+
+        Raises at run time ``InvalidArgumentError`` for elements of different shapes.
+        """
+        return _Batch(self, _as_count(batch_size, "batch_size"), bool(drop_remainder))
+
+    def padded_batch(
+        self,
+        batch_size: Any,
+        padded_shapes: Any = None,
+        padding_values: Any = None,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """As ``batch``, padding each component to ``padded_shapes``.
+
+        Args:
+          batch_size: a positive int.
+          padded_shapes: per component, the shape to pad to (``None`` or ``-1``
+            dimensions: the batch's largest); ``None``: every dimension the largest.
+          padding_values: per component, the scalar to pad with (default 0, ``b""``).
+          drop_remainder: as ``batch``.
+          name: unused (TF's op name).
+        """
+        return _PaddedBatch(
+            self, _as_count(batch_size, "batch_size"), padded_shapes, padding_values, drop_remainder
+        )
+
+    def repeat(self, count: Any = None, name: str | None = None) -> DatasetV1:
+        """The dataset ``count`` times over (``None`` or ``-1``: forever)."""
+        return _Repeat(self, -1 if count is None else _as_count(count, "count"))
+
+    def shuffle(
+        self,
+        buffer_size: Any,
+        seed: int | None = None,
+        reshuffle_each_iteration: bool | None = None,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """The elements in random order, drawn from a buffer of ``buffer_size``.
+
+        Args:
+          buffer_size: how many elements the buffer holds (the dataset's size or more
+            for a uniform shuffle).
+          seed: the op seed (with the graph seed, TF's ``get_seed`` rules); none and no
+            graph seed: a different order each run.
+          reshuffle_each_iteration: a new order each epoch of a ``repeat`` after it
+            (default True); False repeats the first epoch's order.
+          name: unused (TF's op name).
+
+        .. note:: The order is NumPy's, not TF's: TF's shuffle order for a seed
+           cannot be reproduced. What is kept: the buffer's size (an element is drawn
+           from the next ``buffer_size`` ones), each element once per epoch, the
+           same order for the same seeds.
+        """
+        from adapters.v1.ops.random_ops import get_seed
+
+        size = _as_count(buffer_size, "buffer_size")
+        if size <= 0:
+            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
+        seeds = get_seed(seed)
+        reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
+        return _Shuffle(self, size, seeds, reshuffle)
+
+    def take(self, count: Any, name: str | None = None) -> DatasetV1:
+        """At most the first ``count`` elements (``-1``: all)."""
+        return _Take(self, _as_count(count, "count"))
+
+    def skip(self, count: Any, name: str | None = None) -> DatasetV1:
+        """All but the first ``count`` elements (``-1``: none)."""
+        return _Skip(self, _as_count(count, "count"))
+
+    def prefetch(self, buffer_size: Any, name: str | None = None) -> DatasetV1:
+        """The same elements (accepted for TF's pipelines: elements are made when asked)."""
+        return _Same(self)
+
+    def cache(self, filename: str = "", name: str | None = None) -> DatasetV1:
+        """The elements, kept in memory after the first complete pass (later passes,
+        after a ``repeat``, replay them).
+
+        Raises:
+          NotImplementedError: a ``filename`` (a cache on disk).
+        """
+        if filename:
+            raise NotImplementedError(
+                "Dataset.cache(filename) on disk is not in adapters.v1; use cache() in memory"
+            )
+        return _Cache(self)
+
+    def concatenate(self, dataset: DatasetV1, name: str | None = None) -> DatasetV1:
+        """This dataset's elements, then ``dataset``'s.
+
+        Raises:
+          TypeError: the two have different structures or types.
+        """
+        return _Concatenate(self, dataset)
+
+    # -- iterators -----------------------------------------------------------------------
+    def make_one_shot_iterator(self) -> Any:
+        """An iterator over this dataset, started on its first ``get_next`` in each
+        session (no initializer).
+
+        Raises:
+          ValueError: the dataset reads a placeholder (use an initializable iterator).
+        """
+        from adapters.v1.data.iterator_ops import Iterator
+
+        return Iterator._one_shot(self)
+
+    def make_initializable_iterator(self, shared_name: str | None = None) -> Any:
+        """An iterator whose ``initializer`` op (re)starts it, reading the
+        placeholders the dataset uses from that run's ``feed_dict``."""
+        from adapters.v1.data.iterator_ops import Iterator
+
+        return Iterator._initializable(self)
+
+    # -- running (iterator_ops.py) -------------------------------------------------------
+    def _all(self) -> list[DatasetV1]:
+        """This dataset and every dataset it reads."""
+        out = [self]
+        for d in self._inputs():
+            out.extend(d._all())
+        return out
+
+
+Dataset = DatasetV1
+
+
+class _TensorSource(DatasetV1):
+    """``from_tensor_slices`` / ``from_tensors``: components given as values or tensors."""
+
+    def __init__(self, tensors: Any, sliced: bool):
+        if isinstance(tensors, list) and any(structure.is_structure(t) for t in tensors):
+            raise TypeError("a list of structures is not a dataset component; use a tuple")
+        self._template = tensors
+        self._values = [_component(v) for v in structure.flatten(tensors)]
+        specs = [_spec_of(v) for v in self._values]
+        self._sliced = sliced
+        if sliced:
+            firsts = set()
+            for v, s in zip(self._values, specs, strict=True):
+                if s.shape.rank == 0:
+                    raise ValueError(f"Unbatching a tensor is only supported for rank >= 1: {v}")
+                if s.shape.rank is not None and s.shape._dims[0] is not None:
+                    firsts.add(s.shape._dims[0])
+            if len(firsts) > 1:
+                raise ValueError(
+                    "Dimensions of the components must be equal in their first dimension, "
+                    f"got {sorted(firsts)}"
+                )
+            specs = [Spec(_drop_first(s.shape), s.dtype) for s in specs]
+        self._structure = structure.pack(tensors, specs)
+
+    def _captures(self) -> list[ops.Tensor]:
+        return [v for v in self._values if isinstance(v, ops.Tensor)]
+
+    def _arrays(self, run: Run) -> list[np.ndarray]:
+        return [
+            _cast(run.known[v] if isinstance(v, ops.Tensor) else v, s)
+            for v, s in zip(self._values, self._flat_specs(), strict=True)
+        ]
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        arrays = self._arrays(run)
+        if not self._sliced:
+            yield tuple(arrays)
+            return
+        sizes = {a.shape[0] for a in arrays}
+        if len(sizes) != 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"All components must have the same size in the 0th dimension: {sizes}"
+            )
+        for i in range(sizes.pop()):
+            yield tuple(a[i, ...] for a in arrays)
+
+
+def _drop_first(shape: TensorShape) -> TensorShape:
+    return shape if shape.rank is None else TensorShape(shape.as_list()[1:])
+
+
+class _Range(DatasetV1):
+    def __init__(self, args: tuple, output_type: Any):
+        if not 1 <= len(args) <= 3:
+            raise ValueError(f"Invalid arguments to Dataset.range: {args}")
+        values = [_as_count(a, "Dataset.range's arguments") for a in args]
+        start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
+        if step == 0:
+            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
+        self._range = range(start, stop, step)
+        self._structure = Spec.of((), output_type)
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        dtype = self._structure.np_dtype
+        for i in self._range:
+            yield (np.asarray(i, dtype=dtype),)
+
+
+class _Zip(DatasetV1):
+    def __init__(self, datasets: Any):
+        flat = structure.flatten(datasets)
+        for d in flat:
+            if not isinstance(d, DatasetV1):
+                raise TypeError(
+                    "Invalid `datasets`. `datasets` is expected to be a (nested) structure of "
+                    f"`tf.data.Dataset` objects. Python `list` is not supported, got {d!r}"
+                )
+        self._datasets = flat
+        self._structure = structure.pack(datasets, [d._structure for d in flat])
+
+    def _inputs(self) -> list[DatasetV1]:
+        return list(self._datasets)
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        for parts in zip(*(d._elements(run) for d in self._datasets), strict=False):
+            yield tuple(c for part in parts for c in part)
+
+
+class _Unary(DatasetV1):
+    """A transformation of one input dataset, with the input's element structure."""
+
+    def __init__(self, input_dataset: DatasetV1):
+        self._input = input_dataset
+        self._structure = input_dataset._structure
+
+    def _inputs(self) -> list[DatasetV1]:
+        return [self._input]
+
+
+class _Same(_Unary):
+    def _elements(self, run: Run) -> Iterator[Element]:
+        return self._input._elements(run)
+
+
+class _Function:
+    """A user's function on elements of ``specs``, built as TF ops in the graph."""
+
+    def __init__(self, fn: Callable[..., Any], element: Any, what: str, scope: str):
+        graph = ops.get_default_graph()
+        specs = structure.flatten(element)
+        with graph.name_scope(scope):
+            args = [
+                graph.create_op(
+                    "Placeholder", f"args_{i}", output_specs=[(s.shape, s.dtype)]
+                ).outputs[0]
+                for i, s in enumerate(specs)
+            ]
+            nested = structure.pack(element, args)
+            # TF passes a tuple's components as arguments, anything else as one.
+            result = fn(*nested) if type(nested) is tuple else fn(nested)
+        if isinstance(result, list):
+            result = tuple(result)  # as TF: a returned list is a tuple
+        outputs = []
+        for v in structure.flatten(result):
+            if not isinstance(v, ops.Tensor) and hasattr(v, "dense_shape"):
+                raise NotImplementedError(
+                    f"{what} returned a SparseTensor; jtrain's tf.data elements are dense "
+                    "tensors (use a FixedLenFeature, or tf.sparse.to_dense in the function)"
+                )
+            with graph.as_default():
+                outputs.append(ops.convert_to_tensor(v))
+        self.result = result
+        self.specs = [Spec.of(t.shape, t.dtype) for t in outputs]
+        self.graph = HostGraph(outputs, args, what)
+
+    def __call__(self, run: Run, element: Element) -> list[np.ndarray]:
+        values = run.call(self.graph, element)
+        return [_cast(v, s) for v, s in zip(values, self.specs, strict=True)]
+
+
+class _Map(_Unary):
+    def __init__(self, input_dataset: DatasetV1, fn: Callable[..., Any]):
+        super().__init__(input_dataset)
+        self._fn = _Function(fn, input_dataset._structure, "Dataset.map's function", "Dataset_map")
+        self._structure = structure.pack(self._fn.result, self._fn.specs)
+
+    def _functions(self) -> list[HostGraph]:
+        return [self._fn.graph]
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        for element in self._input._elements(run):
+            yield tuple(self._fn(run, element))
+
+
+class _Filter(_Unary):
+    def __init__(self, input_dataset: DatasetV1, predicate: Callable[..., Any]):
+        super().__init__(input_dataset)
+        self._fn = _Function(
+            predicate, input_dataset._structure, "Dataset.filter's predicate", "Dataset_filter"
+        )
+        specs = self._fn.specs
+        if len(specs) != 1 or specs[0].dtype != dtypes.bool or specs[0].shape.rank != 0:
+            raise ValueError(
+                "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
+                f"but its return type was {specs}."
+            )
+
+    def _functions(self) -> list[HostGraph]:
+        return [self._fn.graph]
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        for element in self._input._elements(run):
+            if bool(self._fn(run, element)[0]):
+                yield element
+
+
+def _stack(rows: list[Element], i: int) -> np.ndarray:
+    parts = [r[i] for r in rows]
+    first = parts[0].shape
+    for j, p in enumerate(parts[1:], 1):
+        if p.shape != first:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Cannot batch tensors with different shapes in component {i}. First element "
+                f"had shape {list(first)} and element {j} had shape {list(p.shape)}.",
+            )
+    return np.stack(parts)
+
+
+class _Batch(_Unary):
+    def __init__(self, input_dataset: DatasetV1, batch_size: int, drop_remainder: bool):
+        super().__init__(input_dataset)
+        if batch_size <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
+        self._size = batch_size
+        self._drop = drop_remainder
+        dim = batch_size if drop_remainder else None
+        self._structure = structure.map_structure(
+            lambda s: Spec(TensorShape([dim]).concatenate(s.shape), s.dtype),
+            input_dataset._structure,
+        )
+
+    def _batch(self, rows: list[Element]) -> Element:
+        return tuple(_stack(rows, i) for i in range(len(rows[0])))
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        it = self._input._elements(run)
+        while True:
+            rows = list(itertools.islice(it, self._size))
+            if not rows or (self._drop and len(rows) < self._size):
+                return
+            yield self._batch(rows)
+
+
+class _PaddedBatch(_Batch):
+    def __init__(self, input_dataset, batch_size, padded_shapes, padding_values, drop_remainder):
+        super().__init__(input_dataset, batch_size, bool(drop_remainder))
+        specs = input_dataset._flat_specs()
+        if padded_shapes is None:
+            shapes = [s.shape for s in specs]
+            for s in shapes:
+                if s.rank is None:
+                    raise ValueError(
+                        "You must provide `padded_shapes` argument because component "
+                        "has unknown rank."
+                    )
+            self._shapes = [TensorShape([None] * (s.rank or 0)) for s in shapes]
+        else:
+            given = structure.flatten_up_to(input_dataset._structure, padded_shapes)
+            self._shapes = [
+                TensorShape([None if d is None or d == -1 else d for d in _dims(g)]) for g in given
+            ]
+        if padding_values is None:
+            self._pads = [b"" if s.dtype == dtypes.string else 0 for s in specs]
+        else:
+            pads = structure.flatten_up_to(input_dataset._structure, padding_values)
+            self._pads = [np.asarray(p).item() if not isinstance(p, bytes) else p for p in pads]
+        dim = batch_size if drop_remainder else None
+        padded_specs = [
+            Spec(TensorShape([dim]).concatenate(p), s.dtype)
+            for p, s in zip(self._shapes, specs, strict=True)
+        ]
+        self._structure = structure.pack(input_dataset._structure, padded_specs)
+
+    def _batch(self, rows: list[Element]) -> Element:
+        out = []
+        for i, (shape, pad) in enumerate(zip(self._shapes, self._pads, strict=True)):
+            parts = [r[i] for r in rows]
+            dims = []
+            for d, want in enumerate(shape.as_list()):
+                largest = max(p.shape[d] for p in parts)
+                if want is not None and largest > want:
+                    raise errors.InvalidArgumentError(
+                        None,
+                        None,
+                        f"Attempted to pad to a smaller size than the input element: {want} "
+                        f"< {largest} in dimension {d} of component {i}",
+                    )
+                dims.append(largest if want is None else want)
+            batch = np.full((len(parts), *dims), pad, dtype=parts[0].dtype)
+            for j, p in enumerate(parts):
+                batch[(j, *(slice(0, n) for n in p.shape))] = p
+            out.append(batch)
+        return tuple(out)
+
+
+def _dims(shape: Any) -> list[Any]:
+    if isinstance(shape, TensorShape):
+        return shape.as_list()
+    if isinstance(shape, ops.Tensor):
+        from adapters.v1.framework.tensor_util import get_static_value
+
+        shape = get_static_value(shape)
+    return [None if d is None else int(d) for d in np.asarray(shape, dtype=object).tolist()]
+
+
+class _Repeat(_Unary):
+    def __init__(self, input_dataset: DatasetV1, count: int):
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        epochs = itertools.count() if self._count < 0 else range(self._count)
+        for _ in epochs:
+            empty = True
+            for element in self._input._elements(run):
+                empty = False
+                yield element
+            if empty:
+                return  # TF: repeating an empty dataset ends
+
+
+class _Shuffle(_Unary):
+    def __init__(self, input_dataset, buffer_size, seeds, reshuffle):
+        super().__init__(input_dataset)
+        self._size = buffer_size
+        self._seeds = seeds
+        self._reshuffle = reshuffle
+
+    def _seed(self) -> Any:
+        if self._seeds == (None, None):
+            return None  # fresh entropy
+        return [s for s in self._seeds if s is not None]
+
+    def _rng(self, run: Run) -> np.random.Generator:
+        if not self._reshuffle:
+            # The same order each epoch: the generator of the run's first epoch, again.
+            seed = run.states.setdefault((self, "seed"), np.random.SeedSequence(self._seed()))
+            return np.random.default_rng(seed)
+        rng = run.states.get(self)
+        if rng is None:
+            rng = run.states[self] = np.random.default_rng(self._seed())
+        return rng
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        rng = self._rng(run)
+        buffer: list[Element] = []
+        for element in self._input._elements(run):
+            if len(buffer) < self._size:
+                buffer.append(element)
+                continue
+            i = int(rng.integers(len(buffer)))
+            out, buffer[i] = buffer[i], element
+            yield out
+        while buffer:
+            i = int(rng.integers(len(buffer)))
+            buffer[i], buffer[-1] = buffer[-1], buffer[i]
+            yield buffer.pop()
+
+
+class _Take(_Unary):
+    def __init__(self, input_dataset: DatasetV1, count: int):
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        it = self._input._elements(run)
+        return it if self._count < 0 else itertools.islice(it, self._count)
+
+
+class _Skip(_Unary):
+    def __init__(self, input_dataset: DatasetV1, count: int):
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        it = self._input._elements(run)
+        if self._count < 0:
+            return iter(())
+        return itertools.islice(it, self._count, None)
+
+
+class _Cache(_Unary):
+    def _elements(self, run: Run) -> Iterator[Element]:
+        done = run.states.get(self)
+        if done is not None:
+            yield from done
+            return
+        seen: list[Element] = []
+        for element in self._input._elements(run):
+            seen.append(element)
+            yield element
+        _log.debug("tf.data cache filled with %d elements", len(seen))
+        run.states[self] = seen
+
+
+class _Concatenate(DatasetV1):
+    def __init__(self, first: DatasetV1, second: DatasetV1):
+        if not isinstance(second, DatasetV1):
+            raise TypeError(f"concatenate takes a dataset, got {second!r}")
+        a, b = first._structure, second._structure
+        if not structure.same_structure(a, b) or first.output_types != second.output_types:
+            raise TypeError(
+                f"Incompatible dataset elements:\n  {first.output_types} vs.\n  "
+                f"{second.output_types}"
+            )
+        self._parts = [first, second]
+        self._structure = structure.map_structure(
+            lambda x, y: Spec(x.shape.most_specific_compatible_shape(y.shape), x.dtype), a, b
+        )
+
+    def _inputs(self) -> list[DatasetV1]:
+        return list(self._parts)
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        for part in self._parts:
+            yield from part._elements(run)

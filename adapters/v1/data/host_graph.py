@@ -1,0 +1,167 @@
+"""Parts of the graph that a dataset evaluates on the host, in Python.
+
+A ``Dataset.map`` or ``filter`` function builds TF ops on tensors standing for
+one element (TF traces it into a graph function); a source such as
+``from_tensor_slices(placeholder)`` reads tensors of the graph. Neither runs in a
+step's XLA program: a dataset's pipeline runs before it, in Python, as the
+queue input pipeline does. :class:`HostGraph` evaluates such a subgraph given
+the values of some of its tensors: host operations (``parse_single_example``,
+``decode_raw``...) call their Python computation, and device operations run as the
+step would trace them, in one ``jax.jit`` program on the host's CPU when the
+subgraph has only device operations (compiled once per input shape), one by one
+otherwise.
+
+What a subgraph may read: the given tensors, constants, placeholders (fed when the
+iterator is initialized) and random ops (their generators are per iterator
+initialization: the values differ from TF's, as every jtrain random op's do). A
+subgraph reading a variable raises ``NotImplementedError`` when it is built: the
+session's variables live on the device and change every step.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from adapters.v1.framework import _x64, auto_mixed_precision, ops
+from jtrain import errors
+
+__all__ = ["HostGraph", "host_device"]
+
+_log = logging.getLogger(__name__)
+
+
+def host_device() -> Any:
+    """The CPU device for host-side programs, or ``None`` (JAX's default) without one."""
+    import jax
+
+    try:
+        return jax.devices("cpu")[0]
+    except RuntimeError:  # JAX_PLATFORMS names no CPU
+        return None
+
+
+def _is_state(var: Any) -> bool:
+    """A random op's hidden generator state (not a graph variable)."""
+    return hasattr(var, "_start_value")
+
+
+class HostGraph:
+    """``outputs`` as a function of ``given`` tensors, evaluated on the host.
+
+    Args:
+      outputs: the tensors to compute.
+      given: tensors whose values each call gives.
+      what: what the subgraph is, for error messages (``"Dataset.map's function"``).
+
+    Raises:
+      NotImplementedError: the subgraph reads or writes a variable.
+    """
+
+    def __init__(self, outputs: Sequence[ops.Tensor], given: Sequence[ops.Tensor], what: str):
+        from adapters.v1.client.session import execution_order
+
+        self.outputs = list(outputs)
+        self.given = list(given)
+        fed = set(self.given)
+        order = execution_order([t.op for t in self.outputs if t not in fed], fed)
+        # Placeholders of the graph the subgraph reads: fed when the iterator starts.
+        self.placeholders = [op.outputs[0] for op in order if op.type == "Placeholder"]
+        self.order = [op for op in order if op.type != "Placeholder"]
+        states: list[Any] = []
+        for op in self.order:
+            for var in (*op._reads, *op._writes):
+                if not _is_state(var):
+                    raise NotImplementedError(
+                        f"{what} reads or writes the variable {var.op.name} (op {op.name}): "
+                        "jtrain evaluates tf.data functions on the host, outside the session's "
+                        "variables; pass the value in as a constant or apply it in the model"
+                    )
+                if var not in states:
+                    states.append(var)
+        self.states = states
+        # One jitted program where every op is a device op and no input is a string.
+        self.device_only = all(op._host is None for op in self.order) and not any(
+            np.dtype(t.dtype.dtype).kind == "O" for t in (*self.placeholders, *self.given)
+        )
+        self._jitted: Any = None
+        self._compiled = False  # whether the jitted program ran once
+
+    def __call__(
+        self, session: Any, values: Sequence[Any], known: dict[ops.Tensor, Any], state: dict
+    ) -> list[np.ndarray]:
+        """The outputs' values.
+
+        Args:
+          session: the session running the pipeline.
+          values: the values of ``given``, in order.
+          known: values of the placeholders (and other tensors) fed to the iterator.
+          state: the random generators' states of this iterator run (updated).
+        """
+        for var in self.states:
+            if var not in state:
+                state[var] = var._start_value()
+        import jax
+
+        with _x64.exact(), jax.default_device(host_device()):
+            if self.device_only and self.order:
+                try:
+                    outs = self._run_jitted(session, values, known, state)
+                except (errors.InvalidArgumentError, jax.errors.JAXTypeError):
+                    if self._compiled:
+                        raise
+                    # A shape computed from the element's values (``tf.fill([n], n)``):
+                    # known per element, op by op, never in one program for all.
+                    _log.debug("tf.data function runs op by op: shapes depend on values")
+                    self.device_only = False
+                    outs = self._run_ops(session, values, known, state)
+            else:
+                outs = self._run_ops(session, values, known, state)
+        return [np.asarray(v) if not isinstance(v, np.ndarray) else v for v in outs]
+
+    def _memo(self, values: Sequence[Any], known: dict[ops.Tensor, Any]) -> dict:
+        memo = {t: known[t] for t in self.placeholders}
+        memo.update(zip(self.given, values, strict=True))
+        return memo
+
+    def _run_ops(self, session: Any, values: Sequence[Any], known: dict, state: dict) -> list:
+        from adapters.v1.client.session import RunContext
+
+        memo = self._memo(values, known)
+        ctx = RunContext(state, memo)
+        with auto_mixed_precision.scope(session._compute_dtype):
+            for op in self.order:
+                if op._host is None:
+                    ctx.run_ops([op])
+                    continue
+                outs = op._compute(session, *[memo[t] for t in op.inputs])
+                for t, v in zip(op.outputs, outs, strict=True):
+                    memo.setdefault(t, v)
+        return [memo[t] for t in self.outputs]
+
+    def _run_jitted(self, session: Any, values: Sequence[Any], known: dict, state: dict) -> list:
+        if self._jitted is None:
+            import jax
+
+            from adapters.v1.client.session import RunContext
+
+            graph = self
+            feeds = [*self.placeholders, *self.given]
+
+            def run(states: list, feed_values: list) -> tuple[list, list]:
+                memo = dict(zip(feeds, feed_values, strict=True))
+                variables = dict(zip(graph.states, states, strict=True))
+                with auto_mixed_precision.scope(session._compute_dtype):
+                    RunContext(variables, memo).run_ops(graph.order)
+                return [variables[v] for v in graph.states], [memo[t] for t in graph.outputs]
+
+            _log.debug("compiling a tf.data function of %d ops", len(self.order))
+            self._jitted = jax.jit(run)
+        feed_values = [*(known[t] for t in self.placeholders), *values]
+        new_states, outs = self._jitted([state[v] for v in self.states], feed_values)
+        self._compiled = True
+        state.update(zip(self.states, new_states, strict=True))
+        return list(outs)
