@@ -229,3 +229,18 @@ def test_absent_names_say_what_to_use():
         iter(tf.data.Dataset.range(2))
     with pytest.raises(NotImplementedError, match="feedable iterators"):
         tf.data.Dataset.range(2).make_one_shot_iterator().string_handle()
+
+
+def test_map_reads_a_placeholder_fed_with_the_initializer_and_saver_saves(tmp_path):
+    scale = tf.placeholder(tf.float32, [])
+    it = tf.data.Dataset.range(4).map(lambda i: tf.cast(i, tf.float32) * scale).batch(2)
+    it = it.make_initializable_iterator()
+    v = tf.Variable(1.0)
+    out = it.get_next() * v
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(it.initializer, feed_dict={scale: 3.0})
+        np.testing.assert_array_equal(np.concatenate(drain(sess, out)), [0.0, 3.0, 6.0, 9.0])
+        saver.save(sess, str(tmp_path / "model"))  # with the dataset's ops in the meta graph
+    assert (tmp_path / "model.meta").exists()
