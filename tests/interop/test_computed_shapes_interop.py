@@ -169,3 +169,61 @@ def test_fed_sizes_as_tf():
         return run
 
     assert_twins(*run_both(script), rtol=2e-6)
+
+
+INDEXED = {
+    "x[i]": lambda x, i: x[i],
+    "x[:, i]": lambda x, i: x[:, i],
+    "x[i, 1]": lambda x, i: x[i, 1],
+    "x[1:, i, :]": lambda x, i: x[1:, i, :],
+    "x[i, :, i]": lambda x, i: x[i, :, i],
+}
+
+
+@pytest.mark.parametrize("case", list(INDEXED))
+def test_indices_computed_in_the_step_as_tf(case):
+    """``x[i]`` with ``i`` fed or computed (a loop counter): TF's values, its gradient to
+    a variable (dense, as TF's StridedSlice), TF's error for an index out of range.
+    jtrain raised NotImplementedError."""
+    from jtrain import errors
+
+    def script(tf):
+        x = tf.Variable(np.arange(24.0, dtype=np.float32).reshape(4, 3, 2))
+        i = tf.placeholder(tf.int32, [])
+        out = INDEXED[case](x, i)
+        (grad,) = tf.gradients(tf.reduce_sum(out * out), [x])
+
+        def run(sess):
+            values = [sess.run([out, grad], {i: k}) for k in (1, -1, 0)]
+            messages = []
+            for k in (4, -5):
+                with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                    sess.run(out, {i: k})
+                text = str(info.value)
+                messages.append([line for line in text.splitlines() if "out of bounds" in line])
+            return values, messages
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs[0], ours[0], rtol=0)
+    assert [m[:1] for m in ours[1]] == [m[:1] for m in theirs[1]]
+    assert errors.InvalidArgumentError is not None
+
+
+def test_rows_indexed_by_a_loop_counter_as_tf():
+    """A ``tf.while_loop`` summing ``x[i]`` row by row, and its gradient (jtrain
+    differentiates loops with ``maximum_iterations``)."""
+
+    def script(tf):
+        x = tf.Variable(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+        _, total = tf.while_loop(
+            lambda i, acc: i < 4,
+            lambda i, acc: (i + 1, acc + x[i] * x[i]),
+            (0, tf.zeros([3])),
+            maximum_iterations=4,
+        )
+        (grad,) = tf.gradients(tf.reduce_sum(total), [x])
+        return lambda sess: sess.run([total, grad])
+
+    assert_twins(*run_both(script), rtol=1e-6)

@@ -171,8 +171,21 @@ class Tensor:
 
     def __getitem__(self, key: Any) -> Tensor:
         """``tensor[key]`` as TF's ``strided_slice`` (ints, slices, ``...``, ``None``)."""
+        from adapters.v1.framework import shape_values
         from adapters.v1.framework.op_def import FUNCTIONS
 
+        items = key if isinstance(key, tuple) else (key,)
+        dynamic = [
+            k
+            for k, item in enumerate(items)
+            if isinstance(item, Tensor)
+            and item.op._const_value is None
+            and not shape_values.from_shapes_only(item)
+        ]
+        if dynamic:  # x[i] with i computed in the step
+            from adapters.v1.ops.array_ops import index_with_tensors
+
+            return index_with_tensors(self, items, dynamic)
         return FUNCTIONS["strided_slice"](self, name="strided_slice", **_slice_spec(key))
 
     def __array__(self, *args, **kwargs):

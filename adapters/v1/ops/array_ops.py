@@ -1547,3 +1547,82 @@ def ensure_shape(x: Any, shape: Any, name: str | None = None) -> ops.Tensor:
         output_specs=[(merged._dims, value.dtype)],
     )
     return op.outputs[0]
+
+
+# -- x[i] with an index computed in the step ----------------------------------------------
+def _index_at(input_, index, axis, dimension):
+    """``input_[..., index, ...]`` along ``axis`` (a negative index from the end)."""
+    size = input_.shape[axis]
+    at = jnp.where(index < 0, index + size, index)
+    return lax.dynamic_index_in_dim(input_, at, axis, keepdims=False)
+
+
+def _index_in_range(input_, index, axis, dimension):
+    """TF's StridedSlice refuses an index outside ``[-size, size)``."""
+    size = input_.shape[axis]
+    ok = (index >= -size) & (index < size)
+    return ok, (index, jnp.asarray(size, np.int64), jnp.asarray(dimension, np.int64))
+
+
+def _index_error(op: ops.Operation, index: np.ndarray, size: np.ndarray, dimension: np.ndarray):
+    """TF's message: ``slice index 4 of dimension 0 out of bounds.``"""
+    at = int(index) + int(size) if index < 0 else int(index)
+    return errors.InvalidArgumentError(
+        None, op, f"slice index {at} of dimension {int(dimension)} out of bounds."
+    )
+
+
+_index_op = lift(
+    OpDef(
+        names=("strided_slice",),
+        op_type="StridedSlice",
+        impl=_index_at,
+        signature=inspect.signature(lambda input_, index, axis, dimension, name=None: None),
+        tensors=("input_", "index"),
+        same_dtype=(),
+        allowed={"index": ("int32", "int64")},
+        default_name="strided_slice",
+        runtime_check=(_index_in_range, _index_error),
+    )
+)
+
+
+def index_with_tensors(x: ops.Tensor, items: tuple, dynamic: list[int]) -> ops.Tensor:
+    """``x[items]`` where the items at ``dynamic`` are scalar integer tensors computed
+    in the step (a loop counter, a fed index): TF's ``StridedSlice`` with a computed
+    begin, as a dynamic index (one program for every value).
+
+    The other items are indexed first (one ``strided_slice``), then each dynamic index
+    in turn, so that an index out of range is reported for the first dimension, as TF.
+
+    Raises:
+      NotImplementedError: ``...`` or ``tf.newaxis`` in the same index, or a slice
+        bound computed in the step (its size would depend on values).
+      InvalidArgumentError: (when run) an index outside ``[-size, size)``.
+    """
+    for item in items:
+        if item is Ellipsis or item is None:
+            raise NotImplementedError(
+                "Indexing with a tensor computed in the step together with `...` or "
+                "tf.newaxis is not supported; index in two steps"
+            )
+    static = tuple(slice(None) if k in dynamic else item for k, item in enumerate(items))
+    out = x[static] if any(not _full(item) for item in static) else x
+    shrunk = 0  # axes the static items removed before the current one
+    for k, item in enumerate(items):
+        if k in dynamic:
+            index = ops.convert_to_tensor(item)
+            if index._shape is not None and len(index._shape) != 0:
+                raise TypeError(
+                    "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and "
+                    f"scalar tf.int32/tf.int64 tensors are valid indices, got {item!r}"
+                )
+            out = _index_op(out, index, k - shrunk, k, name="strided_slice")
+            shrunk += 1
+        elif not isinstance(item, slice):
+            shrunk += 1
+    return out
+
+
+def _full(item: Any) -> bool:
+    return isinstance(item, slice) and item == slice(None)
