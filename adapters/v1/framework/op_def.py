@@ -442,8 +442,8 @@ def _deferred_specs(
     from adapters.v1.ops.script_ops import _specs
 
     outs, error = [], None
-    for fill in shape_values.FILLS:
-        known = {k: shape_values.build_time_value(t, fill) for k, t in deferred.items()}
+    for fill, feed_fill in zip(shape_values.FILLS, shape_values.FEED_FILLS, strict=True):
+        known = {k: shape_values.build_time_value(t, fill, feed_fill) for k, t in deferred.items()}
         if any(v is None for v in known.values()) or any(t._shape is None for t in inputs):
             break
         structs = [

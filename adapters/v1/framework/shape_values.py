@@ -36,7 +36,9 @@ __all__ = [
     "partial_value",
     "depends_on_data",
     "known_when_traced",
+    "from_shapes_only",
     "FILLS",
+    "FEED_FILLS",
     "SHAPE_OPS",
 ]
 
@@ -52,6 +54,10 @@ _FEEDABLE = ("PlaceholderWithDefault",)
 # of an op's output shape) that is the same for all of them is taken as known.
 # Three sizes, not two, so that ``d % 2`` or ``d // 8`` are not mistaken for known.
 FILLS = (6, 7, 1009)
+# The values given to fed integers (a placeholder read as a size or an index) in the
+# same trials: small, as sizes and indices are, so that a slice clamped at an
+# input's end does not give one size for every trial.
+FEED_FILLS = (1, 2, 3)
 
 
 def trace_time_value(ctx: Any, tensor: ops.Tensor) -> np.ndarray:
@@ -85,12 +91,13 @@ def trace_time_value(ctx: Any, tensor: ops.Tensor) -> np.ndarray:
     return np.asarray(value)
 
 
-def build_time_value(tensor: ops.Tensor, fill: int) -> np.ndarray | None:
+def build_time_value(tensor: ops.Tensor, fill: int, feed_fill: int) -> np.ndarray | None:
     """The value of ``tensor`` from the graph's static shapes, unknown dimensions ``fill``.
 
     Every unknown dimension of a tensor whose shape the value reads is taken as
-    ``fill``: with two different fills, the parts of the value that agree are known
-    when the graph is built, the others depend on the run's shapes.
+    ``fill``, every element of a fed integer placeholder it reads as ``feed_fill``:
+    over the trials of ``FILLS``/``FEED_FILLS``, the parts of the value that agree
+    are known when the graph is built, the others depend on the run.
 
     Returns:
       The value as NumPy, or ``None`` when it depends on more than static shapes
@@ -109,7 +116,7 @@ def build_time_value(tensor: ops.Tensor, fill: int) -> np.ndarray | None:
             raise LookupError(t.name)
         if t._np_dtype is None or t._np_dtype.kind not in "iu":
             raise LookupError(t.name)
-        return np.full(t._shape, fill, t._np_dtype)
+        return np.full(t._shape, feed_fill, t._np_dtype)
 
     def is_leaf(op: ops.Operation) -> bool:
         return op._compute is None or op.type in _FEEDABLE
@@ -132,7 +139,7 @@ def partial_value(tensor: ops.Tensor) -> np.ndarray | None:
       (``tf.shape(x)`` of an ``x`` of shape ``[None, 784]``: ``[None, 784]``); ``None``
       when it depends on more than static shapes.
     """
-    values = [build_time_value(tensor, fill) for fill in FILLS]
+    values = [build_time_value(tensor, *fills) for fills in zip(FILLS, FEED_FILLS, strict=True)]
     first = values[0]
     if any(v is None or v.shape != first.shape for v in values):
         return None
@@ -148,6 +155,13 @@ def depends_on_data(tensor: ops.Tensor) -> bool:
     """Whether ``tensor``'s value reads a value of the step other than a fed one (a
     variable's, a random one): such a value is never known when the step is traced."""
     return _data_sources(tensor)[1]
+
+
+def from_shapes_only(tensor: ops.Tensor) -> bool:
+    """Whether ``tensor``'s value reads only constants and static shapes (no fed or
+    computed value of the step)."""
+    placeholders, other = _data_sources(tensor)
+    return not placeholders and not other
 
 
 def known_when_traced(tensor: ops.Tensor) -> bool:
@@ -178,6 +192,8 @@ def _data_sources(tensor: ops.Tensor) -> tuple[list[ops.Tensor], bool]:
         if op in seen:
             continue
         seen.add(op)
+        if op._compute is None and op.type != "Placeholder":
+            return placeholders, True  # a loop variable, a function's argument
         if op._compute is None or op.type in _FEEDABLE:
             t = op.outputs[0]
             shape = t._shape

@@ -112,10 +112,11 @@ def _output_specs(func: Callable[..., Any], tensors: list[ops.Tensor], op_name: 
     except (OpValueError, OpTypeError):
         raise
     except Exception:  # noqa: BLE001 - not traceable symbolically: try sizes
-        outs, error = [], None
+        outs, fits, error = [], [], None
         for fill in _FILLS:
             try:
                 outs.append(jax.eval_shape(func, *_structs(tensors, [fill] * unknown)))
+                fits.append(fill)
             except Exception as e:  # noqa: BLE001 - this size does not fit
                 error = e
             if len(outs) == 2:
@@ -125,9 +126,15 @@ def _output_specs(func: Callable[..., Any], tensors: list[ops.Tensor], op_name: 
             raise ValueError(
                 f"{op_name}: the function fails on inputs of shapes {shapes}: {error}"
             ) from error
-        if len(outs) == 1:  # one size fits: nothing says which dimensions are fixed
+        if len(outs) == 1:
+            # One size fits (a concat's unknown dimension must equal a known one's):
+            # a run succeeds only with that size; the output's dimensions of that size
+            # may follow the unknown ones, the others are fixed.
             leaves, tree = jax.tree.flatten(outs[0])
-            return tree, [(None, np.dtype(leaf.dtype)) for leaf in leaves]
+            return tree, [
+                (tuple(None if d == fits[0] else d for d in leaf.shape), np.dtype(leaf.dtype))
+                for leaf in leaves
+            ]
         return _specs(outs)
     return _specs([out])
 
