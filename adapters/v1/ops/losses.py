@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from adapters.v1.framework import ops
-from adapters.v1.framework.op_def import BOOL, FLOATING, INDEX, REAL, define
+from adapters.v1.framework.op_def import BOOL, FLOATING, FUNCTIONS, INDEX, REAL, define
 from adapters.v1.framework.tensor_shape import TensorShape
 from adapters.v1.ops.math_ops import _minimum
 from adapters.v1.ops.nn_ops import (
@@ -258,11 +258,12 @@ def _smoothed(labels: Any, smoothing: float, classes: Any) -> Any:
     return labels * (1 - smoothing) + smoothing / classes
 
 
-_loss(
-    "softmax_cross_entropy",
-    "softmax_cross_entropy_loss",
+_SOFTMAX_LOSS = define(
+    "losses.softmax_cross_entropy",
+    "Loss",
     lambda onehot_labels, logits, weights=1.0, label_smoothing=0, reduction=None: _weighted(
         _softmax_xent(
+            # the node's own derivative is zero too (the StopGradient node makes it None)
             jax.lax.stop_gradient(
                 _smoothed(onehot_labels.astype(logits.dtype), label_smoothing, logits.shape[-1])
             ),
@@ -271,12 +272,40 @@ _loss(
         weights,
         reduction,
     ),
-    f"onehot_labels, logits, weights=1.0, label_smoothing=0, {_V1}",
-    "onehot_labels logits weights",
+    params=f"onehot_labels, logits, weights=1.0, label_smoothing=0, {_V1}",
+    tensors="onehot_labels logits weights",
     same_dtype=(),
     allowed={"logits": FLOATING, "weights": CASTABLE},
+    default_name="softmax_cross_entropy_loss",
+    name_param="scope",
+    collection_param="loss_collection",
     check=_softmax_check,
+    tf_gradient="none to the labels (a StopGradient node, labels_stop_gradient)",
 )
+
+
+def softmax_cross_entropy(*args: Any, **kwargs: Any) -> Any:
+    """``tf.losses.softmax_cross_entropy``: the labels pass through a ``StopGradient``
+    node first, ``<scope>/labels_stop_gradient`` as in TF, so ``tf.gradients(loss,
+    onehot_labels)`` is ``None``, not zeros."""
+    bound = _SOFTMAX_LOSS.__signature__.bind(*args, **kwargs)
+    labels = bound.arguments.get("onehot_labels")
+    if labels is not None:
+        graph = ops.get_default_graph()
+        scope = graph.unique_name(
+            bound.arguments.get("scope") or "softmax_cross_entropy_loss", mark_as_used=False
+        )
+        with graph.name_scope(scope + "/"):
+            bound.arguments["onehot_labels"] = FUNCTIONS["stop_gradient"](
+                labels, name="labels_stop_gradient"
+            )
+    return _SOFTMAX_LOSS(*bound.args, **bound.kwargs)
+
+
+softmax_cross_entropy.__signature__ = _SOFTMAX_LOSS.__signature__  # type: ignore[attr-defined]
+softmax_cross_entropy._op_def = _SOFTMAX_LOSS._op_def  # type: ignore[attr-defined]
+softmax_cross_entropy.__module__ = _SOFTMAX_LOSS.__module__
+FUNCTIONS["losses.softmax_cross_entropy"] = softmax_cross_entropy
 
 
 def _remove_squeezable_dimensions(labels, logits, weights):
