@@ -102,3 +102,95 @@ def test_softmax_loss_trains_only_the_logits():
 
     theirs, ours = run_both(script)
     assert theirs is None and ours is None
+
+
+# -- argmax/argmin: an empty reduced axis fails when the graph runs; bool inputs ----------
+ARG_EMPTY = {
+    "[0]": ([0], None),
+    "[0] axis 0": ([0], 0),
+    "[2, 0] axis 1": ([2, 0], 1),
+    "[2, 0] axis -1": ([2, 0], -1),
+    "[0, 3] axis 0": ([0, 3], 0),
+    "[0, 0] axis 1": ([0, 0], 1),
+    "[2, 0] axis 0": ([2, 0], 0),
+    "[0, 3] axis 1": ([0, 3], 1),
+}
+
+
+def _run_or_error(sess, fetch, feed=None):
+    """The fetched value, or the error's class and the message's line that TF's
+    kernel wrote (``Reduction axis 1 is empty in shape [2,0]``)."""
+    try:
+        return sess.run(fetch, feed)
+    except Exception as e:  # noqa: BLE001 - the class is compared
+        lines = [line for line in str(e).splitlines() if "Reduction axis" in line]
+        return type(e).__name__, lines[:1], getattr(e.op, "name", None)
+
+
+@pytest.mark.parametrize("fn", ["argmax", "argmin", "arg_max", "arg_min"])
+@pytest.mark.parametrize("case", list(ARG_EMPTY))
+def test_arg_reductions_of_empty_axes(fn, case):
+    shape, axis = ARG_EMPTY[case]
+    if fn.startswith("arg_") and axis is None:
+        axis = 0
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None] * len(shape))
+        fixed = tf.zeros(shape)
+        fed = getattr(tf, fn)(x, axis, name="fed")
+        static = getattr(tf, fn)(fixed, axis, name="static")
+        out = [fed, static]
+        return lambda sess: (
+            [o.shape.as_list() for o in out],
+            [o.dtype.name for o in out],
+            _run_or_error(sess, fed, {x: np.zeros(shape, np.float32)}),
+            _run_or_error(sess, static),
+        )
+
+    theirs, ours = run_both(script)
+    assert theirs[:2] == ours[:2]
+    assert repr(theirs[2:]) == repr(ours[2:])
+
+
+def test_arg_reductions_of_bool_and_other_dtypes():
+    def script(tf):
+        b = tf.placeholder(tf.bool, [None, 3])
+        outs = [
+            tf.argmax(b, 1),
+            tf.argmin(b, 1),
+            tf.argmax(b, 0, output_type=tf.int32),
+            tf.math.argmin(b, axis=0),
+            tf.arg_max(b, 1),
+        ]
+        feed = {b: [[False, True, True], [False, False, False], [True, False, True]]}
+        return lambda sess: (sess.run(outs, feed), [o.shape.as_list() for o in outs])
+
+    assert_twins(*run_both(script), rtol=0)
+
+
+@pytest.mark.parametrize("tf", [tf1, "jtf"], ids=["tf", "jtrain"])
+def test_arg_reduction_dtype_errors(tf):
+    tf = _jtf() if tf == "jtf" else tf
+    with _graph_of(tf):
+        with pytest.raises(TypeError) as info:
+            tf.argmax(tf.constant([1 + 2j, 3j]), 0)
+    assert str(info.value) == (
+        "Value passed to parameter 'input' has DataType complex128 not in list of allowed "
+        "values: float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, "
+        "float16, uint32, uint64, qint8, quint8, qint32, qint16, quint16, bool"
+    )
+
+
+def test_arg_reduction_of_a_computed_axis():
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, None])
+        k = tf.placeholder(tf.int32, [])
+        out = tf.argmax(x, k)
+        return lambda sess: (
+            sess.run(out, {x: [[1.0, 3.0], [4.0, 2.0]], k: 1}),
+            _run_or_error(sess, out, {x: np.zeros([3, 0], np.float32), k: 1}),
+            sess.run(out, {x: np.zeros([0, 2], np.float32), k: 1}),
+        )
+
+    theirs, ours = run_both(script)
+    assert repr(theirs) == repr(ours)

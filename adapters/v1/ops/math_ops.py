@@ -12,6 +12,7 @@ TF's rule as a ``jax.custom_jvp``.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import jax
@@ -27,8 +28,10 @@ from adapters.v1.framework.op_def import (
     NUMERIC,
     REAL,
     define,
+    lift,
     np_dtype,
 )
+from adapters.v1.framework.tensor_shape import TensorShape
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
 _SIGNED = FLOATING + ("int8", "int16", "int32", "int64", "complex64", "complex128")
@@ -373,12 +376,16 @@ for _names, _type, _impl, _allowed in _REDUCTIONS:
     )
 
 
+def _arg_axis(axis: Any, dimension: Any) -> Any:
+    if axis is not None and dimension is not None:
+        raise ValueError("Cannot specify both 'axis' and 'dimension'.")
+    axis = dimension if axis is None else axis
+    return 0 if axis is None else axis
+
+
 def _arg_reduction(reduce: Any) -> Any:
     def impl(input, axis=None, dimension=None, output_type="int64"):
-        if axis is not None and dimension is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dimension'.")
-        axis = dimension if axis is None else axis
-        return reduce(input, 0 if axis is None else axis).astype(np_dtype(output_type))
+        return reduce(input, _arg_axis(axis, dimension)).astype(np_dtype(output_type))
 
     return impl
 
@@ -386,9 +393,14 @@ def _arg_reduction(reduce: Any) -> Any:
 def _skipping_nan(arg: Any, fill: float) -> Any:
     """``arg`` (``jnp.argmax``/``argmin``) passing over NaN as TF's kernels do: a NaN
     compares as ``fill`` (-inf for argmax, +inf for argmin), so it is picked only
-    where nothing else would be (all NaN: index 0); NumPy's would pick the NaN."""
+    where nothing else would be (all NaN: index 0); NumPy's would pick the NaN.
+
+    Over an empty axis it gives zeros of the reduced shape: the node builds, as TF's,
+    and its run-time check (``_arg_axis_not_empty``) raises TF's error when it runs."""
 
     def impl(x: Any, axis: Any) -> Any:
+        if x.shape[axis] == 0:
+            return jnp.zeros(x.shape[:axis] + x.shape[axis:][1:], np.int64)
         if jnp.issubdtype(x.dtype, jnp.floating):
             x = jnp.where(jnp.isnan(x), jnp.asarray(fill, x.dtype), x)
         return arg(x, axis)
@@ -396,32 +408,110 @@ def _skipping_nan(arg: Any, fill: float) -> Any:
     return impl
 
 
+def _arg_axis_not_empty(input, axis=None, dimension=None, output_type="int64"):
+    """TF's ``ArgMax``/``ArgMin`` kernels refuse to reduce an empty axis."""
+    given = _arg_axis(axis, dimension)
+    return jnp.asarray(input.shape[given] != 0), (
+        jnp.asarray(given, np.int64),
+        jnp.asarray(input.shape, np.int64),
+    )
+
+
+def _arg_axis_empty_error(op: Any, axis: np.ndarray, shape: np.ndarray) -> Any:
+    """TF's message: ``Reduction axis 1 is empty in shape [2,0]`` (the axis as given)."""
+    from jtrain import errors
+
+    dims = ",".join(str(int(d)) for d in shape)
+    return errors.InvalidArgumentError(
+        None, op, f"Reduction axis {int(axis)} is empty in shape [{dims}]"
+    )
+
+
 _ARGMAX = _skipping_nan(jnp.argmax, -np.inf)
 _ARGMIN = _skipping_nan(jnp.argmin, np.inf)
+# TF's ``T`` of ArgMax/ArgMin, in the order of its message (bool included; the
+# quantized types are named but not computed: jtrain has no kernels for them).
+_ARG_ALLOWED = (
+    *("float32", "float64", "int32", "uint8", "int16", "int8", "int64", "bfloat16"),
+    *("uint16", "float16", "uint32", "uint64", "qint8", "quint8", "qint32", "qint16"),
+    *("quint16", "bool"),
+)
+
+
+def _may_reduce_empty(input: Any, axis: Any) -> bool:
+    """Whether the axis an ``ArgMax``/``ArgMin`` reduces may be empty: its size is not
+    known to be positive when the graph is built (a computed axis, an unknown or zero
+    dimension). Only those nodes carry the run-time check."""
+    shape = input.get_shape() if hasattr(input, "get_shape") else TensorShape(np.shape(input))
+    if hasattr(axis, "get_shape") or shape.ndims is None:
+        return True
+    axis = 0 if axis is None else axis
+    if not isinstance(axis, (int, np.integer)) or not -shape.ndims <= axis < shape.ndims:
+        return False  # the op's own errors
+    size = shape.as_list()[axis]
+    return size is None or size == 0
+
+
+def _checked_arg(function: Any, axis_params: tuple[str, ...]) -> Any:
+    """``function`` (an ``ArgMax``/``ArgMin`` entry), its nodes checked at run time
+    (``_arg_axis_not_empty``) where the reduced axis may be empty."""
+    entry = function._op_def
+    test = _arg_axis_not_empty
+    if axis_params == ("dimension",):
+        test = lambda input, dimension, output_type="int64": _arg_axis_not_empty(  # noqa: E731
+            input, dimension
+        )
+    checked = lift(dataclasses.replace(entry, runtime_check=(test, _arg_axis_empty_error)))
+
+    def arg(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = entry.signature.bind(*args, **kwargs)
+        except TypeError:
+            return function(*args, **kwargs)  # its message
+        given = [bound.arguments.get(p) for p in axis_params]
+        axis = next((a for a in given if a is not None), None)
+        if _may_reduce_empty(bound.arguments["input"], axis):
+            return checked(*args, **kwargs)
+        return function(*args, **kwargs)
+
+    for attribute in ("__name__", "__qualname__", "__doc__", "__module__"):
+        setattr(arg, attribute, getattr(function, attribute))
+    arg.__signature__ = entry.signature  # type: ignore[attr-defined]
+    arg._op_def = entry  # type: ignore[attr-defined]
+    for n in entry.names:
+        FUNCTIONS[n] = arg
+    return arg
+
 
 for _names, _type, _impl in [
     (("argmax", "math.argmax"), "ArgMax", _ARGMAX),
     (("argmin", "math.argmin"), "ArgMin", _ARGMIN),
 ]:
-    define(
-        _names,
-        _type,
-        _arg_reduction(_impl),
-        params="input, axis=None, name=None, dimension=None, output_type='int64'",
-        tensors="input",
-        allowed=REAL,
+    _checked_arg(
+        define(
+            _names,
+            _type,
+            _arg_reduction(_impl),
+            params="input, axis=None, name=None, dimension=None, output_type='int64'",
+            tensors="input",
+            allowed=_ARG_ALLOWED,
+        ),
+        ("axis", "dimension"),
     )
 
 for _name, _type, _impl in [("arg_max", "ArgMax", _ARGMAX), ("arg_min", "ArgMin", _ARGMIN)]:
-    define(  # TF1's names: ``dimension`` required, ``output_type`` before ``name``
-        _name,
-        _type,
-        lambda input, dimension, output_type="int64", _f=_impl: _f(input, dimension).astype(
-            np_dtype(output_type)
+    _checked_arg(
+        define(  # TF1's names: ``dimension`` required, ``output_type`` before ``name``
+            _name,
+            _type,
+            lambda input, dimension, output_type="int64", _f=_impl: _f(input, dimension).astype(
+                np_dtype(output_type)
+            ),
+            params="input, dimension, output_type='int64', name=None",
+            tensors="input",
+            allowed=_ARG_ALLOWED,
         ),
-        params="input, dimension, output_type='int64', name=None",
-        tensors="input",
-        allowed=REAL,
+        ("dimension",),
     )
 
 
