@@ -194,3 +194,116 @@ def test_arg_reduction_of_a_computed_axis():
 
     theirs, ours = run_both(script)
     assert repr(theirs) == repr(ours)
+
+
+# -- control flow outputs under TF's tensor names (one Exit/Merge node per output) --------
+def _names(tensors):
+    import jax
+
+    return [
+        t.name for t in jax.tree.leaves(list(tensors) if isinstance(tensors, tuple) else tensors)
+    ]
+
+
+def _loops(tf):
+    """Loops and conds of every shape, with the names of their outputs; TF's classic
+    control flow builds one ``Exit`` (``Merge``) node per output."""
+    p = tf.placeholder(tf.bool, [])
+    q = tf.placeholder(tf.bool, [])
+
+    def nested_body(i, acc):
+        inner = tf.while_loop(lambda j, a: j < 2, lambda j, a: (j + 1, a + 1.0), [0, acc])
+        made["inner"] = inner
+        return i + 1, inner[1]
+
+    made = {}
+    made["one"] = tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
+    made["two"] = tf.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2.0), [0, 1.0])
+    made["three"] = tf.while_loop(
+        lambda i, x, y: i < 3,
+        lambda i, x, y: (i + 1, x * 2.0, y + x),
+        [0, 1.0, tf.zeros([2])],
+        name="three",
+    )
+    made["nested"] = tf.while_loop(lambda i, a: i < 2, nested_body, [0, 0.0])
+    made["same structure"] = tf.while_loop(
+        lambda i: i < 3, lambda i: i + 1, [0], return_same_structure=True
+    )
+    made["dict"] = tf.while_loop(
+        lambda d: d["a"] < 3, lambda d: [{"a": d["a"] + 1, "b": d["b"] - 1.0}], [{"a": 0, "b": 1.0}]
+    )
+    made["bounded"] = tf.while_loop(
+        lambda i, x: i < 3, lambda i, x: (i + 1, x * 2.0), (0, 1.0), maximum_iterations=5
+    )
+    made["bounded one"] = tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0], maximum_iterations=2)
+    made["cond"] = tf.cond(p, lambda: tf.constant(1), lambda: tf.constant(2))
+    made["cond two"] = tf.cond(
+        p, lambda: (tf.constant(1), tf.constant(2.0)), lambda: (tf.constant(3), tf.constant(4.0))
+    )
+    made["cond named"] = tf.cond(
+        p,
+        lambda: {"a": tf.constant(1), "b": [tf.constant(2.0)]},
+        lambda: {"a": tf.constant(3), "b": [tf.constant(4.0)]},
+        name="named",
+    )
+    made["cond nested"] = tf.cond(
+        p,
+        lambda: tf.cond(
+            q, lambda: (tf.constant(1), tf.constant(5)), lambda: (tf.constant(2), tf.constant(6))
+        ),
+        lambda: (tf.constant(3), tf.constant(7)),
+    )
+    made["cond constant"] = tf.cond(
+        tf.constant(True), lambda: (tf.constant(1), tf.constant(2)), lambda: (tf.constant(3), 4)
+    )
+    made["case"] = tf.case(
+        [(p, lambda: (tf.constant(1), tf.constant(2.0)))],
+        default=lambda: (tf.constant(3), tf.constant(4.0)),
+    )
+    made["case two"] = tf.case(
+        [(p, lambda: tf.constant(1)), (q, lambda: tf.constant(5))], default=lambda: tf.constant(3)
+    )
+    return made, {p: True, q: False}
+
+
+def test_control_flow_output_names():
+    def script(tf):
+        made, feed = _loops(tf)
+        graph = tf.get_default_graph()
+        names = {k: _names(v) for k, v in made.items()}
+        # (TF refuses to fetch the inner loop's tensors: only their names are compared)
+        fetch = {
+            k: [graph.get_tensor_by_name(n) for n in v] for k, v in names.items() if k != "inner"
+        }
+        shapes = {k: [t.shape.as_list() for t in v] for k, v in fetch.items()}
+        return lambda sess: (names, shapes, sess.run(fetch, feed))
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert ours[1] == theirs[1]
+    assert_twins(theirs[2], ours[2], rtol=0)
+
+
+def test_control_flow_outputs_fetched_by_name_and_differentiated():
+    """A loop's and a cond's outputs fetched by TF's names, and gradients through them."""
+
+    def script(tf):
+        x = tf.Variable(1.0, name="x")
+        _, out = tf.while_loop(
+            lambda i, v: i < 4, lambda i, v: (i + 1, v * x + 1.0), (0, x), maximum_iterations=6
+        )
+        taken = tf.cond(out > 10.0, lambda: (out, out * 2.0), lambda: (-out, out))
+        loss = tf.reduce_sum(taken[1])
+        (grad,) = tf.gradients(loss, [x])
+        tf.add_to_collection("outs", out)
+
+        def run(sess):
+            graph = tf.get_default_graph()
+            by_name = [graph.get_tensor_by_name(n) for n in ("while/Exit_2:0", "cond/Merge_1:0")]
+            return sess.run([out, taken, by_name, grad]), [out.name, taken[1].name, grad.name]
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs[0], ours[0], rtol=1e-6)
+    assert ours[1][:2] == theirs[1][:2] == ["while/Exit_2:0", "cond/Merge_1:0"]

@@ -321,6 +321,30 @@ def _write_back(ctx: Any, written: list[Any], values: Sequence[Any]) -> None:
         ctx.write(v, value)
 
 
+def _exits(op: ops.Operation, op_type: str, name: str, first: int = 1) -> list[ops.Tensor]:
+    """The outputs of a construct's node under TF's tensor names.
+
+    TF's classic control flow ends a loop in one ``Exit`` node per loop variable
+    (``while/Exit:0``, ``while/Exit_1:0``...) and a ``cond`` in one ``Merge`` node per
+    output (``cond/Merge:0``, ``cond/Merge_1:0``...); jtrain computes them in one
+    node (``op``, named ``while/Exit``, ``cond/Merge``). Its outputs from ``first``
+    on pass through nodes of TF's type and names (an identity, free in the step's
+    program), so that ``graph.get_tensor_by_name``, savers and meta graphs see TF's
+    names. ``first`` is 0 where TF's first ``Exit`` is not a loop variable (the
+    iteration counter of a loop with ``maximum_iterations``)."""
+    outs = list(op.outputs[:first])
+    for t in op.outputs[first:]:
+        exit_op = op.graph.create_op(
+            op_type,
+            name,
+            inputs=[t],
+            compute=lambda ctx, value: (value,),
+            output_specs=[(t._shape, t.dtype)],
+        )
+        outs.append(exit_op.outputs[0])
+    return outs
+
+
 def merged_shape(shapes: Sequence[Any]) -> Any:
     """The most specific shape compatible with all ``shapes`` (tuples; ``None``: unknown rank)."""
     result = tensor_shape.TensorShape(shapes[0])
@@ -450,9 +474,11 @@ def _switch(
         _write_back(ctx, written, new_vars)
         return tuple(outs)
 
+    # TF's tf.case is a tf.cond (of the chosen branch's index) in the case's scope
+    merge = "Merge" if kind == "cond" else "cond/Merge"
     op = node(
         "Merge" if kind == "cond" else "Case",
-        "Merge" if kind == "cond" else "Case",
+        merge,
         bodies,
         created,
         index_inputs,
@@ -461,7 +487,7 @@ def _switch(
     )
     if checks is not None:
         runtime_checks.mark(op, *[message(op) for message in check_messages])
-    outputs = iter(op.outputs)
+    outputs = iter(_exits(op, "Merge", merge))
     leaves = [next(outputs) if s is not None else None for s in specs]
     packed = jax.tree.unflatten(structure, leaves)
     if not strict and isinstance(packed, (list, tuple)) and len(packed) == 1:
@@ -822,7 +848,7 @@ def while_loop(
         )
         if error is not None and back_prop:
             op._gradient_error = error
-        exits = list(op.outputs)
+        exits = _exits(op, "Exit", "Exit", first=1 if limit is None else 0)
     if not return_same_structure and len(exits) == 1:
         return exits[0]
     return _pack_like(top, jax.tree.unflatten(structure, exits))
