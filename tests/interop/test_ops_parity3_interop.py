@@ -307,3 +307,68 @@ def test_control_flow_outputs_fetched_by_name_and_differentiated():
     theirs, ours = run_both(script)
     assert_twins(theirs[0], ours[0], rtol=1e-6)
     assert ours[1][:2] == theirs[1][:2] == ["while/Exit_2:0", "cond/Merge_1:0"]
+
+
+# -- top-k metrics: the ranks TF accepts, its errors, its values and names ----------------
+TOP_K_SHAPES = {  # (predictions or top-k indices, labels), before the last dimension
+    f"predictions {p} labels {lab}": (p, lab)
+    for p in ([], [4], [2, 4])
+    for lab in ([], [4], [4, 2], [2, 4, 2])
+}
+TOP_K_METRICS = [
+    "recall_at_k",
+    "precision_at_k",
+    "sparse_precision_at_k",
+    "recall_at_top_k",
+    "precision_at_top_k",
+    "average_precision_at_k",
+]
+
+
+def _top_k_metric(tf, metric, lead, label_shape, **kwargs):
+    rng = np.random.RandomState(len(lead) * 10 + len(label_shape))
+    labels = tf.constant(rng.randint(0, 5, label_shape).astype(np.int64))
+    if metric.endswith("top_k"):
+        top = tf.constant(rng.randint(0, 5, [*lead, 3]).astype(np.int32))
+        return getattr(tf.metrics, metric)(labels, top, k=2, **kwargs)
+    scores = tf.constant(rng.rand(*lead, 5).astype(np.float32))
+    return getattr(tf.metrics, metric)(labels, scores, 2, **kwargs)
+
+
+@pytest.mark.parametrize("metric", TOP_K_METRICS)
+@pytest.mark.parametrize("case", list(TOP_K_SHAPES))
+def test_top_k_metrics_ranks(metric, case):
+    lead, label_shape = TOP_K_SHAPES[case]
+
+    def script(tf):
+        try:
+            value, update = _top_k_metric(tf, metric, lead, label_shape)
+        except ValueError as e:
+            error = ("ValueError", str(e))
+            return lambda sess: error
+        return lambda sess: (
+            sess.run(update),
+            sess.run(value),
+            [value.name, update.name, value.dtype.name, value.shape.as_list()],
+        )
+
+    theirs, ours = run_both(script)
+    if theirs[0] == "ValueError" or ours[0] == "ValueError":
+        assert ours == theirs
+    else:
+        assert_twins(theirs[:2], ours[:2], rtol=1e-12)
+        assert ours[2] == theirs[2]
+
+
+@pytest.mark.parametrize("kwargs", [{"class_id": 1}, {"name": "mine"}], ids=["class_id", "name"])
+def test_top_k_metrics_rank_one_errors(kwargs):
+    def script(tf):
+        try:
+            _top_k_metric(tf, "recall_at_k", [], [], **kwargs)
+        except ValueError as e:
+            message = str(e)
+            return lambda sess: message
+        return lambda sess: None
+
+    theirs, ours = run_both(script)
+    assert theirs is not None and ours == theirs

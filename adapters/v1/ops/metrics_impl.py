@@ -1304,6 +1304,83 @@ def _row_weights(weights: Any, values: Any) -> Any:
     return jnp.broadcast_to(weights, values.shape)
 
 
+def _shape_text(shape: TensorShape) -> str:
+    """A static shape as TF's shape functions write it: ``[2,?,3]``."""
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def _input_name(tensor: Any) -> str:
+    """A tensor as a NodeDef names its input: ``op`` for output 0, else ``op:i``."""
+    return tensor.op.name if tensor.value_index == 0 else tensor.name
+
+
+def _expanded_labels(labels: Any, top: Any, scope: str) -> tuple[TensorShape, str] | None:
+    """TF's ``_maybe_expand_labels(labels, predictions_idx)`` on static shapes: the
+    labels' shape once expanded to the top-k indices' rank and the name TF's node
+    for them has (``<scope>expand_labels`` when expanded); ``None`` where a rank is
+    unknown (TF decides when the graph runs).
+
+    Raises:
+      ValueError: the labels' rank is neither the indices' nor one less (TF's message).
+    """
+    shape, top_shape = labels.get_shape(), top.get_shape()
+    if shape.ndims is None or top_shape.ndims is None:
+        return None
+    if top_shape.ndims == shape.ndims:
+        return shape, _input_name(labels)
+    if top_shape.ndims == shape.ndims + 1:
+        return TensorShape(shape.as_list() + [1]), f"{scope}expand_labels"
+    raise ValueError(
+        f"Unexpected labels shape {shape} for predictions shape {top_shape}. Predictions "
+        "rank should be the same rank as labels rank or labels rank plus one ."
+    )
+
+
+def _set_op_check(node: str, first: tuple[TensorShape, str], second: tuple[TensorShape, str]):
+    """TF's shape function of the ``DenseToDenseSetOperation`` ``node`` (an
+    intersection of ``first`` and ``second``, each ``(static shape, input name)``):
+    both of rank 2 at least, the same leading dimensions.
+
+    Raises:
+      ValueError: TF's message, naming the node and its inputs.
+    """
+    (a, a_name), (b, b_name) = first, second
+    where = (
+        f" for '{{{{node {node}}}}} = DenseToDenseSetOperation[T=DT_INT64, "
+        f'set_operation="intersection", validate_indices=true]({a_name}, {b_name})\' with '
+        f"input shapes: {_shape_text(a)}, {_shape_text(b)}."
+    )
+    for shape in (a, b):
+        if shape.ndims < 2:
+            raise ValueError(f"Shape must be at least rank 2 but is rank {shape.ndims}{where}")
+    lead_a, lead_b = a.as_list()[:-1], b.as_list()[:-1]
+    for i, (x, y) in enumerate(zip(lead_a, lead_b, strict=True)):
+        if x is not None and y is not None and x != y:
+            raise ValueError(
+                f"Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are "
+                f"{_shape_text(TensorShape(lead_a))} and {_shape_text(TensorShape(lead_b))}."
+                f"{where}"
+            )
+
+
+def _top_k_checks(
+    labels: Any, top: Any, top_name: str, scope: str, k: int | None, class_id: int | None
+) -> None:
+    """TF's graph-construction checks of ``precision``/``recall`` at k: the labels'
+    rank (``_maybe_expand_labels``), then its first set intersection's shapes (the
+    true positives': top-k indices and labels, or with ``class_id`` the labels and
+    the class id filled in their shape)."""
+    expanded = _expanded_labels(labels, top, scope)
+    if expanded is None or top.get_shape().ndims != expanded[0].ndims:
+        return
+    where = f"{scope}{_at_k_name('true_positive', k, class_id)}/true_positives/"
+    if class_id is None:
+        _set_op_check(where + "DenseToDenseSetOperation", (top.get_shape(), top_name), expanded)
+    elif expanded[0].ndims < 2:  # TF's other mismatches are run-time errors with a class_id
+        filled = TensorShape(expanded[0].as_list()[:-1] + [1])
+        _set_op_check(where + "DenseToDenseSetOperation", (filled, where + "Fill"), expanded)
+
+
 def _top_k_ratio(
     metric: str,
     other: str,
@@ -1314,8 +1391,10 @@ def _top_k_ratio(
     weights: Any,
     metrics_collections: Any,
     updates_collections: Any,
+    scope: str,
 ) -> tuple[ops.Tensor, ops.Tensor]:
-    """``tp / (tp + other)`` over the stream, in the current name scope (float64)."""
+    """``tp / (tp + other)`` over the stream, in the name scope ``scope`` (float64);
+    the value is the node named as the scope (``recall_at_5:0``), as TF's."""
     names = {"tp": "true_positive", "fp": "false_positive", "fn": "false_negative"}
 
     def batch(labels: Any, top: Any, weights: Any) -> Any:
@@ -1334,7 +1413,7 @@ def _top_k_ratio(
     tp_update = tp.assign_add(tp_batch)
     o_update = o.assign_add(other_batch)
     ratio = lambda tp, other: tp / (tp + other)  # noqa: E731  (TF's: NaN before any count)
-    value = _node(ratio, "value", tp=tp.value(), other=o.value())
+    value = _node(ratio, scope, tp=tp.value(), other=o.value())
     update = _node(ratio, "update", tp=tp_update, other=o_update)
     _collect(metrics_collections, value)
     _collect(updates_collections, update)
@@ -1365,8 +1444,15 @@ def _make_top_k_metric(metric: str, other: str, from_scores: bool):
         labels = _dense_labels(public, labels)
         if from_scores and (k is None or k < 1):
             raise ValueError(f"Invalid k={k}. `k` should be >= 1.")
-        with ops.name_scope(name, _at_k_name(metric, k, class_id), [predictions, labels, weights]):
-            top = _top_k_indices(predictions, k) if from_scores else predictions
+        at_k_name = _at_k_name(metric, k, class_id)
+        with ops.name_scope(name, at_k_name, [predictions, labels, weights]) as scope:
+            if from_scores:
+                top = _top_k_indices(predictions, k)
+                top_name = f"{scope}Cast"  # TF's int64 cast of the int32 indices
+            else:
+                top = ops.convert_to_tensor(predictions)
+                top_name = _input_name(top) if top.dtype == np.int64 else f"{scope}Cast"
+            _top_k_checks(labels, top, top_name, scope, k, class_id)
             return _top_k_ratio(
                 metric,
                 other,
@@ -1377,6 +1463,7 @@ def _make_top_k_metric(metric: str, other: str, from_scores: bool):
                 weights,
                 metrics_collections,
                 updates_collections,
+                scope,
             )
 
     what = "precision: tp / (tp + fp)" if other == "fp" else "recall: tp / (tp + fn)"
@@ -1540,8 +1627,22 @@ def average_precision_at_k(
     if k < 1:
         raise ValueError(f"Invalid k={k}. `k` should be >= 1.")
     labels = _dense_labels("average_precision_at_k", labels)
-    with ops.name_scope(name, _at_k_name("average_precision", k), [predictions, labels, weights]):
+    at_k_name = _at_k_name("average_precision", k)
+    with ops.name_scope(name, at_k_name, [predictions, labels, weights]) as scope:
         top = _top_k_indices(predictions, k)
+        expanded = _expanded_labels(labels, top, scope)
+        if expanded is not None:  # TF's relevance per k: a set intersection
+            inner = f"{scope}average_precision/"
+            top_shape = top.get_shape().as_list()
+            labels_shape = expanded[0].as_list()
+            _set_op_check(
+                inner + "relevant_per_k/DenseToDenseSetOperation",
+                (TensorShape(top_shape + [1]), inner + "predictions_idx_per_k"),
+                (
+                    TensorShape(labels_shape[:-1] + [k] + labels_shape[-1:]),
+                    inner + "labels_per_k",
+                ),
+            )
 
         def batch(labels: Any, top: Any, predictions: Any, weights: Any) -> Any:
             num_classes = predictions.shape[-1]
@@ -1570,7 +1671,8 @@ def average_precision_at_k(
         max_update = max_var.assign_add(batch_max)
         total_update = total_var.assign_add(batch_total)
         value = _node(_div_no_nan, "mean", x=total_var.value(), y=max_var.value())
-        update = _node(_div_no_nan, "update", x=total_update, y=max_update)
+        # TF's update op is the node named as the scope (average_precision_at_5:0)
+        update = _node(_div_no_nan, scope, x=total_update, y=max_update)
     _collect(metrics_collections, value)
     _collect(updates_collections, update)
     return value, update
