@@ -372,3 +372,45 @@ def test_top_k_metrics_rank_one_errors(kwargs):
 
     theirs, ours = run_both(script)
     assert theirs is not None and ours == theirs
+
+
+# -- integer reduce_mean over no elements: 0, as TF (the process must not crash) ----------
+_EMPTY_MEAN = """
+import numpy as np
+from tests.interop.twin import run_both
+
+def script(tf):
+    outs = []
+    feed = {}
+    for dtype in ("int8", "int32", "int64", "uint8"):
+        for shape, axis in (([0], None), ([2, 0], 1), ([0, 3], 0), ([2, 0], 0)):
+            x = tf.placeholder(tf.as_dtype(dtype), [None] * len(shape))
+            feed[x] = np.zeros(shape, dtype)
+            outs.append(tf.reduce_mean(x, axis))
+            outs.append(tf.reduce_mean(tf.zeros(shape, tf.as_dtype(dtype)), axis, keepdims=True))
+    return lambda sess: [(v.dtype.name, v.shape, v.tolist()) for v in sess.run(outs, feed)]
+
+theirs, ours = run_both(script)
+assert theirs == ours, (theirs, ours)
+print("same", len(ours))
+"""
+
+
+def test_integer_reduce_mean_of_empty_inputs_is_zero():
+    """Run in a child process: jtrain's division by a zero count used to kill the process
+    (SIGFPE); TF 2.21 gives 0."""
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run(
+        [sys.executable, "-c", _EMPTY_MEAN],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": root},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "same 32" in done.stdout
