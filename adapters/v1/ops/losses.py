@@ -302,8 +302,8 @@ def softmax_cross_entropy(*args: Any, **kwargs: Any) -> Any:
     return _SOFTMAX_LOSS(*bound.args, **bound.kwargs)
 
 
-softmax_cross_entropy.__signature__ = _SOFTMAX_LOSS.__signature__  # type: ignore[attr-defined]
-softmax_cross_entropy._op_def = _SOFTMAX_LOSS._op_def  # type: ignore[attr-defined]
+softmax_cross_entropy.__signature__ = _SOFTMAX_LOSS.__signature__
+softmax_cross_entropy._op_def = _SOFTMAX_LOSS._op_def
 softmax_cross_entropy.__module__ = _SOFTMAX_LOSS.__module__
 FUNCTIONS["losses.softmax_cross_entropy"] = softmax_cross_entropy
 

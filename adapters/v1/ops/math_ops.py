@@ -486,8 +486,8 @@ def _checked_arg(function: Any, axis_params: tuple[str, ...]) -> Any:
 
     for attribute in ("__name__", "__qualname__", "__doc__", "__module__"):
         setattr(arg, attribute, getattr(function, attribute))
-    arg.__signature__ = entry.signature  # type: ignore[attr-defined]
-    arg._op_def = entry  # type: ignore[attr-defined]
+    arg.__signature__ = entry.signature
+    arg._op_def = entry
     for n in entry.names:
         FUNCTIONS[n] = arg
     return arg
