@@ -28,6 +28,8 @@ CASES = {
     "fill": lambda tf, x, y: tf.fill([tf.shape(x)[0], 2], 7.0),
     "range": lambda tf, x, y: tf.range(tf.shape(x)[0]),
     "range start, limit": lambda tf, x, y: tf.range(1, tf.shape(x)[1], 2),
+    "range of min(batch, 5)": lambda tf, x, y: tf.range(tf.minimum(tf.shape(x)[0], 5)),
+    "zeros of batch // 2000": lambda tf, x, y: tf.zeros([tf.shape(x)[0] // 2000 + 1, 2]),
     "tile": lambda tf, x, y: tf.tile(x[:, :2], [1, tf.shape(x)[0]]),
     "slice": lambda tf, x, y: tf.slice(x, [0, 1], [tf.shape(x)[0], 3]),
     "broadcast_to": lambda tf, x, y: tf.broadcast_to(tf.constant([1.0, 2.0]), [tf.shape(x)[0], 2]),
@@ -156,6 +158,7 @@ def test_fed_sizes_as_tf():
             tf.shape(tf.random_uniform([d, 2])),
             x[:n],
             tf.range(n * 2),
+            tf.range(tf.maximum(n, 4)),
             final,
         ]
 

@@ -282,11 +282,11 @@ def lift(entry: OpDef) -> Callable[..., Any]:
             if k in entry.tensors:
                 continue
             computed = _computed(entry, k, v)
-            known = None if computed is None else shape_values.partial_value(computed)
+            known = None if computed is None else shape_values.static_value(computed)
             if computed is None:
                 attrs[k] = _static(entry, k, v)
-            elif known is not None and known.dtype != object:
-                attrs[k] = known.tolist()  # the static shapes determine it
+            elif known is not None:
+                attrs[k] = known.tolist()  # the static shapes fix it
             else:
                 deferred[k] = computed
         if entry.check is not None:

@@ -34,6 +34,7 @@ __all__ = [
     "trace_time_value",
     "build_time_value",
     "partial_value",
+    "static_value",
     "depends_on_data",
     "known_when_traced",
     "from_shapes_only",
@@ -50,14 +51,16 @@ SHAPE_OPS = ("Shape", "Size", "Rank")
 _FEEDABLE = ("PlaceholderWithDefault",)
 
 
-# Sizes given to unknown dimensions when the graph is built: a part of a value (or
-# of an op's output shape) that is the same for all of them is taken as known.
-# Three sizes, not two, so that ``d % 2`` or ``d // 8`` are not mistaken for known.
-FILLS = (6, 7, 1009)
+# Sizes given to unknown dimensions when the graph is built: a part of an op's output
+# shape that is the same for all of them is taken as known. Five sizes, small and
+# large, so that ``d % 2``, ``tf.minimum(d, 5)`` or ``d // 2000`` are not taken as known.
+# A static shape inferred so is only the graph's claim: values are always computed
+# from the run's shapes (``static_value`` decides what is a constant).
+FILLS = (6, 7, 1009, 2, 1048583)
 # The values given to fed integers (a placeholder read as a size or an index) in the
-# same trials: small, as sizes and indices are, so that a slice clamped at an
-# input's end does not give one size for every trial.
-FEED_FILLS = (1, 2, 3)
+# same trials: small ones, as sizes and indices are, so that a slice clamped at an
+# input's end does not give one size for every trial, and a large one.
+FEED_FILLS = (1, 2, 3, 1009, 4)
 
 
 def trace_time_value(ctx: Any, tensor: ops.Tensor) -> np.ndarray:
@@ -128,6 +131,29 @@ def build_time_value(tensor: ops.Tensor, fill: int, feed_fill: int) -> np.ndarra
     if isinstance(value, jax.core.Tracer):
         return None
     return np.asarray(value)
+
+
+def static_value(tensor: ops.Tensor) -> np.ndarray | None:
+    """``tensor``'s value when the graph fixes it: computed from constants and fully
+    known static shapes only (``tf.shape(x)[0]`` of an ``x`` of shape ``[3, 4]``,
+    ``tf.rank(x) - 1``); ``None`` when it reads an unknown dimension or a value of the
+    run, even where the trials of :func:`partial_value` agree
+    (``tf.minimum(tf.shape(x)[0], 5)`` is 5 for every large trial size)."""
+    stack, seen = [tensor.op], set()
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op._compute is None or op.type in _FEEDABLE or op._reads or op._writes:
+            return None
+        if op.type in SHAPE_OPS:
+            shape = op.inputs[0]._shape if op.inputs else None
+            if shape is None or (op.type != "Rank" and None in shape):
+                return None
+            continue
+        stack.extend(t.op for t in op.inputs)
+    return build_time_value(tensor, FILLS[0], FEED_FILLS[0])
 
 
 def partial_value(tensor: ops.Tensor) -> np.ndarray | None:
