@@ -68,6 +68,15 @@ class HostGraph:
         self.given = list(given)
         fed = set(self.given)
         order = execution_order([t.op for t in self.outputs if t not in fed], fed)
+        for op in order:
+            if op.type == "PlaceholderWithDefault":
+                # Its value when fed is the run's, when not its default's: the iterator
+                # could not tell which when it starts (it would take the default).
+                raise NotImplementedError(
+                    f"{what} reads tf.placeholder_with_default {op.name}: jtrain's tf.data "
+                    "cannot tell a fed value from the default; use tf.placeholder and feed "
+                    "it with the iterator's initializer"
+                )
         # Placeholders of the graph the subgraph reads: fed when the iterator starts.
         self.placeholders = [op.outputs[0] for op in order if op.type == "Placeholder"]
         self.order = [op for op in order if op.type != "Placeholder"]

@@ -244,3 +244,16 @@ def test_map_reads_a_placeholder_fed_with_the_initializer_and_saver_saves(tmp_pa
         np.testing.assert_array_equal(np.concatenate(drain(sess, out)), [0.0, 3.0, 6.0, 9.0])
         saver.save(sess, str(tmp_path / "model"))  # with the dataset's ops in the meta graph
     assert (tmp_path / "model.meta").exists()
+
+
+def test_placeholder_with_default_is_refused_not_read_as_its_default():
+    """A fed ``placeholder_with_default`` would have been read as its default (TF reads
+    the fed value): refused with a message naming it."""
+    scale = tf.placeholder_with_default(1.0, [], name="scale")
+    x = tf.placeholder(tf.float32, [None])
+    with pytest.raises(NotImplementedError, match="placeholder_with_default scale"):
+        tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * scale)
+    src = tf.placeholder_with_default(np.array([1.0, 2.0], np.float32), [None], name="src")
+    dataset = tf.data.Dataset.from_tensor_slices(src)
+    with pytest.raises(NotImplementedError, match="placeholder_with_default src"):
+        dataset.make_initializable_iterator()
