@@ -110,7 +110,7 @@ def _cast(value: Any, spec: Spec) -> np.ndarray:
     return arr if arr.dtype == want else arr.astype(want)
 
 
-class DatasetV1:
+class DatasetV1(structure.Structured):
     """A sequence of elements, each a nested structure of tensors (``tf.compat.v1.data.Dataset``).
 
     Make one with ``from_tensor_slices``, ``from_tensors``, ``range``, ``zip`` or a
@@ -138,22 +138,6 @@ class DatasetV1:
     def _elements(self, run: Run) -> Iterator[Element]:
         """The elements, flat, for one pass."""
         raise NotImplementedError
-
-    # -- TF1's properties ----------------------------------------------------------------
-    @property
-    def output_types(self) -> Any:
-        """The ``DType`` of each component, nested as the elements."""
-        return structure.map_structure(lambda s: s.dtype, self._structure)
-
-    @property
-    def output_shapes(self) -> Any:
-        """The static ``TensorShape`` of each component, nested as the elements."""
-        return structure.map_structure(lambda s: s.shape, self._structure)
-
-    @property
-    def output_classes(self) -> Any:
-        """The class of each component (``tf.Tensor``), nested as the elements."""
-        return structure.map_structure(lambda s: ops.Tensor, self._structure)
 
     def _flat_specs(self) -> list[Spec]:
         return structure.flatten(self._structure)

@@ -77,7 +77,7 @@ def _user_value(value: np.ndarray) -> Any:
     return value.item() if value.dtype.kind == "O" and value.ndim == 0 else value
 
 
-class Iterator:
+class Iterator(structure.Structured):
     """An iterator over a dataset's elements (``tf.compat.v1.data.Iterator``).
 
     Make one with ``dataset.make_one_shot_iterator()``,
@@ -260,22 +260,6 @@ class Iterator:
             "Iterator.from_string_handle (feedable iterators) is not in adapters.v1; use "
             "Iterator.from_structure(...) and run make_initializer(dataset) to switch datasets"
         )
-
-    # -- TF1's properties ----------------------------------------------------------------
-    @property
-    def output_types(self) -> Any:
-        """The ``DType`` of each component, nested as the elements."""
-        return structure.map_structure(lambda s: s.dtype, self._structure)
-
-    @property
-    def output_shapes(self) -> Any:
-        """The static ``TensorShape`` of each component, nested as the elements."""
-        return structure.map_structure(lambda s: s.shape, self._structure)
-
-    @property
-    def output_classes(self) -> Any:
-        """The class of each component (``tf.Tensor``), nested as the elements."""
-        return structure.map_structure(lambda s: ops.Tensor, self._structure)
 
 
 def make_one_shot_iterator(dataset: DatasetV1) -> Iterator:

@@ -21,6 +21,7 @@ from adapters.v1.framework.tensor_shape import TensorShape, as_shape
 
 __all__ = [
     "Spec",
+    "Structured",
     "flatten",
     "flatten_up_to",
     "pack",
@@ -128,3 +129,27 @@ def same_structure(a: Any, b: Any) -> bool:
         return False
     ca, cb = _children(a), _children(b)
     return len(ca) == len(cb) and all(same_structure(x, y) for x, y in zip(ca, cb, strict=True))
+
+
+class Structured:
+    """TF1's ``output_types``/``output_shapes``/``output_classes`` of an object whose
+    elements are ``self._structure`` (a dataset, an iterator)."""
+
+    _structure: Any
+
+    @property
+    def output_types(self) -> Any:
+        """The ``DType`` of each component, nested as the elements."""
+        return map_structure(lambda s: s.dtype, self._structure)
+
+    @property
+    def output_shapes(self) -> Any:
+        """The static ``TensorShape`` of each component, nested as the elements."""
+        return map_structure(lambda s: s.shape, self._structure)
+
+    @property
+    def output_classes(self) -> Any:
+        """The class of each component (``tf.Tensor``), nested as the elements."""
+        from adapters.v1.framework import ops
+
+        return map_structure(lambda s: ops.Tensor, self._structure)
