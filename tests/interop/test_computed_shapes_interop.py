@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from adapters import v1 as jtf
 from tests.interop.twin import assert_twins, run_both
 
 X = np.arange(3 * 12, dtype=np.float32).reshape(3, 12) / 7.0
@@ -73,6 +74,27 @@ def test_computed_arguments_as_tf(case):
     assert_twins(theirs, ours)  # reduce_sum adds in another order: 1 ulp
     tf_shape, jtrain_shape = shapes.values()
     assert (tf_shape, jtrain_shape) == MORE_PRECISE.get(case, (tf_shape, tf_shape))
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_computed_arguments_after_a_meta_graph_round_trip_as_tf(case, tmp_path):
+    """jtrain's ``.meta`` of the graph, imported into a new graph (the exported
+    ``tf.shape`` node feeding the computed argument), runs to TF's value."""
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 12], name="x")
+        y = tf.placeholder(tf.float32, [None, 2, 2, 4], name="y")
+        out = tf.identity(CASES[case](tf, x, y), name="out")
+        if tf is jtf:
+            jtf.train.export_meta_graph(str(tmp_path / "graph.meta"))
+        return lambda sess: sess.run(out, _feeds(tf, x, y))
+
+    theirs, _ = run_both(script)
+    with jtf.Graph().as_default():
+        jtf.train.import_meta_graph(str(tmp_path / "graph.meta"))
+        with jtf.Session() as sess:
+            ours = sess.run("out:0", {"x:0": X, "y:0": Y})
+    assert_twins(theirs, ours)
 
 
 def test_fully_known_shapes_give_constants_as_tf():

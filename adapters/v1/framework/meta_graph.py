@@ -498,6 +498,9 @@ def _attach_computation(node: Any, op: Any) -> None:
     """Adds the ``_jtrain_*`` attributes of ``op`` (its exported function) to ``node``."""
     exported = _exported(op)
     if exported is None:
+        call = _table_call_json(op)
+        if call is not None:
+            node.attr["_jtrain_call"].s = call
         return
     blob, memo = exported
     node.attr["_jtrain_fn"].s = blob
@@ -515,6 +518,36 @@ def _attach_host(node: Any, op: Any) -> None:
         return
     for key, value in recipe.items():
         node.attr["_jtrain_host_" + key].CopyFrom(graph_def_lib.attr_value(value))
+
+
+def _table_call_json(op: Any) -> bytes | None:
+    """A node of the op table with arguments computed in the graph (no exported
+    function: they are taken when the step is traced) as JSON: the entry's name, the
+    arguments known when the graph was built, its inputs' layout, the computed
+    arguments' names (``op_def.TableCall``); None where an argument is not JSON."""
+    import json
+
+    call = getattr(op, "_table_call", None)
+    if call is None:
+        return None
+
+    def dtype(value: Any) -> Any:
+        if isinstance(value, dtypes.DType):
+            return {_DTYPE_KEY: value.name}
+        raise TypeError(type(value).__name__)
+
+    try:
+        return json.dumps(call._asdict(), allow_nan=False, default=dtype).encode()
+    except (TypeError, ValueError):  # an argument JSON cannot carry
+        return None
+
+
+# How a ``DType`` argument travels in ``_jtrain_call``'s JSON: ``{"__dtype__": name}``.
+_DTYPE_KEY = "__dtype__"
+
+
+def _json_dtype(value: dict) -> Any:
+    return dtypes.as_dtype(value[_DTYPE_KEY]) if list(value) == [_DTYPE_KEY] else value
 
 
 def _exported(op: Any) -> tuple[bytes, list[Any]] | None:
@@ -965,6 +998,7 @@ class _Importer:
         return (
             _host_builder(node) is not None
             or ("_jtrain_fn" in node.attr and self._known_state(node))
+            or "_jtrain_call" in node.attr
             or (node.op in _NATIVE and (node.op != "Const" or "value" in node.attr))
             or node.op in _VARIABLE_OPS
             or node.op in _TF_NATIVE
@@ -1040,6 +1074,8 @@ class _Importer:
             self._build_unsupported(node, data, controls, _RANDOM_INSTEAD)
         elif "_jtrain_fn" in attr and self._known_state(node):
             self._build_exported(node, data, controls)
+        elif "_jtrain_call" in attr:
+            self._build_call(node, data, controls)
         elif node.op in _TF_NATIVE:
             _TF_NATIVE[node.op](self, node, data, controls)
         elif node.op in graph_kernels.KERNELS:
@@ -1078,6 +1114,12 @@ class _Importer:
             return tuple(outs)
 
         out_avals = exported.out_avals[: len(exported.out_avals) - len(writes)]
+        if node.op in _SHAPE_OF and n_in == 1 and not memo and not reads and not writes:
+            # tf.shape/size/rank read their input's shape: computed from it, not by the
+            # exported function (whose output is a traced value), so that a shape
+            # computed from them (``tf.reshape(x, [tf.shape(x)[0], -1])``) is known
+            # when the step is compiled, as in the graph that was exported.
+            compute = _shape_of(_SHAPE_OF[node.op], out_avals[0].dtype, compute)
         shapes = _output_shapes(node, len(out_avals))
         if self.input_map:  # as TF, shapes follow the mapped inputs' static shapes
             shapes = _inferred_shapes(exported, reads, inputs + memo, n_in) or shapes
@@ -1089,6 +1131,21 @@ class _Importer:
         op._reads = tuple(reads)
         op._writes = tuple(writes)
         self._link_variable(node, op, reads, writes, inputs)
+
+    def _build_call(self, node: Any, data: list[str], controls: list[Any]) -> None:
+        """A jtrain node of the op table whose arguments computed in the graph are
+        its last inputs (``_table_call_json``), rebuilt through the table."""
+        import json
+
+        from adapters.v1.framework import op_def
+
+        fields = json.loads(node.attr["_jtrain_call"].s, object_hook=_json_dtype)
+        call = op_def.TableCall(
+            fields["name"], fields["attrs"], fields["layout"], tuple(fields["deferred"])
+        )
+        inputs = [self._tensor(n) for n in data]
+        _, compute, specs, attach = op_def.rebuilt_node(call, inputs, self.prefix + node.name)
+        attach(self._create(node, inputs, controls, compute, specs))
 
     def _link_variable(self, node: Any, op: Any, reads, writes, inputs) -> None:
         """Sets a variable's snapshot (its ``read``) and initializer (its ``Assign``)."""
@@ -1386,6 +1443,23 @@ def _shape(proto: Any) -> Any:
     if proto.unknown_rank:
         return None
     return tuple(None if d.size < 0 else int(d.size) for d in proto.dim)
+
+
+# The shape-reading op types an exported node may be, and what each takes of its
+# input's shape.
+_SHAPE_OF = {"Shape": np.shape, "Size": np.size, "Rank": np.ndim}
+
+
+def _shape_of(read: Any, dtype: Any, exported: Any) -> Any:
+    """A node's compute giving ``read`` (``np.shape``...) of its one input as ``dtype``;
+    ``exported`` (the node's exported function) where the shape is symbolic."""
+
+    def compute(ctx: Any, value: Any) -> tuple[Any, ...]:
+        if not all(isinstance(d, (int, np.integer)) for d in np.shape(value)):
+            return exported(ctx, value)
+        return (np.asarray(read(value), dtype),)
+
+    return compute
 
 
 def _output_shapes(node: Any, count: int | None) -> list[Any]:

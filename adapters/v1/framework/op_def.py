@@ -27,7 +27,7 @@ import dataclasses
 import inspect
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import numpy as np
@@ -250,6 +250,49 @@ def _parse_signature(params: str) -> inspect.Signature:
     )
 
 
+class TableCall(NamedTuple):
+    """How a node of the table with arguments computed in the graph was called, so that
+    ``import_meta_graph`` rebuilds it (its function cannot be exported: the computed
+    arguments are taken when the step is traced)."""
+
+    name: str  # the table's TF name (``reshape``, ``strided_slice``...)
+    attrs: dict  # the arguments known when the graph was built
+    layout: dict  # tensor parameter -> its input index, (start, count) or None
+    deferred: tuple  # the computed parameters: the node's last inputs, in order
+
+
+def table_functions(
+    entry: OpDef, attrs: dict[str, Any], layout: dict[str, Any]
+) -> tuple[Callable[..., Any], Callable[..., Any] | None]:
+    """``(fn, test)`` of a node of ``entry`` called with ``attrs`` (arguments known when
+    the graph was built) and tensor inputs laid out as ``layout`` (parameter -> input
+    index, ``(start, count)`` of a list, or None): ``fn(values, known)`` computes the
+    outputs, ``known`` holding the deferred arguments; ``test`` the run-time check."""
+
+    def arguments_of(values: tuple[Any, ...], known: dict[str, Any]) -> list[Any]:
+        call = {**attrs, **known}
+        for param, where in layout.items():
+            if where is None:
+                call[param] = None
+            elif isinstance(where, (tuple, list)):
+                call[param] = list(values[where[0] : where[0] + where[1]])
+            else:
+                call[param] = values[where]
+        return [call[p] for p in impl_params(entry)]
+
+    def fn(values: tuple[Any, ...], known: dict[str, Any]) -> Any:
+        return entry.impl(*arguments_of(values, known))
+
+    test = None
+    if entry.runtime_check is not None:
+        check = entry.runtime_check[0]
+
+        def test(values: tuple[Any, ...], known: dict[str, Any]) -> Any:
+            return check(*arguments_of(values, known))
+
+    return fn, test
+
+
 def lift(entry: OpDef) -> Callable[..., Any]:
     """The public function of a table entry: builds the op's node in the default graph."""
     signature = entry.signature
@@ -292,29 +335,12 @@ def lift(entry: OpDef) -> Callable[..., Any]:
         if entry.check is not None:
             entry.check({**attrs, **deferred, **tensors})
 
-        def arguments_of(values: tuple[Any, ...], known: dict[str, Any]) -> list[Any]:
-            call = {**attrs, **known}
-            for param, where in layout.items():
-                if where is None:
-                    call[param] = None
-                elif isinstance(where, tuple):
-                    call[param] = list(values[where[0] : where[0] + where[1]])
-                else:
-                    call[param] = values[where]
-            return [call[p] for p in impl_params(entry)]
-
-        def fn(values: tuple[Any, ...], known: dict[str, Any]) -> Any:
-            return entry.impl(*arguments_of(values, known))
-
-        test = None
-        if entry.runtime_check is not None:
-
-            def test(values: tuple[Any, ...], known: dict[str, Any]) -> Any:
-                return entry.runtime_check[0](*arguments_of(values, known))
-
+        fn, test = table_functions(entry, attrs, layout)
         out = _make_node(entry, fn, flat, name, test, deferred)
         for leaf in jax.tree.leaves(out)[:1]:
             leaf.op._static_attrs = attrs  # the op's Python-valued arguments (axis...)
+            if deferred:  # what rebuilds it from a meta graph (meta_graph._build_call)
+                leaf.op._table_call = TableCall(entry.name, attrs, layout, tuple(deferred))
         if collection:
             ops.add_to_collection(collection, out)
         return out
@@ -349,7 +375,6 @@ def _make_node(
     ``deferred`` arguments (shapes or axes computed in the graph) are extra inputs
     of the node, evaluated when the step is traced (``trace_time_value``).
     """
-    from adapters.v1.framework import runtime_checks
     from adapters.v1.ops.script_ops import _output_specs
 
     graph = inputs[0].graph if inputs else ops.get_default_graph()
@@ -359,16 +384,7 @@ def _make_node(
             tree, specs = _deferred_specs(entry, fn, inputs, deferred, op_name)
         else:
             tree, specs = _output_specs(lambda *v: fn(v, {}), inputs, op_name)
-    count = len(inputs)
-
-    def compute(ctx: Any, *values: Any) -> tuple[Any, ...]:
-        known = {k: trace_time_value(ctx, t).tolist() for k, t in deferred.items()}
-        values = values[:count]
-        if test is not None:
-            ok, data = test(values, known)
-            runtime_checks.check(ctx, op, ok, *data)
-        return tuple(jax.tree.leaves(fn(values, known)))
-
+    compute, attach = node_compute(entry, fn, test, deferred, len(inputs))
     op = graph.create_op(
         entry.op_type,
         name or entry.default_name,
@@ -376,10 +392,55 @@ def _make_node(
         compute=compute,
         output_specs=specs,
     )
-    if test is not None and entry.runtime_check is not None:
-        error = entry.runtime_check[1]
-        runtime_checks.mark(op, lambda *data: error(op, *data))
+    attach(op)
     return jax.tree.unflatten(tree, list(op.outputs))
+
+
+def rebuilt_node(
+    call: TableCall, inputs: list[ops.Tensor], op_name: str
+) -> tuple[str, Callable[..., Any], list[Any], Callable[[ops.Operation], None]]:
+    """``(op type, compute, output specs, attach)`` of a node of the table rebuilt from
+    its ``TableCall`` (``import_meta_graph``): ``inputs`` its tensors then its
+    deferred arguments, as ``lift`` laid them out."""
+    entry = OPS[call.name]
+    fn, test = table_functions(entry, call.attrs, call.layout)
+    count = len(inputs) - len(call.deferred)
+    deferred = dict(zip(call.deferred, inputs[count:], strict=True))
+    with _x64.exact():
+        _, specs = _deferred_specs(entry, fn, inputs[:count], deferred, op_name)
+    compute, attach = node_compute(entry, fn, test, deferred, count)
+    return entry.op_type, compute, specs, attach
+
+
+def node_compute(
+    entry: OpDef,
+    fn: Callable[..., Any],
+    test: Callable[..., Any] | None,
+    deferred: dict[str, ops.Tensor],
+    count: int,
+) -> tuple[Callable[..., Any], Callable[[ops.Operation], None]]:
+    """``(compute, attach)`` of a table node: ``compute`` runs ``fn`` on its first
+    ``count`` inputs and the ``deferred`` arguments' values, taken when the step is
+    traced, with the entry's run-time check; ``attach(op)`` binds it to its node."""
+    from adapters.v1.framework import runtime_checks
+
+    node: list[ops.Operation] = []
+
+    def compute(ctx: Any, *values: Any) -> tuple[Any, ...]:
+        known = {k: trace_time_value(ctx, t).tolist() for k, t in deferred.items()}
+        values = values[:count]
+        if test is not None:
+            ok, data = test(values, known)
+            runtime_checks.check(ctx, node[0], ok, *data)
+        return tuple(jax.tree.leaves(fn(values, known)))
+
+    def attach(op: ops.Operation) -> None:
+        node.append(op)
+        if test is not None and entry.runtime_check is not None:
+            error = entry.runtime_check[1]
+            runtime_checks.mark(op, lambda *data: error(op, *data))
+
+    return compute, attach
 
 
 def _computed(entry: OpDef, param: str, value: Any) -> ops.Tensor | None:
