@@ -11,7 +11,12 @@ device operation with ``jax.export`` (StableHLO, with symbolic dimensions where
 the static shape has ``None``) into the node's attribute ``_jtrain_fn``, beside
 ``_jtrain_reads``/``_jtrain_writes`` (the variables it reads and writes, by op
 name) and ``_jtrain_memo`` (for a gradient: the values of the forward tensors it
-re-evaluates from, by tensor name). ``import_meta_graph`` rebuilds the graph
+re-evaluates from, by tensor name). An op of the op table whose shapes, sizes or
+axes are computed in the graph (``tf.reshape(x, [tf.shape(x)[0], -1])``) has no
+exported function, since those arguments are taken when the step is traced: it
+travels as its call, ``_jtrain_call`` (JSON: the table entry, the arguments known
+when the graph was built, the inputs' layout, the computed arguments' names), and is
+rebuilt through the table. ``import_meta_graph`` rebuilds the graph
 from these alone: placeholders, constants and variables from TF's attributes,
 every other node as a call of its deserialized function. Nothing is unpickled or
 evaluated: only protos, JSON and ``jax.export``'s own serialization are parsed. TF
