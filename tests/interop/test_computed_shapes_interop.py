@@ -196,6 +196,26 @@ def test_fed_sizes_as_tf():
     assert_twins(*run_both(script), rtol=2e-6)
 
 
+def test_fed_sizes_after_a_meta_graph_round_trip_as_tf(tmp_path):
+    """Sizes from a fed placeholder in jtrain's ``.meta``, imported into a new graph:
+    the placeholder is a shape feed there too (each fed value its own program)."""
+
+    def script(tf):
+        n = tf.placeholder(tf.int32, [], name="n")
+        x = tf.placeholder(tf.float32, [None, 12], name="x")
+        out = [tf.identity(tf.ones([n, 3]) * 2.0, name="doubled"), tf.identity(x[:n], name="rows")]
+        if tf is jtf:
+            jtf.train.export_meta_graph(str(tmp_path / "graph.meta"))
+        return lambda sess: [sess.run(out, {n: k, x: X}) for k in (2, 1, 2)]
+
+    theirs, _ = run_both(script)
+    with jtf.Graph().as_default():
+        jtf.train.import_meta_graph(str(tmp_path / "graph.meta"))
+        with jtf.Session() as sess:
+            ours = [sess.run(["doubled:0", "rows:0"], {"n:0": k, "x:0": X}) for k in (2, 1, 2)]
+    assert_twins(theirs, ours, rtol=0)
+
+
 INDEXED = {
     "x[i]": lambda x, i: x[i],
     "x[:, i]": lambda x, i: x[:, i],

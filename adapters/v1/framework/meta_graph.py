@@ -1142,7 +1142,7 @@ class _Importer:
         its last inputs (``_table_call_json``), rebuilt through the table."""
         import json
 
-        from adapters.v1.framework import op_def
+        from adapters.v1.framework import op_def, shape_values
 
         fields = json.loads(node.attr["_jtrain_call"].s, object_hook=_json_dtype)
         call = op_def.TableCall(
@@ -1150,6 +1150,9 @@ class _Importer:
         )
         inputs = [self._tensor(n) for n in data]
         _, compute, specs, attach = op_def.rebuilt_node(call, inputs, self.prefix + node.name)
+        for t in inputs[len(inputs) - len(call.deferred) :]:
+            # the integer placeholders read (``n`` in ``tf.ones([n, 3])``): shape feeds
+            shape_values.known_when_traced(t)
         attach(self._create(node, inputs, controls, compute, specs))
 
     def _link_variable(self, node: Any, op: Any, reads, writes, inputs) -> None:
