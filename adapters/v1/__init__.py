@@ -135,7 +135,15 @@ from adapters.v1.ops.clip_ops import (
     global_norm,
 )
 from adapters.v1.ops.constant_op import constant
-from adapters.v1.ops.control_flow_ops import Assert, case, cond, group, no_op, while_loop
+from adapters.v1.ops.control_flow_ops import (
+    Assert,
+    case,
+    cond,
+    group,
+    no_op,
+    switch_case,
+    while_loop,
+)
 from adapters.v1.ops.control_flow_ops import tuple_ as tuple  # noqa: A004 - TF's name
 from adapters.v1.ops.data_flow_ops import (
     FIFOQueue,
@@ -222,6 +230,7 @@ from adapters.v1.ops.state_ops import (
     scatter_update,
 )
 from adapters.v1.ops.template import make_template
+from adapters.v1.ops.tensor_array_ops import TensorArray
 from adapters.v1.ops.variable_scope import (
     AUTO_REUSE,
     VariableScope,
@@ -288,6 +297,8 @@ __all__ = [
     "case",
     "cond",
     "while_loop",
+    "switch_case",
+    "TensorArray",
     "tuple",
     "foldl",
     "foldr",

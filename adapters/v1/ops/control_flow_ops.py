@@ -40,6 +40,7 @@ __all__ = [
     "with_dependencies",
     "cond",
     "case",
+    "switch_case",
     "while_loop",
     "Assert",
 ]
@@ -645,6 +646,84 @@ def case(
     return out
 
 
+def switch_case(
+    branch_index: Any,
+    branch_fns: Any,
+    default: Callable[[], Any] | None = None,
+    name: str = "switch_case",
+) -> Any:
+    """The branch ``branch_fns[branch_index]``, chosen when the step runs.
+
+    Args:
+      branch_index: an integer scalar tensor (a Python int is refused, as TF does).
+      branch_fns: callables: a list or tuple (index k runs the k-th), a dict
+        ``{k: fn}`` or a list of ``(k, fn)`` pairs, the keys forming ``0..N-1``.
+      default: the function for an index outside ``[0, N)``; without one, the
+        last branch runs for such an index (TF's ``Case`` op).
+      name: the name scope.
+
+    Returns:
+      The chosen branch's outputs, in the branches' structure (a singleton list
+      stays a list: TF's functional ``Case`` op).
+
+    Raises:
+      TypeError: ``branch_index`` not an integer tensor; an entry not a 2-tuple or
+        not callable; a key not an int.
+      ValueError: no branch; keys not ``0..N-1``; branches' structures or dtypes differ.
+      NotImplementedError: branches returning different static shapes.
+    """
+    if not _is_tensor(branch_index):
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
+    branch_index = ops.convert_to_tensor(branch_index)
+    if branch_index.dtype is None or not branch_index.dtype.is_integer:
+        raise TypeError(f"'branch_index' must be an integer Tensor, got {branch_index.dtype}")
+    if not branch_fns:
+        raise ValueError("Must provide at least one item in 'branch_fns'")
+    if not isinstance(branch_fns, (list, tuple, dict)):
+        raise TypeError("'branch_fns' must be a list, tuple, or dict")
+    pairs = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)
+    if all(callable(fn) for fn in pairs):
+        pairs = list(enumerate(pairs))
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'branch_fns' must be a 2-tuple. Received {pair}.")
+        key, fn = pair
+        if not isinstance(key, int):
+            raise TypeError(f"key must be a Python `int`, got {type(key)}")
+        if not callable(fn):
+            raise TypeError(f"fn for key {key} must be callable.")
+    keys = [p[0] for p in pairs]
+    if min(keys) < 0 or max(keys) >= len(keys) or len(set(keys)) != len(keys):
+        raise ValueError(
+            f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but "
+            f"found {{{','.join(map(str, sorted(keys)))}}}"
+        )
+    fns = [(f"branch {k}", fn) for k, fn in sorted(pairs, key=lambda p: p[0])]
+    if default is not None:
+        fns.append(("default", default))
+    n = len(fns)
+
+    def index(i: Any) -> Any:
+        i = jnp.asarray(i)
+        return jnp.where((i < 0) | (i >= n), n - 1, i).astype(np.int32)
+
+    const = branch_index.op._const_value
+    static = None
+    if const is not None:
+        k = int(np.asarray(const))
+        static = k if 0 <= k < n else n - 1
+    with ops.name_scope(name, "case", [branch_index]) as scope:
+        return _switch(
+            "switch_case",
+            index,
+            [branch_index],
+            fns,
+            True,
+            scope.rstrip("/"),
+            static_index=static,
+        )
+
+
 # -- while_loop ----------------------------------------------------------------------------
 def while_loop(
     cond: Callable[..., Any],
@@ -787,7 +866,19 @@ def while_loop(
             cond_body = _Body("while_loop", created, params, [c], reread=looped)
             loop_body = _Body("while_loop", created, params, outs, reread=looped)
         static_limit = None if limit is None else limit.op._const_value
-        if limit is None:
+        from adapters.v1.ops import tensor_array_ops
+
+        tensor_array_ops.bound_loop(
+            loop_vars, None if static_limit is None else int(np.asarray(static_limit))
+        )
+        # A loop writing a loop-carried TensorArray of fixed size N on every iteration
+        # runs at most N iterations (TF fails any further write): a bounded scan.
+        implied = tensor_array_ops.implied_bound(loop_body.order, params)
+        scan_length = static_limit if static_limit is not None else implied
+        buffers = [k for k, t in enumerate(tensors) if tensor_array_ops.is_buffer(t)]
+        if limit is None and implied is not None:
+            error = None
+        elif limit is None:
             error = (
                 f"tf.gradients through tf.while_loop '{loop_name}': JAX cannot "
                 "reverse-differentiate an unbounded loop; pass maximum_iterations=N to the "
@@ -820,8 +911,10 @@ def while_loop(
             init = [jnp.asarray(v, d) for v, d in zip(extra[:n_out], dtypes_, strict=True)]
             var_vals = [ctx.read(v) for v in written]
             try:
-                if ctx.frozen and static_limit is not None:
-                    loop, new_vars = _bounded(run_cond, run_body, init, var_vals, int(static_limit))
+                if buffers and any(jnp.ndim(init[k]) == 0 for k in buffers):
+                    init = _made_buffers(ctx, loop_body, params, known, written, init, var_vals)
+                if ctx.frozen and scan_length is not None:
+                    loop, new_vars = _bounded(run_cond, run_body, init, var_vals, int(scan_length))
                 else:
                     bound = None if limit is None else extra[n_out]
                     loop, new_vars = _unbounded(run_cond, run_body, init, var_vals, bound)
@@ -852,6 +945,33 @@ def while_loop(
     if not return_same_structure and len(exits) == 1:
         return exits[0]
     return _pack_like(top, jax.tree.unflatten(structure, exits))
+
+
+def _made_buffers(
+    ctx: Any,
+    body: _Body,
+    params: list[ops.Tensor],
+    known: dict,
+    written: list[Any],
+    init: list[Any],
+    var_vals: list[Any],
+) -> list[Any]:
+    """``init`` with the buffers of TensorArrays not written yet (scalars) made, of the
+    shape one iteration of ``body`` writes (its shapes evaluated, nothing run)."""
+    from adapters.v1.client.session import RunContext
+    from adapters.v1.ops import tensor_array_ops
+
+    # frozen: no run-time checks and no variable writes while only shapes are traced
+    shapes_ctx = RunContext(ctx.variables, ctx.memo, True, ctx.initialized, ctx.fed)
+
+    def one(loop: list[Any], vv: list[Any]) -> list[Any]:
+        values = dict(known)
+        values.update(zip(params, loop, strict=True))
+        return body.run(shapes_ctx, values, written, vv)[0]
+
+    shapes = jax.eval_shape(one, init, var_vals)
+    buffers = [k for k, p in enumerate(params) if tensor_array_ops.is_buffer(p)]
+    return tensor_array_ops.materialize(init, buffers, shapes)
 
 
 def _same_structure(given: Any, returned: Any) -> None:
