@@ -145,6 +145,7 @@ from adapters.v1.ops.control_flow_ops import (
     while_loop,
 )
 from adapters.v1.ops.control_flow_ops import tuple_ as tuple  # noqa: A004 - TF's name
+from adapters.v1.ops.custom_gradient import RegisterGradient, custom_gradient
 from adapters.v1.ops.data_flow_ops import (
     FIFOQueue,
     PaddingFIFOQueue,
@@ -153,7 +154,7 @@ from adapters.v1.ops.data_flow_ops import (
     RandomShuffleQueue,
 )
 from adapters.v1.ops.functional_ops import foldl, foldr, map_fn, scan
-from adapters.v1.ops.gradients_impl import UnconnectedGradients, gradients
+from adapters.v1.ops.gradients_impl import UnconnectedGradients, gradients, hessians
 from adapters.v1.ops.init_ops import (
     constant_initializer,
     glorot_normal_initializer,
@@ -467,6 +468,9 @@ __all__ = [
     "no_op",
     "gradients",
     "UnconnectedGradients",
+    "hessians",
+    "custom_gradient",
+    "RegisterGradient",
     "jax_function",
     "jax_data_parallel",
     "Variable",

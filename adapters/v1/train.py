@@ -76,6 +76,7 @@ from adapters.v1.training.moving_averages import ExponentialMovingAverage
 from adapters.v1.training.optimizer import Optimizer
 from adapters.v1.training.proximal_adagrad import ProximalAdagradOptimizer
 from adapters.v1.training.proximal_gradient_descent import ProximalGradientDescentOptimizer
+from adapters.v1.training.py_checkpoint_reader import NewCheckpointReader
 from adapters.v1.training.quantize_training import do_quantize_training_on_graphdef
 from adapters.v1.training.queue_runner_impl import (
     QueueRunner,
@@ -103,7 +104,6 @@ from adapters.v1.training.training_util import (
 )
 from adapters.v1.training.warm_starting_util import VocabInfo, warm_start
 from jtrain.checkpoint import (
-    NewCheckpointReader,
     checkpoint_exists,
     checkpoints_iterator,
     generate_checkpoint_state_proto,

@@ -359,6 +359,8 @@ class Operation:
         # op's ``compute`` over inputs with a leading batch dimension, an enqueue's
         # ``put_many(session, columns)``. None: the op has none.
         self._batch: Any = None
+        # The gradient name ``Graph.gradient_override_map`` gave this op, if any.
+        self._gradient_op_type: str | None = None
 
     @property
     def graph(self) -> Graph:
@@ -428,6 +430,8 @@ class Operation:
                 attrs["value"] = value
         elif first is not None and first.dtype is not None and (self._inputs or self._reads):
             attrs["T"] = as_dtype(first.dtype)
+        if self._gradient_op_type is not None:  # set by Graph.gradient_override_map
+            attrs["_gradient_op_type"] = self._gradient_op_type.encode()
         return attrs
 
     def run(self, feed_dict: dict | None = None, session: Any = None) -> None:
@@ -462,6 +466,8 @@ class Graph:
         # Placeholders whose fed values shapes or axes read (``tf.ones([n, 3])``): a
         # run compiles them as constants, one program per fed value (shape_values.py).
         self._shape_feeds: set[Tensor] = set()
+        # Op type -> gradient name for ops created now (``gradient_override_map``).
+        self._gradient_override_map: dict[str, str] = {}
 
     # -- thread-local builder state ---------------------------------------------
     @property
@@ -534,6 +540,26 @@ class Graph:
     def get_name_scope(self) -> str:
         return self._scope
 
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: dict[str, str]) -> Iterator[None]:
+        """Ops of the mapped types created inside take the mapped gradient: TF's
+        ``gradient_override_map`` (the name is looked up in the gradients registered
+        with ``tf.RegisterGradient`` when ``tf.gradients`` reaches the op).
+
+        Raises:
+          TypeError: ``op_type_map`` is not a dict of strings to strings (TF's message).
+        """
+        if not isinstance(op_type_map, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()
+        ):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
+
     # -- ops ---------------------------------------------------------------------
     def _check_not_finalized(self) -> None:
         if self._finalized:
@@ -586,6 +612,8 @@ class Graph:
             output_specs,
         )
         op._host = host
+        if op_type in self._gradient_override_map:
+            op._gradient_op_type = self._gradient_override_map[op_type]
         if self._device_stack:
             self._apply_device(op)
         self._ops.append(op)

@@ -15,6 +15,7 @@ gradient keep their value from the run in the re-evaluation: constants for JAX.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -23,6 +24,8 @@ import numpy as np
 
 from adapters.v1.client.session import RunContext, execution_order
 from adapters.v1.framework import dtypes, ops
+from adapters.v1.ops.custom_gradient import get_gradient_function
+from jtrain import errors
 
 
 class UnconnectedGradients(enum.Enum):
@@ -104,8 +107,14 @@ def _data_inputs(op: ops.Operation) -> tuple[ops.Tensor, ...]:
 
 def _cuts(op: ops.Operation, stop_ops: set[ops.Operation]) -> bool:
     """No gradient flows from ``op``'s outputs to its inputs: a ``stop_gradients`` op,
-    a non-differentiable op (``tf.stop_gradient``, ``py_func``, ``floor``)."""
-    return op in stop_ops or getattr(op, "_not_differentiable", False) or op.type in _NO_GRADIENT
+    a non-differentiable op (``tf.stop_gradient``, ``py_func``, ``floor``). An op whose
+    gradient ``gradient_override_map`` replaces follows its gradient function (one
+    that gives no input a gradient is among ``stop_ops``)."""
+    if op in stop_ops or getattr(op, "_not_differentiable", False):
+        return True
+    if op._gradient_op_type not in (None, op.type):
+        return False
+    return op.type in _NO_GRADIENT
 
 
 def _ancestors(tensors: list[ops.Tensor]) -> set[ops.Tensor]:
@@ -121,17 +130,20 @@ def _ancestors(tensors: list[ops.Tensor]) -> set[ops.Tensor]:
     return seen
 
 
-def _with_gradient(ys: list[ops.Tensor], stop_ops: set[ops.Operation]) -> set[ops.Tensor]:
+def _with_gradient(
+    ys: list[ops.Tensor], stop_ops: set[ops.Operation], flows: Callable[..., Any] | None = None
+) -> set[ops.Tensor]:
     """The tensors a gradient of ``ys`` reaches, as TF's backpropagation: ``ys``, then
     the trainable inputs of ops with a trainable output reached, except through ops
-    that cut gradients (``_cuts``)."""
+    that cut gradients (``_cuts``); ``flows(op)`` gives the inputs a user's gradient
+    function gives a gradient (default: all)."""
     reached = set(ys)
     stack = list(ys)
     while stack:
         t = stack.pop()
         if not _trainable(t) or _cuts(t.op, stop_ops):
             continue
-        for i in t.op.inputs:
+        for i in t.op.inputs if flows is None else flows(t.op):
             if i not in reached and _trainable(i):
                 reached.add(i)
                 stack.append(i)
@@ -196,32 +208,7 @@ def gradients(
     stop_ops = (
         {t.op for t in _as_tensor_list(stop_gradients)} if stop_gradients is not None else set()
     )
-
-    upstream = _ancestors(ys_t)
-    live = _with_gradient(ys_t, stop_ops)
-    # A variable read again inside control_dependencies (a fresh read op) is the same
-    # x for TF: its gradient flows to the variable too.
-    aliases = {x: _other_reads(x, live) for x in xs_t}
-    connected = list(dict.fromkeys(x for x in xs_t if _trainable(x) and (x in live or aliases[x])))
-    # An x read only by row gathers gets TF's IndexedSlices: JAX differentiates with
-    # respect to the gathered rows instead of x (the dense cotangent never exists).
-    gathers = {x: [] if aliases[x] else _row_gathers(x, live, stop_ops, ys_t) for x in connected}
-    sparse = [x for x in connected if gathers[x]]
-    dense = [x for x in connected if not gathers[x]]
-    rows = [g.outputs[0] for x in sparse for g in gathers[x]]
-    row_ids = [g.inputs[1] for x in sparse for g in gathers[x]]
-    by_x: dict[ops.Tensor, Any] = {}
-    if connected:
-        op = _gradients_op(
-            ys_t, gys, dense, rows, row_ids, sparse, gathers, aliases, upstream, stop_ops, name
-        )
-        by_x.update(zip(dense, op.outputs, strict=False))
-        from adapters.v1.framework.indexed_slices import IndexedSlices
-
-        for i, x in enumerate(sparse):
-            values, indices = op.outputs[len(dense) + 2 * i : len(dense) + 2 * i + 2]
-            dense_shape = ops.convert_to_tensor(np.asarray(x._shape, np.int32))
-            by_x[x] = IndexedSlices(values, indices, dense_shape)
+    by_x = _differentiate(ys_t, gys, xs_t, stop_ops, name)
     result: list[Any] = []
     for x in xs_t:
         if x in by_x:
@@ -237,6 +224,141 @@ def gradients(
         else:
             result.append(None)
     return result
+
+
+def hessians(
+    ys: Any,
+    xs: Any,
+    name: str = "hessians",
+    colocate_gradients_with_ops: bool = False,
+    gate_gradients: bool = False,
+    aggregation_method: Any = None,
+) -> list[ops.Tensor]:
+    """The second derivatives of ``sum(ys)`` with respect to each ``x`` of ``xs``.
+
+    For each ``x`` (of ``n`` elements), :math:`H_{ij} = \\partial^2 \\sum y /
+    \\partial x_i \\partial x_j`, returned with shape ``x.shape + x.shape``: the
+    Jacobian of ``tf.gradients(ys, x)`` with respect to ``x``, as TF builds it
+    (cross derivatives between different ``xs`` are not computed).
+
+    Args:
+      ys: a tensor or list of tensors.
+      xs: a tensor, variable, or list of them, of fully known static shapes.
+      name: the name scope of the gradient ops (TF's default ``"hessians"``).
+      colocate_gradients_with_ops, gate_gradients, aggregation_method: as
+        ``tf.gradients`` (accepted; XLA places and orders the computation).
+
+    Returns:
+      One tensor per ``x``, of shape ``x.shape + x.shape`` and ``x``'s dtype.
+
+    Raises:
+      ValueError: some ``x`` has no gradient (TF's message: its loop converts the
+        ``None`` gradient).
+      NotImplementedError: an ``x`` whose static shape is not fully known (TF loops
+        over its elements with a ``tf.while_loop``).
+
+    .. note:: Where ``ys`` is linear in ``x`` TF's first gradient is built from ``x``'s
+       shape only and its Hessian loop raises ``ValueError("None values not
+       supported.")``; jtrain's gradient depends on ``x`` and its Hessian is zeros.
+    """
+    xs_t = _as_tensor_list(xs)
+    grads = gradients(ys, xs_t, name=name)
+    out = []
+    for g, x in zip(grads, xs_t, strict=True):
+        if g is None:
+            raise ValueError(
+                "Tried to convert 'tensor' to a tensor and failed. Error: None values not "
+                "supported."
+            )
+        g = ops.convert_to_tensor(g)  # an IndexedSlices gradient: dense, as TF reshapes it
+        if x._shape is None or any(d is None for d in x._shape):
+            raise NotImplementedError(
+                f"tf.hessians: {x.name} has the static shape {x.shape}; jtrain needs a fully "
+                "known shape (TF loops over the elements in a tf.while_loop)."
+            )
+        by_x = _differentiate([g], [None], [x], set(), name, jacobian=True)
+        if x in by_x:
+            out.append(by_x[x])
+            continue
+        from adapters.v1.ops.script_ops import lift
+
+        shape = tuple(x._shape) * 2  # the gradient does not depend on x at all
+        out.append(lift(lambda v, s=shape: jnp.zeros(s, v.dtype), [x], name="zeros"))
+    return out
+
+
+def _differentiate(
+    ys_t: list[ops.Tensor],
+    gys: list[ops.Tensor | None],
+    xs_t: list[ops.Tensor],
+    stop_ops: set[ops.Operation],
+    name: str,
+    jacobian: bool = False,
+) -> dict[ops.Tensor, Any]:
+    """The gradient (or, with ``jacobian``, the Jacobian of the one ``y``) with respect to
+    each connected ``x``, by ``x``; unconnected ``xs`` are left out."""
+    graph = ys_t[0].graph
+    upstream = _ancestors(ys_t)
+    # Ops on a path from xs whose gradient the user replaced: their gradient functions
+    # run once, here, as TF calls them while building the backward pass.
+    from_xs = _descendants(xs_t + [a for x in xs_t for a in _other_reads(x, upstream)], upstream)
+    stop_ops = set(stop_ops)
+    overrides: dict[ops.Operation, _Override] = {}
+    with graph.name_scope(name) as scope:
+        pass
+
+    def flows(op: ops.Operation) -> Any:
+        if op._gradient_op_type is None or not any(o in from_xs for o in op.outputs):
+            return op.inputs
+        if op not in overrides:
+            fn = get_gradient_function(op)
+            if fn is None:
+                return op.inputs
+            overrides[op] = _Override.build(op, fn, scope)
+            if all(g is None for g in overrides[op].grads):
+                stop_ops.add(op)
+        return [t for t, g in zip(op.inputs, overrides[op].grads, strict=True) if g is not None]
+
+    live = _with_gradient(ys_t, stop_ops, flows)
+    # A variable read again inside control_dependencies (a fresh read op) is the same
+    # x for TF: its gradient flows to the variable too.
+    aliases = {x: _other_reads(x, live) for x in xs_t}
+    connected = list(dict.fromkeys(x for x in xs_t if _trainable(x) and (x in live or aliases[x])))
+    # An x read only by row gathers gets TF's IndexedSlices: JAX differentiates with
+    # respect to the gathered rows instead of x (the dense cotangent never exists).
+    gathers = {
+        x: [] if aliases[x] or jacobian else _row_gathers(x, live, stop_ops, ys_t)
+        for x in connected
+    }
+    sparse = [x for x in connected if gathers[x]]
+    dense = [x for x in connected if not gathers[x]]
+    rows = [g.outputs[0] for x in sparse for g in gathers[x]]
+    row_ids = [g.inputs[1] for x in sparse for g in gathers[x]]
+    by_x: dict[ops.Tensor, Any] = {}
+    if connected:
+        op = _gradients_op(
+            ys_t,
+            gys,
+            dense,
+            rows,
+            row_ids,
+            sparse,
+            gathers,
+            aliases,
+            upstream,
+            stop_ops,
+            scope,
+            {o: v for o, v in overrides.items() if o not in stop_ops},
+            jacobian,
+        )
+        by_x.update(zip(dense, op.outputs, strict=False))
+        from adapters.v1.framework.indexed_slices import IndexedSlices
+
+        for i, x in enumerate(sparse):
+            values, indices = op.outputs[len(dense) + 2 * i : len(dense) + 2 * i + 2]
+            dense_shape = ops.convert_to_tensor(np.asarray(x._shape, np.int32))
+            by_x[x] = IndexedSlices(values, indices, dense_shape)
+    return by_x
 
 
 def _own_gradient(x: ops.Tensor, ys: list[ops.Tensor], gys: list[Any]) -> ops.Tensor:
@@ -262,7 +384,9 @@ def _gradients_op(
     aliases: dict[ops.Tensor, list[ops.Tensor]],
     upstream: set[ops.Tensor],
     stop_ops: set[ops.Operation],
-    name: str,
+    scope: str,
+    overrides: dict[ops.Operation, _Override],
+    jacobian: bool = False,
 ) -> ops.Operation:
     """The operation computing the gradients of ``ys`` with respect to ``dense`` and
     ``rows`` (for ``sparse``: values, then indices, per x) with ``jax.grad``.
@@ -273,6 +397,11 @@ def _gradients_op(
     points it depends on, plus its own variable, so its gradient is the derivative with
     respect to the tensor and theirs include the paths through it (TF's total
     derivative).
+
+    The ops of ``overrides`` (a user's gradient) are recomputed as ``jax.custom_vjp``
+    functions whose backward rule evaluates their gradient tensors. With ``jacobian``
+    (one ``y``, one dense ``x``) the output is the Jacobian, of shape
+    ``y.shape + x.shape``: one backward pass per element of ``y``.
     """
     points = dense + rows
     alias_reads = [a for x in dense for a in aliases[x]]
@@ -289,16 +418,18 @@ def _gradients_op(
     inner_order = _in_execution_order([p for p in points if p in inner])
     weighted = [i for i, g in enumerate(gys) if g is not None]
     differentiated = [i for i, y in enumerate(ys) if _trainable(y)]
-    inputs = ys + [gys[i] for i in weighted] + points + row_ids
+    # What the users' gradient functions read from the step (computed before this op).
+    externals = list(dict.fromkeys(t for o in overrides.values() for t in o.externals))
+    inputs = ys + [gys[i] for i in weighted] + points + row_ids + externals
     index_dtypes = {x: _index_dtype([g.inputs[1] for g in gathers[x]]) for x in sparse}
-    n_y, n_w, n_p = len(ys), len(weighted), len(points)
+    n_y, n_w, n_p, n_i = len(ys), len(weighted), len(points), len(row_ids)
 
     def compute(ctx: RunContext, *values):
         weights = dict(zip(weighted, values[n_y : n_y + n_w], strict=True))
         diff_vals = values[n_y + n_w : n_y + n_w + n_p]
-        id_vals = values[n_y + n_w + n_p :]
+        id_vals = values[n_y + n_w + n_p : n_y + n_w + n_p + n_i]
 
-        def f(xv):
+        def f(xv, weights):
             memo = {t: v for t, v in ctx.memo.items() if t not in downstream or t in frozen}
             at = dict(zip(points, xv, strict=True))
             memo.update((p, v) for p, v in at.items() if p not in inner)
@@ -307,19 +438,30 @@ def _gradients_op(
                     # The read's own value (it may follow an assignment), x's derivative.
                     memo[a] = ctx.memo.get(a, at[x]) + (at[x] - jax.lax.stop_gradient(at[x]))
             sub = RunContext(dict(ctx.variables), memo, True, ctx.initialized, ctx.fed)
+            user = (overrides, ctx) if overrides else None
             for p in inner_order:
                 # Its value in the run; the derivative through the points it depends
                 # on, and with respect to itself.
-                (e,) = _recompute(sub, [p])
+                (e,) = _recompute(sub, [p], user)
                 memo[p] = at[p] + (e - jax.lax.stop_gradient(e))
-            outs = _recompute(sub, [ys[i] for i in differentiated])
+            outs = _recompute(sub, [ys[i] for i in differentiated], user)
             total = 0.0
             for i, y in zip(differentiated, outs, strict=True):
                 y = jnp.asarray(y)
                 total = total + (jnp.sum(y * weights[i]) if i in weights else jnp.sum(y))
             return total
 
-        grads = jax.grad(f)(list(diff_vals))
+        if jacobian:
+            (y,) = ys
+            size = _num_elements(y)
+            basis = np.eye(size, dtype=y._np_dtype).reshape((size, *y._shape))
+            rows = [jax.grad(f)(list(diff_vals), {0: b})[0] for b in basis]
+            (x,) = dense
+            jac = jnp.stack(rows).reshape((*y._shape, *x._shape)) if rows else None
+            if jac is None:
+                jac = jnp.zeros((*y._shape, *x._shape), diff_vals[0].dtype)
+            return (jac.astype(diff_vals[0].dtype),)
+        grads = jax.grad(f)(list(diff_vals), weights)
         out = [g.astype(x.dtype) for g, x in zip(grads, diff_vals, strict=True)]
         dense_out, row_grads = out[: len(dense)], out[len(dense) :]
         pos = 0
@@ -335,24 +477,173 @@ def _gradients_op(
         return tuple(dense_out)
 
     specs = [(x._shape, x.dtype) for x in dense]
+    if jacobian:
+        specs = [((*ys[0]._shape, *dense[0]._shape), dense[0].dtype)]
     for x in sparse:
         counts = [_num_elements(g.inputs[1]) for g in gathers[x]]
         n = None if None in counts else sum(counts)
         specs += [((n, *x._shape[1:]), x.dtype), ((n,), index_dtypes[x])]
     graph = ys[0].graph
-    with graph.name_scope(name):
+    with graph.name_scope(scope):
         return graph.create_op(
             "Gradients", "grads", inputs=inputs, compute=compute, output_specs=specs
         )
 
 
-def _recompute(ctx: RunContext, tensors: list[ops.Tensor]) -> list[Any]:
+def _recompute(ctx: RunContext, tensors: list[ops.Tensor], user: Any = None) -> list[Any]:
     """Values of ``tensors``, running the operations they need that computed a value
     not in ``ctx.memo``: a control input that ran in the step (an assignment in
-    ``control_dependencies``) does not run again in the gradient's recomputation."""
+    ``control_dependencies``) does not run again in the gradient's recomputation.
+
+    ``user``: ``(overrides, step context)``, the ops whose gradient is the user's,
+    which run with it (``_Override.run``)."""
     order = execution_order([t.op for t in tensors], set(ctx.memo))
-    ctx.run_ops([op for op in order if any(o not in ctx.memo for o in op.outputs)])
+    todo = [op for op in order if any(o not in ctx.memo for o in op.outputs)]
+    if user is None:
+        ctx.run_ops(todo)
+    else:
+        overrides, step = user
+        for op in todo:
+            if op in overrides:
+                outs = overrides[op].run(ctx, step, user)
+                for t, v in zip(op.outputs, outs, strict=True):
+                    ctx.memo.setdefault(t, v)
+            else:
+                ctx.run_ops([op])
     return [ctx.memo[t] for t in tensors]
+
+
+class _Override:
+    """An op's gradient given by a user's function (``tf.RegisterGradient`` and
+    ``gradient_override_map``, ``tf.custom_gradient``), as graph tensors.
+
+    Attributes:
+      op: the operation.
+      incoming: per output, the tensor standing for its incoming gradient (``None``
+        for an output no gradient flows through: an integer one).
+      grads: per input, the gradient tensor the function returned, or ``None``.
+      externals: tensors of the step the gradient tensors read (other than the op's
+        inputs and outputs), and reads of variables made by the function.
+    """
+
+    def __init__(self, op, incoming, grads, externals):
+        self.op = op
+        self.incoming = incoming
+        self.grads = grads
+        self.externals = externals
+
+    @classmethod
+    def build(cls, op: ops.Operation, fn: Callable[..., Any], scope: str) -> _Override:
+        """Calls ``fn(op, *incoming gradients)`` once, as TF's backpropagation does.
+
+        Raises:
+          ValueError: the function returns a wrong number of gradients, or one whose
+            static shape is incompatible with its input's (TF's messages).
+        """
+        graph = op.graph
+        first = len(graph._ops)
+        with graph.name_scope(scope), graph.name_scope(f"{op.name}_grad"):
+            incoming = [
+                _incoming_gradient(graph, t, i) if _trainable(t) else None
+                for i, t in enumerate(op.outputs)
+            ]
+            result = fn(op, *incoming)
+        new_ops = graph._ops[first:]
+        if not isinstance(result, (list, tuple)):
+            result = [result]
+        if len(result) != len(op.inputs):
+            raise ValueError(
+                f'Num gradients {len(result)} generated for op name: "{op.name}"\n'
+                f'op: "{op.type}"\n do not match num inputs {len(op.inputs)}'
+            )
+        grads: list[ops.Tensor | None] = []
+        for t, g in zip(op.inputs, result, strict=True):
+            if g is None or not _trainable(t):
+                grads.append(None)
+                continue
+            g = ops.convert_to_tensor(g)
+            if not t.shape.is_compatible_with(g.shape):
+                raise ValueError(
+                    "Incompatible shapes between op input and calculated input gradient. "
+                    f"Forward operation: {op.name}. Input index: {op.inputs.index(t)}. "
+                    f"Original input shape: {t.shape}. Calculated input gradient shape: "
+                    f"{g.shape}"
+                )
+            grads.append(g)
+        own = set(new_ops)
+        given = set(op.inputs) | set(op.outputs)
+        externals: dict[ops.Tensor, None] = {}
+        for new in new_ops:
+            if new._reads or new._host is not None:
+                externals.update(dict.fromkeys(new.outputs))
+            for t in new.inputs:
+                if t.op not in own and t not in given:
+                    externals[t] = None
+        return cls(op, incoming, grads, list(externals))
+
+    def run(self, sub: RunContext, step: RunContext, user: Any) -> tuple[Any, ...]:
+        """The op's outputs in the gradient's recomputation ``sub``: its computation,
+        with the gradient tensors (evaluated from ``step``'s values) as its backward
+        rule."""
+        from adapters.v1.framework import auto_mixed_precision
+
+        op = self.op
+        compute = auto_mixed_precision.wrap(op.type, op._compute)
+        ins = tuple(sub.memo[t] for t in op.inputs)
+        ext = tuple(_recompute(sub, self.externals, user))
+
+        @jax.custom_vjp
+        def call(ins, ext):
+            outer, sub.op = sub.op, op
+            try:
+                return tuple(compute(sub, *ins))
+            finally:
+                sub.op = outer
+
+        def fwd(ins, ext):
+            outs = call(ins, ext)
+            return outs, (ins, outs, ext)
+
+        def bwd(res, cts):
+            ins, outs, ext = res
+            memo = dict(step.memo)
+            memo.update(zip(op.inputs, ins, strict=True))
+            memo.update(zip(op.outputs, outs, strict=True))
+            memo.update(zip(self.externals, ext, strict=True))
+            for t, c in zip(self.incoming, cts, strict=True):
+                if t is not None:
+                    memo[t] = c
+            back = RunContext(dict(step.variables), memo, True, step.initialized, step.fed)
+            wanted = [g for g in self.grads if g is not None]
+            values = iter(_recompute(back, wanted))
+            out = []
+            for g, v in zip(self.grads, ins, strict=True):
+                if g is None:
+                    out.append(None)
+                else:
+                    out.append(jnp.broadcast_to(next(values), jnp.shape(v)).astype(v.dtype))
+            return tuple(out), tuple(None for _ in ext)
+
+        call.defvjp(fwd, bwd)
+        return call(ins, ext)
+
+
+def _incoming_gradient(graph: ops.Graph, t: ops.Tensor, index: int) -> ops.Tensor:
+    """A tensor standing for the gradient arriving at output ``t`` of an op with a
+    user's gradient: it has a value only while ``tf.gradients`` evaluates it."""
+
+    def compute(ctx: Any) -> tuple[Any, ...]:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"{t.name}'s incoming gradient has a value only inside the gradient "
+            "computation of tf.gradients; fetch the gradients instead.",
+        )
+
+    op = graph.create_op(
+        "GradientInput", f"grad_{index}", compute=compute, output_specs=[(t._shape, t.dtype)]
+    )
+    return op.outputs[0]
 
 
 def _in_execution_order(tensors: list[ops.Tensor]) -> list[ops.Tensor]:

@@ -1,0 +1,242 @@
+"""TF's gradient registry and ``tf.custom_gradient``: gradients written by the user.
+
+``tf.RegisterGradient("Name")`` registers a Python gradient function under a name;
+``graph.gradient_override_map({"Identity": "Name"})`` makes the ops of that type
+created inside take it. When ``tf.gradients`` reaches such an op, the function is
+called once, as TF calls it, with the op and one incoming gradient per output:
+
+.. math::
+
+    \\frac{\\partial L}{\\partial x_i} = g_i(\\text{op}, \\partial L / \\partial y_1, \\ldots)
+
+and the graph tensors it returns (one per input, ``None`` for none) are the op's
+input gradients: ``tf.gradients`` evaluates them, inside the compiled step, as the
+backward rule of the op (``gradients_impl``, a ``jax.custom_vjp``); everywhere else
+JAX's derivatives of the op library are TF's gradients.
+
+``tf.custom_gradient`` is built on the registry as TF builds it: the function's
+results pass through an ``IdentityN`` whose gradient, registered under a fresh
+``CustomGradient-N`` name, calls the user's ``grad_fn``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from adapters.v1.framework import ops
+from adapters.v1.ops._tf_gradient_names import TF_GRADIENT_NAMES, TF_NOT_DIFFERENTIABLE
+
+__all__ = ["RegisterGradient", "custom_gradient", "get_gradient_function"]
+
+# Name -> (gradient function, where it was registered), the user's registrations.
+_REGISTRY: dict[str, tuple[Callable[..., Any], str]] = {}
+_UIDS = itertools.count(1)
+
+# TF's built-in gradients an override may name: pass the incoming gradients through.
+_PASS_THROUGH = frozenset({"Identity", "IdentityN", "Snapshot"})
+
+# TF gradient functions that return ``None`` for every input (and names registered
+# without a gradient, ``TF_NOT_DIFFERENTIABLE``).
+_NONE_GRADIENTS = frozenset({"Ceil", "Floor", "Rint", "Round", "ArgMax", "ArgMin"})
+
+
+class RegisterGradient:
+    """A decorator registering a gradient function for an op type name.
+
+    The function is called as ``fn(op, *grads)`` with the operation (its ``inputs``,
+    ``outputs``, ``type``, ``name``, ``get_attr``) and the gradient of each of its
+    outputs, and returns one gradient per input (a tensor or ``None``; a single
+    tensor for a single input). Ops take it through ``Graph.gradient_override_map``.
+
+    Args:
+      op_type: the name to register (a string).
+
+    Raises:
+      TypeError: ``op_type`` is not a string (TF's message).
+      KeyError: the name is registered already, by the user or by TensorFlow
+        (``"Registering two gradient with name 'X'! ..."``, TF's message).
+    """
+
+    def __init__(self, op_type: str):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, f: Callable[..., Any]) -> Callable[..., Any]:
+        name = self._op_type
+        if name in _REGISTRY or name in TF_GRADIENT_NAMES:
+            where = _REGISTRY[name][1] if name in _REGISTRY else "TensorFlow"
+            raise KeyError(
+                f"Registering two gradient with name '{name}'! "
+                f"(Previous registration was in {where})"
+            )
+        frame = traceback.extract_stack(limit=2)[0]
+        _REGISTRY[name] = (f, f"{frame.name} {frame.filename}:{frame.lineno}")
+        return f
+
+
+def get_gradient_function(op: ops.Operation) -> Callable[..., Any] | None:
+    """The gradient function ``op``'s ``gradient_override_map`` name selects.
+
+    Returns ``None`` where the op has no override, or the override names the op's
+    own type (JAX's derivative of the op is TF's gradient then); for a TF built-in
+    name, TF's gradient of that type where jtrain has it (pass-through or none).
+
+    Raises:
+      LookupError: no gradient is registered under the name (TF's message).
+      NotImplementedError: the name is another of TF's built-in gradients.
+    """
+    name = op._gradient_op_type
+    if name is None or not op.inputs or name == op.type:
+        return None
+    if name in _REGISTRY:
+        return _REGISTRY[name][0]
+    if name in _PASS_THROUGH:
+        return _pass_through
+    if name in _NONE_GRADIENTS or name in TF_NOT_DIFFERENTIABLE:
+        return _no_gradient
+    if name in TF_GRADIENT_NAMES:
+        raise NotImplementedError(
+            f"gradient_override_map: op {op.name!r} (type {op.type}) takes TF's built-in "
+            f"gradient of {name!r}, which jtrain does not provide as an override; register "
+            "the gradient with tf.RegisterGradient instead."
+        )
+    raise LookupError(
+        f"No gradient defined for operation'{op.name}' (op type: {op.type}). In general "
+        "every operation must have an associated `@tf.RegisterGradient` for correct "
+        "autodiff, which this op is lacking. If you want to pretend this operation is a "
+        "constant in your program, you may insert `tf.stop_gradient`. This can be useful "
+        "to silence the error in cases where you know gradients are not needed, e.g. the "
+        "forward pass of tf.custom_gradient. Please see more details in "
+        "https://www.tensorflow.org/api_docs/python/tf/custom_gradient."
+    )
+
+
+def _pass_through(op: ops.Operation, *grads: Any) -> list[Any]:
+    """TF's ``Identity``/``IdentityN`` gradient: the incoming gradients."""
+    return list(grads)
+
+
+def _no_gradient(op: ops.Operation, *grads: Any) -> list[Any]:
+    """A gradient of ``None`` for every input."""
+    return [None] * len(op.inputs)
+
+
+def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
+    """Decorates ``f(*x) -> (y, grad_fn)`` so that ``grad_fn`` gives its gradients.
+
+    ``grad_fn(*dys)`` receives the gradient of each output of ``y`` and returns one
+    gradient per argument of ``f``; no gradient flows through ``f``'s own ops. If
+    ``f`` uses variables (``tf.get_variable(..., use_resource=True)`` or variables
+    created outside), ``grad_fn`` must accept ``variables=`` and return
+    ``(input_grads, variable_grads)`` with one gradient per variable.
+
+    Args:
+      f: the function; ``tf.custom_gradient`` also works as ``@tf.custom_gradient()``.
+
+    Returns:
+      The decorated function (positional tensor arguments only, as TF's graph mode).
+
+    Raises:
+      ValueError: keyword arguments are passed to the decorated function, or
+        ``grad_fn`` returns a wrong number of variable gradients (TF's messages).
+      TypeError: ``f`` creates a variable that is not a resource variable, or uses
+        variables and ``grad_fn`` takes no ``variables`` argument (TF's messages).
+
+    .. note:: As in TF's graph mode, only the variables ``f`` creates are checked to
+       be resource variables; a reference variable created outside and read inside is
+       accepted and passed in ``variables``.
+    """
+    if f is None:
+        return custom_gradient
+
+    @functools.wraps(f)
+    def decorated(*args: Any, **kwargs: Any) -> Any:
+        return _graph_mode_decorator(f, args, kwargs)
+
+    return decorated
+
+
+def _as_tensor(x: Any) -> ops.Tensor:
+    return x.value() if hasattr(x, "_snapshot") else ops.convert_to_tensor(x)
+
+
+def _graph_mode_decorator(f: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    from adapters.v1.ops.array_ops import identity_n
+    from adapters.v1.ops.variables import global_variables, local_variables
+
+    if kwargs:
+        raise ValueError(
+            "The custom_gradient decorator currently supports keywords "
+            "arguments only when eager execution is enabled."
+        )
+    name = f"CustomGradient-{next(_UIDS)}"
+    args = tuple(jax.tree.map(_as_tensor, a) for a in args)
+    before = set(global_variables() + local_variables())
+    result, grad_fn = f(*args)
+    flat_args = jax.tree.leaves(args)
+    result_leaves, result_tree = jax.tree.flatten(result)
+    flat_result = [ops.convert_to_tensor(t) for t in result_leaves]
+    for v in global_variables() + local_variables():
+        if v not in before and not getattr(v, "_resource", False):
+            raise TypeError(
+                "All variables used by a function wrapped with @custom_gradient must "
+                "be `ResourceVariable`s. Ensure that no `variable_scope` is created "
+                "with `use_resource=False`."
+            )
+    variables = sorted(_dependent_variables(flat_args, flat_result), key=lambda v: v.name)
+    spec = inspect.getfullargspec(grad_fn)
+    takes_variables = "variables" in spec.args or "variables" in spec.kwonlyargs or spec.varkw
+    if variables and not takes_variables:
+        raise TypeError(
+            "@tf.custom_gradient grad_fn must accept keyword argument 'variables', "
+            f"since function uses variables: {variables}"
+        )
+    n_result = len(flat_result)
+
+    @RegisterGradient(name)
+    def internal_grad_fn(unused_op: ops.Operation, *result_grads: Any) -> list[Any]:
+        result_grads = result_grads[:n_result]
+        if variables:
+            input_grads, variable_grads = grad_fn(*result_grads, variables=variables)
+            if len(variable_grads) != len(variables):
+                raise ValueError(
+                    "Must return gradient for each variable from @custom_gradient grad_fn."
+                )
+        else:
+            input_grads = grad_fn(*result_grads)
+            variable_grads = []
+        flat_grads = jax.tree.leaves(input_grads, is_leaf=lambda g: g is None)
+        return [None] * n_result + flat_grads + list(variable_grads)
+
+    graph = flat_result[0].graph if flat_result else ops.get_default_graph()
+    tensors = flat_result + flat_args + [v.value() for v in variables]
+    with graph.gradient_override_map({"IdentityN": name}):
+        outs = identity_n(tensors)
+    return jax.tree.unflatten(result_tree, outs[:n_result])
+
+
+def _dependent_variables(inputs: list[ops.Tensor], outputs: list[ops.Tensor]) -> list[Any]:
+    """The variables read on the paths from ``outputs`` back to ``inputs`` (TF's
+    ``_get_dependent_variables``): the walk stops at ``inputs``."""
+    stop = set(inputs)
+    seen: set[ops.Tensor] = set()
+    found: dict[Any, None] = {}
+    stack = [t for t in outputs if t not in stop]
+    while stack:
+        t = stack.pop()
+        if t in seen:
+            continue
+        seen.add(t)
+        var = t.op._read_of
+        if var is not None:
+            found[var] = None
+        stack.extend(i for i in t.op.inputs if i not in stop)
+    return list(found)
