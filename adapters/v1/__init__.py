@@ -196,6 +196,7 @@ from adapters.v1.ops.parsing_ops import (
     parse_example,
     parse_single_example,
     parse_single_sequence_example,
+    decode_csv,
 )
 from adapters.v1.ops.partitioned_variables import (
     fixed_size_partitioner,
@@ -425,6 +426,7 @@ __all__ = [
     "random_uniform_initializer",
     "set_random_seed",
     "get_seed",
+    "decode_csv",
     "mixed_precision",
     "random",
     "multinomial",

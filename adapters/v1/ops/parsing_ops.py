@@ -1,4 +1,4 @@
-"""``tf.parse_single_example`` / ``tf.parse_example`` as host operations.
+"""``tf.parse_single_example`` / ``tf.parse_example`` / ``tf.decode_csv`` as host operations.
 
 Parsing ``Example`` protos happens in Python (``jtrain.records`` parsing helpers),
 so these are host operations: ``"pre"`` when the serialized input is a host value
@@ -16,8 +16,10 @@ import numpy as np
 
 from adapters.v1.framework import ops
 from adapters.v1.framework.sparse_tensor import SparseTensor
+from adapters.v1.ops.constant_op import literal_array
 from adapters.v1.ops.data_flow_ops import host_inputs, placement
 from jtrain import errors
+from jtrain.records import csv
 from jtrain.records.parsing_ops import (
     _NUMPY,
     FixedLenFeature,
@@ -36,6 +38,7 @@ __all__ = [
     "SparseFeature",
     "VarLenFeature",
     "parse_single_sequence_example",
+    "decode_csv",
     "decode_raw",
     "parse_example",
     "parse_single_example",
@@ -332,3 +335,119 @@ def decode_raw(
 
 
 bytes_ = bytes
+
+
+def decode_csv(
+    records: Any,
+    record_defaults: Sequence[Any],
+    field_delim: str = ",",
+    use_quote_delim: bool = True,
+    name: str | None = None,
+    na_value: str = "",
+    select_cols: Sequence[int] | None = None,
+) -> list[ops.Tensor]:
+    """Converts CSV records to tensors, one per column (``tf.io.decode_csv``).
+
+    Each record (a string) is split into fields as RFC 4180 with TF's rules
+    (``jtrain.records.csv``); field ``f`` becomes element ``i`` of output ``f``
+    (record ``i``), of ``record_defaults[f]``'s dtype (float32, float64, int32,
+    int64 or string). Every output has the records' shape.
+
+    Args:
+      records: a string tensor of any shape, each element one CSV line.
+      record_defaults: per column, the value of an empty (or ``na_value``) field: a
+        one-element list or tensor, or an empty one for a required column; its dtype
+        is the column's.
+      field_delim: the one-character field separator (default ``","``).
+      use_quote_delim: whether double quotes delimit fields (default True).
+      name: the op's name (default ``"DecodeCSV"``).
+      na_value: a field equal to it is missing (default ``""``).
+      select_cols: the indices of the columns kept, strictly increasing (default all).
+
+    Returns:
+      A list of tensors, one per column.
+
+    Raises:
+      ValueError: ``select_cols`` not strictly increasing, negative or not as long as
+        ``record_defaults``; a default with more than one element.
+      TypeError: a default of a dtype other than the five.
+      InvalidArgumentError (at run time): TF's messages for a record's field count, a
+        missing required field, a field not a number of its column's type, a
+        misplaced quote, a ``field_delim`` not one character.
+
+    .. note:: TF takes a list default's dtype from the Python value (``[0]`` int32,
+       ``[0.0]`` float32, even ``[np.float64(0)]``): give a tensor
+       (``tf.constant([0], tf.int64)``) for int64 or float64 columns.
+    """
+    if select_cols is not None:
+        cols = list(select_cols)
+        if any(a >= b for a, b in zip(cols, cols[1:], strict=False)):
+            raise ValueError("select_cols is not strictly increasing.")
+        if cols and cols[0] < 0:
+            raise ValueError("select_cols contains negative values.")
+        if len(cols) != len(record_defaults):
+            raise ValueError("Length of select_cols and record_defaults do not match.")
+    (tensor,) = host_inputs([records])
+    op_name = name or "DecodeCSV"
+    columns, default_inputs, where = [], [], []
+    for f, default in enumerate(record_defaults):
+        if isinstance(default, ops.Tensor) or hasattr(default, "_as_graph_tensor"):
+            t = ops.convert_to_tensor(default)
+            value = t.op._const_value if t.op.type == "Const" else None
+            if value is None:
+                value = getattr(t.op, "_host_value", None)
+            dtype, shape = np.dtype(t._np_dtype), t._shape
+        else:
+            value = literal_array(default)
+            dtype, shape = value.dtype, value.shape
+        if dtype.kind in "SU":
+            dtype = np.dtype(object)
+        if dtype not in csv.DTYPES:
+            raise TypeError(
+                f"Value passed to parameter 'record_defaults' has DataType "
+                f"{ops.as_dtype(dtype).name} not in list of allowed values: float32, "
+                "float64, int32, int64, string"
+            )
+        if shape is not None and (len(shape) > 1 or (None not in shape and np.prod(shape) > 1)):
+            raise ValueError(
+                "Shape of a default must be a length-0 or length-1 vector, or a scalar. "
+                f"(tf.io.decode_csv {op_name}: record_defaults[{f}] has shape {list(shape)})"
+            )
+        if value is None:  # computed in the graph: an input of the op
+            where.append(f)
+            default_inputs.append(ops.convert_to_tensor(default))
+            columns.append((dtype, None))
+        else:
+            value = np.asarray(value, dtype=dtype).reshape(-1)
+            columns.append((dtype, value[0] if value.size else None))
+    delim = field_delim.encode() if isinstance(field_delim, str) else bytes(field_delim)
+    na = na_value.encode() if isinstance(na_value, str) else bytes(na_value)
+    chosen = None if select_cols is None else list(select_cols)
+
+    def compute(session, value, *defaults):
+        cols = list(columns)
+        for f, d in zip(where, defaults, strict=True):
+            d = np.asarray(d, dtype=cols[f][0]).reshape(-1)
+            if d.size > 1:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"There should only be 1 default per field but field {f} has {d.size}",
+                )
+            cols[f] = (cols[f][0], d[0] if d.size else None)
+        values = np.asarray(value, dtype=object)
+        return tuple(csv.decode_csv(values, cols, delim, use_quote_delim, na, chosen))
+
+    inputs = [tensor, *default_inputs]
+    shape = tensor._shape
+    op = ops.get_default_graph().create_op(
+        "DecodeCSV",
+        op_name,
+        inputs=inputs,
+        compute=compute,
+        output_specs=[(shape, dtype) for dtype, _ in columns],
+        host=placement(inputs),
+    )
+    if not default_inputs:
+        op._batch = compute  # element-wise already: any shape of records
+    return list(op.outputs)
