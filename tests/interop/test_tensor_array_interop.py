@@ -280,3 +280,58 @@ def test_switch_case_argument_errors():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+def _batch_rnn(tf, infer_shape: bool):
+    x = tf.placeholder(tf.float32, [T, None, N])
+    W = tf.Variable(W0, name="W")
+    h0 = tf.zeros_like(x[0])
+    ta = tf.TensorArray(tf.float32, size=T, infer_shape=infer_shape)
+
+    def body(t, h, ta):
+        h = tf.tanh(tf.matmul(x[t], W) + h)
+        return t + 1, h, ta.write(t, h * 2.0)
+
+    _, _, ta = tf.while_loop(lambda t, *_: t < T, body, (0, h0, ta))
+    outs = ta.stack()
+    loss = tf.reduce_sum(outs * outs)
+    g = tf.gradients(loss, W)[0]
+    shapes = [_shape(outs), str(ta.element_shape)]
+
+    def run(sess):
+        return shapes, [sess.run([outs, g], {x: XS[:, :b]}) for b in (1, 2)]
+
+    return run
+
+
+@pytest.mark.parametrize("infer_shape", [True, False])
+def test_loop_writing_elements_of_a_fed_batch(infer_shape):
+    theirs, ours = run_both(lambda tf: _batch_rnn(tf, infer_shape))
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1], rtol=1e-6, atol=1e-6)
+
+
+def _in_cond(tf):
+    p = tf.placeholder(tf.bool, [])
+    v = tf.Variable(np.array([1.0, -2.0], np.float32))
+    ta = tf.TensorArray(tf.float32, size=2, element_shape=[2]).write(0, v)
+    ta = tf.cond(p, lambda: ta.write(1, v * 3.0), lambda: ta.write(1, -v))
+    out = ta.stack()
+    g = tf.gradients(tf.reduce_sum(out * [[1.0], [5.0]]), v)[0]
+    dyn = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    _, dyn = tf.while_loop(
+        lambda t, a: t < 3,
+        lambda t, a: (t + 1, a.write(t, tf.cast(t, tf.float32) * v)),
+        (0, dyn),
+        maximum_iterations=3,
+    )
+
+    def run(sess):
+        return [sess.run([out, g, dyn.stack(), dyn.size()], {p: b}) for b in (True, False)]
+
+    return run
+
+
+def test_tensor_array_through_cond_and_dynamic_size_in_loop():
+    theirs, ours = run_both(_in_cond)
+    assert_twins(theirs, ours, rtol=1e-6)
