@@ -5,7 +5,8 @@ same name, so the wire format is TF's: ``feature``/``example`` (``tf.train.Examp
 ``event``/``summary``/``tensor`` (event files), ``saver``, ``queue_runner``
 (with ``error_codes``), ``cluster``,
 ``tensorflow_server``/``config``/``device_filters`` (``ServerDef``), the graph files
-(``graph``, ``node_def``, ``attr_value``, ``variable``, ``meta_graph``), and the checkpoint
+(``graph``, ``node_def``, ``attr_value``, ``variable``, ``meta_graph``; ``saved_model``
+for a SavedModel's ``saved_model.pb``), and the checkpoint
 formats (``tensor_bundle``, ``tensor_shape``, ``tensor_slice``, ``types``,
 ``versions``, ``checkpoint_state``).
 

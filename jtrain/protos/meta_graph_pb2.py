@@ -25,9 +25,12 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 from jtrain.protos import graph_pb2 as jtrain_dot_protos_dot_graph__pb2
 from jtrain.protos import saver_pb2 as jtrain_dot_protos_dot_saver__pb2
+from jtrain.protos import tensor_pb2 as jtrain_dot_protos_dot_tensor__pb2
+from jtrain.protos import tensor_shape_pb2 as jtrain_dot_protos_dot_tensor__shape__pb2
+from jtrain.protos import types_pb2 as jtrain_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ejtrain/protos/meta_graph.proto\x12\rjtrain.protos\x1a\x19google/protobuf/any.proto\x1a\x19jtrain/protos/graph.proto\x1a\x19jtrain/protos/saver.proto\"\x90\x05\n\x0cMetaGraphDef\x12>\n\rmeta_info_def\x18\x01 \x01(\x0b\x32\'.jtrain.protos.MetaGraphDef.MetaInfoDef\x12*\n\tgraph_def\x18\x02 \x01(\x0b\x32\x17.jtrain.protos.GraphDef\x12*\n\tsaver_def\x18\x03 \x01(\x0b\x32\x17.jtrain.protos.SaverDef\x12\x46\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32..jtrain.protos.MetaGraphDef.CollectionDefEntry\x1a\xcb\x02\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12&\n\x08\x61ny_info\x18\x03 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x12V\n\x10\x66unction_aliases\x18\x08 \x03(\x0b\x32<.jtrain.protos.MetaGraphDef.MetaInfoDef.FunctionAliasesEntry\x1a\x36\n\x14\x46unctionAliasesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1aR\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12+\n\x05value\x18\x02 \x01(\x0b\x32\x1c.jtrain.protos.CollectionDef:\x02\x38\x01\"\xee\x03\n\rCollectionDef\x12:\n\tnode_list\x18\x01 \x01(\x0b\x32%.jtrain.protos.CollectionDef.NodeListH\x00\x12<\n\nbytes_list\x18\x02 \x01(\x0b\x32&.jtrain.protos.CollectionDef.BytesListH\x00\x12<\n\nint64_list\x18\x03 \x01(\x0b\x32&.jtrain.protos.CollectionDef.Int64ListH\x00\x12<\n\nfloat_list\x18\x04 \x01(\x0b\x32&.jtrain.protos.CollectionDef.FloatListH\x00\x12\x38\n\x08\x61ny_list\x18\x05 \x01(\x0b\x32$.jtrain.protos.CollectionDef.AnyListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x1a.\n\x07\x41nyList\x12#\n\x05value\x18\x01 \x03(\x0b\x32\x14.google.protobuf.AnyB\x06\n\x04kindb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ejtrain/protos/meta_graph.proto\x12\rjtrain.protos\x1a\x19google/protobuf/any.proto\x1a\x19jtrain/protos/graph.proto\x1a\x19jtrain/protos/saver.proto\x1a\x1ajtrain/protos/tensor.proto\x1a jtrain/protos/tensor_shape.proto\x1a\x19jtrain/protos/types.proto\"\xdd\x06\n\x0cMetaGraphDef\x12>\n\rmeta_info_def\x18\x01 \x01(\x0b\x32\'.jtrain.protos.MetaGraphDef.MetaInfoDef\x12*\n\tgraph_def\x18\x02 \x01(\x0b\x32\x17.jtrain.protos.GraphDef\x12*\n\tsaver_def\x18\x03 \x01(\x0b\x32\x17.jtrain.protos.SaverDef\x12\x46\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32..jtrain.protos.MetaGraphDef.CollectionDefEntry\x12\x44\n\rsignature_def\x18\x05 \x03(\x0b\x32-.jtrain.protos.MetaGraphDef.SignatureDefEntry\x12\x33\n\x0e\x61sset_file_def\x18\x06 \x03(\x0b\x32\x1b.jtrain.protos.AssetFileDef\x1a\xcb\x02\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12&\n\x08\x61ny_info\x18\x03 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x12V\n\x10\x66unction_aliases\x18\x08 \x03(\x0b\x32<.jtrain.protos.MetaGraphDef.MetaInfoDef.FunctionAliasesEntry\x1a\x36\n\x14\x46unctionAliasesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1aR\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12+\n\x05value\x18\x02 \x01(\x0b\x32\x1c.jtrain.protos.CollectionDef:\x02\x38\x01\x1aP\n\x11SignatureDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12*\n\x05value\x18\x02 \x01(\x0b\x32\x1b.jtrain.protos.SignatureDef:\x02\x38\x01\"\xee\x03\n\rCollectionDef\x12:\n\tnode_list\x18\x01 \x01(\x0b\x32%.jtrain.protos.CollectionDef.NodeListH\x00\x12<\n\nbytes_list\x18\x02 \x01(\x0b\x32&.jtrain.protos.CollectionDef.BytesListH\x00\x12<\n\nint64_list\x18\x03 \x01(\x0b\x32&.jtrain.protos.CollectionDef.Int64ListH\x00\x12<\n\nfloat_list\x18\x04 \x01(\x0b\x32&.jtrain.protos.CollectionDef.FloatListH\x00\x12\x38\n\x08\x61ny_list\x18\x05 \x01(\x0b\x32$.jtrain.protos.CollectionDef.AnyListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x1a.\n\x07\x41nyList\x12#\n\x05value\x18\x01 \x03(\x0b\x32\x14.google.protobuf.AnyB\x06\n\x04kind\"\xa9\x02\n\nTensorInfo\x12\x0e\n\x04name\x18\x01 \x01(\tH\x00\x12\x39\n\ncoo_sparse\x18\x04 \x01(\x0b\x32#.jtrain.protos.TensorInfo.CooSparseH\x00\x12&\n\x05\x64type\x18\x02 \x01(\x0e\x32\x17.jtrain.protos.DataType\x12\x35\n\x0ctensor_shape\x18\x03 \x01(\x0b\x32\x1f.jtrain.protos.TensorShapeProto\x1a\x65\n\tCooSparse\x12\x1a\n\x12values_tensor_name\x18\x01 \x01(\t\x12\x1b\n\x13indices_tensor_name\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65nse_shape_tensor_name\x18\x03 \x01(\tB\n\n\x08\x65ncoding\"\xb6\x03\n\x0cSignatureDef\x12\x37\n\x06inputs\x18\x01 \x03(\x0b\x32\'.jtrain.protos.SignatureDef.InputsEntry\x12\x39\n\x07outputs\x18\x02 \x03(\x0b\x32(.jtrain.protos.SignatureDef.OutputsEntry\x12\x13\n\x0bmethod_name\x18\x03 \x01(\t\x12;\n\x08\x64\x65\x66\x61ults\x18\x04 \x03(\x0b\x32).jtrain.protos.SignatureDef.DefaultsEntry\x1aH\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.jtrain.protos.TensorInfo:\x02\x38\x01\x1aI\n\x0cOutputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.jtrain.protos.TensorInfo:\x02\x38\x01\x1aK\n\rDefaultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.jtrain.protos.TensorProto:\x02\x38\x01\"P\n\x0c\x41ssetFileDef\x12.\n\x0btensor_info\x18\x01 \x01(\x0b\x32\x19.jtrain.protos.TensorInfo\x12\x10\n\x08\x66ilename\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,28 +41,52 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_METAGRAPHDEF_METAINFODEF_FUNCTIONALIASESENTRY']._serialized_options = b'8\001'
   _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._loaded_options = None
   _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_options = b'8\001'
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._loaded_options = None
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_options = b'8\001'
   _globals['_COLLECTIONDEF_INT64LIST'].fields_by_name['value']._loaded_options = None
   _globals['_COLLECTIONDEF_INT64LIST'].fields_by_name['value']._serialized_options = b'\020\001'
   _globals['_COLLECTIONDEF_FLOATLIST'].fields_by_name['value']._loaded_options = None
   _globals['_COLLECTIONDEF_FLOATLIST'].fields_by_name['value']._serialized_options = b'\020\001'
-  _globals['_METAGRAPHDEF']._serialized_start=131
-  _globals['_METAGRAPHDEF']._serialized_end=787
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=372
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=703
-  _globals['_METAGRAPHDEF_METAINFODEF_FUNCTIONALIASESENTRY']._serialized_start=649
-  _globals['_METAGRAPHDEF_METAINFODEF_FUNCTIONALIASESENTRY']._serialized_end=703
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=705
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=787
-  _globals['_COLLECTIONDEF']._serialized_start=790
-  _globals['_COLLECTIONDEF']._serialized_end=1284
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=1111
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=1136
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=1138
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=1164
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=1166
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=1196
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=1198
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=1228
-  _globals['_COLLECTIONDEF_ANYLIST']._serialized_start=1230
-  _globals['_COLLECTIONDEF_ANYLIST']._serialized_end=1276
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._loaded_options = None
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_options = b'8\001'
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._loaded_options = None
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_options = b'8\001'
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._loaded_options = None
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_options = b'8\001'
+  _globals['_METAGRAPHDEF']._serialized_start=220
+  _globals['_METAGRAPHDEF']._serialized_end=1081
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=584
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=915
+  _globals['_METAGRAPHDEF_METAINFODEF_FUNCTIONALIASESENTRY']._serialized_start=861
+  _globals['_METAGRAPHDEF_METAINFODEF_FUNCTIONALIASESENTRY']._serialized_end=915
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=917
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=999
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_start=1001
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_end=1081
+  _globals['_COLLECTIONDEF']._serialized_start=1084
+  _globals['_COLLECTIONDEF']._serialized_end=1578
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=1405
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=1430
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=1432
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=1458
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=1460
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=1490
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=1492
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=1522
+  _globals['_COLLECTIONDEF_ANYLIST']._serialized_start=1524
+  _globals['_COLLECTIONDEF_ANYLIST']._serialized_end=1570
+  _globals['_TENSORINFO']._serialized_start=1581
+  _globals['_TENSORINFO']._serialized_end=1878
+  _globals['_TENSORINFO_COOSPARSE']._serialized_start=1765
+  _globals['_TENSORINFO_COOSPARSE']._serialized_end=1866
+  _globals['_SIGNATUREDEF']._serialized_start=1881
+  _globals['_SIGNATUREDEF']._serialized_end=2319
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_start=2095
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_end=2167
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_start=2169
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_end=2242
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_start=2244
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_end=2319
+  _globals['_ASSETFILEDEF']._serialized_start=2321
+  _globals['_ASSETFILEDEF']._serialized_end=2401
 # @@protoc_insertion_point(module_scope)

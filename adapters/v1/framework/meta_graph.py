@@ -49,6 +49,7 @@ import os
 from typing import Any
 
 import numpy as np
+from google.protobuf import any_pb2
 
 from adapters.v1.framework import _x64, dtypes, graph_kernels, ops
 from adapters.v1.framework import graph_def as graph_def_lib
@@ -206,6 +207,8 @@ def _collection_values(items: list[Any], export_scope: str | None = None) -> tup
                 raise TypeError(f"{item!r} is not an Operation or a Tensor")
             names.append(strip_name_scope(item.name, export_scope))
         return "node_list", names
+    if isinstance(first, any_pb2.Any):  # e.g. a SavedModel's assets (AssetFileDefs)
+        return "any_list", list(items)
     if hasattr(first, "to_proto"):
         protos = [item.to_proto(export_scope=export_scope) for item in items]
         return "bytes_list", [p.SerializeToString() for p in protos if p is not None]
@@ -1325,6 +1328,11 @@ class _Importer:
             elif kind == "float_list":
                 for f in entry.float_list.value:
                     self.graph.add_to_collection(key, float(f))
+            elif kind == "any_list":
+                for packed in entry.any_list.value:
+                    item = any_pb2.Any()
+                    item.CopyFrom(packed)
+                    self.graph.add_to_collection(key, item)
         for var in self.graph.get_collection("trainable_variables"):
             var._trainable = True
 
