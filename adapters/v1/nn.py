@@ -13,12 +13,21 @@ from adapters.v1.ops import (  # noqa: F401  (fill the table)
     nn_pool,
     rnn_cell,  # noqa: F401  (tf.nn.rnn_cell)
 )
+from adapters.v1.ops.candidate_sampling_ops import (  # noqa: F401
+    all_candidate_sampler,
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from adapters.v1.ops.embedding_ops import (  # noqa: F401
     embedding_lookup,
     embedding_lookup_sparse,
     safe_embedding_lookup_sparse,
 )
 from adapters.v1.ops.nn_dropout import dropout  # noqa: F401  (in __all__)
+from adapters.v1.ops.nn_impl import nce_loss, sampled_softmax_loss  # noqa: F401
 from adapters.v1.ops.rnn import (  # noqa: F401
     bidirectional_dynamic_rnn,
     dynamic_rnn,
@@ -30,15 +39,23 @@ globals().update(tf_names("nn"))
 __all__ = sorted(
     [
         *tf_names("nn"),
+        "all_candidate_sampler",
         "bidirectional_dynamic_rnn",
+        "compute_accidental_hits",
         "dropout",
         "dynamic_rnn",
         "embedding_lookup",
         "embedding_lookup_sparse",
+        "fixed_unigram_candidate_sampler",
+        "learned_unigram_candidate_sampler",
+        "log_uniform_candidate_sampler",
+        "nce_loss",
         "rnn_cell",
         "safe_embedding_lookup_sparse",
+        "sampled_softmax_loss",
         "static_bidirectional_rnn",
         "static_rnn",
+        "uniform_candidate_sampler",
     ]
 )
 

@@ -5,6 +5,13 @@ The ops live in ``ops/random_ops.py`` (how a random op keeps fresh values on eve
 """
 
 from adapters.v1._missing import missing_name_getattr
+from adapters.v1.ops.candidate_sampling_ops import (
+    all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from adapters.v1.ops.init_ops import set_random_seed
 from adapters.v1.ops.random_ops import (
     categorical,
@@ -23,9 +30,13 @@ from adapters.v1.ops.random_ops import stateless_random_normal as stateless_norm
 from adapters.v1.ops.random_ops import stateless_random_uniform as stateless_uniform
 
 __all__ = [
+    "all_candidate_sampler",
     "categorical",
+    "fixed_unigram_candidate_sampler",
     "gamma",
     "get_seed",
+    "learned_unigram_candidate_sampler",
+    "log_uniform_candidate_sampler",
     "multinomial",
     "normal",
     "poisson",
@@ -37,6 +48,7 @@ __all__ = [
     "stateless_uniform",
     "truncated_normal",
     "uniform",
+    "uniform_candidate_sampler",
 ]
 
 __getattr__ = missing_name_getattr("tf.random", globals())
