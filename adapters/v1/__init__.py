@@ -10,6 +10,7 @@ through ``tf.jax_function``. Each ``Session.run`` is one compiled XLA program.
 from adapters.v1 import (
     data,
     debugging,
+    distributions,
     graph_util,
     image,
     initializers,
@@ -286,6 +287,7 @@ newaxis = None
 __all__ = [
     "data",
     "debugging",
+    "distributions",
     "identity_n",
     "assert_equal",
     "assert_greater",
