@@ -21,8 +21,6 @@ _INSTEAD: dict[str, str] = {
     "keras": "build the model's math in jax.numpy (or flax) inside tf.jax_function, with "
     "variables from tf.get_variable",
     "estimator": "drive training with tf.train.MonitoredTrainingSession and hooks",
-    "data.experimental": "tf.data.experimental is not in jtrain's tf.data: use the "
-    "Dataset methods (map, filter, batch, padded_batch, shuffle, repeat, cache...)",
     "data.Options": "drop the options: jtrain's tf.data pipeline is one Python thread",
     "data.FixedLengthRecordDataset": "read the file with numpy.fromfile and use "
     "tf.data.Dataset.from_tensor_slices",
@@ -48,6 +46,47 @@ _INSTEAD: dict[str, str] = {
     "tpu.rewrite": "there is no TPU: every Session.run already is one XLA program",
     "tpu.initialize_system": "there is no TPU system to initialize on CPUs and GPUs; drop the call",
 }
+
+# tf.compat.v1.data.experimental names (TF 2.21) jtrain's tf.data does not have.
+_DATA_EXPERIMENTAL_HINTS = {
+    "cardinality": "count the elements in Python (jtrain's pipeline runs in Python)",
+    "assert_cardinality": "drop the assertion",
+    "CsvDataset": "read the file with the csv module or numpy.loadtxt and use "
+    "tf.data.Dataset.from_tensor_slices",
+    "make_csv_dataset": "read the file with the csv module or numpy.loadtxt and use "
+    "tf.data.Dataset.from_tensor_slices",
+    "prefetch_to_device": "drop it: get_next's values enter the step program as feeds",
+    "copy_to_device": "drop it: get_next's values enter the step program as feeds",
+    "enumerate_dataset": "zip the dataset with tf.data.Dataset.range",
+    "sample_from_datasets": "interleave the datasets (Dataset.interleave) or mix them in "
+    "a Dataset.from_generator",
+    "choose_from_datasets": "mix the datasets in a Dataset.from_generator",
+    "Options": "drop the options: jtrain's tf.data pipeline is one Python thread",
+    "ThreadingOptions": "drop the options: jtrain's tf.data pipeline is one Python thread",
+    "OptimizationOptions": "drop the options: jtrain's tf.data pipeline is one Python thread",
+    "make_one_shot_iterator": "not in TF 2.21 either: use tf.data.make_one_shot_iterator",
+    "make_initializable_iterator": "not in TF 2.21 either: use tf.data.make_initializable_iterator",
+}
+for _name in (
+    "AutoShardPolicy AutotuneAlgorithm AutotuneOptions Counter DatasetInitializer "
+    "DatasetStructure DistributeOptions ExternalStatePolicy Optional OptionalStructure "
+    "RaggedTensorStructure RandomDataset Reducer SHARD_HINT ServiceOptions "
+    "SparseTensorStructure SqlDataset Structure TFRecordWriter TensorArrayStructure "
+    "TensorStructure bucket_by_sequence_length dense_to_ragged_batch dense_to_sparse_batch "
+    "distributed_save enable_debug_mode from_list from_variant get_model_proto "
+    "get_next_as_optional get_structure group_by_reducer group_by_window "
+    "index_table_from_dataset make_batched_features_dataset make_saveable_from_iterator "
+    "map_and_batch_with_legacy_function pad_to_cardinality parse_example_dataset "
+    "rejection_resample scan service snapshot table_from_dataset take_while to_variant unique"
+).split():
+    _DATA_EXPERIMENTAL_HINTS.setdefault(
+        _name,
+        "jtrain's tf.data.experimental has AUTOTUNE, shuffle_and_repeat, map_and_batch, "
+        "parallel_interleave, ignore_errors, unbatch and get_single_element; build the rest "
+        "from the Dataset methods (map, filter, batch, interleave, flat_map, "
+        "from_generator...)",
+    )
+_INSTEAD.update({f"data.experimental.{k}": v for k, v in _DATA_EXPERIMENTAL_HINTS.items()})
 
 _OP_HINT = "if it is an op, write it in jax.numpy inside tf.jax_function"
 

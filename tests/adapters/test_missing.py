@@ -11,8 +11,9 @@ from adapters import v1 as tf
         (tf, "py_function", "tf.py_function is not in adapters.v1; use tf.py_func"),
         (tf, "contrib", "tf.contrib is not in adapters.v1; tf.contrib was removed"),
         (tf, "keras", "tf.keras is not in adapters.v1"),
-        (tf.data, "experimental", "tf.data.experimental is not in adapters.v1; tf.data."
-         "experimental is not in jtrain's tf.data: use the Dataset methods"),
+        (tf.data.experimental, "scan", "tf.data.experimental.scan is not in adapters.v1; "
+         "jtrain's tf.data.experimental has AUTOTUNE"),
+        (tf.data.experimental, "CsvDataset", "use tf.data.Dataset.from_tensor_slices"),
         (tf, "Sesion", "(names that exist: tf.Session)"),
         (tf, "erf_inv_x", "tf.erf_inv_x is not in adapters.v1; if it is an op, write it in "
          "jax.numpy inside tf.jax_function"),

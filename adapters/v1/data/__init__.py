@@ -5,13 +5,15 @@ XLA program; ``iterator.get_next()`` is a host operation whose values enter the
 program as feeds do (as the queue input pipeline's ``dequeue``). See
 ``dataset_ops.py`` and ``iterator_ops.py``.
 
-Absent: ``tf.data.experimental``, ``interleave``, ``window``, ``Options``,
-``from_generator``, feedable iterators (``string_handle``) and TF2's
-``element_spec``; each raises an ``AttributeError`` (or ``NotImplementedError``)
-saying what to use.
+``tf.data.experimental`` has the names TF1 pipelines use (``AUTOTUNE``,
+``shuffle_and_repeat``, ``map_and_batch``, ``parallel_interleave``,
+``ignore_errors``, ``unbatch``, ``get_single_element``). Absent: ``window``,
+``reduce``, ``Options``, the rest of ``experimental`` and TF2's ``element_spec``;
+each raises an ``AttributeError`` saying what to use.
 """
 
 from adapters.v1._missing import missing_name_getattr
+from adapters.v1.data import experimental
 from adapters.v1.data.dataset_ops import (
     AUTOTUNE,
     INFINITE_CARDINALITY,
@@ -38,6 +40,7 @@ __all__ = [
     "TextLineDataset",
     "get_output_classes",
     "get_output_shapes",
+    "experimental",
     "get_output_types",
     "make_initializable_iterator",
     "make_one_shot_iterator",

@@ -36,19 +36,18 @@ _log = logging.getLogger(__name__)
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
+_ALL = 2**62  # a buffer size no dataset fills
 
 Element = tuple[np.ndarray, ...]
 
 # TF's Dataset methods jtrain does not have, and what to use instead.
 _ABSENT = {
-    "interleave": "read the files with TFRecordDataset(list_of_files) (sequential)",
-    "flat_map": "map to batches and use unbatch-free pipelines, or build the list in Python",
     "window": "batch() the elements",
-    "apply": "call the transformation's methods directly",
     "with_options": "drop the options: jtrain's pipeline is one Python thread",
     "options": "drop the options: jtrain's pipeline is one Python thread",
     "element_spec": "use output_types/output_shapes (TF1's properties)",
-    "from_generator": "build NumPy arrays and use Dataset.from_tensor_slices",
+    "reduce": "fold in the model (batch the dataset and reduce the batch's tensors) or "
+    "over the values sess.run gives",
 }
 
 
@@ -68,6 +67,8 @@ class Run:
         # per-run state (a shuffle's generator, a cache's elements), by key.
         self.random_states: dict[Any, Any] = {}
         self.states: dict[Any, Any] = {}
+        # Under ``ignore_errors``: an element whose function fails is dropped.
+        self.skip_errors = False
 
     def call(self, fn: HostGraph, values: Element) -> list[np.ndarray]:
         """``fn``'s outputs for ``values``."""
@@ -134,6 +135,11 @@ class DatasetV1(structure.Structured):
     def _functions(self) -> list[HostGraph]:
         """Its functions (``map``'s, ``filter``'s), for the placeholders they read."""
         return []
+
+    def _placeholders(self) -> list[ops.Tensor]:
+        """The graph's placeholders this dataset itself reads (its functions' and
+        nested datasets'): fed with an initializable iterator's initializer."""
+        return [t for f in self._functions() for t in f.placeholders]
 
     def _elements(self, run: Run) -> Iterator[Element]:
         """The elements, flat, for one pass."""
@@ -213,7 +219,9 @@ class DatasetV1(structure.Structured):
           map_func: builds TF ops on the element's tensors (tuple elements are passed
             as separate arguments) and returns a nested structure of tensors (a list
             is taken as a tuple); it runs once, when ``map`` is called.
-          num_parallel_calls: accepted; elements are mapped one after another, in order.
+          num_parallel_calls: accepted (``tf.data.experimental.AUTOTUNE`` too); the
+            pipeline is one Python thread: elements are mapped one after another, in
+            order.
           deterministic: accepted (the order is always the input's).
           name: unused (TF's op name).
 
@@ -277,7 +285,7 @@ class DatasetV1(structure.Structured):
 
     def repeat(self, count: Any = None, name: str | None = None) -> DatasetV1:
         """The dataset ``count`` times over (``None`` or ``-1``: forever)."""
-        return _Repeat(self, -1 if count is None else _as_count(count, "count"))
+        return _Repeat(self, -1 if count is None else _static_or_tensor(count))
 
     def shuffle(
         self,
@@ -313,14 +321,15 @@ class DatasetV1(structure.Structured):
 
     def take(self, count: Any, name: str | None = None) -> DatasetV1:
         """At most the first ``count`` elements (``-1``: all)."""
-        return _Take(self, _as_count(count, "count"))
+        return _Take(self, _static_or_tensor(count))
 
     def skip(self, count: Any, name: str | None = None) -> DatasetV1:
         """All but the first ``count`` elements (``-1``: none)."""
-        return _Skip(self, _as_count(count, "count"))
+        return _Skip(self, _static_or_tensor(count))
 
     def prefetch(self, buffer_size: Any, name: str | None = None) -> DatasetV1:
-        """The same elements (accepted for TF's pipelines: elements are made when asked)."""
+        """The same elements (accepted for TF's pipelines, ``AUTOTUNE`` too: the pipeline
+        is one Python thread and makes elements when asked)."""
         return _Same(self)
 
     def cache(self, filename: str = "", name: str | None = None) -> DatasetV1:
@@ -343,6 +352,163 @@ class DatasetV1(structure.Structured):
           TypeError: the two have different structures or types.
         """
         return _Concatenate(self, dataset)
+
+    def flat_map(self, map_func: Callable[..., Any], name: str | None = None) -> DatasetV1:
+        """The elements of the datasets ``map_func`` makes of each element, one dataset
+        after another.
+
+        Args:
+          map_func: builds a dataset from the element's tensors (tuple elements as
+            separate arguments); it runs once, when ``flat_map`` is called.
+          name: unused (TF's op name).
+
+        Raises:
+          TypeError: ``map_func`` does not return a dataset.
+        """
+        from adapters.v1.data.interleave_op import FlatMap
+
+        return FlatMap(self, map_func)
+
+    def interleave(
+        self,
+        map_func: Callable[..., Any],
+        cycle_length: Any = None,
+        block_length: Any = None,
+        num_parallel_calls: Any = None,
+        deterministic: bool | None = None,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """The datasets ``map_func`` makes of the elements, interleaved: ``block_length``
+        elements from each of ``cycle_length`` open datasets in turn, an exhausted one
+        replaced by the next input element's, in TF's order.
+
+        Args:
+          map_func: builds a dataset from the element's tensors.
+          cycle_length: how many datasets are open at once (default ``None`` and
+            ``AUTOTUNE``: as TF, the number of CPUs the process may use; with
+            ``num_parallel_calls=AUTOTUNE``, a third of them rounded up; with
+            ``num_parallel_calls=n``, at most ``n``).
+          block_length: consecutive elements from each (default 1).
+          num_parallel_calls: accepted (``AUTOTUNE`` too): it only sets the default
+            cycle length as in TF; the pipeline stays one Python thread.
+          deterministic: accepted; the order is always TF's deterministic order.
+          name: unused (TF's op name).
+
+        Raises:
+          TypeError: ``map_func`` does not return a dataset.
+          InvalidArgumentError: at ``get_next``, a ``cycle_length`` or
+            ``block_length`` of zero or less.
+        """
+        from adapters.v1.data.interleave_op import Interleave, cycle_length_of
+
+        cycle = cycle_length_of(cycle_length, num_parallel_calls)
+        block = 1 if block_length is None else _as_count(block_length, "block_length")
+        return Interleave(self, map_func, cycle, block)
+
+    def unbatch(self, name: str | None = None) -> DatasetV1:
+        """Each element split along its first dimension into elements.
+
+        Raises:
+          ValueError: a scalar component, or components whose static first
+            dimensions differ.
+          InvalidArgumentError: at ``get_next``, components of different first sizes.
+        """
+        return _Unbatch(self)
+
+    def shard(self, num_shards: Any, index: Any, name: str | None = None) -> DatasetV1:
+        """Every ``num_shards``-th element, from the ``index``-th.
+
+        Raises:
+          InvalidArgumentError: at ``get_next``, ``num_shards <= 0`` or ``index``
+            outside ``[0, num_shards)``.
+        """
+        return _Shard(self, _as_count(num_shards, "num_shards"), _as_count(index, "index"))
+
+    def apply(self, transformation_func: Callable[[DatasetV1], DatasetV1]) -> DatasetV1:
+        """``transformation_func(self)`` (a ``tf.data.experimental`` transformation).
+
+        Raises:
+          TypeError: ``transformation_func`` does not return a dataset.
+        """
+        dataset = transformation_func(self)
+        if not isinstance(dataset, DatasetV1):
+            raise TypeError(
+                "`transformation_func` must return a `tf.data.Dataset` object. "
+                f"Got {type(dataset)}."
+            )
+        return dataset
+
+    @staticmethod
+    def from_generator(
+        generator: Callable[..., Any],
+        output_types: Any = None,
+        output_shapes: Any = None,
+        args: Any = None,
+        output_signature: Any = None,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """The elements ``generator(*args)`` yields, converted to ``output_types``.
+
+        Each pass (each iterator initialization, each epoch of a ``repeat``) calls
+        ``generator`` again.
+
+        Args:
+          generator: a callable returning an iterable.
+          output_types: the elements' ``DType``s, nested as the elements.
+          output_shapes: their shapes, nested likewise (default: unknown shapes).
+          args: tensors or values, evaluated when the iterator starts and passed to
+            ``generator`` as NumPy values (a scalar as a NumPy scalar).
+          output_signature: not in jtrain (``tf.TensorSpec``s): use
+            ``output_types``/``output_shapes``.
+          name: unused (TF's op name).
+
+        Raises:
+          TypeError: ``generator`` is not callable, or no ``output_types``.
+          NotImplementedError: ``output_signature``.
+          InvalidArgumentError: at ``get_next``, an element that does not match the
+            types or shapes (its message TF's ``TypeError``'s), or the generator raised.
+
+        .. note:: As TF, an element is converted with NumPy (``np.asarray(value,
+           dtype)``: 2.7 yielded for ``tf.int64`` gives 2) when ``output_shapes`` is
+           given or the element is a structure; otherwise as ``tf.convert_to_tensor``
+           (2.7 for ``tf.int64`` is an error). TF goes on with the generator's next
+           element after a bad one; jtrain's pipeline stops there (the next
+           ``get_next`` says so) unless ``ignore_errors`` drops it.
+        """
+        if output_signature is not None:
+            raise NotImplementedError(
+                "Dataset.from_generator(output_signature=...) is not in adapters.v1: give "
+                "output_types (and output_shapes) instead"
+            )
+        from adapters.v1.data.from_generator_op import FromGenerator
+
+        return FromGenerator(generator, output_types, output_shapes, args)
+
+    @staticmethod
+    def list_files(
+        file_pattern: Any,
+        shuffle: bool | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """The names of the files matching ``file_pattern`` (a glob or a list of them),
+        as scalar strings, listed at each pass (no match: no element, as TF 2.21's
+        graph mode gives).
+
+        Args:
+          file_pattern: a pattern, a list of them, or a string tensor of them.
+          shuffle: shuffle the names (default ``None``: True), every epoch anew.
+          seed: the shuffle's op seed.
+          name: unused (TF's op name).
+
+        .. note:: With ``shuffle=False`` the order is TF's (sorted). Shuffled, the order
+           is NumPy's, not TF's (see ``shuffle``).
+        """
+        names = _ListFiles(file_pattern)
+        if shuffle is None or shuffle:
+            # TF's buffer holds every name (listed each pass): a buffer as large.
+            return names.shuffle(_ALL, seed=seed)
+        return names
 
     # -- iterators -----------------------------------------------------------------------
     def make_one_shot_iterator(self) -> Any:
@@ -431,17 +597,31 @@ class _Range(DatasetV1):
     def __init__(self, args: tuple, output_type: Any):
         if not 1 <= len(args) <= 3:
             raise ValueError(f"Invalid arguments to Dataset.range: {args}")
-        values = [_as_count(a, "Dataset.range's arguments") for a in args]
+        # A tensor argument (an interleave's element) is read when the pass starts.
+        self._args = [_static_or_tensor(a) for a in args]
+        self._structure = Spec.of((), output_type)
+
+    def _captures(self) -> list[ops.Tensor]:
+        return [a for a in self._args if isinstance(a, ops.Tensor)]
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        values = [int(run.known[a]) if isinstance(a, ops.Tensor) else a for a in self._args]
         start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
         if step == 0:
             raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
-        self._range = range(start, stop, step)
-        self._structure = Spec.of((), output_type)
-
-    def _elements(self, run: Run) -> Iterator[Element]:
         dtype = self._structure.np_dtype
-        for i in self._range:
+        for i in range(start, stop, step):
             yield (np.asarray(i, dtype=dtype),)
+
+
+def _static_or_tensor(value: Any) -> int | ops.Tensor:
+    """A count known now, or the scalar tensor giving it when a pass starts."""
+    if isinstance(value, ops.Tensor):
+        from adapters.v1.framework.tensor_util import get_static_value
+
+        static = get_static_value(value)
+        return value if static is None else int(static)
+    return int(value)
 
 
 class _Zip(DatasetV1):
@@ -480,22 +660,29 @@ class _Same(_Unary):
         return self._input._elements(run)
 
 
+def trace(fn: Callable[..., Any], element: Any, scope: str) -> tuple[list[ops.Tensor], Any]:
+    """``fn`` called on placeholders standing for one element of ``element`` (nested
+    ``Spec``s), as TF traces a dataset function: ``(the placeholders, its result)``."""
+    graph = ops.get_default_graph()
+    with graph.name_scope(scope):
+        args = [
+            graph.create_op("Placeholder", f"args_{i}", output_specs=[(s.shape, s.dtype)]).outputs[
+                0
+            ]
+            for i, s in enumerate(structure.flatten(element))
+        ]
+        nested = structure.pack(element, args)
+        # TF passes a tuple's components as arguments, anything else as one.
+        result = fn(*nested) if type(nested) is tuple else fn(nested)
+    return args, result
+
+
 class _Function:
     """A user's function on elements of ``specs``, built as TF ops in the graph."""
 
     def __init__(self, fn: Callable[..., Any], element: Any, what: str, scope: str):
         graph = ops.get_default_graph()
-        specs = structure.flatten(element)
-        with graph.name_scope(scope):
-            args = [
-                graph.create_op(
-                    "Placeholder", f"args_{i}", output_specs=[(s.shape, s.dtype)]
-                ).outputs[0]
-                for i, s in enumerate(specs)
-            ]
-            nested = structure.pack(element, args)
-            # TF passes a tuple's components as arguments, anything else as one.
-            result = fn(*nested) if type(nested) is tuple else fn(nested)
+        args, result = trace(fn, element, scope)
         if isinstance(result, list):
             result = tuple(result)  # as TF: a returned list is a tuple
         outputs = []
@@ -527,7 +714,13 @@ class _Map(_Unary):
 
     def _elements(self, run: Run) -> Iterator[Element]:
         for element in self._input._elements(run):
-            yield tuple(self._fn(run, element))
+            try:
+                out = self._fn(run, element)
+            except errors.OpError:
+                if run.skip_errors:
+                    continue
+                raise
+            yield tuple(out)
 
 
 class _Filter(_Unary):
@@ -548,7 +741,13 @@ class _Filter(_Unary):
 
     def _elements(self, run: Run) -> Iterator[Element]:
         for element in self._input._elements(run):
-            if bool(self._fn(run, element)[0]):
+            try:
+                keep = bool(self._fn(run, element)[0])
+            except errors.OpError:
+                if run.skip_errors:
+                    continue
+                raise
+            if keep:
                 yield element
 
 
@@ -653,13 +852,27 @@ def _dims(shape: Any) -> list[Any]:
     return [None if d is None else int(d) for d in np.asarray(shape, dtype=object).tolist()]
 
 
-class _Repeat(_Unary):
-    def __init__(self, input_dataset: DatasetV1, count: int):
-        super().__init__(input_dataset)
-        self._count = count
+class _Counted(_Unary):
+    """A transformation with a count: an int, or a scalar tensor read when a pass starts
+    (a count computed from an interleave's element)."""
 
+    def __init__(self, input_dataset: DatasetV1, count: int | ops.Tensor):
+        super().__init__(input_dataset)
+        self._count_value = count
+
+    def _captures(self) -> list[ops.Tensor]:
+        c = self._count_value
+        return [c] if isinstance(c, ops.Tensor) else []
+
+    def _count(self, run: Run) -> int:
+        c = self._count_value
+        return int(run.known[c]) if isinstance(c, ops.Tensor) else c
+
+
+class _Repeat(_Counted):
     def _elements(self, run: Run) -> Iterator[Element]:
-        epochs = itertools.count() if self._count < 0 else range(self._count)
+        count = self._count(run)
+        epochs = itertools.count() if count < 0 else range(count)
         for _ in epochs:
             empty = True
             for element in self._input._elements(run):
@@ -707,26 +920,20 @@ class _Shuffle(_Unary):
             yield buffer.pop()
 
 
-class _Take(_Unary):
-    def __init__(self, input_dataset: DatasetV1, count: int):
-        super().__init__(input_dataset)
-        self._count = count
-
+class _Take(_Counted):
     def _elements(self, run: Run) -> Iterator[Element]:
+        count = self._count(run)
         it = self._input._elements(run)
-        return it if self._count < 0 else itertools.islice(it, self._count)
+        return it if count < 0 else itertools.islice(it, count)
 
 
-class _Skip(_Unary):
-    def __init__(self, input_dataset: DatasetV1, count: int):
-        super().__init__(input_dataset)
-        self._count = count
-
+class _Skip(_Counted):
     def _elements(self, run: Run) -> Iterator[Element]:
+        count = self._count(run)
         it = self._input._elements(run)
-        if self._count < 0:
+        if count < 0:
             return iter(())
-        return itertools.islice(it, self._count, None)
+        return itertools.islice(it, count, None)
 
 
 class _Cache(_Unary):
@@ -764,3 +971,132 @@ class _Concatenate(DatasetV1):
     def _elements(self, run: Run) -> Iterator[Element]:
         for part in self._parts:
             yield from part._elements(run)
+
+
+class _Unbatch(_Unary):
+    def __init__(self, input_dataset: DatasetV1):
+        super().__init__(input_dataset)
+        specs = input_dataset._flat_specs()
+        firsts = set()
+        for spec in specs:
+            if spec.shape.rank == 0:
+                raise ValueError(
+                    "Cannot unbatch an input with scalar components: unbatch() needs a leading "
+                    "dimension."
+                )
+            if spec.shape.rank is not None and spec.shape._dims[0] is not None:
+                firsts.add(spec.shape._dims[0])
+        if len(firsts) > 1:
+            a, b = sorted(firsts)[:2]
+            raise ValueError(
+                "`unbatch()` is only supported for datasets of elements whose components have "
+                f"a matching leading dimension. Encountered both {a} and {b}."
+            )
+        self._structure = structure.map_structure(
+            lambda s: Spec(_drop_first(s.shape), s.dtype), input_dataset._structure
+        )
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        for element in self._input._elements(run):
+            sizes = {c.shape[0] for c in element}
+            if len(sizes) != 1:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Input element components have different batch sizes: {sorted(sizes)}",
+                )
+            for i in range(sizes.pop()):
+                yield tuple(c[i] for c in element)
+
+
+class _Shard(_Unary):
+    def __init__(self, input_dataset: DatasetV1, num_shards: int, index: int):
+        super().__init__(input_dataset)
+        self._shards = num_shards
+        self._index = index
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        if self._shards <= 0:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Number of shards must be greater than zero (currently num_shards = "
+                f"{self._shards}).",
+            )
+        if not 0 <= self._index < self._shards:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Index must be between 0 and {self._shards - 1} (currently index = "
+                f"{self._index}).",
+            )
+        return itertools.islice(self._input._elements(run), self._index, None, self._shards)
+
+
+class _ListFiles(DatasetV1):
+    """The sorted names matching the patterns (TF's ``MatchingFiles``)."""
+
+    def __init__(self, file_pattern: Any):
+        value = file_pattern
+        if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor"):
+            from adapters.v1.framework.tensor_util import get_static_value
+
+            value = get_static_value(ops.convert_to_tensor(value))
+            if value is None:
+                raise NotImplementedError(
+                    "Dataset.list_files of a computed or fed pattern is not in adapters.v1: "
+                    "give the pattern as a Python string or list"
+                )
+        self._patterns = np.asarray(literal_array(value), dtype=object).ravel().tolist()
+        self._structure = Spec.of((), dtypes.string)
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        from adapters.v1.platform import gfile
+
+        names: set[str] = set()
+        for pattern in self._patterns:
+            text = pattern.decode() if isinstance(pattern, bytes) else str(pattern)
+            names.update(gfile.glob(text))
+        for n in sorted(names):
+            yield (np.asarray(n.encode(), dtype=object),)
+
+
+# Datasets whose elements a failing element does not disturb: under ignore_errors, an
+# element failing in a function below them is dropped where it fails, as TF drops it.
+_ELEMENTWISE: tuple[type, ...] = (
+    _TensorSource,
+    _Range,
+    _Map,
+    _Filter,
+    _Same,
+    _Take,
+    _Skip,
+    _Repeat,
+    _Shuffle,
+    _Shard,
+)
+
+
+class IgnoreErrors(_Unary):
+    """``ignore_errors``: elements whose making fails are dropped."""
+
+    def __init__(self, input_dataset: DatasetV1, log_warning: bool = False):
+        super().__init__(input_dataset)
+        from adapters.v1.data.from_generator_op import FromGenerator
+
+        for d in input_dataset._all():
+            if not isinstance(d, (*_ELEMENTWISE, FromGenerator)):
+                raise NotImplementedError(
+                    f"tf.data.experimental.ignore_errors over {type(d).__name__.lstrip('_')} is "
+                    "not in adapters.v1: it drops elements that fail in map/filter functions "
+                    "or from_generator, with only element-wise transformations (map, filter, "
+                    "take, skip, repeat, shuffle, shard, prefetch) between; apply it before "
+                    "batching"
+                )
+        self._log = log_warning
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        nested = Run(run.session, run.known)
+        nested.random_states, nested.states = run.random_states, run.states
+        nested.skip_errors = True
+        return self._input._elements(nested)

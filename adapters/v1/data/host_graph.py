@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from adapters.v1.framework import _x64, auto_mixed_precision, ops
+from adapters.v1.framework import _x64, auto_mixed_precision, ops, runtime_checks
 from jtrain import errors
 
 __all__ = ["HostGraph", "host_device"]
@@ -168,9 +168,13 @@ class HostGraph:
                 return [variables[v] for v in graph.states], [memo[t] for t in graph.outputs]
 
             _log.debug("compiling a tf.data function of %d ops", len(self.order))
-            self._jitted = jax.jit(run)
+            # Run-time checks (check_numerics, Assert) fail the element, as in TF.
+            checked = runtime_checks.needed(self.order)
+            self._jitted = jax.jit(runtime_checks.functionalize(run) if checked else run)
         feed_values = [*(known[t] for t in self.placeholders), *values]
-        new_states, outs = self._jitted([state[v] for v in self.states], feed_values)
+        new_states, outs, *failure = self._jitted([state[v] for v in self.states], feed_values)
         self._compiled = True
+        if failure:
+            runtime_checks.raise_failed(failure[0], self.order[0].graph)
         state.update(zip(self.states, new_states, strict=True))
         return list(outs)

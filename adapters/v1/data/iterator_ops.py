@@ -19,7 +19,9 @@ again, reading the placeholders the dataset uses from that run's ``feed_dict``.
 
 from __future__ import annotations
 
+import itertools
 import threading
+import weakref
 from collections.abc import Iterator as PyIterator
 from typing import Any
 
@@ -29,12 +31,12 @@ from adapters.v1.data import structure
 from adapters.v1.data.dataset_ops import DatasetV1, Element, Run
 from adapters.v1.data.host_graph import HostGraph
 from adapters.v1.data.structure import Spec
-from adapters.v1.framework import ops
+from adapters.v1.framework import dtypes, ops
 from adapters.v1.framework.tensor_shape import as_shape
 from adapters.v1.ops.data_flow_ops import session_state
 from jtrain import errors
 
-__all__ = ["Iterator"]
+__all__ = ["Iterator", "get_single_element"]
 
 
 class _State:
@@ -51,15 +53,13 @@ class _Pipeline:
     def __init__(self, dataset: DatasetV1):
         self.dataset = dataset
         captures: list[ops.Tensor] = []
-        functions: list[HostGraph] = []
+        found: list[ops.Tensor] = []
         for d in dataset._all():
             captures.extend(t for t in d._captures() if t not in captures)
-            functions.extend(d._functions())
+            found.extend(d._placeholders())
         self.captures = HostGraph(captures, [], "a tf.data dataset") if captures else None
-        found = [
-            *(self.captures.placeholders if self.captures else []),
-            *(t for f in functions for t in f.placeholders),
-        ]
+        if self.captures:
+            found = [*self.captures.placeholders, *found]
         # The placeholders the pipeline reads: fed with the iterator's initializer.
         self.placeholders = list(dict.fromkeys(found))
 
@@ -90,6 +90,7 @@ class Iterator(structure.Structured):
         self._graph = ops.get_default_graph()
         self._one_shot_pipeline = one_shot
         self._initializer: ops.Operation | None = None
+        self._handle_name: str | None = None
 
     # -- making iterators ----------------------------------------------------------------
     @classmethod
@@ -209,23 +210,7 @@ class Iterator(structure.Structured):
         iterator = self
 
         def compute(session: Any) -> tuple[Any, ...]:
-            state = iterator._state(session)
-            with state.lock:
-                if state.elements is None:
-                    if iterator._one_shot_pipeline is None:
-                        raise errors.FailedPreconditionError(
-                            None,
-                            None,
-                            "GetNext() failed because the iterator has not been initialized. "
-                            "Ensure that you have run the initializer operation for this "
-                            "iterator before getting the next element.",
-                        )
-                    state.elements = iterator._one_shot_pipeline.start(session, {})
-                try:
-                    element = next(state.elements)
-                except StopIteration:
-                    raise errors.OutOfRangeError(None, None, "End of sequence") from None
-            return tuple(_user_value(v) for v in element)
+            return iterator._next(session)
 
         op = self._graph.create_op(
             "IteratorGetNext",
@@ -236,30 +221,203 @@ class Iterator(structure.Structured):
         )
         return structure.pack(self._structure, list(op.outputs))
 
-    def string_handle(self, name: str | None = None) -> Any:
-        """Not in jtrain: feedable iterators (``from_string_handle``) are absent.
+    def _next(self, session: Any) -> tuple[Any, ...]:
+        """The next element in ``session``, as a fetch gives its components."""
+        state = self._state(session)
+        with state.lock:
+            if state.elements is None:
+                if self._one_shot_pipeline is None:
+                    raise errors.FailedPreconditionError(
+                        None,
+                        None,
+                        "GetNext() failed because the iterator has not been initialized. "
+                        "Ensure that you have run the initializer operation for this "
+                        "iterator before getting the next element.",
+                    )
+                state.elements = self._one_shot_pipeline.start(session, {})
+            try:
+                element = next(state.elements)
+            except StopIteration:
+                raise errors.OutOfRangeError(None, None, "End of sequence") from None
+            except errors.OutOfRangeError:
+                raise
+            except Exception as e:
+                # A Python pipeline does not go on after an error (TF's may, with the
+                # next element): the next get_next says so rather than end silently.
+                if not isinstance(state.elements, _Stopped):
+                    state.elements = _Stopped(e)
+                raise
+        return tuple(_user_value(v) for v in element)
 
-        Raises:
-          NotImplementedError: always; use ``from_structure`` and ``make_initializer``.
+    def string_handle(self, name: str | None = None) -> ops.Tensor:
+        """A scalar ``tf.string`` tensor naming this iterator, to feed a
+        ``from_string_handle`` iterator's handle placeholder (TF1's feedable
+        iterators: one ``get_next`` switching between datasets by the fed handle).
         """
-        raise NotImplementedError(
-            "Iterator.string_handle (feedable iterators) is not in adapters.v1; use "
-            "Iterator.from_structure(...) and run make_initializer(dataset) to switch datasets"
+        handle = np.asarray(self._handle().encode(), dtype=object)
+
+        def compute(session: Any) -> tuple[Any]:
+            return (handle,)
+
+        op = self._graph.create_op(
+            "IteratorToStringHandle",
+            name or "IteratorToStringHandle",
+            compute=compute,
+            output_specs=[((), dtypes.string)],
+            host="pre",
         )
+        return op.outputs[0]
+
+    def _handle(self) -> str:
+        if self._handle_name is None:
+            self._handle_name = f"jtrain-iterator-{next(_handle_ids)}"
+            _HANDLES[self._handle_name] = self
+        return self._handle_name
 
     @staticmethod
     def from_string_handle(
         string_handle: Any, output_types: Any, output_shapes: Any = None, output_classes: Any = None
     ) -> Iterator:
-        """Not in jtrain (see ``string_handle``).
+        """An iterator whose ``get_next`` reads the iterator named by ``string_handle``
+        (a scalar ``tf.string`` tensor, usually a placeholder fed with the value of
+        another iterator's ``string_handle()``).
+
+        Args:
+          string_handle: a scalar ``tf.string`` tensor.
+          output_types: the elements' ``DType``s, nested as the elements.
+          output_shapes: their shapes (default: unknown), nested likewise.
+          output_classes: accepted (``tf.Tensor`` components only).
 
         Raises:
-          NotImplementedError: always.
+          TypeError: ``string_handle`` is not a string tensor.
+          InvalidArgumentError: at ``get_next``, a handle naming no iterator, or one
+            whose elements have other types or incompatible shapes.
         """
-        raise NotImplementedError(
-            "Iterator.from_string_handle (feedable iterators) is not in adapters.v1; use "
-            "Iterator.from_structure(...) and run make_initializer(dataset) to switch datasets"
+        handle = ops.convert_to_tensor(string_handle)
+        if handle.dtype != dtypes.string:
+            raise TypeError(f"string_handle must be a tf.string tensor, got {handle.dtype}")
+        template = Iterator.from_structure(output_types, output_shapes)
+        return _FeedableIterator(template._structure, handle)
+
+
+_HANDLES: weakref.WeakValueDictionary[str, Iterator] = weakref.WeakValueDictionary()
+_handle_ids = itertools.count(1)
+
+
+class _Stopped:
+    """The elements of a pipeline stopped by an error: each ``next`` says so."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def __iter__(self) -> _Stopped:
+        return self
+
+    def __next__(self) -> Element:
+        error = self.error
+        raise errors.FailedPreconditionError(
+            None,
+            None,
+            f"jtrain's tf.data pipeline stopped at an earlier error ({type(error).__name__}: "
+            f"{error}); TF may go on with the next element: re-initialize the iterator, or "
+            "drop failing elements with tf.data.experimental.ignore_errors()",
         )
+
+
+class _FeedableIterator(Iterator):
+    """``Iterator.from_string_handle``: ``get_next`` reads the iterator the fed handle
+    names, in the session that runs it."""
+
+    def __init__(self, element: Any, handle: ops.Tensor):
+        super().__init__(element)
+        self._string_handle = handle
+
+    def get_next(self, name: str | None = None) -> Any:
+        specs: list[Spec] = structure.flatten(self._structure)
+        feedable = self
+
+        def compute(session: Any, handle: Any) -> tuple[Any, ...]:
+            return feedable._target(handle)._next(session)
+
+        op = self._graph.create_op(
+            "IteratorGetNext",
+            name or "IteratorGetNext",
+            inputs=[self._string_handle],
+            compute=compute,
+            output_specs=[(s.shape, s.dtype) for s in specs],
+            host="pre",
+        )
+        return structure.pack(self._structure, list(op.outputs))
+
+    def _target(self, handle: Any) -> Iterator:
+        value = np.asarray(handle, dtype=object).item() if not isinstance(handle, bytes) else handle
+        name = value.decode() if isinstance(value, bytes) else str(value)
+        target = _HANDLES.get(name)
+        if target is None:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"{name!r} is not an iterator's string handle (Iterator.string_handle())",
+            )
+        if not structure.same_structure(self._structure, target._structure) or (
+            self.output_types != target.output_types
+        ):
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"The iterator of the handle has output types {target.output_types}; this "
+                f"feedable iterator expects {self.output_types}.",
+            )
+        for mine, theirs in zip(
+            structure.flatten(self.output_shapes),
+            structure.flatten(target.output_shapes),
+            strict=True,
+        ):
+            if not mine.is_compatible_with(theirs):
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"The iterator of the handle has output shapes {target.output_shapes}, "
+                    f"incompatible with this feedable iterator's {self.output_shapes}.",
+                )
+        return target
+
+    def string_handle(self, name: str | None = None) -> ops.Tensor:
+        """The handle tensor this iterator reads (as TF's, a feedable iterator's handle
+        is the one it was made from)."""
+        return self._string_handle
+
+
+def get_single_element(dataset: DatasetV1) -> Any:
+    """Tensors of the only element of ``dataset``
+    (``tf.data.experimental.get_single_element``); each run runs the dataset.
+
+    Raises:
+      InvalidArgumentError: at run time, a dataset without element or with more than one.
+    """
+    if not isinstance(dataset, DatasetV1):
+        raise TypeError("`dataset` must be a `tf.data.Dataset` object.")
+    pipeline = _Pipeline(dataset)
+    specs: list[Spec] = structure.flatten(dataset._structure)
+
+    def compute(session: Any, *fed: Any) -> tuple[Any, ...]:
+        elements = pipeline.start(session, dict(zip(pipeline.placeholders, fed, strict=True)))
+        first = next(elements, None)
+        if first is None:
+            raise errors.InvalidArgumentError(None, None, "Dataset was empty.")
+        if next(elements, None) is not None:
+            raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
+        return tuple(_user_value(v) for v in first)
+
+    op = ops.get_default_graph().create_op(
+        "DatasetToSingleElement",
+        "DatasetToSingleElement",
+        inputs=pipeline.placeholders,
+        compute=compute,
+        output_specs=[(s.shape, s.dtype) for s in specs],
+        host="pre",
+    )
+    return structure.pack(dataset._structure, list(op.outputs))
 
 
 def make_one_shot_iterator(dataset: DatasetV1) -> Iterator:

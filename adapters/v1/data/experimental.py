@@ -1,0 +1,152 @@
+"""``tf.data.experimental`` (``tf.compat.v1.data.experimental``): the names TF1
+pipelines use, as transformations for ``Dataset.apply`` and constants.
+
+The pipeline is one Python thread on the host: ``AUTOTUNE`` and the
+``num_parallel_*`` arguments are accepted and change nothing but what TF's
+defaults depend on (``interleave``'s cycle length). Other names of TF's
+``experimental`` namespace raise an ``AttributeError`` naming them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from adapters.v1._missing import missing_name_getattr
+from adapters.v1.data.dataset_ops import (
+    AUTOTUNE,
+    INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY,
+    DatasetV1,
+    IgnoreErrors,
+)
+from adapters.v1.data.iterator_ops import get_single_element
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "get_single_element",
+    "ignore_errors",
+    "map_and_batch",
+    "parallel_interleave",
+    "shuffle_and_repeat",
+    "unbatch",
+]
+
+Transformation = Callable[[DatasetV1], DatasetV1]
+
+
+def shuffle_and_repeat(
+    buffer_size: Any, count: Any = None, seed: int | None = None
+) -> Transformation:
+    """``dataset.shuffle(buffer_size, seed).repeat(count)``, a new order each epoch (for
+    ``Dataset.apply``).
+
+    Args:
+      buffer_size: the shuffle buffer's size.
+      count: epochs (default ``None``: forever).
+      seed: the shuffle's op seed.
+
+    .. note:: The order is NumPy's, not TF's (see ``Dataset.shuffle``).
+    """
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.shuffle(buffer_size, seed=seed).repeat(count)
+
+    return apply
+
+
+def map_and_batch(
+    map_func: Callable[..., Any],
+    batch_size: Any,
+    num_parallel_batches: Any = None,
+    drop_remainder: bool = False,
+    num_parallel_calls: Any = None,
+) -> Transformation:
+    """``dataset.map(map_func).batch(batch_size, drop_remainder)`` (for ``Dataset.apply``).
+
+    Args:
+      map_func: as ``Dataset.map``'s.
+      batch_size: elements per batch.
+      num_parallel_batches: accepted (one Python thread).
+      drop_remainder: drop a last, smaller batch (the batch dimension is then static).
+      num_parallel_calls: accepted (one Python thread).
+
+    Raises:
+      ValueError: both ``num_parallel_batches`` and ``num_parallel_calls``, as TF.
+    """
+    if num_parallel_batches is not None and num_parallel_calls is not None:
+        raise ValueError(
+            "`map_and_batch` allows only one of `num_parallel_batches` and "
+            "`num_parallel_calls` to be set, but "
+            f"`num_parallel_batches` was set to {num_parallel_batches} "
+            f"and `num_parallel_calls` as set to {num_parallel_calls}."
+        )
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.map(map_func).batch(batch_size, drop_remainder=drop_remainder)
+
+    return apply
+
+
+def ignore_errors(log_warning: bool = False) -> Transformation:
+    """Drops the elements whose making fails (for ``Dataset.apply``).
+
+    Args:
+      log_warning: accepted (jtrain logs nothing for a dropped element).
+
+    Raises:
+      NotImplementedError: when applied, a transformation between the failing
+        function and ``ignore_errors`` that is not element-wise (``batch``,
+        ``interleave``, ``zip``...): there TF drops the whole partial result,
+        which jtrain's pipeline cannot reproduce.
+
+    .. note:: Supported: an element failing in a ``map`` or ``filter`` function or
+       in ``from_generator``'s conversion, with ``map``, ``filter``, ``take``,
+       ``skip``, ``repeat``, ``shuffle``, ``shard`` and ``prefetch`` between.
+    """
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return IgnoreErrors(dataset, log_warning)
+
+    return apply
+
+
+def parallel_interleave(
+    map_func: Callable[..., Any],
+    cycle_length: Any,
+    block_length: Any = 1,
+    sloppy: bool | None = False,
+    buffer_output_elements: Any = None,
+    prefetch_input_elements: Any = None,
+) -> Transformation:
+    """``dataset.interleave(map_func, cycle_length, block_length)`` (for
+    ``Dataset.apply``), in TF's deterministic order.
+
+    Args:
+      map_func: builds a dataset from an element's tensors.
+      cycle_length: how many datasets are open at once.
+      block_length: consecutive elements from each (default 1).
+      sloppy: accepted; the order is always the deterministic one (one of the orders
+        TF's ``sloppy=True`` may give).
+      buffer_output_elements: accepted (one Python thread).
+      prefetch_input_elements: accepted (one Python thread).
+    """
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.interleave(map_func, cycle_length, block_length)
+
+    return apply
+
+
+def unbatch() -> Transformation:
+    """``dataset.unbatch()`` (for ``Dataset.apply``)."""
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.unbatch()
+
+    return apply
+
+
+__getattr__ = missing_name_getattr("tf.data.experimental", globals())
