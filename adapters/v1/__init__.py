@@ -25,6 +25,7 @@ from adapters.v1 import (
     python_io,
     random,
     saved_model,
+    sparse,
     summary,
     tpu,
     train,
@@ -218,6 +219,17 @@ from adapters.v1.ops.random_ops import (
     truncated_normal,
 )
 from adapters.v1.ops.script_ops import jax_function, numpy_function, py_func
+from adapters.v1.ops.sparse_ops import (
+    sparse_add,
+    sparse_placeholder,
+    sparse_reduce_sum,
+    sparse_reorder,
+    sparse_reshape,
+    sparse_retain,
+    sparse_tensor_dense_matmul,
+    sparse_tensor_to_dense,
+    sparse_to_dense,
+)
 from adapters.v1.ops.state_ops import (
     assign,
     assign_add,
@@ -502,6 +514,16 @@ __all__ = [
     "math",
     "metrics",
     "nn",
+    "sparse",
+    "sparse_add",
+    "sparse_placeholder",
+    "sparse_reduce_sum",
+    "sparse_reorder",
+    "sparse_reshape",
+    "sparse_retain",
+    "sparse_tensor_dense_matmul",
+    "sparse_tensor_to_dense",
+    "sparse_to_dense",
     "assign",
     "assign_add",
     "assign_sub",

@@ -27,6 +27,7 @@ from adapters.v1.client import _replicas, data_parallel
 from adapters.v1.client.session_config import check_config, timeout_ms
 from adapters.v1.client.variable_store import VariableStore
 from adapters.v1.framework import _x64, auto_mixed_precision, dtypes, nest, ops, runtime_checks
+from adapters.v1.framework.sparse_tensor import SparseTensor
 from adapters.v1.ops.data_flow_ops import blocking_deadline
 from jtrain import errors, xla_options
 from jtrain._threads import alone_but_idle_waiters
@@ -925,7 +926,11 @@ class Session:
           fetches: Tensors, Operations, Variables or their names, nested in lists,
             tuples, dicts and namedtuples.
           feed_dict: maps placeholders (or any tensor) to values: NumPy arrays, Python
-            scalars or lists. Values are converted to the tensor's dtype.
+            scalars or lists. Values are converted to the tensor's dtype. A
+            ``SparseTensor`` key (``tf.sparse_placeholder``) takes a
+            ``SparseTensorValue`` or an ``(indices, values, dense_shape)`` tuple, its
+            three tensors fed as TF pairs them; a fed number of values compiles one
+            program per number (see ``ops/sparse_ops.py``).
           options: a ``RunOptions``; its ``timeout_in_ms`` is honoured (see
             ``adapters.v1.client.session_config`` for every option).
           run_metadata: a ``RunMetadata``; accepted, left empty.
@@ -1113,6 +1118,12 @@ class Session:
             if not isinstance(t, ops.Tensor):
                 if isinstance(key, tuple):
                     return False
+                if isinstance(key, SparseTensor):
+                    # TF's expansion: its three tensors fed the items of the value (a
+                    # SparseTensorValue or a 3-tuple), paired as zip pairs them.
+                    parts = [key.indices, key.values, key.dense_shape]
+                    self._convert_feed_items(zip(parts, value, strict=False), tensors, values)
+                    continue
                 try:
                     t = _as_fetch_element(key, self._graph)
                 except ValueError as e:

@@ -3,15 +3,19 @@
 A ``SparseTensor`` is ``indices`` (``int64 [nnz, rank]``), ``values`` (``[nnz]``)
 and ``dense_shape`` (``int64 [rank]``) in a graph; ``Session.run`` of one returns a
 ``SparseTensorValue`` (NumPy arrays), as in TF. ``VarLenFeature`` parsing gives
-one. Sparse math is not in adapters.v1: fetch the value, or pass its three
-tensors to ``tf.jax_function``.
+one, and so does ``tf.sparse_placeholder``; a ``SparseTensor`` key of ``feed_dict``
+takes a ``SparseTensorValue`` or an ``(indices, values, dense_shape)`` tuple. TF's
+sparse ops are in ``adapters/v1/ops/sparse_ops.py`` (``tf.sparse``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from adapters.v1.framework import ops
+import numpy as np
+
+from adapters.v1.framework import ops, tensor_shape
+from adapters.v1.framework.tensor_shape import TensorShape
 from jtrain.records.parsing_ops import SparseTensorValue
 
 __all__ = ["SparseTensor", "SparseTensorValue"]
@@ -21,15 +25,22 @@ class SparseTensor:
     """A sparse tensor in a graph (``tf.sparse.SparseTensor``).
 
     Args:
-      indices: ``int64 [nnz, rank]`` positions of the values, row-major order.
+      indices: ``int64 [nnz, rank]`` positions of the values, row-major order
+        (Python lists are int64, as TF converts them).
       values: ``[nnz]`` values.
       dense_shape: ``int64 [rank]`` shape of the dense tensor.
+
+    Raises:
+      ValueError: ``indices`` or ``dense_shape`` is a tensor of another dtype than
+        int64 (TF's conversion error).
     """
 
     def __init__(self, indices: Any, values: Any, dense_shape: Any):
-        self._indices = ops.convert_to_tensor(indices)
+        self._indices = ops.convert_to_tensor(indices, dtype="int64")
         self._values = ops.convert_to_tensor(values)
-        self._dense_shape = ops.convert_to_tensor(dense_shape)
+        self._dense_shape = ops.convert_to_tensor(dense_shape, dtype="int64")
+        # What ``set_shape`` (``tf.sparse_placeholder``'s shape) adds to the static shape.
+        self._dense_shape_default: TensorShape | None = None
 
     @classmethod
     def from_value(cls, sparse_tensor_value: SparseTensorValue) -> SparseTensor:
@@ -64,12 +75,28 @@ class SparseTensor:
     def op(self) -> ops.Operation:
         return self._values.op
 
-    def get_shape(self) -> Any:
-        """The static dense shape: its rank, dimensions unknown."""
-        rank = self._dense_shape.shape
-        return None if rank is None or rank[0] is None else (None,) * rank[0]
+    def get_shape(self) -> TensorShape:
+        """The static dense shape (TF's ``constant_value_as_shape`` of ``dense_shape``,
+        merged with what ``set_shape`` gave): a ``TensorShape``, ``None`` dimensions
+        unknown, of unknown rank when ``dense_shape``'s length is unknown."""
+        shape = _shape_of_value(self._dense_shape)
+        if self._dense_shape_default is not None:
+            shape = shape.merge_with(self._dense_shape_default)
+        return shape
 
     shape = property(get_shape)
+
+    def set_shape(self, shape: Any) -> None:
+        """Refines the static dense shape (``SparseTensor.set_shape``).
+
+        Raises:
+          ValueError: ``shape`` is not compatible with the known dense shape.
+        """
+        new = tensor_shape.as_shape(shape)
+        mine = self.get_shape()
+        if not mine.is_compatible_with(new):
+            raise ValueError(f"Shapes {mine} and {new} are incompatible")
+        self._dense_shape_default = mine.merge_with(new)
 
     def eval(self, feed_dict: dict | None = None, session: Any = None) -> SparseTensorValue:
         """``session.run(self)``: a ``SparseTensorValue``."""
@@ -86,3 +113,21 @@ class SparseTensor:
             f"SparseTensor(indices={self._indices!r}, values={self._values!r}, "
             f"dense_shape={self._dense_shape!r})"
         )
+
+
+def _shape_of_value(dense_shape: ops.Tensor) -> TensorShape:
+    """The static shape a ``dense_shape`` tensor's value gives: a constant's, else the
+    parts the graph's static shapes fix (``shape_values.partial_value``), else its rank."""
+    from adapters.v1.framework import shape_values
+
+    const = dense_shape.op._const_value
+    if const is not None:
+        return TensorShape([None if d < 0 else int(d) for d in np.asarray(const).reshape(-1)])
+    rank = dense_shape._shape
+    if rank is None or len(rank) != 1 or rank[0] is None:
+        return TensorShape(None)
+    if dense_shape.op.type != "PlaceholderWithDefault":
+        partial = shape_values.partial_value(dense_shape)
+        if partial is not None and partial.shape == (rank[0],):
+            return TensorShape([None if d is None or int(d) < 0 else int(d) for d in partial])
+    return TensorShape([None] * rank[0])

@@ -28,6 +28,7 @@ from adapters.v1.framework.op_def import FUNCTIONS, np_dtype
 from adapters.v1.framework.sparse_tensor import SparseTensor
 from adapters.v1.ops import array_ops
 from adapters.v1.ops.script_ops import lift
+from adapters.v1.ops.sparse_ops import dense_shape_node
 from jtrain import errors
 
 __all__ = ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
@@ -257,12 +258,20 @@ def embedding_lookup_sparse(
       squared weights' sum (``sqrtn``); rows without ids are zeros.
 
     Raises:
-      ValueError: unknown ``combiner``; ``sp_ids``'s dense shape or number of values
-        not known when the graph is built (jtrain compiles static shapes).
+      ValueError: unknown ``combiner``.
       TypeError: ``sp_ids`` is not a ``SparseTensor``.
+      NotImplementedError: ``sp_ids``' dense shape depends on the step's data.
 
-    TF's result has ``max(row with ids) + 1`` rows; jtrain's has ``batch`` rows
-    (trailing rows without ids are zeros rather than absent).
+    Raises at run time:
+      UnimplementedError: the last row of a fed ``sp_ids`` has no ids (see the note).
+
+    ``sp_ids`` may be fed (``tf.sparse_placeholder``): its number of values may
+    change every run (one program per number, see ``ops/sparse_ops.py``).
+
+    .. note:: TF's result has ``max(row with ids) + 1`` rows. With constant indices
+       jtrain's has as many; otherwise it has ``dense_shape[0]`` rows (the fed dense
+       shape, a constant of the step's program), and a run whose last rows have no
+       ids raises ``UnimplementedError`` rather than return more rows than TF.
     """
     del allow_fast_lookup
     if combiner is None:
@@ -273,7 +282,7 @@ def embedding_lookup_sparse(
         raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids)}")
     if sp_weights is not None and not isinstance(sp_weights, SparseTensor):
         raise TypeError(f"sp_weights must be either None or SparseTensor, got {type(sp_weights)}")
-    batch = _static_batch(sp_ids)
+    fixed = _rows_of_constant(sp_ids)
     with ops.name_scope(name or "embedding_lookup_sparse"):
         segments = sp_ids.indices
         rows = embedding_lookup(
@@ -281,22 +290,45 @@ def embedding_lookup_sparse(
         )
         inputs = [rows, segments] + ([sp_weights.values] if sp_weights is not None else [])
 
-        def combine(r, seg, w=None):
+        def combine(ctx, op, shape, r, seg, w=None):
             seg = seg[:, 0].astype(jnp.int32)
+            batch = fixed
+            if batch is None:
+                # dense_shape[0] rows: TF's max(row with ids) + 1 when the last row has ids.
+                batch = shape[0]
+                top = jnp.max(seg, initial=-1) + 1
+                runtime_checks.check(ctx, op, top == batch, top, jnp.asarray(batch))
             dtype = r.dtype
             if w is None:
                 w = jnp.ones(r.shape[:1], dtype)
             w = w.astype(dtype).reshape((-1,) + (1,) * (r.ndim - 1))
             total = _segment_sum(r * w, seg, batch)
             if combiner == "sum":
-                return total
+                return (total,)
             den = _segment_sum(w * w if combiner == "sqrtn" else w, seg, batch)
             if combiner == "sqrtn":
                 den = jnp.sqrt(den)
             safe = jnp.where(den == 0, jnp.ones_like(den), den)
-            return jnp.where(den == 0, jnp.zeros_like(total), total / safe)
+            return (jnp.where(den == 0, jnp.zeros_like(total), total / safe),)
 
-        return lift(combine, inputs, name=combiner)
+        def trailing(top: Any, batch: Any) -> Any:
+            return errors.UnimplementedError(
+                None,
+                op,
+                f"embedding_lookup_sparse: sp_ids has no ids in its last rows (dense_shape[0] "
+                f"= {int(batch)}, last row with ids + 1 = {int(top)}): TF's result then has "
+                f"{int(top)} rows, and jtrain compiles it with dense_shape[0] rows. Feed a "
+                "dense_shape whose first dimension is the last row with ids + 1, or use "
+                "tf.nn.safe_embedding_lookup_sparse (dense_shape[0] rows, as TF).",
+            )
+
+        shape = (fixed, *(rows._shape[1:] if rows._shape is not None else ()))
+        op = dense_shape_node(
+            "JaxFunction", combiner, inputs, sp_ids.dense_shape, combine,
+            [(shape if rows._shape is not None else None, rows.dtype)],
+            checks=(trailing,) if fixed is None else (),
+        )  # fmt: skip
+        return op.outputs[0]
 
 
 def _segment_sum(data: Any, segments: Any, num: int) -> Any:
@@ -304,15 +336,14 @@ def _segment_sum(data: Any, segments: Any, num: int) -> Any:
     return out.at[segments].add(data, mode="drop")
 
 
-def _static_batch(sp: SparseTensor) -> int:
-    const = sp.dense_shape.op._const_value
-    if const is None or sp.values._shape is None or sp.values._shape[0] is None:
-        raise ValueError(
-            "embedding_lookup_sparse: jtrain needs sp_ids' dense_shape and number of "
-            "values known when the graph is built (jtrain compiles static shapes); "
-            "build the SparseTensor from constants or placeholders of known shapes."
-        )
-    return int(np.asarray(const).reshape(-1)[0])
+def _rows_of_constant(sp: SparseTensor) -> int | None:
+    """TF's number of result rows (the last row with ids + 1) when ``sp``'s indices are a
+    constant; None otherwise (then ``dense_shape[0]``, checked when the step runs)."""
+    const = sp.indices.op._const_value
+    if const is None:
+        return None
+    rows = np.asarray(const).reshape(-1, np.asarray(const).shape[-1] if np.ndim(const) else 1)
+    return int(rows[:, 0].max()) + 1 if rows.size else 0
 
 
 def safe_embedding_lookup_sparse(
@@ -349,8 +380,15 @@ def safe_embedding_lookup_sparse(
       A tensor ``[batch, *embedding_weights.shape[1:]]``.
 
     Raises:
-      ValueError: no table, unknown ``combiner``, ``sparse_ids`` of rank other than 2
-        or of shapes not known when the graph is built.
+      ValueError: no table, unknown ``combiner``, ``sparse_ids`` of a known rank
+        other than 2.
+      NotImplementedError: ``sparse_ids``' dense shape depends on the step's data.
+
+    Raises at run time (when the step is compiled):
+      UnimplementedError: a fed dense shape of rank other than 2.
+
+    ``sparse_ids`` may be fed (``tf.sparse_placeholder``): the result has the fed
+    ``dense_shape[0]`` rows, as TF's.
     """
     del allow_fast_lookup
     if embedding_weights is None or (
@@ -360,13 +398,14 @@ def safe_embedding_lookup_sparse(
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
     tables = [ops.convert_to_tensor(t) for t in _params_list(embedding_weights)]
-    batch = _static_batch(sparse_ids)
     rank = sparse_ids.dense_shape._shape
-    if rank is None or tuple(rank) != (2,):
+    if rank is not None and rank[0] is not None and tuple(rank) != (2,):
         raise ValueError(
             "safe_embedding_lookup_sparse: jtrain supports sparse_ids of rank 2 "
             "([batch, ids]); reshape higher-rank ids to rank 2 first."
         )
+    static = sparse_ids.get_shape()
+    fixed = static.as_list()[0] if static.rank == 2 else None
     if len(tables) > 1 and partition_strategy not in ("mod", "div"):
         raise ValueError(
             f"Unrecognized partition strategy: {partition_strategy}."
@@ -379,7 +418,13 @@ def safe_embedding_lookup_sparse(
             inputs.append(sparse_weights.values)
         dtype = tables[0].dtype
 
-        def prepare(ids, indices, w=None):
+        def prepare(ctx, op, shape, ids, indices, w=None):
+            if len(shape) != 2:
+                raise errors.UnimplementedError(
+                    None, op, "safe_embedding_lookup_sparse: jtrain supports sparse_ids of "
+                    f"rank 2 ([batch, ids]), got dense_shape {list(shape)}; reshape them first.",
+                )  # fmt: skip
+            batch = shape[0]
             seg = indices[:, 0].astype(jnp.int32)
             valid = ids >= 0
             if w is not None and combiner != "sum":
@@ -395,7 +440,14 @@ def safe_embedding_lookup_sparse(
             all_w = jnp.where(all_valid, jnp.concatenate([w, ones]), jnp.zeros_like(ones[:1]))
             return all_ids, all_seg, all_valid, all_w, empty
 
-        ids, seg, valid, w, empty = lift(prepare, inputs, name="prune")
+        n = sparse_ids.values._shape[0] if sparse_ids.values._shape else None
+        total = None if n is None or fixed is None else n + fixed
+        pruned = dense_shape_node(
+            "JaxFunction", "prune", inputs, sparse_ids.dense_shape, prepare,
+            [((total,), sparse_ids.values.dtype), ((total,), np.dtype(np.int32)),
+             ((total,), np.dtype(bool)), ((total,), dtype), ((fixed,), np.dtype(bool))],
+        )  # fmt: skip
+        ids, seg, valid, w, empty = pruned.outputs
         if len(tables) == 1:
             rows = _masked_rows(tables[0], ids, valid)
         else:
@@ -403,7 +455,8 @@ def safe_embedding_lookup_sparse(
         if max_norm is not None:
             rows = lift(lambda r: _clip(r, 1, max_norm), [rows], name="clip_by_norm")
 
-        def combine(r, s, wt, e):
+        def combine(ctx, op, shape, r, s, wt, e):
+            batch = shape[0]
             wt = wt.reshape((-1,) + (1,) * (r.ndim - 1))
             total = _segment_sum(r * wt, s, batch)
             if combiner != "sum":
@@ -414,9 +467,14 @@ def safe_embedding_lookup_sparse(
                 total = jnp.where(den == 0, jnp.zeros_like(total), total / safe)
             if default_id is None:
                 total = jnp.where(e.reshape((-1,) + (1,) * (r.ndim - 1)), 0, total)
-            return total
+            return (total,)
 
-        return lift(combine, [rows, seg, w, empty], name=combiner)
+        out_shape = (fixed, *rows._shape[1:]) if rows._shape is not None else None
+        op = dense_shape_node(
+            "JaxFunction", combiner, [rows, seg, w, empty], sparse_ids.dense_shape, combine,
+            [(out_shape, rows.dtype)],
+        )  # fmt: skip
+        return op.outputs[0]
 
 
 def _masked_rows(table: ops.Tensor, ids: ops.Tensor, valid: ops.Tensor) -> ops.Tensor:

@@ -1,0 +1,857 @@
+"""TF's sparse ops (``tf.sparse``, ``tf.sparse_placeholder``, ``tf.sparse_tensor_to_dense``...).
+
+A ``SparseTensor`` is three dense tensors (``framework/sparse_tensor.py``); each op
+here is one node computing on them in the step's XLA program, with TF's values,
+dtypes, gradients (JAX's derivatives of the implementations, or TF's rule where
+it differs) and TF's run-time errors (``framework/runtime_checks.py``).
+
+**Shapes in a compiled step.** A sparse value's dense shape decides the shape of
+dense results (``to_dense``, ``reduce_sum``, the rows of ``sparse_dense_matmul``):
+it must be known when the step is compiled. A constant ``dense_shape`` is; a
+fed one (``tf.sparse_placeholder``'s, a ``placeholder_with_default``) is a shape
+feed of the graph (``shape_values.known_when_traced``): the session compiles one
+program per fed dense shape. The number of values (``nnz``) of a fed sparse value
+is the shape of its ``indices`` and ``values`` feeds: XLA compiles **one program
+per nnz** (``jax.jit``'s cache of the session's plan, no padding), so every
+program computes on exactly the fed entries and values and gradients are TF's.
+A training loop whose batches have many distinct nnz compiles as many programs
+(about 0.1-1 s each on CPU); pad batches to a few sizes with zero-weight entries
+where that matters. A dense shape computed from the step's data (a variable, a
+float tensor) raises ``NotImplementedError`` when the graph is built.
+
+Ops whose number of outputs depends on values (``sparse.add`` of two sparse
+tensors, ``retain`` with a computed mask, ``from_dense`` of a computed tensor)
+raise ``NotImplementedError`` naming what to use instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from adapters.v1.framework import ops, runtime_checks, shape_values
+from adapters.v1.framework.shape_values import trace_time_value
+from adapters.v1.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from adapters.v1.framework.tensor_shape import TensorShape
+from adapters.v1.ops import array_ops
+from jtrain import errors
+
+__all__ = [
+    "sparse_placeholder",
+    "sparse_to_dense",
+    "sparse_tensor_to_dense",
+    "sparse_reduce_sum",
+    "sparse_tensor_dense_matmul",
+    "sparse_add",
+    "sparse_reorder",
+    "sparse_reshape",
+    "sparse_retain",
+    "from_dense",
+    "dense_shape_node",
+]
+
+
+# -- the node with a dense shape known when the step is traced -------------------------
+_FED = ("Placeholder", "PlaceholderWithDefault")
+
+
+def dense_shape_node(
+    op_type: str,
+    name: str,
+    inputs: list[ops.Tensor],
+    dense_shape: ops.Tensor,
+    fn: Callable[..., tuple[Any, ...]],
+    specs: list[tuple[Any, Any]],
+    checks: tuple[Callable[..., Any], ...] = (),
+) -> ops.Operation:
+    """A node ``fn(ctx, op, shape, *input values) -> outputs`` whose ``shape`` is the
+    value of ``dense_shape`` (a tuple of ints) known when the step is traced.
+
+    Args:
+      op_type: TF's op type of the node.
+      name: the node's name.
+      inputs: its tensor inputs.
+      dense_shape: an integer tensor: a constant, or computed from fed integers
+        and static shapes (it becomes a shape feed: one program per fed value).
+      fn: the computation; may call ``runtime_checks.check(ctx, op, ...)``.
+      specs: ``(static shape, dtype)`` per output.
+      checks: the run-time checks' messages (``runtime_checks.mark``).
+
+    Raises:
+      NotImplementedError: ``dense_shape`` depends on the step's data.
+    """
+    const = dense_shape.op._const_value
+    known: tuple[int, ...] | None = None
+    if const is not None:
+        known = tuple(int(d) for d in np.asarray(const).reshape(-1))
+    elif dense_shape.op.type in _FED:
+        # Fed directly (tf.sparse_placeholder's, of any length): a shape feed.
+        dense_shape.graph._shape_feeds.add(dense_shape)
+    elif not shape_values.known_when_traced(dense_shape):
+        raise NotImplementedError(
+            f"{op_type} ({name}): the dense shape {dense_shape.name} must be known when the "
+            "step is compiled (a constant, a fed value such as tf.sparse_placeholder's, or "
+            "computed from tf.shape); it depends on the step's data. jtrain compiles "
+            "static shapes: build the SparseTensor with a constant or fed dense_shape."
+        )
+    count = len(inputs)
+
+    def compute(ctx: Any, *values: Any) -> tuple[Any, ...]:
+        shape = known
+        if shape is None:
+            shape = tuple(int(d) for d in np.asarray(trace_time_value(ctx, dense_shape)).ravel())
+        return tuple(fn(ctx, op, shape, *values[:count]))
+
+    graph = (inputs[0] if inputs else dense_shape).graph
+    op = graph.create_op(
+        op_type, name, inputs=[*inputs, dense_shape], compute=compute, output_specs=specs
+    )
+    if checks:
+        runtime_checks.mark(op, *checks)
+    return op
+
+
+def _static_shape(sp: SparseTensor) -> list[int | None] | None:
+    """The dense shape's known dimensions when the graph is built (None: unknown rank)."""
+    const = sp.dense_shape.op._const_value
+    if const is not None:
+        return [int(d) for d in np.asarray(const).reshape(-1)]
+    return sp_shape_dims(sp.dense_shape)
+
+
+def sp_shape_dims(dense_shape: ops.Tensor) -> list[int | None] | None:
+    """What the graph knows of a ``dense_shape`` tensor's value (as TF's shape functions,
+    which read a constant's value and nothing of a placeholder's)."""
+    from adapters.v1.framework.sparse_tensor import _shape_of_value
+
+    shape = _shape_of_value(dense_shape)
+    return None if shape.rank is None else shape.as_list()
+
+
+def _shape_str(shape: tuple[int, ...]) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _index_str(row: Any) -> str:
+    return "[" + ",".join(str(int(d)) for d in row) + "]"
+
+
+def _check_sparse(sp: Any, arg: str) -> SparseTensor:
+    if isinstance(sp, SparseTensorValue):
+        return SparseTensor.from_value(sp)
+    if not isinstance(sp, SparseTensor):
+        raise TypeError(f"Input must be a SparseTensor. Got {arg}={sp!r}")
+    return sp
+
+
+def _linear(indices: Any, shape: tuple[int, ...]) -> Any:
+    """Row-major linear positions of int64 ``indices [n, rank]`` in ``shape``."""
+    lin = jnp.zeros(indices.shape[:1], jnp.int64)
+    for j, d in enumerate(shape):
+        lin = lin * jnp.int64(d) + indices[:, j].astype(jnp.int64)
+    return lin
+
+
+def _inexact(dtype: Any) -> bool:
+    return bool(jnp.issubdtype(dtype, jnp.inexact))
+
+
+# -- tf.sparse_placeholder ----------------------------------------------------------------
+def sparse_placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> SparseTensor:
+    """A ``SparseTensor`` of placeholders, fed a ``SparseTensorValue`` or an
+    ``(indices, values, dense_shape)`` tuple (``tf.compat.v1.sparse_placeholder``).
+
+    As TF: ``values`` is a placeholder ``[None]`` of ``dtype`` (``name/values``),
+    ``indices`` an int64 placeholder ``[None, rank]`` (``name/indices``), and
+    ``dense_shape`` an int64 placeholder ``[rank]`` (``name/shape``); with a ``shape``
+    given, ``dense_shape`` is a ``placeholder_with_default`` of it (``-1`` for unknown
+    dimensions, ``name/shape_default``) and the static shape is ``shape``.
+
+    Args:
+      dtype: the values' dtype.
+      shape: the dense shape (``None``: any; a list with ``None`` for unknown
+        dimensions; or an int64 tensor).
+      name: the name prefix (default: the placeholders' own names).
+
+    Returns:
+      A ``SparseTensor``.
+
+    .. note:: The fed ``dense_shape`` decides the shapes of dense results: one
+       program is compiled per fed dense shape and per number of values (see the
+       module docstring).
+    """
+    shape_name = f"{name}/shape" if name is not None else None
+    default_name = f"{name}/shape_default" if name is not None else None
+    if shape is None:
+        rank = None
+        dense_shape = array_ops.placeholder("int64", shape=[rank], name=shape_name)
+        default = TensorShape(None)
+    else:
+        if isinstance(shape, ops.Tensor):
+            rank = shape._shape[0] if shape._shape else None
+            const = shape.op._const_value
+            default = (
+                TensorShape([None if d < 0 else int(d) for d in np.asarray(const).reshape(-1)])
+                if const is not None
+                else TensorShape([None] * rank if rank is not None else None)
+            )
+        else:
+            dims = list(TensorShape(shape).as_list())
+            rank = len(dims)
+            default = TensorShape([None if d == -1 else d for d in dims])
+            shape = ops.convert_to_tensor(
+                np.asarray([-1 if d is None else d for d in dims], np.int64), name=default_name
+            )
+        dense_shape = array_ops.placeholder_with_default(shape, shape=shape._shape, name=shape_name)
+    values = array_ops.placeholder(dtype, shape=[None], name=f"{name}/values" if name else None)
+    indices = array_ops.placeholder(
+        "int64", shape=[None, rank], name=f"{name}/indices" if name else None
+    )
+    result = SparseTensor(indices, values, dense_shape)
+    result.set_shape(default)
+    return result
+
+
+# -- to dense ---------------------------------------------------------------------------
+def sparse_to_dense(
+    sparse_indices: Any,
+    output_shape: Any,
+    sparse_values: Any,
+    default_value: Any = 0,
+    validate_indices: bool = True,
+    name: str | None = None,
+) -> ops.Tensor:
+    """A dense tensor of ``output_shape`` with ``sparse_values`` at ``sparse_indices``
+    and ``default_value`` elsewhere (``tf.compat.v1.sparse_to_dense``, TF op
+    ``SparseToDense``).
+
+    .. math:: \\mathrm{out}[i] = \\mathrm{values}[k]\\ \\text{if}\\ i = \\mathrm{indices}[k],
+              \\ \\text{else}\\ \\mathrm{default}
+
+    Args:
+      sparse_indices: int32/int64 ``[N, rank]``, ``[N]`` (rank 1) or a scalar.
+      output_shape: int32/int64 ``[rank]``: a constant, or fed/computed from shapes
+        (known when the step is compiled: one program per value).
+      sparse_values: ``[N]`` values, or a scalar for all of them.
+      default_value: the scalar elsewhere (default 0).
+      validate_indices: check that indices are sorted row-major and unique (TF's
+        default True). Out-of-range indices are an error either way.
+      name: the op name (default ``"SparseToDense"``).
+
+    Returns:
+      A tensor of ``output_shape`` and the values' dtype.
+
+    Raises at run time:
+      InvalidArgumentError: an index out of bounds, out of order or repeated (TF's
+        messages). Without validation a repeated index takes its last value, as TF's
+        CPU kernel.
+
+    Gradient (TF's): ``gather_nd(grad, indices)`` for the values (every repeat of an
+    index gets the gradient of its position) and ``sum(grad) - sum(that)`` for the
+    default value.
+    """
+    indices = ops.convert_to_tensor(sparse_indices)
+    shape_t = ops.convert_to_tensor(output_shape)
+    values = ops.convert_to_tensor(sparse_values)
+    default = ops.convert_to_tensor(default_value)
+    if indices.dtype is None or indices.dtype.name not in ("int32", "int64"):
+        raise TypeError(
+            f"Value passed to parameter 'sparse_indices' has DataType "
+            f"{indices.dtype.name if indices.dtype else None} not in list of allowed "
+            "values: int32, int64"
+        )
+    if default.dtype != values.dtype and default.op._const_value is not None:
+        # A Python number takes the values' dtype (TF's conversion of default_value).
+        default = ops.convert_to_tensor(
+            np.asarray(default.op._const_value).astype(values.dtype.as_numpy_dtype)
+        )
+    if values.dtype != default.dtype:
+        raise TypeError(
+            f"Input 'default_value' of 'SparseToDense' Op has type {default.dtype.name} that "
+            f"does not match type {values.dtype.name} of argument 'sparse_values'."
+        )
+    static = sp_shape_dims(shape_t)
+    specs = [(None if static is None else tuple(static), values.dtype)]
+    name = name or "SparseToDense"
+
+    def compute(ctx: Any, op: Any, shape: tuple[int, ...], i: Any, v: Any, d: Any):
+        rank = len(shape)
+        i = i.astype(jnp.int64)
+        i = i.reshape((-1, 1)) if i.ndim < 2 else i
+        if i.shape[1] != rank:
+            raise errors.InvalidArgumentError(
+                None, op, f"sparse_indices should be a vector of length {rank}, got shape "
+                f"{list(i.shape)}",
+            )  # fmt: skip
+        if any(s < 0 for s in shape):
+            raise errors.InvalidArgumentError(
+                None, op, f"Dimension -1 must be >= 0: output_shape = {_shape_str(shape)}"
+            )
+        n = i.shape[0]
+        v = jnp.broadcast_to(v, (n,)) if v.ndim == 0 else v
+        if v.shape != (n,):
+            raise errors.InvalidArgumentError(
+                None, op, f"sparse_values has incorrect shape {list(v.shape)}, should be [] "
+                f"or [{n}]",
+            )  # fmt: skip
+        bounds = jnp.asarray(shape, jnp.int64)
+        oob = jnp.any((i < 0) | (i >= bounds), axis=1)
+        if validate_indices:
+            prev, cur = i[:-1], i[1:]
+            diff = cur != prev
+            first = jnp.argmax(diff, axis=1)[:, None]
+            less = (
+                jnp.any(diff, axis=1)
+                & (jnp.take_along_axis(cur, first, 1) < jnp.take_along_axis(prev, first, 1))[:, 0]
+            )
+            none = jnp.zeros((min(n, 1),), bool)
+            ooo = jnp.concatenate([none, less])
+            rep = jnp.concatenate([none, ~jnp.any(diff, axis=1)])
+            bad = oob | ooo | rep
+            runtime_checks.check(ctx, op, ~jnp.any(bad), i, oob, ooo, rep, bounds, which=0)
+            keep = None
+        else:
+            runtime_checks.check(ctx, op, ~jnp.any(oob), bounds, which=1)
+            keep = i  # repeats: the last one wins
+        return (_scatter_dense(i, shape, v, d, keep),)
+
+    def invalid(i: Any, oob: Any, ooo: Any, rep: Any, bounds: Any) -> errors.OpError:
+        k = int(np.flatnonzero(oob | ooo | rep)[0])
+        where = f"indices[{k}] = {_index_str(i[k])}"
+        if oob[k]:
+            msg = f"{where} is out of bounds: need 0 <= index < {_shape_str(bounds)}"
+        elif ooo[k]:
+            msg = (
+                f"{where} is out of order. Many sparse ops require sorted indices.\n"
+                "    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n"
+            )
+        else:
+            msg = f"{where} is repeated"
+        return errors.InvalidArgumentError(None, op, msg)
+
+    def out_of_bounds(bounds: Any) -> errors.OpError:
+        return errors.InvalidArgumentError(
+            None, op, f"Indices are not valid (out of bounds).  Shape: {_shape_str(bounds)}"
+        )
+
+    op = dense_shape_node(
+        "SparseToDense", name, [indices, values, default], shape_t, compute, specs,
+        checks=(invalid, out_of_bounds),
+    )  # fmt: skip
+    return op.outputs[0]
+
+
+def _scatter_dense(i: Any, shape: tuple[int, ...], v: Any, d: Any, last_wins: Any) -> Any:
+    """``full(shape, d)`` with ``v[k]`` at ``i[k]``; TF's gradient for float values."""
+    size = int(np.prod(shape, dtype=np.int64))
+    lin = _linear(i, shape)
+    target = lin
+    if last_wins is not None and lin.shape[0] > 1:
+        order = jnp.argsort(lin, stable=True)
+        ranked = lin[order]
+        last = jnp.concatenate([ranked[1:] != ranked[:-1], jnp.ones((1,), bool)])
+        keep = jnp.zeros(lin.shape, bool).at[order].set(last)
+        target = jnp.where(keep, lin, jnp.int64(size))
+
+    def forward(v: Any, d: Any) -> Any:
+        flat = jnp.full((size,), d, v.dtype).at[target].set(v, mode="drop")
+        return flat.reshape(shape)
+
+    if not _inexact(v.dtype):
+        return forward(v, d)
+
+    @jax.custom_vjp
+    def dense(v: Any, d: Any) -> Any:
+        return forward(v, d)
+
+    def fwd(v: Any, d: Any) -> Any:
+        return forward(v, d), None
+
+    def bwd(_: Any, g: Any) -> Any:
+        flat = g.reshape(-1)
+        gv = jnp.take(flat, lin, mode="fill", fill_value=0)
+        return gv, (jnp.sum(flat) - jnp.sum(gv)).astype(d.dtype)
+
+    dense.defvjp(fwd, bwd)
+    return dense(v, d)
+
+
+def sparse_tensor_to_dense(
+    sp_input: SparseTensor,
+    default_value: Any = None,
+    validate_indices: bool = True,
+    name: str | None = None,
+) -> ops.Tensor:
+    """The dense tensor of ``sp_input`` (``tf.sparse.to_dense``,
+    ``tf.sparse_tensor_to_dense``): ``sparse_to_dense`` of its three tensors.
+
+    Args:
+      sp_input: a ``SparseTensor``.
+      default_value: the value where ``sp_input`` has none (default: zero of its dtype).
+      validate_indices: check sorted, unique indices (TF's default True).
+      name: the op name (default ``"SparseToDense"``).
+
+    Returns:
+      A dense tensor of ``sp_input.dense_shape`` (static shape as TF's: a constant
+      dense shape's, else unknown dimensions).
+
+    Raises:
+      TypeError: ``sp_input`` is not a ``SparseTensor``.
+
+    Raises at run time:
+      InvalidArgumentError: as ``sparse_to_dense``.
+    """
+    sp = _check_sparse(sp_input, "sp_input")
+    if default_value is None:
+        default_value = np.zeros((), sp.dtype.as_numpy_dtype)
+    return sparse_to_dense(
+        sp.indices, sp.dense_shape, sp.values, default_value=default_value,
+        validate_indices=validate_indices, name=name,
+    )  # fmt: skip
+
+
+# -- reduce_sum ---------------------------------------------------------------------------
+def sparse_reduce_sum(
+    sp_input: SparseTensor,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    reduction_axes: Any = None,
+    keep_dims: bool | None = None,
+) -> ops.Tensor:
+    """The sum of a ``SparseTensor``'s values over ``axis`` as a dense tensor
+    (``tf.compat.v1.sparse.reduce_sum``, TF op ``SparseReduceSum``).
+
+    Args:
+      sp_input: a ``SparseTensor`` (indices in any order).
+      axis: the axes to reduce (int or list, negative from the end; None: all).
+      keepdims: keep reduced axes with length 1 (default False).
+      reduction_axes: deprecated alias of ``axis``.
+      keep_dims: deprecated alias of ``keepdims``.
+
+    Returns:
+      A dense tensor of the values' dtype; positions without values are 0.
+
+    Raises:
+      ValueError: both an argument and its deprecated alias are given.
+      InvalidArgumentError (when the step is compiled): an axis outside
+        ``[-rank, rank)``.
+    """
+    sp = _check_sparse(sp_input, "sp_input")
+    axis = _one_of(axis, reduction_axes, "axis", "reduction_axes")
+    keepdims = bool(_one_of(keepdims, keep_dims, "keepdims", "keep_dims"))
+    if isinstance(axis, ops.Tensor):
+        const = axis.op._const_value
+        if const is None:
+            raise NotImplementedError(
+                "sparse_reduce_sum: axis must be known when the graph is built (a Python "
+                "int or list, or a constant)."
+            )
+        axis = np.asarray(const).tolist()
+    axes = None if axis is None else ([axis] if isinstance(axis, int) else list(axis))
+    static = _static_shape(sp)
+    out_static = None
+    if static is not None:
+        out_static = tuple(_reduced(tuple(-1 if d is None else d for d in static), axes, keepdims))
+        out_static = tuple(None if d < 0 and d != -2 else d for d in out_static)
+        if sp.dense_shape.op._const_value is None:
+            out_static = None  # TF's shape function reads only a constant dense shape
+
+    def compute(ctx: Any, op: Any, shape: tuple[int, ...], i: Any, v: Any):
+        try:
+            out_shape, kept = _reduced(shape, axes, keepdims, op=op, with_kept=True)
+        except ValueError as e:
+            raise errors.InvalidArgumentError(None, op, str(e)) from None
+        kept_shape = tuple(shape[a] for a in kept)
+        seg = _linear(i[:, kept], kept_shape) if kept else jnp.zeros(i.shape[:1], jnp.int64)
+        size = int(np.prod(kept_shape, dtype=np.int64))
+        out = jnp.zeros((size,), v.dtype).at[seg].add(v, mode="drop")
+        return (out.reshape(out_shape),)
+
+    op = dense_shape_node(
+        "SparseReduceSum", "SparseReduceSum",
+        [sp.indices, sp.values], sp.dense_shape, compute, [(out_static, sp.dtype)],
+    )  # fmt: skip
+    return op.outputs[0]
+
+
+def _reduced(shape: tuple[int, ...], axes: list[int] | None, keepdims: bool, op: Any = None,
+             with_kept: bool = False) -> Any:  # fmt: skip
+    rank = len(shape)
+    if axes is None:
+        red = set(range(rank))
+    else:
+        red = set()
+        for a in axes:
+            if not -rank <= a < rank:
+                raise ValueError(
+                    f"Invalid reduction dimension {a}, for input with {rank} dimensions."
+                )
+            red.add(a % rank)
+    kept = [d for d in range(rank) if d not in red]
+    out = (
+        [1 if d in red else shape[d] for d in range(rank)] if keepdims else [shape[d] for d in kept]
+    )
+    return (tuple(out), kept) if with_kept else out
+
+
+def _one_of(new: Any, old: Any, new_name: str, old_name: str) -> Any:
+    if new is not None and old is not None:
+        raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'.")
+    return new if new is not None else old
+
+
+# -- sparse_dense_matmul ------------------------------------------------------------------
+def sparse_tensor_dense_matmul(
+    sp_a: SparseTensor,
+    b: Any,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    name: str | None = None,
+) -> ops.Tensor:
+    """``A @ B`` for a rank-2 ``SparseTensor`` A and a dense matrix B
+    (``tf.sparse.sparse_dense_matmul``, ``tf.sparse.matmul``,
+    ``tf.sparse_tensor_dense_matmul``; TF op ``SparseTensorDenseMatMul``).
+
+    .. math:: \\mathrm{out}[r, :] = \\sum_{k: \\mathrm{row}_k = r} \\mathrm{values}_k\\,
+              B[\\mathrm{col}_k, :]
+
+    with A replaced by its conjugate transpose for ``adjoint_a`` and B by its own for
+    ``adjoint_b``. Indices may be in any order; repeated ones add up.
+
+    Args:
+      sp_a: a ``SparseTensor`` of rank 2.
+      b: a dense matrix of A's dtype.
+      adjoint_a: use A's conjugate transpose (default False).
+      adjoint_b: use B's conjugate transpose (default False).
+      name: the name scope (default ``"SparseTensorDenseMatMul"``).
+
+    Returns:
+      A dense ``[rows of A (or cols), cols of B (or rows)]`` tensor.
+
+    Raises:
+      TypeError: ``sp_a`` is not a ``SparseTensor``; ``b`` of another dtype.
+      InvalidArgumentError (when the step is compiled): the inner dimensions differ
+        (TF's message).
+
+    Raises at run time:
+      InvalidArgumentError: an index out of A's dense shape (TF's message).
+
+    Gradients are TF's: ``A^T @ grad`` for B, ``grad[row] . B[col]`` per value.
+    """
+    sp = _check_sparse(sp_a, "sp_a")
+    with ops.name_scope(name or "SparseTensorDenseMatMul"):
+        b = ops.convert_to_tensor(b)
+        if b.dtype != sp.dtype:
+            raise TypeError(
+                f"Input 'b' of 'SparseTensorDenseMatMul' Op has type {b.dtype.name} that does "
+                f"not match type {sp.dtype.name} of argument 'a_values'."
+            )
+        static = _static_shape(sp)
+        rows = None
+        if static is not None and len(static) == 2:
+            rows = static[1] if adjoint_a else static[0]
+        cols = None
+        if b._shape is not None and len(b._shape) == 2:
+            cols = b._shape[0] if adjoint_b else b._shape[1]
+        lhs, rhs = (1, 0) if adjoint_a else (0, 1)
+
+        def compute(ctx: Any, op: Any, shape: tuple[int, ...], i: Any, v: Any, m: Any):
+            if len(shape) != 2 or m.ndim != 2:
+                raise errors.InvalidArgumentError(
+                    None, op, "Tensor 'a_shape' is not a vector of length 2"
+                    if len(shape) != 2 else "Tensor 'b' is not a matrix",
+                )  # fmt: skip
+            out_rows, inner = shape[lhs], shape[rhs]
+            mm = jnp.conj(m.T) if adjoint_b else m
+            if mm.shape[0] != inner:
+                raise errors.InvalidArgumentError(
+                    None, op,
+                    "Cannot multiply A and B because inner dimension does not match: "
+                    f"{inner} vs. {mm.shape[0]}.  Did you forget a transpose?  Dimensions "
+                    f"of A: [{shape[0]}, {shape[1]}).  Dimensions of B: [{m.shape[0]},"
+                    f"{m.shape[1]}]",
+                )  # fmt: skip
+            r, k = i[:, lhs], i[:, rhs]
+            k_bad = (k < 0) | (k >= inner)
+            r_bad = (r < 0) | (r >= out_rows)
+            dims = jnp.asarray([out_rows, inner], jnp.int64)
+            runtime_checks.check(ctx, op, ~jnp.any(k_bad | r_bad), i, k_bad, r_bad, dims)
+            vv = jnp.conj(v) if adjoint_a else v
+            terms = vv[:, None] * jnp.take(mm, k, axis=0, mode="fill", fill_value=0)
+            out = jnp.zeros((out_rows, mm.shape[1]), terms.dtype)
+            return (out.at[r].add(terms, mode="drop"),)
+
+        def out_of_bounds(i: Any, k_bad: Any, r_bad: Any, dims: Any) -> errors.OpError:
+            n = int(np.flatnonzero(k_bad | r_bad)[0])
+            out_rows, inner = int(dims[0]), int(dims[1])
+            if k_bad[n]:
+                msg = f"k ({int(i[n, rhs])}) from index[{n},{rhs}] out of bounds (>={inner})"
+            else:
+                msg = f"m ({int(i[n, lhs])}) from index[{n},{lhs}] out of bounds (>={out_rows})"
+            return errors.InvalidArgumentError(None, op, msg)
+
+        op = dense_shape_node(
+            "SparseTensorDenseMatMul", "SparseTensorDenseMatMul", [sp.indices, sp.values, b],
+            sp.dense_shape, compute, [((rows, cols), sp.dtype)], checks=(out_of_bounds,),
+        )  # fmt: skip
+        return op.outputs[0]
+
+
+# -- add ------------------------------------------------------------------------------
+def sparse_add(a: Any, b: Any, threshold: Any = None, thresh: Any = None) -> ops.Tensor:
+    """The sum of a ``SparseTensor`` and a dense tensor, dense
+    (``tf.compat.v1.sparse.add``; TF op ``SparseTensorDenseAdd``).
+
+    Args:
+      a, b: one ``SparseTensor`` and one dense tensor of its dense shape (either order).
+      threshold, thresh: only for two sparse operands (ignored here, as TF).
+
+    Returns:
+      The dense sum: ``b`` with each value added at its index (repeats add up).
+
+    Raises:
+      TypeError: neither operand is sparse (TF's message).
+      NotImplementedError: both are sparse (TF's result has a number of values known
+        only from the data; jtrain compiles static shapes): add one's dense form.
+      InvalidArgumentError (when the step is compiled): the shapes differ.
+    """
+    del threshold, thresh
+    sparse = (SparseTensor, SparseTensorValue)
+    if not any(isinstance(x, sparse) for x in (a, b)):
+        raise TypeError("At least one input should be SparseTensor; do you mean to use tf.add()?")
+    if all(isinstance(x, sparse) for x in (a, b)):
+        raise NotImplementedError(
+            "tf.sparse.add of two SparseTensors: the result's number of values depends on "
+            "the data, and jtrain compiles static shapes; add the dense form instead "
+            "(tf.sparse.add(a, tf.sparse.to_dense(b)))."
+        )
+    if isinstance(b, sparse):
+        a, b = b, a
+    sp = _check_sparse(a, "a")
+    b = ops.convert_to_tensor(b, dtype=sp.dtype)
+
+    def compute(ctx: Any, op: Any, shape: tuple[int, ...], i: Any, v: Any, d: Any):
+        if tuple(d.shape) != shape:
+            raise errors.InvalidArgumentError(
+                None, op, f"Dimension mismatch: sparse shape {_shape_str(shape)} vs. dense "
+                f"shape {_shape_str(d.shape)}",
+            )  # fmt: skip
+        bounds = jnp.asarray(shape, jnp.int64)
+        bad = jnp.any((i < 0) | (i >= bounds), axis=1)
+        runtime_checks.check(ctx, op, ~jnp.any(bad), i, bad)
+        lin = _linear(i, shape)
+        size = int(np.prod(shape, dtype=np.int64))
+        lin = jnp.where(bad, jnp.int64(size), lin)
+        return (d.reshape(-1).at[lin].add(v, mode="drop").reshape(shape),)
+
+    def out_of_bounds(i: Any, bad: Any) -> errors.OpError:
+        k = int(np.flatnonzero(bad)[0])
+        return errors.InvalidArgumentError(
+            None, op, f"Index {k} of a_indices ({_index_str(i[k])}) is out of bounds"
+        )
+
+    op = dense_shape_node(
+        "SparseTensorDenseAdd", "SparseTensorDenseAdd",
+        [sp.indices, sp.values, b], sp.dense_shape, compute, [(b._shape, b.dtype)],
+        checks=(out_of_bounds,),
+    )  # fmt: skip
+    return op.outputs[0]
+
+
+# -- reorder, reshape, retain, from_dense -------------------------------------------------
+def sparse_reorder(sp_input: SparseTensor, name: str | None = None) -> SparseTensor:
+    """``sp_input`` with its entries sorted row-major (``tf.sparse.reorder``).
+
+    Args:
+      sp_input: a ``SparseTensor``.
+      name: the op name (default ``"SparseReorder"``).
+
+    Returns:
+      A ``SparseTensor`` of the same dense shape and values (gradient: back to their
+      original places, as TF's).
+    """
+    sp = _check_sparse(sp_input, "sp_input")
+
+    def reorder(i: Any, v: Any) -> tuple[Any, Any]:
+        if i.shape[0] == 0:
+            return i, v
+        order = jnp.lexsort(tuple(i[:, j] for j in reversed(range(i.shape[1]))))
+        return i[order], v[order]
+
+    def compute(ctx: Any, i: Any, v: Any) -> tuple[Any, Any]:
+        return reorder(i, v)
+
+    graph = sp.values.graph
+    op = graph.create_op(
+        "SparseReorder", name or "SparseReorder", inputs=[sp.indices, sp.values],
+        compute=compute,
+        output_specs=[(sp.indices._shape, sp.indices.dtype), (sp.values._shape, sp.dtype)],
+    )  # fmt: skip
+    out = SparseTensor(op.outputs[0], op.outputs[1], sp.dense_shape)
+    out._dense_shape_default = sp._dense_shape_default
+    return out
+
+
+def sparse_reshape(sp_input: SparseTensor, shape: Any, name: str | None = None) -> SparseTensor:
+    """``sp_input`` with a new dense shape, its entries in the same row-major order
+    (``tf.sparse.reshape``; one dimension of ``shape`` may be -1).
+
+    Args:
+      sp_input: a ``SparseTensor``.
+      shape: int64 ``[new rank]`` (a list or tensor known when the step is compiled).
+      name: the name scope (default ``"SparseReshape"``).
+
+    Returns:
+      A ``SparseTensor`` with the same values.
+
+    Raises at run time (when the step is compiled):
+      InvalidArgumentError: the sizes differ, or more than one -1 (TF's messages).
+    """
+    sp = _check_sparse(sp_input, "sp_input")
+    with ops.name_scope(name or "SparseReshape"):
+        new = ops.convert_to_tensor(shape, dtype="int64")
+        new_static = sp_shape_dims(new)
+        rank = None if new._shape is None else new._shape[0]
+
+        def compute(ctx: Any, op: Any, old: tuple[int, ...], i: Any, n: Any):
+            target = [int(d) for d in np.asarray(trace_time_value(ctx, new)).ravel()]
+            size = int(np.prod(old, dtype=np.int64))
+            unknown = [k for k, d in enumerate(target) if d == -1]
+            if len(unknown) > 1:
+                raise errors.InvalidArgumentError(
+                    None, op, f"only one output dimension may be -1, not both {unknown[0]} "
+                    f"and {unknown[1]}",
+                )  # fmt: skip
+            known = int(np.prod([d for d in target if d != -1], dtype=np.int64))
+            if unknown:
+                if known == 0 or size % known:
+                    raise errors.InvalidArgumentError(
+                        None, op, f"Input to reshape is a SparseTensor with {size} dense "
+                        f"values, but the requested shape requires a multiple of {known}. "
+                        f"inputShape={_shape_str(old)} outputShape={_shape_str(tuple(target))}",
+                    )  # fmt: skip
+                target[unknown[0]] = size // known
+            elif known != size:
+                raise errors.InvalidArgumentError(
+                    None, op, f"Input to reshape is a tensor with {size} dense values, but the "
+                    f"requested shape has {known}. inputShape={_shape_str(old)} "
+                    f"outputShape={_shape_str(tuple(target))}",
+                )  # fmt: skip
+            lin = _linear(i, old)
+            cols = []
+            for d in reversed(target):
+                cols.append(lin % jnp.int64(d))
+                lin = lin // jnp.int64(d)
+            out = jnp.stack(cols[::-1], axis=1) if cols else jnp.zeros((i.shape[0], 0), jnp.int64)
+            return out, jnp.asarray(target, jnp.int64)
+
+        if not shape_values.known_when_traced(new) and new.op._const_value is None:
+            raise NotImplementedError(
+                "tf.sparse.reshape: shape must be known when the step is compiled."
+            )
+        op = dense_shape_node(
+            "SparseReshape", "SparseReshape", [sp.indices, new], sp.dense_shape, compute,
+            [((sp.indices._shape[0] if sp.indices._shape else None, rank), np.dtype(np.int64)),
+             ((rank,), np.dtype(np.int64))],
+        )  # fmt: skip
+        values = array_ops.identity(sp.values)
+        return SparseTensor(op.outputs[0], values, _reshaped_shape(sp, new, new_static, op))
+
+
+def _reshaped_shape(sp: SparseTensor, new: ops.Tensor, dims: Any, op: Any) -> Any:
+    """TF's dense shape of a reshape: a constant (checked when the graph is built) when
+    the input's static shape is fully known and the new one's rank, else the op's output."""
+    old = sp.get_shape()
+    if dims is None or not old.is_fully_defined():
+        return op.outputs[1]
+    const = new.op._const_value
+    if const is not None and int(np.sum(np.asarray(const) == -1)) > 1:
+        raise ValueError(f"At most one dimension can be inferred (-1). Found: {np.asarray(const)}")
+    size = int(np.prod(old.as_list(), dtype=np.int64))
+    dims, original = list(dims), list(dims)
+    unknown = sum(d is None for d in dims)
+    if unknown == 1 and 0 not in dims:
+        k = original.index(None)
+        dims[k] = int(size // np.prod(original[:k] + original[k + 1 :]))
+    if unknown == 0 or (unknown == 1 and 0 not in dims):
+        reshaped = int(np.prod(dims))
+        if reshaped != size:
+            raise ValueError(
+                f"Cannot reshape a tensor with {size} elements to shape {original} "
+                f"({reshaped} elements)."
+            )
+        from adapters.v1.ops.constant_op import constant
+
+        return constant(np.asarray(dims, np.int64))
+    return op.outputs[1]
+
+
+def sparse_retain(sp_input: SparseTensor, to_retain: Any) -> SparseTensor:
+    """The entries of ``sp_input`` where ``to_retain`` is True (``tf.sparse.retain``).
+
+    Args:
+      sp_input: a ``SparseTensor`` of ``N`` values.
+      to_retain: a bool vector ``[N]``, constant (the number of entries kept is the
+        shape of the result, fixed when the graph is built).
+
+    Returns:
+      A ``SparseTensor`` of the same dense shape.
+
+    Raises:
+      ValueError: ``to_retain`` is not a vector of length ``N`` (TF's message).
+      NotImplementedError: ``to_retain`` is computed in the graph.
+    """
+    sp = _check_sparse(sp_input, "sp_input")
+    mask = ops.convert_to_tensor(to_retain)
+    const = mask.op._const_value
+    if mask._shape is not None and len(mask._shape) != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {len(mask._shape)}")
+    n = sp.values._shape[0] if sp.values._shape else None
+    if mask._shape is not None and n is not None and mask._shape[0] != n:
+        raise ValueError(f"Shapes ({n},) and ({mask._shape[0]},) are incompatible")
+    if const is None:
+        raise NotImplementedError(
+            "tf.sparse.retain with a computed to_retain: the number of entries kept depends "
+            "on the data and jtrain compiles static shapes; keep every entry and zero the "
+            "others' values instead (tf.where(to_retain, sp.values, tf.zeros_like(...)))."
+        )
+    where = np.flatnonzero(np.asarray(const)).astype(np.int64)
+    from adapters.v1.framework.op_def import FUNCTIONS
+
+    gather = FUNCTIONS["gather"]
+    out = SparseTensor(gather(sp.indices, where), gather(sp.values, where), sp.dense_shape)
+    out._dense_shape_default = sp._dense_shape_default
+    return out
+
+
+def from_dense(tensor: Any, name: str | None = None) -> SparseTensor:
+    """The ``SparseTensor`` of the non-zero entries of a constant tensor
+    (``tf.sparse.from_dense``), row-major.
+
+    Args:
+      tensor: a constant dense tensor.
+      name: the name scope (default ``"dense_to_sparse"``).
+
+    Raises:
+      NotImplementedError: ``tensor`` is computed in the graph (the number of
+        non-zero entries depends on the data; jtrain compiles static shapes).
+    """
+    with ops.name_scope(name or "dense_to_sparse"):
+        t = ops.convert_to_tensor(tensor)
+        const = t.op._const_value
+        if const is None:
+            raise NotImplementedError(
+                "tf.sparse.from_dense of a computed tensor: its number of non-zero entries "
+                "depends on the data and jtrain compiles static shapes; use the dense tensor."
+            )
+        value = np.asarray(const)
+        nz = np.argwhere(value != np.zeros((), value.dtype)).astype(np.int64)
+        from adapters.v1.ops.constant_op import constant
+
+        return SparseTensor(
+            constant(nz), constant(value[tuple(nz.T)]), constant(np.asarray(value.shape, np.int64))
+        )

@@ -1,0 +1,30 @@
+"""``tf.sparse``: TF's sparse ops on ``SparseTensor`` (``ops/sparse_ops.py``)."""
+
+from adapters.v1._missing import missing_name_getattr
+from adapters.v1.framework.sparse_tensor import SparseTensor
+from adapters.v1.ops.sparse_ops import from_dense
+from adapters.v1.ops.sparse_ops import sparse_add as add
+from adapters.v1.ops.sparse_ops import sparse_placeholder as placeholder
+from adapters.v1.ops.sparse_ops import sparse_reduce_sum as reduce_sum
+from adapters.v1.ops.sparse_ops import sparse_reorder as reorder
+from adapters.v1.ops.sparse_ops import sparse_reshape as reshape
+from adapters.v1.ops.sparse_ops import sparse_retain as retain
+from adapters.v1.ops.sparse_ops import sparse_tensor_dense_matmul as matmul
+from adapters.v1.ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul
+from adapters.v1.ops.sparse_ops import sparse_tensor_to_dense as to_dense
+
+__all__ = [
+    "SparseTensor",
+    "add",
+    "from_dense",
+    "matmul",
+    "placeholder",
+    "reduce_sum",
+    "reorder",
+    "reshape",
+    "retain",
+    "sparse_dense_matmul",
+    "to_dense",
+]
+
+__getattr__ = missing_name_getattr("tf.sparse", globals())
