@@ -74,3 +74,24 @@ def test_custom_gradient_gives_optimizer_variable_gradients() -> None:
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run(g).tolist() == [7.0, 7.0]
+
+
+def test_users_gradient_inside_cond_or_while_body_is_not_implemented() -> None:
+    """TF applies it inside the construct; jtrain refuses rather than give JAX's."""
+    name = f"UnitInBody{next(_NAMES)}"
+    tf.RegisterGradient(name)(lambda op, grad: -grad)
+    with tf.Graph().as_default() as g:
+        x = tf.constant([1.0, 2.0])
+
+        def branch():
+            with g.gradient_override_map({"Identity": name}):
+                return tf.identity(x * 2.0, name="flip")
+
+        y = tf.cond(tf.constant(True), branch, lambda: x)
+        with pytest.raises(NotImplementedError, match="'cond/flip'.*outside tf.cond"):
+            tf.gradients(y, x)
+        _, z = tf.while_loop(
+            lambda i, z: i < 2, lambda i, z: [i + 1, branch() + z], [0, x], maximum_iterations=2
+        )
+        with pytest.raises(NotImplementedError, match="outside tf.cond and tf.while_loop"):
+            tf.gradients(z, x)

@@ -472,3 +472,62 @@ def test_new_checkpoint_reader_errors(tmp_path: Any) -> None:
     assert found[0] == found[1]
     assert not hasattr(jtf, "NewCheckpointReader")  # TF 2.21's compat.v1 has none either
     assert not hasattr(tf1, "NewCheckpointReader")
+
+
+def test_second_derivatives_through_users_gradients() -> None:
+    """``tf.hessians`` and ``tf.gradients`` of gradients differentiate the users'
+    gradient functions themselves (their ops), as TF: here deliberately not the true
+    derivative, reading the op's input, a variable and shapes."""
+
+    def script(name: str) -> Any:
+        def build(tf: Any) -> Any:
+            w = tf.get_variable("w", initializer=np.float32([1.5, -0.5]))
+
+            @tf.RegisterGradient(name)
+            def _odd(op: Any, grad: Any) -> Any:
+                x = op.inputs[0]
+                return grad * x * x * w + tf.zeros(tf.shape(x))
+
+            @tf.custom_gradient
+            def cube(x: Any) -> Any:
+                def grad(dy: Any) -> Any:
+                    return dy * 6.0 * x * x
+
+                return x * x * x, grad
+
+            x = tf.constant(np.float32([0.5, 2.0]))
+            with tf.get_default_graph().gradient_override_map({"Identity": name}):
+                y = tf.identity(tf.sin(x))
+            total = tf.reduce_sum(y * 2.0) + tf.reduce_sum(cube(x))
+            hs = tf.hessians(total, x)
+            (g,) = tf.gradients(total, x)
+            gg = tf.gradients(tf.reduce_sum(g * g), [x, w])
+            return _fetch(hs + gg)
+
+        return build
+
+    theirs, ours = _both_with_names(script)
+    assert_twins(theirs, ours, rtol=1e-5)
+
+
+def test_override_after_an_embedding_lookup_keeps_indexed_slices() -> None:
+    def script(name: str) -> Any:
+        def build(tf: Any) -> Any:
+            @tf.RegisterGradient(name)
+            def _reverse(op: Any, grad: Any) -> Any:
+                return -grad
+
+            table = tf.get_variable("table", initializer=np.float32([[1, 2], [3, 4], [5, 6]]))
+            rows = tf.nn.embedding_lookup(table, tf.constant([2, 0, 2]))
+            with tf.get_default_graph().gradient_override_map({"Identity": name}):
+                flipped = tf.identity(rows)
+            (g,) = tf.gradients(tf.reduce_sum(flipped * flipped), [table])
+            kind = type(g).__name__
+            values = tf.convert_to_tensor(g)
+            return lambda sess: (sess.run(values), kind)
+
+        return build
+
+    theirs, ours = _both_with_names(script)
+    assert theirs[1] == ours[1] == "IndexedSlices"
+    assert_twins(theirs[0], ours[0])

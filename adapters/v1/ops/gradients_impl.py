@@ -301,7 +301,10 @@ def _differentiate(
     upstream = _ancestors(ys_t)
     # Ops on a path from xs whose gradient the user replaced: their gradient functions
     # run once, here, as TF calls them while building the backward pass.
-    from_xs = _descendants(xs_t + [a for x in xs_t for a in _other_reads(x, upstream)], upstream)
+    from_xs: set[ops.Tensor] = set()
+    if any(t.op._gradient_op_type is not None for t in upstream):
+        reads = [a for x in xs_t for a in _other_reads(x, upstream)]
+        from_xs = _descendants(xs_t + reads, upstream)
     stop_ops = set(stop_ops)
     overrides: dict[ops.Operation, _Override] = {}
     with graph.name_scope(name) as scope:
@@ -412,6 +415,15 @@ def _gradients_op(
         error = getattr(op, "_gradient_error", None)
         if error:
             raise NotImplementedError(error)
+        inner_override = _overridden_inside(op)
+        if inner_override is not None:
+            raise NotImplementedError(
+                f"tf.gradients through {op.type} {op.name!r}: the operation "
+                f"{inner_override.name!r} inside it has a user's gradient "
+                f"({inner_override._gradient_op_type!r}: gradient_override_map or "
+                "tf.custom_gradient), which jtrain applies only outside tf.cond and "
+                "tf.while_loop bodies; apply it outside the construct."
+            )
     # Outputs of ops that pass no gradient keep their value from the run: constants.
     frozen = {o for op in {t.op for t in downstream} if _cuts(op, stop_ops) for o in op.outputs}
     inner = _descendants(points, upstream, strict=True) & set(points)
@@ -644,6 +656,18 @@ def _incoming_gradient(graph: ops.Graph, t: ops.Tensor, index: int) -> ops.Tenso
         "GradientInput", f"grad_{index}", compute=compute, output_specs=[(t._shape, t.dtype)]
     )
     return op.outputs[0]
+
+
+def _overridden_inside(op: ops.Operation) -> ops.Operation | None:
+    """An operation with a user's gradient inside ``op``'s bodies (a ``tf.cond`` or
+    ``tf.while_loop``, nested ones included), or ``None``."""
+    stack = list(getattr(op, "_body_ops", ()))
+    while stack:
+        inner = stack.pop()
+        if inner._gradient_op_type not in (None, inner.type):
+            return inner
+        stack.extend(getattr(inner, "_body_ops", ()))
+    return None
 
 
 def _in_execution_order(tensors: list[ops.Tensor]) -> list[ops.Tensor]:
