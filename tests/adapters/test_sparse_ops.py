@@ -100,3 +100,12 @@ def test_sparse_placeholder_names_and_set_shape(graph):
     assert sp.shape.as_list() == [5, 7]
     with pytest.raises(ValueError, match="incompatible"):
         sp.set_shape([5, 8])
+
+
+def test_a_sparse_tensor_parsed_in_the_graph_says_to_feed_it(graph):
+    serialized = tf.placeholder(tf.string, [None])
+    words = tf.parse_example(serialized, {"w": tf.VarLenFeature(tf.int64)})["w"]
+    with pytest.raises(NotImplementedError, match="sparse_placeholder"):
+        tf.sparse.to_dense(words)
+    with pytest.raises(NotImplementedError, match="embedding_lookup_sparse"):
+        tf.nn.embedding_lookup_sparse(tf.ones([5, 2]), words, None)

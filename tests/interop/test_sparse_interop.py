@@ -342,3 +342,25 @@ def test_safe_embedding_lookup_sparse_over_fed_ids():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours)
+
+
+def test_no_values_fed():
+    def script(tf):
+        sp = tf.sparse_placeholder(tf.float32, shape=[None, 5])
+        b = tf.constant(B)
+        outs = [
+            tf.sparse.to_dense(sp),
+            tf.sparse.reduce_sum(sp, axis=1),
+            tf.sparse.sparse_dense_matmul(sp, b),
+            tf.sparse.add(sp, tf.ones([2, 5])),
+        ]
+        grads = tf.gradients(tf.reduce_sum(outs[2]), b)
+
+        def run(sess):
+            empty = (np.zeros((0, 2), np.int64), np.zeros(0, np.float32), [2, 5])
+            return _plain(sess.run([sp, outs, grads], {sp: empty}))
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)

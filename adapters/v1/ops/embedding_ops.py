@@ -326,7 +326,7 @@ def embedding_lookup_sparse(
         op = dense_shape_node(
             "JaxFunction", combiner, inputs, sp_ids.dense_shape, combine,
             [(shape if rows._shape is not None else None, rows.dtype)],
-            checks=(trailing,) if fixed is None else (),
+            checks=(trailing,) if fixed is None else (), what="tf.nn.embedding_lookup_sparse",
         )  # fmt: skip
         return op.outputs[0]
 
@@ -446,6 +446,7 @@ def safe_embedding_lookup_sparse(
             "JaxFunction", "prune", inputs, sparse_ids.dense_shape, prepare,
             [((total,), sparse_ids.values.dtype), ((total,), np.dtype(np.int32)),
              ((total,), np.dtype(bool)), ((total,), dtype), ((fixed,), np.dtype(bool))],
+            what="tf.nn.safe_embedding_lookup_sparse",
         )  # fmt: skip
         ids, seg, valid, w, empty = pruned.outputs
         if len(tables) == 1:

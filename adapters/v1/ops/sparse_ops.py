@@ -67,6 +67,7 @@ def dense_shape_node(
     fn: Callable[..., tuple[Any, ...]],
     specs: list[tuple[Any, Any]],
     checks: tuple[Callable[..., Any], ...] = (),
+    what: str | None = None,
 ) -> ops.Operation:
     """A node ``fn(ctx, op, shape, *input values) -> outputs`` whose ``shape`` is the
     value of ``dense_shape`` (a tuple of ints) known when the step is traced.
@@ -80,6 +81,7 @@ def dense_shape_node(
       fn: the computation; may call ``runtime_checks.check(ctx, op, ...)``.
       specs: ``(static shape, dtype)`` per output.
       checks: the run-time checks' messages (``runtime_checks.mark``).
+      what: the TF function named by the error (default ``op_type``).
 
     Raises:
       NotImplementedError: ``dense_shape`` depends on the step's data.
@@ -93,10 +95,12 @@ def dense_shape_node(
         dense_shape.graph._shape_feeds.add(dense_shape)
     elif not shape_values.known_when_traced(dense_shape):
         raise NotImplementedError(
-            f"{op_type} ({name}): the dense shape {dense_shape.name} must be known when the "
-            "step is compiled (a constant, a fed value such as tf.sparse_placeholder's, or "
-            "computed from tf.shape); it depends on the step's data. jtrain compiles "
-            "static shapes: build the SparseTensor with a constant or fed dense_shape."
+            f"{what or op_type} ({name}): the dense shape {dense_shape.name} must be known "
+            "when the step is compiled (a constant, a fed value such as "
+            "tf.sparse_placeholder's, or computed from tf.shape); it depends on the step's "
+            "data (jtrain compiles static shapes). A SparseTensor parsed in the graph "
+            "(tf.parse_example's VarLenFeature) is such a value: parse the records on the "
+            "host (jtrain.records) and feed the SparseTensorValue to a tf.sparse_placeholder."
         )
     count = len(inputs)
 
