@@ -390,3 +390,75 @@ def test_blacklist_and_remove_training_nodes_as_tf(tf_models):
         jtf.train.Saver().restore(sess, str(d / "simple" / "variables" / "variables"))
         ours = freeze(jtf, sess, graph)
     assert ours == theirs
+
+
+def test_tf_runs_the_written_restore_and_save_nodes_of_partitioned_variables(tmp_path):
+    """The graph of a partitioned variable has a jtrain node (the concatenation of
+    its parts), so TF cannot import it whole; TF runs the restore and save nodes
+    written for it (its RestoreV2 slice specs, Assigns, SaveV2) on their own."""
+    path = str(tmp_path / "parts")
+    with jtf.Graph().as_default(), jtf.Session() as sess:
+        x = jtf.placeholder(jtf.float32, [None, 4], name="x")
+        w = jtf.get_variable(
+            "w",
+            [4, 3],
+            initializer=jtf.constant_initializer(0.5),
+            partitioner=jtf.fixed_size_partitioner(2),
+        )
+        step = jtf.Variable(np.int64(2**40 + 3), name="step")
+        y = jtf.matmul(x, w, name="y")
+        sess.run(jtf.global_variables_initializer())
+        parts = {p.op.name: RNG.normal(size=p.shape).astype(np.float32) for p in w}
+        for p in w:
+            p.load(parts[p.op.name], sess)
+        jtf.saved_model.simple_save(sess, path, {"x": x}, {"y": y})
+        del step
+    meta = _parse_tf(path).meta_graphs[0]
+    sub = tf1.graph_util.extract_sub_graph(
+        meta.graph_def, ["save/restore_all", "save/control_dependency"]
+    )
+    assert "JaxFunction" not in {n.op for n in sub.node}
+    prefix = os.path.join(path, "variables", "variables")
+    again = str(tmp_path / "tf_written" / "ckpt")
+    with classic_tf1(), real_tf.Graph().as_default(), tf1.Session() as sess:
+        tf1.import_graph_def(sub, name="")
+        sess.run("save/restore_all", {"save/Const:0": prefix})
+        got = {n: sess.run(n + ":0") for n in [*parts, "step"]}
+        sess.run("save/control_dependency:0", {"save/Const:0": again})
+    _assert_bit_equal(got, {**parts, "step": np.array(2**40 + 3, np.int64)})
+    # TF's SaveV2 wrote the full variable "w" from the slices, as jtrain did.
+    theirs, ours = real_tf.train.load_checkpoint(again), real_tf.train.load_checkpoint(prefix)
+    assert theirs.get_tensor("w").tobytes() == ours.get_tensor("w").tobytes()
+    assert theirs.get_tensor("step") == 2**40 + 3
+
+
+def test_tf_resource_variable_saved_model_reexported_by_jtrain(tmp_path):
+    """A TF SavedModel with a resource variable loads in jtrain; jtrain's re-export
+    gets its own restore nodes beside TF's imported ``save/`` ones (scope
+    ``save_1``, an ``AssignVariableOp`` for the ``VarHandleOp``), which TF runs."""
+    value = RNG.normal(size=(4, 3)).astype(np.float32)
+    with real_tf.Graph().as_default(), tf1.Session() as sess:
+        x = tf1.placeholder(tf1.float32, [None, 4], name="x")
+        w = tf1.get_variable("w", initializer=value, use_resource=True)
+        y = tf1.matmul(x, w, name="y")
+        sess.run(tf1.global_variables_initializer())
+        want = sess.run(y, {x: X})
+        tf1.saved_model.simple_save(sess, str(tmp_path / "tf"), {"x": x}, {"y": y})
+    path = str(tmp_path / "jtrain")
+    with jtf.Graph().as_default() as graph, jtf.Session() as sess:
+        jtf.saved_model.loader.load(sess, ["serve"], str(tmp_path / "tf"))
+        np.testing.assert_allclose(sess.run("y:0", {"x:0": X}), want, rtol=1e-6)
+        inputs = {"x": graph.get_tensor_by_name("x:0")}
+        jtf.saved_model.simple_save(sess, path, inputs, {"y": graph.get_tensor_by_name("y:0")})
+    meta = _parse_tf(path).meta_graphs[0]
+    assert meta.saver_def.restore_op_name == "save_1/restore_all"
+    sub = tf1.graph_util.extract_sub_graph(meta.graph_def, ["save_1/restore_all"])
+    assert {n.name: n.op for n in sub.node}["save_1/AssignVariableOp"] == "AssignVariableOp"
+    with real_tf.Graph().as_default() as graph, tf1.Session() as sess:
+        tf1.import_graph_def(sub, name="")
+        sess.run(
+            "save_1/restore_all", {"save_1/Const:0": os.path.join(path, "variables", "variables")}
+        )
+        handle = graph.get_operation_by_name("w").outputs[0]
+        got = sess.run(tf1.raw_ops.ReadVariableOp(resource=handle, dtype=tf1.float32))
+    assert got.tobytes() == value.tobytes()
