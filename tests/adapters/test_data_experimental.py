@@ -23,8 +23,8 @@ def test_autotune_constants_and_namespace():
     assert tf.data.experimental.INFINITE_CARDINALITY == -1
     assert tf.data.experimental.UNKNOWN_CARDINALITY == -2
     assert not hasattr(tf.data.experimental, "make_one_shot_iterator")  # not in TF 2.21 either
-    with pytest.raises(AttributeError, match="tf.data.Dataset.reduce is not in adapters.v1"):
-        tf.data.Dataset.range(2).reduce  # noqa: B018
+    with pytest.raises(AttributeError, match="tf.data.Dataset.window is not in adapters.v1"):
+        tf.data.Dataset.range(2).window  # noqa: B018
 
 
 def test_cycle_length_defaults_follow_tfs_kernels(monkeypatch):
@@ -121,3 +121,16 @@ def test_feedable_handles_keep_each_sessions_position():
             assert [a.run(nxt, {handle: ha}) for _ in range(2)] == [0, 1]
             assert b.run(nxt, {handle: b.run(h)}) == 0
             assert a.run(source.get_next()) == 2
+
+
+def test_reduce_reads_a_placeholder_fed_in_the_same_run():
+    with tf.Graph().as_default():
+        scale = tf.placeholder(tf.int64, [])
+        total = (
+            tf.data.Dataset.range(4)
+            .map(lambda i: i * scale)
+            .reduce(np.int64(0), lambda s, i: s + i)
+        )
+        with tf.Session() as sess:
+            assert sess.run(total, {scale: 2}) == 12
+            assert sess.run(total * 2, {scale: 3}) == 36

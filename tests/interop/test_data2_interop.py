@@ -98,6 +98,11 @@ PIPELINES = {
     "ignore_errors_generator": lambda tf: tf.data.Dataset.from_generator(
         lambda: iter([1, 2.7, "x", 4]), tf.int64
     ).apply(tf.data.experimental.ignore_errors()),
+    "ignore_errors_string_elements": lambda tf: (
+        tf.data.Dataset.from_tensor_slices((["a", "b", "c"], [1.0, 0.0, 2.0]))
+        .map(lambda s, x: (s, tf.debugging.check_numerics(1.0 / x, "bad")))
+        .apply(tf.data.experimental.ignore_errors())
+    ),
     "generator_numpy_conversion": lambda tf: tf.data.Dataset.from_generator(
         lambda: iter([[1.0, 2.7], [3, 4]]), tf.int64, [2]
     ),
@@ -310,3 +315,65 @@ def test_feedable_iterator_switches_train_and_validation():
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=1e-6)
     assert [len(v) for v in ours[0]] == [3, 1, 3, 1] and ours[2] is True
+
+
+def test_check_in_a_map_function_raises_invalid_argument():
+    def script(tf):
+        ds = tf.data.Dataset.from_tensor_slices((["a", "b"], [1.0, 0.0])).map(
+            lambda s, x: (s, tf.debugging.check_numerics(1.0 / x, "bad"))
+        )
+        nxt = ds.make_one_shot_iterator().get_next()
+
+        def run(sess):
+            first = sess.run(nxt)
+            try:
+                sess.run(nxt)
+            except tf.errors.InvalidArgumentError as e:
+                return first, "bad : Tensor had Inf values" in str(e)
+            return first, "ran"
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+    assert ours[1] is True
+
+
+REDUCTIONS = {
+    "count": lambda tf: tf.data.Dataset.range(5).reduce(np.int64(0), lambda n, _: n + 1),
+    "sum_python_int": lambda tf: tf.data.Dataset.range(4).reduce(
+        0, lambda n, i: n + tf.cast(i, tf.int32) * 2
+    ),
+    "tuple_state_tuple_elements": lambda tf: tf.data.Dataset.from_tensor_slices(
+        (np.arange(6, dtype=np.float32).reshape(3, 2), np.array([1, 2, 3], np.int64))
+    ).reduce(
+        (np.zeros(2, np.float32), np.int64(0)),
+        lambda s, e: (s[0] + e[0] * 0.5, s[1] + e[1]),
+    ),
+    "growing_state_shape": lambda tf: tf.data.Dataset.range(3).reduce(
+        np.zeros([0], np.int64), lambda s, i: tf.concat([s, tf.reshape(i, [1])], 0)
+    ),
+    "empty_dataset": lambda tf: tf.data.Dataset.range(0).reduce(np.float32(1.5), lambda s, i: s),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reduce_values_dtypes_and_static_shapes(name):
+    import jax
+
+    def script(tf):
+        state = REDUCTIONS[name](tf)
+        shapes = jax.tree.map(
+            lambda t: t.shape.as_list() if t.shape.rank is not None else None, state
+        )
+        return lambda sess: (sess.run(state), sess.run(state), shapes)
+
+    theirs, ours = run_both(script)
+    assert ours[2] == theirs[2]
+    assert_twins(theirs[:2], ours[:2])
+
+
+def test_reduce_with_new_state_of_another_dtype_is_a_type_error():
+    for tf in (real_tf.compat.v1, __import__("adapters.v1", fromlist=["v1"])):
+        with tf.Graph().as_default(), pytest.raises(TypeError):
+            tf.data.Dataset.range(3).reduce(np.int32(0), lambda s, i: s + i)

@@ -8,8 +8,8 @@ program as feeds do (as the queue input pipeline's ``dequeue``). See
 ``tf.data.experimental`` has the names TF1 pipelines use (``AUTOTUNE``,
 ``shuffle_and_repeat``, ``map_and_batch``, ``parallel_interleave``,
 ``ignore_errors``, ``unbatch``, ``get_single_element``). Absent: ``window``,
-``reduce``, ``Options``, the rest of ``experimental`` and TF2's ``element_spec``;
-each raises an ``AttributeError`` saying what to use.
+``Options``, the rest of ``experimental`` and TF2's ``element_spec``; each raises
+an ``AttributeError`` saying what to use.
 """
 
 from adapters.v1._missing import missing_name_getattr

@@ -46,8 +46,6 @@ _ABSENT = {
     "with_options": "drop the options: jtrain's pipeline is one Python thread",
     "options": "drop the options: jtrain's pipeline is one Python thread",
     "element_spec": "use output_types/output_shapes (TF1's properties)",
-    "reduce": "fold in the model (batch the dataset and reduce the batch's tensors) or "
-    "over the values sess.run gives",
 }
 
 
@@ -509,6 +507,31 @@ class DatasetV1(structure.Structured):
             # TF's buffer holds every name (listed each pass): a buffer as large.
             return names.shuffle(_ALL, seed=seed)
         return names
+
+    def reduce(
+        self, initial_state: Any, reduce_func: Callable[..., Any], name: str | None = None
+    ) -> Any:
+        """Tensors of ``reduce_func(state, element)`` folded over the elements from
+        ``initial_state``, nested as it; each run of an op reading them runs the whole
+        dataset on the host.
+
+        Args:
+          initial_state: a nested structure of tensors or values (TF's literal rules:
+            a Python int is ``tf.int32``).
+          reduce_func: builds TF ops from the state and one element (passed as two
+            arguments) and returns the new state.
+          name: unused (TF's op name).
+
+        Returns:
+          The final state's tensors; a dimension the function changes is unknown, as
+          TF relaxes it.
+
+        Raises:
+          TypeError: the new state's structure or dtypes differ from the initial one's.
+        """
+        from adapters.v1.data.reduce_op import reduce
+
+        return reduce(self, initial_state, reduce_func)
 
     # -- iterators -----------------------------------------------------------------------
     def make_one_shot_iterator(self) -> Any:

@@ -143,6 +143,9 @@ class HostGraph:
         ctx = RunContext(state, memo)
         with auto_mixed_precision.scope(session._compute_dtype):
             for op in self.order:
+                if op._host is None and runtime_checks.needed([op]):
+                    self._run_checked(op, memo, state)
+                    continue
                 if op._host is None:
                     ctx.run_ops([op])
                     continue
@@ -150,6 +153,28 @@ class HostGraph:
                 for t, v in zip(op.outputs, outs, strict=True):
                     memo.setdefault(t, v)
         return [memo[t] for t in self.outputs]
+
+    def _run_checked(self, op: ops.Operation, memo: dict, state: dict) -> None:
+        """Runs ``op`` (a ``check_numerics``, an ``Assert``, a loop holding one) alone,
+        its run-time checks raising TF's error as a step's would."""
+        from adapters.v1.client.session import RunContext
+
+        inputs = [memo[t] for t in op.inputs]
+        keys = list(state)
+
+        def run(values: list, states: list) -> tuple[list, list]:
+            local = dict(zip(op.inputs, values, strict=True))
+            variables = dict(zip(keys, states, strict=True))
+            RunContext(variables, local).run_ops([op])
+            return [local[t] for t in op.outputs], [variables[k] for k in keys]
+
+        outs, new_states, failure = runtime_checks.functionalize(run)(
+            inputs, [state[k] for k in keys]
+        )
+        runtime_checks.raise_failed(failure, op.graph)
+        state.update(zip(keys, new_states, strict=True))
+        for t, v in zip(op.outputs, outs, strict=True):
+            memo.setdefault(t, v)
 
     def _run_jitted(self, session: Any, values: Sequence[Any], known: dict, state: dict) -> list:
         if self._jitted is None:
