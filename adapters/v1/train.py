@@ -76,7 +76,7 @@ from adapters.v1.training.moving_averages import ExponentialMovingAverage
 from adapters.v1.training.optimizer import Optimizer
 from adapters.v1.training.proximal_adagrad import ProximalAdagradOptimizer
 from adapters.v1.training.proximal_gradient_descent import ProximalGradientDescentOptimizer
-from adapters.v1.training.py_checkpoint_reader import NewCheckpointReader
+from adapters.v1.training.py_checkpoint_reader import NewCheckpointReader, load_checkpoint
 from adapters.v1.training.quantize_training import do_quantize_training_on_graphdef
 from adapters.v1.training.queue_runner_impl import (
     QueueRunner,
@@ -111,7 +111,6 @@ from jtrain.checkpoint import (
     get_checkpoint_state,
     latest_checkpoint,
     list_variables,
-    load_checkpoint,
     load_variable,
     remove_checkpoint,
     update_checkpoint_state,

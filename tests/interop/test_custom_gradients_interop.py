@@ -434,8 +434,8 @@ def _save(tf: Any, directory: str) -> str:
             return saver.save(sess, os.path.join(directory, "model"))
 
 
-def _read(tf: Any, path: str) -> Any:
-    reader = tf.train.NewCheckpointReader(path)
+def _read(tf: Any, path: str, open_: Any = None) -> Any:
+    reader = (open_ or tf.train.NewCheckpointReader)(path)
     dtypes = reader.get_variable_to_dtype_map()
     names = sorted(reader.get_variable_to_shape_map())
     values = {n: reader.get_tensor(n) for n in names}
@@ -455,6 +455,10 @@ def test_new_checkpoint_reader(tmp_path: Any, writer: str) -> None:
     path = _save(tf1 if writer == "tf" else jtf, str(tmp_path))
     theirs, ours = _read(tf1, path), _read(jtf, path)
     assert ours == theirs
+    # load_checkpoint gives the same reader, from a prefix or from its directory.
+    for where in (path, str(tmp_path)):
+        theirs = _read(tf1, where, tf1.train.load_checkpoint)
+        assert _read(jtf, where, jtf.train.load_checkpoint) == theirs
 
 
 def test_new_checkpoint_reader_errors(tmp_path: Any) -> None:

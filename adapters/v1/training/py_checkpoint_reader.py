@@ -1,4 +1,5 @@
-"""``tf.train.NewCheckpointReader``: TF's ``CheckpointReader`` as TF 1 scripts see it.
+"""``tf.train.NewCheckpointReader`` and ``tf.train.load_checkpoint``: TF's
+``CheckpointReader`` as TF 1 scripts see it.
 
 jtrain's reader (``jtrain.checkpoint.CheckpointReader``) reads TF's V2 format in
 NumPy; this wraps it with what TF's Python reader gives: ``tf.DType`` values in the
@@ -17,7 +18,7 @@ from adapters.v1.framework import dtypes
 from jtrain import checkpoint, errors
 from jtrain.protos import types_pb2
 
-__all__ = ["CheckpointReader", "NewCheckpointReader"]
+__all__ = ["CheckpointReader", "NewCheckpointReader", "load_checkpoint"]
 
 
 class CheckpointReader:
@@ -87,3 +88,13 @@ def NewCheckpointReader(filepattern: str) -> CheckpointReader:  # noqa: N802 - T
             f"for {path}",
         )
     return CheckpointReader(checkpoint.NewCheckpointReader(path))
+
+
+def load_checkpoint(ckpt_dir_or_file: str) -> CheckpointReader:
+    """The reader of a checkpoint prefix, or of the latest checkpoint of a directory
+    (TF's ``tf.train.load_checkpoint``: the same reader as ``NewCheckpointReader``).
+
+    Raises:
+      NotFoundError: the directory has no checkpoint, or the prefix none (TF's messages).
+    """
+    return CheckpointReader(checkpoint.load_checkpoint(ckpt_dir_or_file))
