@@ -535,3 +535,22 @@ def test_override_after_an_embedding_lookup_keeps_indexed_slices() -> None:
     theirs, ours = _both_with_names(script)
     assert theirs[1] == ours[1] == "IndexedSlices"
     assert_twins(theirs[0], ours[0])
+
+
+def test_hessians_of_a_small_network_with_respect_to_variables() -> None:
+    """In float64: second derivatives cancel large terms, float32 would differ from TF's
+    summation order by more than a few ulps of the result."""
+
+    def script(tf: Any) -> Any:
+        w = tf.get_variable("w", initializer=np.float64([[0.5, -1.0], [0.25, 2.0]]))
+        b = tf.get_variable("b", initializer=np.float64([0.1, -0.3]))
+        x = tf.placeholder(tf.float64, [None, 2])
+        loss = tf.reduce_mean(tf.square(tf.tanh(tf.matmul(x, w) + b)))
+        hs = tf.hessians(loss, [w, b])
+        shapes = [h.shape.as_list() for h in hs]
+        feed = {x: np.float64([[1.0, -2.0], [0.5, 0.3], [-1.0, 1.0]])}
+        return lambda sess: (sess.run(hs, feed), shapes)
+
+    theirs, ours = run_both(script)
+    assert theirs[1] == ours[1] == [[2, 2, 2, 2], [2, 2]]
+    assert_twins(theirs[0], ours[0], rtol=1e-12)
