@@ -227,7 +227,10 @@ def test_main_op_groups_the_initializers(graph):
 # -- tf.graph_util ------------------------------------------------------------------------
 def test_convert_variables_to_constants_exact_bits_and_lists(graph):
     x, w, step, y = _model()
-    total = tf.identity(y, name="total")
+    # reduce_sum and cast: their GraphDef nodes alone leave arguments out, and
+    # jax_function is jtrain's own type: the frozen nodes carry their computation.
+    total = tf.jax_function(lambda v: v * 2.0, [tf.reduce_sum(y) + tf.cast(step, tf.float32)])
+    total = tf.identity(total, name="total")
     tf.identity(step, name="step_out")
     outputs = ["total", "step_out"]
     with tf.Session() as sess:

@@ -5,9 +5,10 @@ output nodes need (``extract_sub_graph``) and turns each variable node in it
 (``VariableV2``, ``VarHandleOp``) into a ``Const`` node of the same name holding
 the variable's current value in the session, bit for bit (its ``ReadVariableOp``
 reads become ``Identity`` nodes), as TF 2.21's session-based converter does. The
-frozen graph imports with ``tf.import_graph_def`` in jtrain and in TF; the nodes
-of jtrain's own types (``JaxFunction``...) carry no computation in a plain
-``GraphDef`` (see ``graph_def.py``) and raise ``UnimplementedError`` when run.
+frozen graph imports with ``tf.import_graph_def`` in TF when its nodes have TF op
+types (``MatMul``, ``Relu``...). Its nodes also carry their computation, as a
+jtrain ``.meta`` does (``_jtrain_*`` attributes, which TF ignores), so jtrain runs
+all of them, ``JaxFunction`` nodes included.
 """
 
 from __future__ import annotations
@@ -188,6 +189,7 @@ def convert_variables_to_constants(
         if n.op in ("Variable", "VariableV2", "VarHandleOp") and convert(n.name)
     ]
     if not targets:
+        _attach_computations(graph_def, sess.graph)
         return graph_def
     values = _variable_values(sess, [n.name for n in targets])
     handles = {n.name for n in targets if n.op == "VarHandleOp"}
@@ -224,9 +226,26 @@ def convert_variables_to_constants(
             node.attr["T"].CopyFrom(dtype)
             if klass is not None:
                 node.attr["_class"].CopyFrom(klass)
+    _attach_computations(graph_def, sess.graph)
     _log.info("Froze %d variables.", len(targets))
     _log.info("Converted %d variables to const ops.", len(targets))
     return graph_def
+
+
+def _attach_computations(graph_def: Any, graph: Any) -> None:
+    """Gives each node that is an operation of ``graph`` (same name and type) its
+    computation, as ``export_meta_graph`` does (``_jtrain_*`` attributes, which TF
+    ignores): jtrain then runs the frozen graph's every node (``JaxFunction`` nodes,
+    and ops whose ``GraphDef`` form leaves arguments out) without the Python code."""
+    from adapters.v1.framework import meta_graph
+
+    by_name = {op.name: op for op in graph.get_operations()}
+    for node in graph_def.node:
+        op = by_name.get(node.name)
+        if op is None or op.type != node.op or "_jtrain_fn" in node.attr:
+            continue
+        meta_graph._attach_computation(node, op)
+        meta_graph._attach_host(node, op)
 
 
 def remove_training_nodes(input_graph: Any, protected_nodes: Any = None) -> Any:
