@@ -191,6 +191,16 @@ ERRORS = {
     "dtype of a write": lambda tf: (
         tf.TensorArray(tf.float32, size=1).write(0, tf.ones([2], tf.int32)).stack()
     ),
+    "unwritten, shape unknown": lambda tf: tf.TensorArray(tf.float32, size=3).read(1),
+    "unwritten, shape partial": lambda tf: tf.TensorArray(
+        tf.float32, size=3, element_shape=[None, 2]
+    ).read(1),
+    "unwritten, infer_shape False": lambda tf: (
+        tf.TensorArray(tf.float32, size=3, infer_shape=False).write(0, [1.0, 2.0]).read(1)
+    ),
+    "stack with one unwritten, infer_shape False": lambda tf: (
+        tf.TensorArray(tf.float32, size=2, infer_shape=False).write(0, [1.0, 2.0]).stack()
+    ),
     "loop writes an index twice": lambda tf: tf.while_loop(
         lambda t, ta: t < 3,
         lambda t, ta: (t + 1, ta.write(t // 2, tf.ones([2]))),
@@ -335,3 +345,23 @@ def _in_cond(tf):
 def test_tensor_array_through_cond_and_dynamic_size_in_loop():
     theirs, ours = run_both(_in_cond)
     assert_twins(theirs, ours, rtol=1e-6)
+
+
+def _invariants(tf):
+    ta = tf.TensorArray(tf.float32, size=T)
+    h0 = tf.ones([B, N])
+    _, h, ta = tf.while_loop(
+        lambda t, *_: t < T,
+        lambda t, h, ta: (t + 1, h * 0.5, ta.write(t, h)),
+        (0, h0, ta),
+        shape_invariants=(tf.TensorShape([]), tf.TensorShape([None, N]), tf.TensorShape(None)),
+    )
+    out = ta.stack()
+    shapes = [_shape(h), _shape(out)]
+    return lambda sess: (shapes, sess.run(out))
+
+
+def test_shape_invariants_with_a_tensor_array():
+    theirs, ours = run_both(_invariants)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1])

@@ -784,6 +784,7 @@ def while_loop(
             else [shape_invariants],
             is_leaf=lambda s: s is None or isinstance(s, tensor_shape.TensorShape),
         )
+        inv_leaves = _tensor_array_invariants(loop_vars, inv_leaves)
         if len(inv_leaves) != len(leaves):
             raise ValueError(
                 "The two structures don't have the same nested structure: loop_vars and "
@@ -945,6 +946,25 @@ def while_loop(
     if not return_same_structure and len(exits) == 1:
         return exits[0]
     return _pack_like(top, jax.tree.unflatten(structure, exits))
+
+
+def _tensor_array_invariants(loop_vars: Any, inv_leaves: list[Any]) -> list[Any]:
+    """``shape_invariants``' leaves with a TensorArray's entry (TF checks it against
+    the array's scalar flow) standing for the array's state tensors, unconstrained."""
+    from adapters.v1.ops.tensor_array_ops import TensorArray
+
+    outer = jax.tree.leaves(
+        list(loop_vars), is_leaf=lambda x: isinstance(x, TensorArray) or nest.is_leaf(x)
+    )
+    if len(outer) != len(inv_leaves) or not any(isinstance(x, TensorArray) for x in outer):
+        return inv_leaves
+    out: list[Any] = []
+    for var, inv in zip(outer, inv_leaves, strict=True):
+        if isinstance(var, TensorArray):
+            out += [None] * len(jax.tree.leaves(var, is_leaf=nest.is_leaf))
+        else:
+            out.append(inv)
+    return out
 
 
 def _made_buffers(

@@ -74,6 +74,7 @@ class _Resource:
         self.clear_after_read = clear_after_read
         self.infer_shape = infer_shape
         self.element_shape = element_shape
+        self.declared_shape = element_shape  # the constructor's (TF's kernel attr)
         self.declared_rank = element_shape.dims is not None
         self.bounds: list[int] = []  # dynamic_size: loops' maximum_iterations, indices
         self.name = ""
@@ -477,9 +478,11 @@ class TensorArray:
         else:
             shape = None
         inputs = self._state() + ([] if indices is None else [indices])
+        # the first index read, for a message raised when the step is compiled
+        static = None if indices is None else shape_values.static_value(indices)
+        first = 0 if static is None or not np.size(static) else int(np.ravel(static)[0])
 
         def compute(ctx: Any, buffer: Any, written: Any, size: Any, *idx: Any):
-            buffer = _materialized(op, res, buffer, written.shape[0])
             size = _as_index(size)
             if idx:
                 i = _as_index(idx[0])
@@ -488,9 +491,18 @@ class TensorArray:
                 flat = jnp.arange(written.shape[0], dtype=np.int32)
                 if res.dynamic_size:
                     runtime_checks.check(ctx, op, size == written.shape[0], size, which=2)
+            buffer = _materialized(op, res, buffer, written.shape[0], first)
             inside = (flat >= 0) & (flat < size)
             bad = jnp.argmin(inside) if flat.size else 0
             runtime_checks.check(ctx, op, jnp.all(inside), flat[bad] if flat.size else -1, size)
+            if flat.size and not res.declared_shape.is_fully_defined():
+                # TF: an unwritten element reads as zeros only of a fully defined shape,
+                # the constructor's or (infer_shape) the first written element's
+                unwritten = ~written[jnp.clip(flat, 0, written.shape[0] - 1)]
+                known = jnp.any(written) if res.infer_shape else jnp.asarray(False)
+                runtime_checks.check(
+                    ctx, op, known | ~jnp.any(unwritten), flat[jnp.argmax(unwritten)], which=3
+                )
             if res.clear_after_read and flat.size:
                 _clear(ctx, op, res, flat, written.shape[0])
             values = jnp.take(buffer, jnp.clip(flat, 0, written.shape[0] - 1), axis=0)
@@ -521,6 +533,7 @@ class TensorArray:
                 "concat() of a dynamic_size TensorArray need it full: give the loop "
                 "maximum_iterations equal to its iteration count, or use a fixed size.",
             ),
+            lambda i: errors.InvalidArgumentError(None, op, _unknown_shape_read(res, i)),
         )
         return op.outputs[0]
 
@@ -650,19 +663,35 @@ def _mark_writes(op: ops.Operation, res: _Resource, dtype_message: str) -> None:
     )
 
 
-def _materialized(op: ops.Operation, res: _Resource, buffer: Any, capacity: int) -> Any:
-    """The elements' buffer; one not made yet (no write) from the static element shape."""
+def _unknown_shape_read(res: _Resource, index: Any) -> str:
+    """TF's message for an unwritten element read without a fully defined shape."""
+    dims = res.declared_shape._dims
+    if dims is None:
+        shape = "<unknown>"
+    else:
+        shape = "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+    return (
+        f"TensorArray {res.name}: Could not read from TensorArray index {index}.  "
+        f"Furthermore, the element shape is not fully defined: {shape}.  It is possible "
+        "you are working with a resizeable TensorArray and stop_gradients is not allowing "
+        "the gradients to be written.  If you set the full element_shape property on the "
+        "forward TensorArray, the proper all-zeros tensor will be returned instead of "
+        "incurring this error."
+    )
+
+
+def _materialized(op: ops.Operation, res: _Resource, buffer: Any, capacity: int, first: Any) -> Any:
+    """The elements' buffer; one not made yet (no write) from the static element shape.
+
+    Raises:
+      InvalidArgumentError: no write and no fully defined shape (TF's error, raised
+        when the step is compiled: no program can give the read's shape).
+    """
     if jnp.ndim(buffer) > 0:
         return buffer
     shape = res.element_shape
     if not shape.is_fully_defined():
-        raise errors.InvalidArgumentError(
-            None,
-            op,
-            f"TensorArray {res.name}: Could not read from TensorArray: no element was "
-            f"written and the element shape is not fully defined: {shape}. Set the full "
-            "element_shape of the TensorArray to read zeros.",
-        )
+        raise errors.InvalidArgumentError(None, op, _unknown_shape_read(res, first))
     return jnp.zeros((capacity, *shape.as_list()), buffer.dtype)
 
 
