@@ -229,6 +229,8 @@ from adapters.v1.ops.sparse_ops import (
     sparse_tensor_dense_matmul,
     sparse_tensor_to_dense,
     sparse_to_dense,
+    sparse_to_indicator,
+    sparse_transpose,
 )
 from adapters.v1.ops.state_ops import (
     assign,
@@ -524,6 +526,8 @@ __all__ = [
     "sparse_tensor_dense_matmul",
     "sparse_tensor_to_dense",
     "sparse_to_dense",
+    "sparse_to_indicator",
+    "sparse_transpose",
     "assign",
     "assign_add",
     "assign_sub",

@@ -4,6 +4,7 @@ from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework.sparse_tensor import SparseTensor
 from adapters.v1.ops.sparse_ops import from_dense
 from adapters.v1.ops.sparse_ops import sparse_add as add
+from adapters.v1.ops.sparse_ops import sparse_expand_dims as expand_dims
 from adapters.v1.ops.sparse_ops import sparse_placeholder as placeholder
 from adapters.v1.ops.sparse_ops import sparse_reduce_sum as reduce_sum
 from adapters.v1.ops.sparse_ops import sparse_reorder as reorder
@@ -12,10 +13,13 @@ from adapters.v1.ops.sparse_ops import sparse_retain as retain
 from adapters.v1.ops.sparse_ops import sparse_tensor_dense_matmul as matmul
 from adapters.v1.ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul
 from adapters.v1.ops.sparse_ops import sparse_tensor_to_dense as to_dense
+from adapters.v1.ops.sparse_ops import sparse_to_indicator as to_indicator
+from adapters.v1.ops.sparse_ops import sparse_transpose as transpose
 
 __all__ = [
     "SparseTensor",
     "add",
+    "expand_dims",
     "from_dense",
     "matmul",
     "placeholder",
@@ -25,6 +29,8 @@ __all__ = [
     "retain",
     "sparse_dense_matmul",
     "to_dense",
+    "to_indicator",
+    "transpose",
 ]
 
 __getattr__ = missing_name_getattr("tf.sparse", globals())

@@ -364,3 +364,36 @@ def test_no_values_fed():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0)
+
+
+def test_transpose_expand_dims_to_indicator():
+    def script(tf):
+        sp = tf.sparse_placeholder(tf.float32, shape=[None, 5])
+        const = tf.SparseTensor(IDX, VALS, SHAPE)
+        ids = tf.sparse_placeholder(tf.int64, shape=[None, None])
+        outs = [
+            tf.sparse.transpose(sp),
+            tf.sparse.transpose(const, [1, 0]),
+            tf.sparse.expand_dims(sp, 1),
+            tf.sparse.expand_dims(const),
+            tf.sparse.expand_dims(const, -3),
+        ]
+        indicator = tf.sparse.to_indicator(ids, 6)
+        grads = tf.gradients(tf.reduce_sum(outs[0].values * [1.0, 2.0, 3.0, 4.0]), sp.values)
+
+        def run(sess):
+            unordered = _value(tf, IDX[[3, 1, 0, 2]], VALS[[3, 1, 0, 2]])
+            id_value = (IDX[:3], np.array([5, 0, 3], np.int64), [2, 4])
+            values = sess.run([outs, indicator, grads], {sp: unordered, ids: id_value})
+            statics = [_static(x) for x in [*outs, indicator]]
+            try:
+                sess.run(indicator, {ids: (IDX[:1], np.array([6], np.int64), [1, 4])})
+                error = None
+            except tf.errors.OpError as e:
+                error = type(e).__name__
+            return statics, _plain(values[0]), values[1:], error
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)

@@ -41,6 +41,9 @@ class SparseTensor:
         self._dense_shape = ops.convert_to_tensor(dense_shape, dtype="int64")
         # What ``set_shape`` (``tf.sparse_placeholder``'s shape) adds to the static shape.
         self._dense_shape_default: TensorShape | None = None
+        # The static shape where TF's shape inference knows less than the value's
+        # (an op's result built from computed indices: tf.sparse.expand_dims).
+        self._static: TensorShape | None = None
 
     @classmethod
     def from_value(cls, sparse_tensor_value: SparseTensorValue) -> SparseTensor:
@@ -79,7 +82,7 @@ class SparseTensor:
         """The static dense shape (TF's ``constant_value_as_shape`` of ``dense_shape``,
         merged with what ``set_shape`` gave): a ``TensorShape``, ``None`` dimensions
         unknown, of unknown rank when ``dense_shape``'s length is unknown."""
-        shape = _shape_of_value(self._dense_shape)
+        shape = self._static or _shape_of_value(self._dense_shape)
         if self._dense_shape_default is not None:
             shape = shape.merge_with(self._dense_shape_default)
         return shape

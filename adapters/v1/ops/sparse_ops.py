@@ -51,6 +51,9 @@ __all__ = [
     "sparse_reshape",
     "sparse_retain",
     "from_dense",
+    "sparse_transpose",
+    "sparse_expand_dims",
+    "sparse_to_indicator",
     "dense_shape_node",
 ]
 
@@ -859,3 +862,145 @@ def from_dense(tensor: Any, name: str | None = None) -> SparseTensor:
         return SparseTensor(
             constant(nz), constant(value[tuple(nz.T)]), constant(np.asarray(value.shape, np.int64))
         )
+
+
+# -- transpose, expand_dims, to_indicator ------------------------------------------------
+def sparse_transpose(sp_input: SparseTensor, perm: Any = None, name: str | None = None):
+    """``sp_input`` with its dimensions permuted, entries sorted row-major again
+    (``tf.sparse.transpose``).
+
+    Args:
+      sp_input: a ``SparseTensor`` of known rank.
+      perm: the permutation (Python ints or a constant; default: reversed dimensions).
+      name: the name scope (default ``"SparseTranspose"``).
+
+    Returns:
+      A ``SparseTensor``: ``indices[:, perm]`` and ``dense_shape[perm]``, reordered.
+
+    Raises:
+      NotImplementedError: the rank is unknown or ``perm`` is computed in the graph.
+    """
+    from adapters.v1.ops.script_ops import lift
+
+    sp = _check_sparse(sp_input, "sp_input")
+    with ops.name_scope(name or "SparseTranspose"):
+        rank = sp.get_shape().rank
+        if perm is None:
+            if rank is None:
+                raise NotImplementedError("tf.sparse.transpose needs sp_input of known rank")
+            perm = list(range(rank - 1, -1, -1))
+        if isinstance(perm, ops.Tensor):
+            const = perm.op._const_value
+            if const is None:
+                raise NotImplementedError(
+                    "tf.sparse.transpose: perm must be known when the graph is built"
+                )
+            perm = np.asarray(const).tolist()
+        order = np.asarray(perm, np.int64)
+        indices = lift(lambda i: i[:, order], [sp.indices], name="transposed_indices")
+        shape = lift(lambda s: s[order], [sp.dense_shape], name="transposed_shape")
+        return sparse_reorder(SparseTensor(indices, sp.values, shape))
+
+
+def sparse_expand_dims(sp_input: SparseTensor, axis: Any = None, name: str | None = None):
+    """``sp_input`` with a dimension of length 1 inserted at ``axis``
+    (``tf.sparse.expand_dims``).
+
+    Args:
+      sp_input: a ``SparseTensor``.
+      axis: where (an int in ``[-rank - 1, rank]``; default -1: last).
+      name: the name scope (default ``"expand_dims"``).
+
+    Returns:
+      A ``SparseTensor`` of rank ``rank + 1``, the same values.
+
+    Raises:
+      TypeError: ``axis`` is not an integer (TF's message).
+    """
+    from adapters.v1.ops.script_ops import lift
+
+    sp = _check_sparse(sp_input, "sp_input")
+    axis = -1 if axis is None else axis
+    if isinstance(axis, ops.Tensor) and axis.op._const_value is not None:
+        axis = int(axis.op._const_value)
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(
+            "axis must be an integer value in range [-rank(sp_input) - 1, rank(sp_input)]"
+        )
+    axis = int(axis)
+    with ops.name_scope(name or "expand_dims"):
+
+        def where(rank: int) -> int:
+            return axis if axis >= 0 else axis + rank + 1
+
+        def indices_of(i: Any) -> Any:
+            k = where(i.shape[1])
+            zeros = jnp.zeros((i.shape[0], 1), i.dtype)
+            return jnp.concatenate([i[:, :k], zeros, i[:, k:]], axis=1)
+
+        def shape_of(s: Any) -> Any:
+            k = where(s.shape[0])
+            return jnp.concatenate([s[:k], jnp.ones((1,), s.dtype), s[k:]])
+
+        indices = lift(indices_of, [sp.indices], name="indices")
+        shape = lift(shape_of, [sp.dense_shape], name="shape")
+        out = SparseTensor(indices, array_ops.identity(sp.values), shape)
+        rank = shape._shape[0] if shape._shape is not None else None
+        if rank is not None:
+            # TF's shape inference knows only the inserted 1 (the axis is computed).
+            out._static = TensorShape([1 if k == where(rank - 1) else None for k in range(rank)])
+        return out
+
+
+def sparse_to_indicator(sp_input: SparseTensor, vocab_size: Any, name: str | None = None):
+    """A dense bool tensor, True at ``[..., id]`` for each id of each row
+    (``tf.sparse.to_indicator``): ``[D0, ..., Dn-1, vocab_size]`` for ids
+    ``[D0, ..., Dn-1, K]``.
+
+    Args:
+      sp_input: a ``SparseTensor`` of int32/int64 ids.
+      vocab_size: the last dimension of the result (an int or a constant).
+      name: the op name (default ``"SparseToIndicator"``).
+
+    Returns:
+      A bool tensor.
+
+    Raises at run time:
+      InvalidArgumentError: an id outside ``[0, vocab_size)`` (TF's message).
+    """
+    sp = _check_sparse(sp_input, "sp_input")
+    if isinstance(vocab_size, ops.Tensor):
+        const = vocab_size.op._const_value
+        if const is None:
+            raise NotImplementedError(
+                "tf.sparse.to_indicator: vocab_size must be known when the graph is built"
+            )
+        vocab_size = int(const)
+    vocab = int(vocab_size)
+    static = _static_shape(sp)
+    if sp.dense_shape.op._const_value is None:
+        static = None if static is None else [None] * len(static)
+    out_static = None if static is None else (*static[:-1], vocab)
+
+    def compute(ctx: Any, op: Any, shape: tuple[int, ...], i: Any, v: Any):
+        out_shape = (*shape[:-1], vocab)
+        full = jnp.concatenate([i[:, :-1], v.astype(jnp.int64)[:, None]], axis=1)
+        bounds = jnp.asarray(out_shape, jnp.int64)
+        bad = jnp.any((full < 0) | (full >= bounds), axis=1)
+        runtime_checks.check(ctx, op, ~jnp.any(bad), bounds)
+        size = int(np.prod(out_shape, dtype=np.int64))
+        lin = jnp.where(bad, jnp.int64(size), _linear(full, out_shape))
+        flat = jnp.zeros((size,), bool).at[lin].set(True, mode="drop")
+        return (flat.reshape(out_shape),)
+
+    def out_of_bounds(bounds: Any) -> errors.OpError:
+        return errors.InvalidArgumentError(
+            None, op, f"Indices are not valid (out of bounds).  Shape: {_shape_str(bounds)}"
+        )
+
+    with ops.name_scope(name or "SparseToIndicator"):
+        op = dense_shape_node(
+            "SparseToDense", "SparseToDense", [sp.indices, sp.values], sp.dense_shape, compute,
+            [(out_static, np.dtype(bool))], checks=(out_of_bounds,),
+        )  # fmt: skip
+    return op.outputs[0]
