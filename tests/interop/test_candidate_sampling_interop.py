@@ -389,3 +389,55 @@ def test_gelu_is_not_in_tf1_nn():
     it, so jtrain's ``tf.nn`` has none either."""
     assert hasattr(real_tf.nn, "gelu")
     assert not hasattr(tf1.nn, "gelu") and not hasattr(jtf.nn, "gelu")
+
+
+def test_float64_losses_with_a_fed_batch_match_tf():
+    """float64 model (float64 expected counts, as TF requires) and a batch of unknown size."""
+    rng = np.random.RandomState(1)
+    w, b, x = rng.normal(size=(12, 3)), rng.normal(size=12), rng.normal(size=(4, 3))
+    labels = np.array([[1], [3], [3], [11]], np.int32)
+
+    def script(tf):
+        inputs = tf.placeholder(tf.float64, [None, 3])
+        targets = tf.placeholder(tf.int32, [None, 1])
+        weights, biases = tf.Variable(w), tf.Variable(b)
+        true_count = tf.placeholder(tf.float64, [None, 1])
+        values = (
+            tf.constant([3, 0, 7, 11], tf.int64),
+            true_count,
+            tf.constant([0.2, 0.9, 0.1, 0.05], tf.float64),
+        )
+        feed = {inputs: x, targets: labels, true_count: np.full((4, 1), 0.5)}
+        softmax = tf.nn.sampled_softmax_loss(
+            weights, biases, targets, inputs, 4, 12, sampled_values=values
+        )
+        nce = tf.nn.nce_loss(
+            weights, biases, targets, inputs, 4, 12, sampled_values=values,
+            remove_accidental_hits=True,
+        )  # fmt: skip
+        total = tf.reduce_sum(softmax) + tf.reduce_sum(nce)
+        grads = [tf.convert_to_tensor(g) for g in tf.gradients(total, [weights, biases, inputs])]
+        static = [t.get_shape().as_list() for t in (softmax, nce)]
+        return lambda sess: (static, sess.run([softmax, nce, *grads], feed))
+
+    theirs, ours = run_both(script)
+    assert theirs[0] == [[None], [None]]
+    assert_twins(theirs, ours, rtol=1e-13)
+
+
+def test_expected_counts_of_another_dtype_than_the_inputs_raise_typeerror_as_tf():
+    """TF subtracts ``log(expected count)`` from the logits without a cast: float64
+    inputs with the samplers' float32 counts are refused."""
+    for tf in (tf1, jtf):
+        with tf.Graph().as_default():
+            values = (
+                tf.constant([3, 0], tf.int64),
+                tf.constant([[0.5]], tf.float32),
+                tf.constant([0.2, 0.3], tf.float32),
+            )
+            with pytest.raises(TypeError, match="type float32 that does not match type float64"):
+                tf.nn.nce_loss(
+                    tf.constant(WEIGHTS, tf.float64), tf.constant(BIASES, tf.float64),
+                    tf.constant([[1]]), tf.constant(INPUTS[:1], tf.float64), 2, CLASSES,
+                    sampled_values=values,
+                )  # fmt: skip

@@ -73,25 +73,38 @@ def _compute_sampled_logits(
     sampled, true_count, sampled_count = (stop(s) for s in sampled_values)
     if sampled.dtype != dtypes.int64:
         sampled = FUNCTIONS["cast"](sampled, dtypes.int64)
-    all_ids = FUNCTIONS["concat"]([FUNCTIONS["reshape"](labels, [-1]), sampled], 0)
-    all_w = embedding_lookup(weights, all_ids, partition_strategy=partition_strategy)
-    all_b = embedding_lookup(biases, all_ids, partition_strategy=partition_strategy)
+    for count in (true_count, sampled_count):
+        if count.dtype != inputs.dtype:  # TF: ``logits - log(count)``, one dtype
+            raise TypeError(
+                f"Input 'y' of 'Sub' Op has type {count.dtype.name} that does not match type "
+                f"{inputs.dtype.name} of argument 'x'."
+            )
+    # TF looks up the true and sampled rows in one lookup of the concatenated ids; two
+    # lookups (true ids first) give the same rows and gradient rows, and keep the
+    # batch dimension separate from ``num_sampled`` when it is unknown.
+    true_ids = FUNCTIONS["reshape"](labels, [-1])
+    rows = [
+        embedding_lookup(table, ids, partition_strategy=partition_strategy)
+        for table in (weights, biases)
+        for ids in (true_ids, sampled)
+    ]
     dtype = inputs.dtype.as_numpy_dtype
 
-    def logits_and_labels(w, b, x, true_classes, candidates, q_true, q_sampled):
-        w, b = w.astype(dtype), b.astype(dtype)
-        n = w.shape[0] - candidates.shape[0]  # batch_size * num_true
-        true_w = w[:n].reshape(-1, num_true, w.shape[1])
-        true_logits = jnp.sum(x[:, None, :] * true_w, axis=2) + b[:n].reshape(-1, num_true)
-        sampled_logits = jnp.matmul(x, w[n:].T, precision=lax.Precision.HIGHEST) + b[n:]
+    def logits_and_labels(true_w, sampled_w, true_b, sampled_b, x, true_classes, candidates,
+                          q_true, q_sampled):  # fmt: skip
+        true_w, sampled_w = true_w.astype(dtype), sampled_w.astype(dtype)
+        true_b, sampled_b = true_b.astype(dtype), sampled_b.astype(dtype)
+        true_w = true_w.reshape(-1, num_true, true_w.shape[1])
+        true_logits = jnp.sum(x[:, None, :] * true_w, axis=2) + true_b.reshape(-1, num_true)
+        sampled_logits = jnp.matmul(x, sampled_w.T, precision=lax.Precision.HIGHEST) + sampled_b
         if remove_accidental_hits:
             classes = true_classes.reshape(-1, num_true)
             hits = candidate_sampling_ops.accidental_hit_mask(classes, candidates)
             # TF adds a dense tensor of -FLT_MAX (float32, cast to the logits' dtype) and 0
             penalty = jnp.where(hits, -_FLT_MAX, np.float32(0)).astype(dtype)
             sampled_logits = sampled_logits + penalty
-        true_logits = true_logits - jnp.log(q_true.astype(dtype))
-        sampled_logits = sampled_logits - jnp.log(q_sampled.astype(dtype))
+        true_logits = true_logits - jnp.log(q_true)
+        sampled_logits = sampled_logits - jnp.log(q_sampled)
         logits = jnp.concatenate([true_logits, sampled_logits], 1)
         targets = jnp.concatenate(
             [jnp.ones_like(true_logits) / num_true, jnp.zeros_like(sampled_logits)], 1
@@ -100,7 +113,7 @@ def _compute_sampled_logits(
 
     return lift(
         logits_and_labels,
-        [all_w, all_b, inputs, labels, sampled, true_count, sampled_count],
+        [*rows, inputs, labels, sampled, true_count, sampled_count],
         name="sampled_logits",
     )
 
