@@ -377,3 +377,45 @@ def test_reduce_with_new_state_of_another_dtype_is_a_type_error():
     for tf in (real_tf.compat.v1, __import__("adapters.v1", fromlist=["v1"])):
         with tf.Graph().as_default(), pytest.raises(TypeError):
             tf.data.Dataset.range(3).reduce(np.int32(0), lambda s, i: s + i)
+
+
+def _drain_with_errors(tf, sess, fetch, limit=50):
+    """Fetches until OutOfRangeError; a run's error class name in place of its value."""
+    out = []
+    for _ in range(limit):
+        try:
+            out.append(sess.run(fetch))
+        except tf.errors.OutOfRangeError:
+            return out
+        except tf.errors.OpError as e:
+            out.append(type(e).__name__)
+    raise AssertionError("no OutOfRangeError")
+
+
+def _inverse(tf, values):
+    return tf.data.Dataset.from_tensor_slices(np.array(values, np.float32)).map(
+        lambda x: tf.debugging.check_numerics(1.0 / x, "bad")
+    )
+
+
+FAILING = {
+    "generator_goes_on": lambda tf: tf.data.Dataset.from_generator(
+        lambda: iter([1, 2.7, "x", 4]), tf.int64
+    ),
+    "map_goes_on": lambda tf: _inverse(tf, [1.0, 0.0, 2.0]),
+    "take_counts_good_elements": lambda tf: _inverse(tf, [1.0, 0.0, 2.0, 4.0]).take(2),
+    "repeat_filter_prefetch": lambda tf: (
+        _inverse(tf, [1.0, 0.0, 2.0, 4.0]).filter(lambda x: x > 0.3).repeat(2).prefetch(1)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAILING))
+def test_pipeline_goes_on_after_an_elements_error(name):
+    def script(tf):
+        nxt = FAILING[name](tf).make_one_shot_iterator().get_next()
+        return lambda sess: _drain_with_errors(tf, sess, nxt)
+
+    theirs, ours = run_both(script)
+    assert "InvalidArgumentError" in theirs
+    assert ours == theirs

@@ -65,12 +65,34 @@ class Run:
         # per-run state (a shuffle's generator, a cache's elements), by key.
         self.random_states: dict[Any, Any] = {}
         self.states: dict[Any, Any] = {}
-        # Under ``ignore_errors``: an element whose function fails is dropped.
-        self.skip_errors = False
+        # The datasets that pass an element's error on as a ``Failed`` element (the
+        # pipeline goes on after it, as TF's does) rather than raising it.
+        self.markers: frozenset[Any] = frozenset()
 
     def call(self, fn: HostGraph, values: Element) -> list[np.ndarray]:
         """``fn``'s outputs for ``values``."""
         return fn(self.session, values, self.known, self.random_states)
+
+    def failure(self, dataset: Any, error: Exception) -> Failed:
+        """``error`` of one element of ``dataset``: a ``Failed`` element where the
+        datasets above pass it on, else raised."""
+        if dataset not in self.markers:
+            raise error
+        return Failed.of(error)
+
+
+class Failed(tuple):
+    """An element whose making failed (its ``error``), passed on in its place: the
+    iterator raises it at that ``get_next``, ``ignore_errors`` drops it, and the
+    pipeline goes on with the next element, as TF's does."""
+
+    error: Exception
+
+    @staticmethod
+    def of(error: Exception) -> Failed:
+        failed = Failed()
+        failed.error = error
+        return failed
 
 
 def _component(value: Any) -> np.ndarray | ops.Tensor:
@@ -469,9 +491,8 @@ class DatasetV1(structure.Structured):
         .. note:: As TF, an element is converted with NumPy (``np.asarray(value,
            dtype)``: 2.7 yielded for ``tf.int64`` gives 2) when ``output_shapes`` is
            given or the element is a structure; otherwise as ``tf.convert_to_tensor``
-           (2.7 for ``tf.int64`` is an error). TF goes on with the generator's next
-           element after a bad one; jtrain's pipeline stops there (the next
-           ``get_next`` says so) unless ``ignore_errors`` drops it.
+           (2.7 for ``tf.int64`` is an error). After a bad element the next
+           ``get_next`` goes on with the generator's next one, as TF's.
         """
         if output_signature is not None:
             raise NotImplementedError(
@@ -737,12 +758,14 @@ class _Map(_Unary):
 
     def _elements(self, run: Run) -> Iterator[Element]:
         for element in self._input._elements(run):
+            if isinstance(element, Failed):
+                yield element
+                continue
             try:
                 out = self._fn(run, element)
-            except errors.OpError:
-                if run.skip_errors:
-                    continue
-                raise
+            except errors.OpError as e:
+                yield run.failure(self, e)
+                continue
             yield tuple(out)
 
 
@@ -764,12 +787,14 @@ class _Filter(_Unary):
 
     def _elements(self, run: Run) -> Iterator[Element]:
         for element in self._input._elements(run):
+            if isinstance(element, Failed):
+                yield element
+                continue
             try:
                 keep = bool(self._fn(run, element)[0])
-            except errors.OpError:
-                if run.skip_errors:
-                    continue
-                raise
+            except errors.OpError as e:
+                yield run.failure(self, e)
+                continue
             if keep:
                 yield element
 
@@ -931,6 +956,9 @@ class _Shuffle(_Unary):
         rng = self._rng(run)
         buffer: list[Element] = []
         for element in self._input._elements(run):
+            if isinstance(element, Failed):
+                yield element  # as TF's: the error when it comes, the buffer kept
+                continue
             if len(buffer) < self._size:
                 buffer.append(element)
                 continue
@@ -946,8 +974,18 @@ class _Shuffle(_Unary):
 class _Take(_Counted):
     def _elements(self, run: Run) -> Iterator[Element]:
         count = self._count(run)
-        it = self._input._elements(run)
-        return it if count < 0 else itertools.islice(it, count)
+        if count < 0:
+            yield from self._input._elements(run)
+            return
+        if count == 0:
+            return
+        taken = 0
+        for element in self._input._elements(run):
+            yield element
+            if not isinstance(element, Failed):  # as TF's: a failed element is not counted
+                taken += 1
+                if taken == count:
+                    return
 
 
 class _Skip(_Counted):
@@ -1084,20 +1122,21 @@ class _ListFiles(DatasetV1):
             yield (np.asarray(n.encode(), dtype=object),)
 
 
-# Datasets whose elements a failing element does not disturb: under ignore_errors, an
-# element failing in a function below them is dropped where it fails, as TF drops it.
-_ELEMENTWISE: tuple[type, ...] = (
-    _TensorSource,
-    _Range,
-    _Map,
-    _Filter,
-    _Same,
-    _Take,
-    _Skip,
-    _Repeat,
-    _Shuffle,
-    _Shard,
-)
+# Datasets that pass a failed element on, in its place, as TF's do (the others raise
+# their inputs' errors, and jtrain's pipeline stops there).
+_PASS_FAILURES: tuple[type, ...] = (_Map, _Filter, _Same, _Take, _Repeat, _Shuffle)
+
+
+def passing_failures(dataset: DatasetV1) -> frozenset[DatasetV1]:
+    """``dataset`` and the datasets below it through datasets passing failed elements on:
+    the ones whose element errors may travel as ``Failed`` elements."""
+    from adapters.v1.data.from_generator_op import FromGenerator
+
+    out = {dataset}
+    if isinstance(dataset, (*_PASS_FAILURES, FromGenerator)):
+        for d in dataset._inputs():
+            out |= passing_failures(d)
+    return frozenset(out)
 
 
 class IgnoreErrors(_Unary):
@@ -1105,21 +1144,21 @@ class IgnoreErrors(_Unary):
 
     def __init__(self, input_dataset: DatasetV1, log_warning: bool = False):
         super().__init__(input_dataset)
-        from adapters.v1.data.from_generator_op import FromGenerator
-
         for d in input_dataset._all():
-            if not isinstance(d, (*_ELEMENTWISE, FromGenerator)):
+            # A dataset reading no other (a source, a reader) raises its own errors.
+            if d._inputs() and not isinstance(d, _PASS_FAILURES):
                 raise NotImplementedError(
                     f"tf.data.experimental.ignore_errors over {type(d).__name__.lstrip('_')} is "
                     "not in adapters.v1: it drops elements that fail in map/filter functions "
                     "or from_generator, with only element-wise transformations (map, filter, "
-                    "take, skip, repeat, shuffle, shard, prefetch) between; apply it before "
-                    "batching"
+                    "take, repeat, shuffle, prefetch) between; apply it before batching"
                 )
         self._log = log_warning
 
     def _elements(self, run: Run) -> Iterator[Element]:
         nested = Run(run.session, run.known)
         nested.random_states, nested.states = run.random_states, run.states
-        nested.skip_errors = True
-        return self._input._elements(nested)
+        nested.markers = run.markers | passing_failures(self._input)
+        for element in self._input._elements(nested):
+            if not isinstance(element, Failed):
+                yield element

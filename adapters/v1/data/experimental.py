@@ -104,7 +104,7 @@ def ignore_errors(log_warning: bool = False) -> Transformation:
 
     .. note:: Supported: an element failing in a ``map`` or ``filter`` function or
        in ``from_generator``'s conversion, with ``map``, ``filter``, ``take``,
-       ``skip``, ``repeat``, ``shuffle``, ``shard`` and ``prefetch`` between.
+       ``repeat``, ``shuffle`` and ``prefetch`` between.
     """
 
     def apply(dataset: DatasetV1) -> DatasetV1:

@@ -130,8 +130,7 @@ class FromGenerator(DatasetV1):
                 raise errors.InvalidArgumentError(None, None, f"{type(e).__name__}: {e}") from e
             try:
                 element = self._convert(value)
-            except errors.InvalidArgumentError:
-                if run.skip_errors:
-                    continue  # ignore_errors: the generator goes on
-                raise
+            except errors.InvalidArgumentError as e:
+                yield run.failure(self, e)  # as TF's, the generator goes on after it
+                continue
             yield element

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from adapters.v1.data import structure
-from adapters.v1.data.dataset_ops import DatasetV1, Element, Run
+from adapters.v1.data.dataset_ops import DatasetV1, Element, Failed, Run, passing_failures
 from adapters.v1.data.host_graph import HostGraph
 from adapters.v1.data.structure import Spec
 from adapters.v1.framework import dtypes, ops
@@ -69,7 +69,9 @@ class _Pipeline:
         if self.captures is not None:
             values = self.captures(session, [], known, {})
             known.update(zip(self.captures.outputs, values, strict=True))
-        return self.dataset._elements(Run(session, known))
+        run = Run(session, known)
+        run.markers = passing_failures(self.dataset)
+        return self.dataset._elements(run)
 
 
 def _user_value(value: np.ndarray) -> Any:
@@ -242,11 +244,13 @@ class Iterator(structure.Structured):
             except errors.OutOfRangeError:
                 raise
             except Exception as e:
-                # A Python pipeline does not go on after an error (TF's may, with the
-                # next element): the next get_next says so rather than end silently.
+                # The pipeline stopped at an error its datasets do not pass on (TF's may go
+                # on with the next element): the next get_next says so, not a silent end.
                 if not isinstance(state.elements, _Stopped):
                     state.elements = _Stopped(e)
                 raise
+        if isinstance(element, Failed):  # this element's error; the pipeline goes on
+            raise element.error
         return tuple(_user_value(v) for v in element)
 
     def string_handle(self, name: str | None = None) -> ops.Tensor:
@@ -405,6 +409,8 @@ def get_single_element(dataset: DatasetV1) -> Any:
         first = next(elements, None)
         if first is None:
             raise errors.InvalidArgumentError(None, None, "Dataset was empty.")
+        if isinstance(first, Failed):
+            raise first.error
         if next(elements, None) is not None:
             raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
         return tuple(_user_value(v) for v in first)

@@ -13,7 +13,15 @@ from typing import Any
 import numpy as np
 
 from adapters.v1.data import structure
-from adapters.v1.data.dataset_ops import DatasetV1, Run, _cast, _component, _Function, _spec_of
+from adapters.v1.data.dataset_ops import (
+    DatasetV1,
+    Failed,
+    Run,
+    _cast,
+    _component,
+    _Function,
+    _spec_of,
+)
 from adapters.v1.data.host_graph import HostGraph
 from adapters.v1.data.structure import Spec
 from adapters.v1.framework import ops
@@ -71,6 +79,8 @@ def reduce(dataset: DatasetV1, initial_state: Any, reduce_func: Callable[..., An
         )
         run = Run(session, known)
         for element in pipeline.start(session, known):
+            if isinstance(element, Failed):
+                raise element.error
             state_values = tuple(fn(run, (*state_values, *element)))
         return tuple(_user_value(np.asarray(v)) for v in state_values)
 
