@@ -103,6 +103,12 @@ PIPELINES = {
         .map(lambda s, x: (s, tf.debugging.check_numerics(1.0 / x, "bad")))
         .apply(tf.data.experimental.ignore_errors())
     ),
+    "interleave_generators_with_element_args": lambda tf: tf.data.Dataset.range(1, 4).interleave(
+        lambda n: tf.data.Dataset.from_generator(
+            lambda k: iter(range(int(k) * 10, int(k) * 10 + int(k))), tf.int64, [], args=(n,)
+        ),
+        cycle_length=2,
+    ),
     "generator_numpy_conversion": lambda tf: tf.data.Dataset.from_generator(
         lambda: iter([[1.0, 2.7], [3, 4]]), tf.int64, [2]
     ),
@@ -419,3 +425,25 @@ def test_pipeline_goes_on_after_an_elements_error(name):
     theirs, ours = run_both(script)
     assert "InvalidArgumentError" in theirs
     assert ours == theirs
+
+
+def test_ignore_errors_drops_records_that_do_not_parse(tmp_path):
+    path = str(tmp_path / "mixed.tfrecord")
+    with real_tf.io.TFRecordWriter(path) as w:
+        for i in range(5):
+            if i % 2:
+                w.write(b"not an Example")
+                continue
+            feature = real_tf.train.Feature(int64_list=real_tf.train.Int64List(value=[i]))
+            ex = real_tf.train.Example(features=real_tf.train.Features(feature={"y": feature}))
+            w.write(ex.SerializeToString())
+
+    def build(tf):
+        spec = {"y": tf.FixedLenFeature([], tf.int64)}
+        return (
+            tf.data.TFRecordDataset(path)
+            .map(lambda r: tf.parse_single_example(r, spec)["y"])
+            .apply(tf.data.experimental.ignore_errors())
+        )
+
+    _check(build)
