@@ -554,3 +554,18 @@ def test_hessians_of_a_small_network_with_respect_to_variables() -> None:
     theirs, ours = run_both(script)
     assert theirs[1] == ours[1] == [[2, 2, 2, 2], [2, 2]]
     assert_twins(theirs[0], ours[0], rtol=1e-12)
+
+
+def test_hessians_through_cond_and_gather() -> None:
+    def script(tf: Any) -> Any:
+        e = tf.get_variable("e", initializer=np.float64([[1.0, 2.0], [0.5, -1.0], [2.0, 0.3]]))
+        rows = tf.gather(e, tf.constant([2, 0]))
+        y = tf.cond(
+            tf.constant(True), lambda: tf.reduce_sum(rows**3), lambda: tf.constant(0.0, tf.float64)
+        )
+        z = tf.reduce_sum(tf.sin(e)) ** 2
+        hs = tf.hessians(y + z, [e])
+        return _fetch(hs)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=1e-12)

@@ -466,12 +466,14 @@ def _gradients_op(
         if jacobian:
             (y,) = ys
             size = _num_elements(y)
-            basis = np.eye(size, dtype=y._np_dtype).reshape((size, *y._shape))
-            rows = [jax.grad(f)(list(diff_vals), {0: b})[0] for b in basis]
             (x,) = dense
-            jac = jnp.stack(rows).reshape((*y._shape, *x._shape)) if rows else None
-            if jac is None:
-                jac = jnp.zeros((*y._shape, *x._shape), diff_vals[0].dtype)
+            if not size:
+                return (jnp.zeros((*y._shape, *x._shape), diff_vals[0].dtype),)
+            # One backward pass per element of y, batched (jax.vmap): one trace whatever
+            # the size (TF loops over the elements).
+            basis = np.eye(size, dtype=y._np_dtype).reshape((size, *y._shape))
+            rows = jax.vmap(lambda b: jax.grad(f)(list(diff_vals), {0: b})[0])(basis)
+            jac = rows.reshape((*y._shape, *x._shape))
             return (jac.astype(diff_vals[0].dtype),)
         grads = jax.grad(f)(list(diff_vals), weights)
         out = [g.astype(x.dtype) for g, x in zip(grads, diff_vals, strict=True)]
