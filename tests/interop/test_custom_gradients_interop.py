@@ -569,3 +569,34 @@ def test_hessians_through_cond_and_gather() -> None:
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=1e-12)
+
+
+def test_custom_gradient_reading_a_variable_created_outside() -> None:
+    """A reference variable made outside ``f`` and read inside: TF finds it by walking
+    the graph and passes it in ``variables`` (only variables ``f`` creates must be
+    resource variables)."""
+
+    def script(tf: Any) -> Any:
+        w = tf.get_variable("w", initializer=np.float32([2.0, -3.0]))
+
+        @tf.custom_gradient
+        def scaled(a: Any) -> Any:
+            def grad(dy: Any, variables: Any = None) -> Any:
+                return dy * 0.5, [dy * tf.reduce_sum(a) for _ in variables]
+
+            return a * w, grad
+
+        x = tf.constant(np.float32([1.0, 4.0]))
+        loss = tf.reduce_sum(scaled(x) ** 2)
+        step = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        grads = _fetch(tf.gradients(loss, [x, w]))
+
+        def run(sess: Any) -> Any:
+            first = grads(sess)
+            sess.run(step)
+            return first, sess.run(w)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
