@@ -149,7 +149,12 @@ from adapters.v1.ops.control_flow_ops import (
     while_loop,
 )
 from adapters.v1.ops.control_flow_ops import tuple_ as tuple  # noqa: A004 - TF's name
-from adapters.v1.ops.custom_gradient import RegisterGradient, custom_gradient
+from adapters.v1.ops.custom_gradient import (
+    NotDifferentiable,
+    RegisterGradient,
+    custom_gradient,
+    no_gradient,
+)
 from adapters.v1.ops.data_flow_ops import (
     FIFOQueue,
     PaddingFIFOQueue,
@@ -493,6 +498,8 @@ __all__ = [
     "hessians",
     "custom_gradient",
     "RegisterGradient",
+    "NotDifferentiable",
+    "no_gradient",
     "jax_function",
     "jax_data_parallel",
     "Variable",

@@ -600,3 +600,26 @@ def test_custom_gradient_reading_a_variable_created_outside() -> None:
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours)
+
+
+def test_no_gradient() -> None:
+    theirs, ours = _raises_both(lambda tf: tf.no_gradient("Size"))
+    _same_error(theirs, ours, "Registering two gradient with name 'Size'!")
+    theirs, ours = _raises_both(lambda tf: tf.NotDifferentiable(3))
+    _same_error(theirs, ours, "op_type must be a string")
+
+    def script(name: str) -> Any:
+        def build(tf: Any) -> Any:
+            tf.NotDifferentiable(name)
+            x = tf.constant(np.float32([1.0, 2.0]))
+            with tf.get_default_graph().gradient_override_map({"Identity": name}):
+                y = tf.identity(x * 3.0)
+            grads = tf.gradients(tf.reduce_sum(y * x), [x])
+            none = tf.gradients(tf.reduce_sum(y), [x])
+            return lambda sess: (_fetch(grads)(sess), none)
+
+        return build
+
+    theirs, ours = _both_with_names(script)
+    assert theirs[1] == ours[1] == [None]
+    assert_twins(theirs[0], ours[0])

@@ -33,10 +33,18 @@ import jax
 from adapters.v1.framework import ops
 from adapters.v1.ops._tf_gradient_names import TF_GRADIENT_NAMES, TF_NOT_DIFFERENTIABLE
 
-__all__ = ["RegisterGradient", "custom_gradient", "get_gradient_function"]
+__all__ = [
+    "NotDifferentiable",
+    "RegisterGradient",
+    "custom_gradient",
+    "get_gradient_function",
+    "no_gradient",
+    "registered_without_gradient",
+]
 
-# Name -> (gradient function, where it was registered), the user's registrations.
-_REGISTRY: dict[str, tuple[Callable[..., Any], str]] = {}
+# Name -> (gradient function or None for ``no_gradient``, where it was registered): the
+# user's registrations.
+_REGISTRY: dict[str, tuple[Callable[..., Any] | None, str]] = {}
 _UIDS = itertools.count(1)
 
 # TF's built-in gradients an override may name: pass the incoming gradients through.
@@ -70,16 +78,45 @@ class RegisterGradient:
         self._op_type = op_type
 
     def __call__(self, f: Callable[..., Any]) -> Callable[..., Any]:
-        name = self._op_type
-        if name in _REGISTRY or name in TF_GRADIENT_NAMES:
-            where = _REGISTRY[name][1] if name in _REGISTRY else "TensorFlow"
-            raise KeyError(
-                f"Registering two gradient with name '{name}'! "
-                f"(Previous registration was in {where})"
-            )
-        frame = traceback.extract_stack(limit=2)[0]
-        _REGISTRY[name] = (f, f"{frame.name} {frame.filename}:{frame.lineno}")
+        _register(self._op_type, f)
         return f
+
+
+def _register(name: str, f: Callable[..., Any] | None) -> None:
+    """Adds ``name`` to the registry, refusing a name registered already (TF's KeyError)."""
+    if name in _REGISTRY or name in TF_GRADIENT_NAMES:
+        where = _REGISTRY[name][1] if name in _REGISTRY else "TensorFlow"
+        raise KeyError(
+            f"Registering two gradient with name '{name}'! (Previous registration was in {where})"
+        )
+    frame = traceback.extract_stack(limit=3)[0]
+    _REGISTRY[name] = (f, f"{frame.name} {frame.filename}:{frame.lineno}")
+
+
+def no_gradient(op_type: str) -> None:
+    """Declares ops of type ``op_type`` not differentiable (``tf.no_gradient``,
+    ``tf.NotDifferentiable``): no gradient flows through them to their inputs.
+
+    Args:
+      op_type: the op type name (a string).
+
+    Raises:
+      TypeError: ``op_type`` is not a string (TF's message).
+      KeyError: the name is registered already (TF's message; TF registers most of
+        its op types, ``"Size"`` included).
+    """
+    if not isinstance(op_type, str):
+        raise TypeError("op_type must be a string")
+    _register(op_type, None)
+
+
+NotDifferentiable = no_gradient
+
+
+def registered_without_gradient(op_type: str) -> bool:
+    """Whether the user declared ``op_type`` not differentiable (``no_gradient``)."""
+    entry = _REGISTRY.get(op_type)
+    return entry is not None and entry[0] is None
 
 
 def get_gradient_function(op: ops.Operation) -> Callable[..., Any] | None:
@@ -97,7 +134,7 @@ def get_gradient_function(op: ops.Operation) -> Callable[..., Any] | None:
     if name is None or not op.inputs or name == op.type:
         return None
     if name in _REGISTRY:
-        return _REGISTRY[name][0]
+        return _REGISTRY[name][0] or _no_gradient
     if name in _PASS_THROUGH:
         return _pass_through
     if name in _NONE_GRADIENTS or name in TF_NOT_DIFFERENTIABLE:

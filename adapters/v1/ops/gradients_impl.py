@@ -24,7 +24,7 @@ import numpy as np
 
 from adapters.v1.client.session import RunContext, execution_order
 from adapters.v1.framework import dtypes, ops
-from adapters.v1.ops.custom_gradient import get_gradient_function
+from adapters.v1.ops.custom_gradient import get_gradient_function, registered_without_gradient
 from jtrain import errors
 
 
@@ -114,7 +114,7 @@ def _cuts(op: ops.Operation, stop_ops: set[ops.Operation]) -> bool:
         return True
     if op._gradient_op_type not in (None, op.type):
         return False
-    return op.type in _NO_GRADIENT
+    return op.type in _NO_GRADIENT or registered_without_gradient(op.type)
 
 
 def _ancestors(tensors: list[ops.Tensor]) -> set[ops.Tensor]:
