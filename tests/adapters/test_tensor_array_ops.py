@@ -93,3 +93,20 @@ def test_loop_without_maximum_iterations_differentiated_through_a_fixed_size_arr
         return tf.gradients(tf.reduce_sum(ta.stack()), v)[0]
 
     assert _run(build) == pytest.approx(1.0 + 2 * 2.0 + 3 * 4.0)
+
+
+def test_loop_dropping_its_writes_is_not_bounded_by_the_array():
+    # The body writes the array but returns it unwritten: jtrain's array keeps no
+    # write, so the iteration count is not bounded by its size; differentiating the
+    # loop needs maximum_iterations (never a scan of the wrong length).
+    with tf.Graph().as_default():
+        v = tf.Variable(2.0)
+        ta = tf.TensorArray(tf.float32, size=3)
+
+        def body(t, a, acc):
+            a.write(t, v)
+            return t + 1, a, acc * v
+
+        _, _, acc = tf.while_loop(lambda t, a, acc: t < 5, body, (0, ta, tf.constant(1.0)))
+        with pytest.raises(NotImplementedError, match="maximum_iterations=N"):
+            tf.gradients(acc, v)

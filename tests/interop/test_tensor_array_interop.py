@@ -365,3 +365,33 @@ def test_shape_invariants_with_a_tensor_array():
     theirs, ours = run_both(_invariants)
     assert ours[0] == theirs[0]
     assert_twins(theirs[1], ours[1])
+
+
+def _fed_length(tf):
+    x = tf.placeholder(tf.float32, [None, B, N])
+    W = tf.Variable(W0, name="W")
+    steps = tf.shape(x)[0]
+    ta = tf.TensorArray(tf.float32, size=steps)
+    xs = tf.TensorArray(tf.float32, size=steps).unstack(x)
+
+    def body(t, h, ta):
+        h = tf.tanh(tf.matmul(xs.read(t), W) + h)
+        return t + 1, h, ta.write(t, h)
+
+    _, _, ta = tf.while_loop(lambda t, *_: t < steps, body, (0, tf.zeros([B, N]), ta))
+    outs = ta.stack()
+    loss = tf.reduce_sum(outs * outs)
+    train = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+    shape = _shape(outs)
+
+    def run(sess):
+        losses = [sess.run([loss, train], {x: XS[:n]})[0] for n in (4, 3, 4)]
+        return shape, np.array(losses), sess.run(W)
+
+    return run
+
+
+def test_loop_over_a_fed_length_trained_without_maximum_iterations():
+    theirs, ours = run_both(_fed_length)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1:], ours[1:], rtol=1e-6, atol=1e-6)

@@ -874,10 +874,9 @@ def while_loop(
         )
         # A loop writing a loop-carried TensorArray of fixed size N on every iteration
         # runs at most N iterations (TF fails any further write): a bounded scan.
-        implied = tensor_array_ops.implied_bound(loop_body.order, params)
-        scan_length = static_limit if static_limit is not None else implied
+        implied = tensor_array_ops.implied_bound(loop_body.order, params, outs)
         buffers = [k for k, t in enumerate(tensors) if tensor_array_ops.is_buffer(t)]
-        if limit is None and implied is not None:
+        if limit is None and implied:
             error = None
         elif limit is None:
             error = (
@@ -914,6 +913,9 @@ def while_loop(
             try:
                 if buffers and any(jnp.ndim(init[k]) == 0 for k in buffers):
                     init = _made_buffers(ctx, loop_body, params, known, written, init, var_vals)
+                scan_length = static_limit
+                if ctx.frozen and scan_length is None and limit is None and implied:
+                    scan_length = tensor_array_ops.bound_of(ctx, implied)
                 if ctx.frozen and scan_length is not None:
                     loop, new_vars = _bounded(run_cond, run_body, init, var_vals, int(scan_length))
                 else:

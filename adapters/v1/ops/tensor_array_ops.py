@@ -777,34 +777,35 @@ def bound_loop(structure: Any, maximum_iterations: int | None) -> None:
             ta._resource.bounds.append(int(maximum_iterations))
 
 
-def implied_bound(body_ops: Sequence[ops.Operation], params: Sequence[ops.Tensor]) -> int | None:
-    """At most how many iterations a loop body can run, from its TensorArray writes.
+def implied_bound(
+    body_ops: Sequence[ops.Operation], params: Sequence[ops.Tensor], outputs: Sequence[ops.Tensor]
+) -> list[_Resource]:
+    """The fixed-size TensorArrays bounding a loop's iteration count.
 
-    A body that writes, on every iteration, one element of a loop-carried
-    TensorArray of fixed constant size ``N`` runs at most ``N`` iterations: TF fails
-    a write to an index written before or beyond ``N``. ``None``: no such write.
+    A body whose result holds a loop-carried TensorArray written (``write``) on
+    every iteration runs at most as many iterations as the array has elements: TF
+    fails a write to an index written before or beyond the size. The bound is the
+    smallest such array's size (resolved when the step is traced); ``[]``: none.
     """
-    carried = {p for p in params if getattr(p, "_tensor_array_state", None) is not None}
-    bound = None
-    for op in body_ops:
-        if op.type != "TensorArrayWriteV3":
+    carried = {p for p in params if is_buffer(p)}
+    members = set(body_ops)
+    found: list[_Resource] = []
+    for out in outputs:
+        if not is_buffer(out):
             continue
-        src = op.inputs[0]
-        while src not in carried and src.op.type == "TensorArrayWriteV3" and src.op in body_ops:
+        src, writes = out, 0
+        while src not in carried and src.op in members and src.op.type == "TensorArrayWriteV3":
+            writes += 1
             src = src.op.inputs[0]
-        if src not in carried:
-            continue
-        size = _written_size(op)
-        if size is not None:
-            bound = size if bound is None else min(bound, size)
-    return bound
+        res = getattr(out.op, "_tensor_array", None)
+        if src in carried and writes and res is not None and not res.dynamic_size:
+            found.append(res)
+    return found
 
 
-def _written_size(op: ops.Operation) -> int | None:
-    res = getattr(op, "_tensor_array", None)
-    if res is None or res.dynamic_size or res.static_size is None:
-        return None
-    return int(res.static_size)
+def bound_of(ctx: Any, arrays: Sequence[_Resource]) -> int:
+    """The smallest size of ``arrays`` when the step is traced."""
+    return min(res.capacity(ctx) for res in arrays)
 
 
 def is_buffer(tensor: Any) -> bool:
