@@ -63,6 +63,7 @@ __all__ = [
 ]
 
 _FLT_MAX = float(np.finfo(np.float32).max)
+_NONE = np.iinfo(np.int64).max  # no class: sorts after every class
 
 # TF's result types of the sampler ops (its generated ops' namedtuples, named by op type).
 _FIELDS = ["sampled_candidates", "true_expected_count", "sampled_expected_count"]
@@ -163,10 +164,15 @@ def _unique_draw(key: Any, draw: Callable[[Any, int], Any], num_sampled: int) ->
         key, kept, filled, tries = state
         key, sub = jax.random.split(key)
         chunk = draw(sub, m)
-        seen = jnp.any((chunk[:, None] == kept[None, :]) & (positions[None, :] < filled), 1)
-        earlier = jnp.any(
-            (chunk[:, None] == chunk[None, :]) & (positions[None, :] < positions[:, None]), 1
-        )
+        # kept before: a binary search in the sorted kept classes (O(m log m), not m^2)
+        pool = jnp.sort(jnp.where(positions < filled, kept, _NONE))
+        found_at = jnp.clip(jnp.searchsorted(pool, chunk), 0, m - 1)
+        seen = pool[found_at] == chunk
+        # repeated within the chunk: all but the first of equal values (stable sort)
+        order = jnp.argsort(chunk, stable=True)
+        ordered = chunk[order]
+        repeat = jnp.concatenate([jnp.zeros((1,), bool), ordered[1:] == ordered[:-1]])
+        earlier = jnp.zeros((m,), bool).at[order].set(repeat)
         new = ~seen & ~earlier
         slot = filled + jnp.cumsum(new) - 1
         take = new & (slot < m)
