@@ -623,3 +623,19 @@ def test_no_gradient() -> None:
     theirs, ours = _both_with_names(script)
     assert theirs[1] == ours[1] == [None]
     assert_twins(theirs[0], ours[0])
+
+
+def test_registered_gradient_of_a_wrong_shape() -> None:
+    name = _name("H2Shape")
+
+    def wrong_shape(tf: Any) -> None:
+        own = name + ("tf" if tf is tf1 else "j")
+        tf.RegisterGradient(own)(lambda op, grad: tf.concat([grad, grad], 0))
+        x = tf.constant([1.0, 2.0])
+        with tf.get_default_graph().gradient_override_map({"Identity": own}):
+            y = tf.identity(x, name="widen")
+        tf.gradients(y, x)
+
+    theirs, ours = _raises_both(wrong_shape)
+    assert isinstance(ours, ValueError)
+    assert str(ours) == str(theirs)

@@ -571,7 +571,7 @@ class _Override:
                 f'op: "{op.type}"\n do not match num inputs {len(op.inputs)}'
             )
         grads: list[ops.Tensor | None] = []
-        for t, g in zip(op.inputs, result, strict=True):
+        for index, (t, g) in enumerate(zip(op.inputs, result, strict=True)):
             if g is None or not _trainable(t):
                 grads.append(None)
                 continue
@@ -579,7 +579,7 @@ class _Override:
             if not t.shape.is_compatible_with(g.shape):
                 raise ValueError(
                     "Incompatible shapes between op input and calculated input gradient. "
-                    f"Forward operation: {op.name}. Input index: {op.inputs.index(t)}. "
+                    f"Forward operation: {op.name}. Input index: {index}. "
                     f"Original input shape: {t.shape}. Calculated input gradient shape: "
                     f"{g.shape}"
                 )
