@@ -226,6 +226,7 @@ from adapters.v1.ops.random_ops import (
 from adapters.v1.ops.script_ops import jax_function, numpy_function, py_func
 from adapters.v1.ops.sparse_ops import (
     sparse_add,
+    sparse_concat,
     sparse_placeholder,
     sparse_reduce_sum,
     sparse_reorder,
@@ -525,6 +526,7 @@ __all__ = [
     "nn",
     "sparse",
     "sparse_add",
+    "sparse_concat",
     "sparse_placeholder",
     "sparse_reduce_sum",
     "sparse_reorder",

@@ -4,6 +4,7 @@ from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework.sparse_tensor import SparseTensor
 from adapters.v1.ops.sparse_ops import from_dense
 from adapters.v1.ops.sparse_ops import sparse_add as add
+from adapters.v1.ops.sparse_ops import sparse_concat as concat
 from adapters.v1.ops.sparse_ops import sparse_expand_dims as expand_dims
 from adapters.v1.ops.sparse_ops import sparse_placeholder as placeholder
 from adapters.v1.ops.sparse_ops import sparse_reduce_sum as reduce_sum
@@ -19,6 +20,7 @@ from adapters.v1.ops.sparse_ops import sparse_transpose as transpose
 __all__ = [
     "SparseTensor",
     "add",
+    "concat",
     "expand_dims",
     "from_dense",
     "matmul",

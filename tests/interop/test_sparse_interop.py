@@ -397,3 +397,35 @@ def test_transpose_expand_dims_to_indicator():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_concat(axis):
+    def script(tf):
+        sp = tf.sparse_placeholder(tf.float32, shape=[None, 5])
+        const = tf.SparseTensor(IDX, VALS, SHAPE)
+        other = tf.SparseTensor(IDX[:2] + [0, 0], VALS[:2] * 2, [3, 5])
+        joined = tf.sparse.concat(axis, [sp, const])
+        consts = tf.sparse_concat(axis, [const, other])
+        wide = tf.sparse.concat(axis, [const, tf.SparseTensor([[0, 6]], [9.0], [1, 7])],
+                                expand_nonconcat_dim=True)  # fmt: skip
+        # TF gives SparseConcat no gradient (None).
+        grads = tf.gradients(tf.reduce_sum(joined.values * tf.range(8.0)), [sp.values])
+
+        def run(sess):
+            values = sess.run([joined, consts, wide], {sp: _value(tf)}) + [grads]
+            try:
+                sess.run(joined, {sp: _value(tf, IDX, VALS, [3, 6] if axis == 0 else [4, 5])})
+                error = None
+            except tf.errors.OpError as e:
+                error = (type(e).__name__, e.message)
+            statics = [_static(x) for x in (joined, consts, wide)]
+            return statics, _plain(values[:3]), values[3], error
+
+        return run
+
+    theirs, ours = run_both(script)
+    t_error, o_error = theirs[-1], ours[-1]
+    assert_twins(theirs[:-1], ours[:-1], rtol=0)
+    assert o_error is not None and t_error is not None
+    assert o_error[0] == t_error[0] and o_error[1] in t_error[1], (o_error, t_error)

@@ -54,6 +54,7 @@ __all__ = [
     "sparse_transpose",
     "sparse_expand_dims",
     "sparse_to_indicator",
+    "sparse_concat",
     "dense_shape_node",
 ]
 
@@ -1004,3 +1005,115 @@ def sparse_to_indicator(sp_input: SparseTensor, vocab_size: Any, name: str | Non
             [(out_static, np.dtype(bool))], checks=(out_of_bounds,),
         )  # fmt: skip
     return op.outputs[0]
+
+
+# -- concat -----------------------------------------------------------------------------
+def sparse_concat(
+    axis: int,
+    sp_inputs: list[SparseTensor],
+    name: str | None = None,
+    expand_nonconcat_dim: bool = False,
+    concat_dim: int | None = None,
+    expand_nonconcat_dims: bool | None = None,
+) -> SparseTensor:
+    """``SparseTensor``s joined along ``axis``, entries in row-major order
+    (``tf.compat.v1.sparse.concat``, TF op ``SparseConcat``).
+
+    Args:
+      axis: the dimension to join along (negative from the end).
+      sp_inputs: ``SparseTensor``s of one rank and dtype.
+      name: the op name (default ``"SparseConcat"``).
+      expand_nonconcat_dim: the other dimensions take the largest input's size
+        (default False: they must be equal).
+      concat_dim: deprecated alias of ``axis``.
+      expand_nonconcat_dims: alias of ``expand_nonconcat_dim``.
+
+    Returns:
+      A ``SparseTensor`` with every input's values (their number is the sum).
+
+    Raises:
+      ValueError: both ``axis`` and ``concat_dim``; inputs of unknown rank.
+      TypeError: an input is not a ``SparseTensor``.
+
+    Raises at run time:
+      InvalidArgumentError: ranks or other dimensions differ (TF's message).
+
+    .. note:: TF gives ``SparseConcat`` no gradient: ``tf.gradients`` of the result's
+       values with respect to the inputs' values is ``None``, as in TF.
+    """
+    if expand_nonconcat_dims is not None:
+        expand_nonconcat_dim = expand_nonconcat_dims
+    axis = _one_of(axis, concat_dim, "axis", "concat_dim")
+    inputs = [_check_sparse(sp, "sp_inputs") for sp in sp_inputs]
+    if len(inputs) == 1:
+        return inputs[0]
+    statics = [sp.get_shape() for sp in inputs]
+    if any(s.rank is None for s in statics):
+        raise ValueError("tf.sparse.concat: jtrain needs inputs of known rank")
+    rank = statics[0].rank
+    ax = int(axis) % rank
+    n = len(inputs)
+    counts = [sp.values._shape[0] if sp.values._shape else None for sp in inputs]
+    nnz = None if None in counts else sum(counts)
+    expand = bool(expand_nonconcat_dim)
+
+    def compute(ctx: Any, *values: Any) -> tuple[Any, Any, Any]:
+        idx, vals, shapes = values[:n], values[n : 2 * n], values[2 * n :]
+        sizes = jnp.stack([s.astype(jnp.int64) for s in shapes])
+        if expand:
+            top = jnp.max(sizes, axis=0)
+            out_shape = top.at[ax].set(jnp.sum(sizes[:, ax]))
+            ok = jnp.asarray(True)
+        else:
+            others = jnp.asarray([d != ax for d in range(rank)])
+            same = jnp.all((sizes == sizes[0]) | ~others, axis=1)
+            ok = jnp.all(same)
+            out_shape = sizes[0].at[ax].set(jnp.sum(sizes[:, ax]))
+        runtime_checks.check(ctx, op, ok, sizes)
+        offsets = jnp.cumsum(sizes[:, ax]) - sizes[:, ax]
+        moved = [i.at[:, ax].add(offsets[k]) for k, i in enumerate(idx)]
+        all_idx = jnp.concatenate(moved, axis=0)
+        all_vals = jnp.concatenate(vals, axis=0)
+        if all_idx.shape[0]:
+            order = jnp.lexsort(tuple(all_idx[:, j] for j in reversed(range(rank))))
+            all_idx, all_vals = all_idx[order], all_vals[order]
+        return all_idx, all_vals, out_shape
+
+    def mismatch(sizes: Any) -> errors.OpError:
+        for i in range(1, len(sizes)):
+            for j in range(rank):
+                if j != ax and sizes[i][j] != sizes[0][j]:
+                    return errors.InvalidArgumentError(
+                        None, op, f"Input shapes must match: expected {int(sizes[0][j])} for "
+                        f"dimension {j} but got {int(sizes[i][j])} at position {i}",
+                    )  # fmt: skip
+        return errors.InvalidArgumentError(None, op, "Input shapes must match")
+
+    graph = inputs[0].values.graph
+    op = graph.create_op(
+        "SparseConcat", name or "SparseConcat",
+        inputs=[*(sp.indices for sp in inputs), *(sp.values for sp in inputs),
+                *(sp.dense_shape for sp in inputs)],
+        compute=compute,
+        output_specs=[((nnz, rank), np.dtype(np.int64)), ((nnz,), inputs[0].dtype),
+                      ((rank,), np.dtype(np.int64))],
+    )  # fmt: skip
+    runtime_checks.mark(op, mismatch)
+    op._not_differentiable = True  # TF: ops.NotDifferentiable("SparseConcat")
+    out = SparseTensor(op.outputs[0], op.outputs[1], op.outputs[2])
+    dims = [s.as_list() for s in statics]
+    if expand:
+        known = []
+        for k in range(rank):
+            sizes = [d[k] for d in dims]
+            known.append(None if None in sizes else max(int(x) for x in sizes if x is not None))
+    else:
+        known = list(dims[0])
+    along = [d[ax] for d in dims]
+    known[ax] = None if None in along else sum(along)
+    if all(s.is_fully_defined() for s in statics):
+        from adapters.v1.ops.constant_op import constant
+
+        return SparseTensor(op.outputs[0], op.outputs[1], constant(np.asarray(known, np.int64)))
+    out._static = TensorShape(known)
+    return out
