@@ -831,11 +831,34 @@ class _Batch(_Unary):
 
     def _elements(self, run: Run) -> Iterator[Element]:
         it = self._input._elements(run)
+        # TF fuses map().batch() into one map_and_batch (a default graph optimization):
+        # an element's error then fails its whole batch, every element of it read.
+        fused = type(self) is _Batch and isinstance(self._input, _Map)
         while True:
-            rows = list(itertools.islice(it, self._size))
-            if not rows or (self._drop and len(rows) < self._size):
+            rows: list[Element] = []
+            failed: Failed | None = None
+            read = 0
+            for element in it:
+                read += 1
+                if isinstance(element, Failed):
+                    failed = failed or element
+                    if not fused:
+                        break  # as TF's batch: the error; the partial batch is lost
+                else:
+                    rows.append(element)
+                if read == self._size:  # map_and_batch reads the batch's elements
+                    break
+            if failed is not None:
+                yield failed
+                continue
+            if not read or (self._drop and len(rows) < self._size):
                 return
-            yield self._batch(rows)
+            try:
+                batch = self._batch(rows)
+            except errors.InvalidArgumentError as e:
+                yield run.failure(self, e)
+                continue
+            yield batch
 
 
 class _PaddedBatch(_Batch):
@@ -1059,13 +1082,20 @@ class _Unbatch(_Unary):
 
     def _elements(self, run: Run) -> Iterator[Element]:
         for element in self._input._elements(run):
+            if isinstance(element, Failed):
+                yield element
+                continue
             sizes = {c.shape[0] for c in element}
             if len(sizes) != 1:
-                raise errors.InvalidArgumentError(
-                    None,
-                    None,
-                    f"Input element components have different batch sizes: {sorted(sizes)}",
+                yield run.failure(
+                    self,
+                    errors.InvalidArgumentError(
+                        None,
+                        None,
+                        f"Input element components have different batch sizes: {sorted(sizes)}",
+                    ),
                 )
+                continue
             for i in range(sizes.pop()):
                 yield tuple(c[i] for c in element)
 
@@ -1124,19 +1154,34 @@ class _ListFiles(DatasetV1):
 
 # Datasets that pass a failed element on, in its place, as TF's do (the others raise
 # their inputs' errors, and jtrain's pipeline stops there).
-_PASS_FAILURES: tuple[type, ...] = (_Map, _Filter, _Same, _Take, _Repeat, _Shuffle)
+_PASS_FAILURES: tuple[type, ...] = (
+    _Map,
+    _Filter,
+    _Same,
+    _Take,
+    _Repeat,
+    _Shuffle,
+    _Batch,
+    _Unbatch,
+    _Concatenate,
+)
 
 
 def passing_failures(dataset: DatasetV1) -> frozenset[DatasetV1]:
     """``dataset`` and the datasets below it through datasets passing failed elements on:
     the ones whose element errors may travel as ``Failed`` elements."""
-    from adapters.v1.data.from_generator_op import FromGenerator
-
     out = {dataset}
-    if isinstance(dataset, (*_PASS_FAILURES, FromGenerator)):
+    if _passes_failures(dataset):
         for d in dataset._inputs():
             out |= passing_failures(d)
     return frozenset(out)
+
+
+def _passes_failures(dataset: DatasetV1) -> bool:
+    from adapters.v1.data.from_generator_op import FromGenerator
+    from adapters.v1.data.interleave_op import _Nested
+
+    return isinstance(dataset, (*_PASS_FAILURES, FromGenerator, _Nested))
 
 
 class IgnoreErrors(_Unary):
@@ -1144,14 +1189,14 @@ class IgnoreErrors(_Unary):
 
     def __init__(self, input_dataset: DatasetV1, log_warning: bool = False):
         super().__init__(input_dataset)
-        for d in input_dataset._all():
-            # A dataset reading no other (a source, a reader) raises its own errors.
-            if d._inputs() and not isinstance(d, _PASS_FAILURES):
+        for d in passing_failures(input_dataset):
+            if d._inputs() and not _passes_failures(d):
                 raise NotImplementedError(
-                    f"tf.data.experimental.ignore_errors over {type(d).__name__.lstrip('_')} is "
-                    "not in adapters.v1: it drops elements that fail in map/filter functions "
-                    "or from_generator, with only element-wise transformations (map, filter, "
-                    "take, repeat, shuffle, prefetch) between; apply it before batching"
+                    f"tf.data.experimental.ignore_errors over {type(d).__name__.lstrip('_')} "
+                    "is not in adapters.v1: jtrain does not reproduce how it handles an "
+                    "input's error; apply ignore_errors below it (it drops failed elements "
+                    "through map, filter, take, repeat, shuffle, prefetch, batch, "
+                    "padded_batch, unbatch, concatenate, flat_map and interleave)"
                 )
         self._log = log_warning
 

@@ -97,14 +97,14 @@ def ignore_errors(log_warning: bool = False) -> Transformation:
       log_warning: accepted (jtrain logs nothing for a dropped element).
 
     Raises:
-      NotImplementedError: when applied, a transformation between the failing
-        function and ``ignore_errors`` that is not element-wise (``batch``,
-        ``interleave``, ``zip``...): there TF drops the whole partial result,
-        which jtrain's pipeline cannot reproduce.
+      NotImplementedError: when applied, a ``zip``, ``skip``, ``shard`` or ``cache``
+        below it, whose handling of an input's error jtrain does not reproduce.
 
-    .. note:: Supported: an element failing in a ``map`` or ``filter`` function or
-       in ``from_generator``'s conversion, with ``map``, ``filter``, ``take``,
-       ``repeat``, ``shuffle`` and ``prefetch`` between.
+    .. note:: Dropped as TF drops them: an element failing in a ``map`` or
+       ``filter`` function or in ``from_generator``'s conversion, and a batch
+       holding one, through ``map``, ``filter``, ``take``, ``repeat``, ``shuffle``,
+       ``prefetch``, ``batch``, ``padded_batch``, ``unbatch``, ``concatenate``,
+       ``flat_map`` and ``interleave``.
     """
 
     def apply(dataset: DatasetV1) -> DatasetV1:

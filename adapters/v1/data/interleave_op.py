@@ -15,7 +15,15 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from adapters.v1.data.dataset_ops import AUTOTUNE, DatasetV1, Element, Run, trace
+from adapters.v1.data.dataset_ops import (
+    AUTOTUNE,
+    DatasetV1,
+    Element,
+    Failed,
+    Run,
+    passing_failures,
+    trace,
+)
 from adapters.v1.data.host_graph import HostGraph
 from adapters.v1.framework import ops
 from jtrain import errors
@@ -34,7 +42,10 @@ def max_parallelism() -> int:
 class _DatasetFunction:
     """A user's function from one element to a dataset, traced once."""
 
-    def __init__(self, fn: Callable[..., Any], element: Any, what: str, scope: str):
+    def __init__(
+        self, owner: DatasetV1, fn: Callable[..., Any], element: Any, what: str, scope: str
+    ):
+        self.owner = owner
         self.args, dataset = trace(fn, element, scope)
         if not isinstance(dataset, DatasetV1):
             raise TypeError(
@@ -62,6 +73,8 @@ class _DatasetFunction:
             known.update(zip(self.captures.outputs, values, strict=True))
         nested = Run(run.session, known)
         nested.random_states = run.random_states  # random ops go on, element after element
+        if self.owner in run.markers:  # the nested datasets' errors travel on as the outer's do
+            nested.markers = passing_failures(self.dataset)
         return self.dataset._elements(nested)
 
 
@@ -70,7 +83,7 @@ class _Nested(DatasetV1):
 
     def __init__(self, input_dataset: DatasetV1, fn: Callable[..., Any], what: str, scope: str):
         self._input = input_dataset
-        self._fn = _DatasetFunction(fn, input_dataset._structure, what, scope)
+        self._fn = _DatasetFunction(self, fn, input_dataset._structure, what, scope)
         self._structure = self._fn.dataset._structure
 
     def _inputs(self) -> list[DatasetV1]:
@@ -88,6 +101,9 @@ class FlatMap(_Nested):
 
     def _elements(self, run: Run) -> Iterator[Element]:
         for element in self._input._elements(run):
+            if isinstance(element, Failed):
+                yield element
+                continue
             yield from self._fn.open(run, element)
 
 
@@ -137,6 +153,9 @@ class Interleave(_Nested):
             current = slots[index]
             if current is not None:
                 element = next(current, None)
+                if isinstance(element, Failed):
+                    yield element  # as TF's: the same slot is read again next
+                    continue
                 if element is not None:
                     block += 1
                     if block == self._block:
@@ -148,6 +167,9 @@ class Interleave(_Nested):
                 block, index = 0, (index + 1) % self._cycle
             elif not input_done:
                 value = next(inputs, None)
+                if isinstance(value, Failed):
+                    yield value  # as TF's: the slot is filled on the next call
+                    continue
                 if value is None:
                     input_done = True
                 else:
