@@ -395,3 +395,24 @@ def test_loop_over_a_fed_length_trained_without_maximum_iterations():
     theirs, ours = run_both(_fed_length)
     assert ours[0] == theirs[0]
     assert_twins(theirs[1:], ours[1:], rtol=1e-6, atol=1e-6)
+
+
+def _lone(tf, bounded: bool):
+    ta = tf.TensorArray(tf.float32, size=3, element_shape=[2])
+    kwargs = {"maximum_iterations": 3} if bounded else {}
+    res = tf.while_loop(
+        lambda t, a: t < 3, lambda t, a: [t + 1, a.write(t, tf.ones([2]) * 2.0)], [0, ta], **kwargs
+    )
+    lone = tf.while_loop(lambda a: tf.constant(False), lambda a: a, [res[1]], **kwargs)
+    # TF: with maximum_iterations a lone loop variable's body returns it bare
+    step = (lambda a: (a[0] + 1,)) if bounded else (lambda a: ((a[0] + 1,),))
+    nested = tf.while_loop(lambda a: a[0] < 3, step, [(0,)], **kwargs)
+    kind = [type(lone).__name__, type(nested).__name__]
+    return lambda sess: (kind, sess.run([lone.stack(), nested]))
+
+
+@pytest.mark.parametrize("bounded", [False, True])
+def test_lone_tensor_array_loop_variable_is_returned_bare(bounded):
+    theirs, ours = run_both(lambda tf: _lone(tf, bounded))
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1])

@@ -945,9 +945,19 @@ def while_loop(
         if error is not None and back_prop:
             op._gradient_error = error
         exits = _exits(op, "Exit", "Exit", first=1 if limit is None else 0)
-    if not return_same_structure and len(exits) == 1:
-        return exits[0]
-    return _pack_like(top, jax.tree.unflatten(structure, exits))
+    packed = _pack_like(top, jax.tree.unflatten(structure, exits))
+    if not return_same_structure and _exit_count(packed) == 1:
+        return packed[0]  # TF: one loop variable's value, in its structure
+    return packed
+
+
+def _exit_count(packed: Any) -> int:
+    """How many exits TF's loop has: a tensor each, a TensorArray one (its flow)."""
+    from adapters.v1.ops.tensor_array_ops import TensorArray
+
+    return len(
+        jax.tree.leaves(packed, is_leaf=lambda x: isinstance(x, TensorArray) or nest.is_leaf(x))
+    )
 
 
 def _tensor_array_invariants(loop_vars: Any, inv_leaves: list[Any]) -> list[Any]:
