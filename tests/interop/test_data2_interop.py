@@ -223,8 +223,9 @@ def test_from_generator_restarts_on_reinitialization():
         lambda tf: tf.data.Dataset.range(5).shard(0, 0),
         lambda tf: tf.data.experimental.get_single_element(tf.data.Dataset.range(0)),
         lambda tf: tf.data.experimental.get_single_element(tf.data.Dataset.range(2)),
+        lambda tf: tf.data.Dataset.range(3, 3).get_single_element(),
     ],
-    ids=["shard_index", "shard_zero", "single_empty", "single_two"],
+    ids=["shard_index", "shard_zero", "single_empty", "single_two", "method_empty"],
 )
 def test_run_time_errors_are_invalid_argument(build):
     def script(tf):

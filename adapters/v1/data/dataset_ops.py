@@ -134,11 +134,13 @@ def _cast(value: Any, spec: Spec) -> np.ndarray:
 class DatasetV1(structure.Structured):
     """A sequence of elements, each a nested structure of tensors (``tf.compat.v1.data.Dataset``).
 
-    Make one with ``from_tensor_slices``, ``from_tensors``, ``range``, ``zip`` or a
-    reader (``TFRecordDataset``, ``TextLineDataset``); transform it with ``map``,
-    ``filter``, ``batch``, ``padded_batch``, ``shuffle``, ``repeat``, ``take``,
-    ``skip``, ``cache``, ``prefetch`` and ``concatenate``; read it through an iterator
-    (``make_one_shot_iterator``, ``make_initializable_iterator``).
+    Make one with ``from_tensor_slices``, ``from_tensors``, ``range``, ``zip``,
+    ``from_generator``, ``list_files`` or a reader (``TFRecordDataset``,
+    ``TextLineDataset``); transform it with ``map``, ``filter``, ``batch``,
+    ``padded_batch``, ``unbatch``, ``shuffle``, ``repeat``, ``take``, ``skip``,
+    ``shard``, ``cache``, ``prefetch``, ``concatenate``, ``flat_map``, ``interleave``
+    and ``apply``; read it through an iterator (``make_one_shot_iterator``,
+    ``make_initializable_iterator``), ``reduce`` or ``get_single_element``.
     """
 
     _structure: Any  # nested Specs
@@ -553,6 +555,16 @@ class DatasetV1(structure.Structured):
         from adapters.v1.data.reduce_op import reduce
 
         return reduce(self, initial_state, reduce_func)
+
+    def get_single_element(self, name: str | None = None) -> Any:
+        """Tensors of the dataset's only element; each run runs the dataset.
+
+        Raises:
+          InvalidArgumentError: at run time, no element or more than one.
+        """
+        from adapters.v1.data.iterator_ops import get_single_element
+
+        return get_single_element(self)
 
     # -- iterators -----------------------------------------------------------------------
     def make_one_shot_iterator(self) -> Any:
