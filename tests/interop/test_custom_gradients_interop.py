@@ -639,3 +639,39 @@ def test_registered_gradient_of_a_wrong_shape() -> None:
     theirs, ours = _raises_both(wrong_shape)
     assert isinstance(ours, ValueError)
     assert str(ours) == str(theirs)
+
+
+def test_variables_created_inside_an_identity_override() -> None:
+    """A reference variable's read is an ``Identity``: made inside the map, TF's
+    gradient with respect to the variable (``tf.gradients`` of the variable,
+    ``minimize``) goes through the user's gradient; a resource variable's read is a
+    ``ReadVariableOp`` and is not overridden."""
+
+    def script(name: str) -> Any:
+        def build(tf: Any) -> Any:
+            @tf.RegisterGradient(name)
+            def _reverse(op: Any, grad: Any) -> Any:
+                assert op.inputs[0].name.split(":")[0] in ("w", "dense/kernel", "dense/bias")
+                return -2.0 * grad
+
+            with tf.get_default_graph().gradient_override_map({"Identity": name}):
+                w = tf.get_variable("w", initializer=np.float32([1.0, 2.0]))
+                r = tf.Variable(np.float32([0.5, -1.0]), name="r", use_resource=True)
+                h = tf.layers.dense(
+                    tf.constant([[1.0, 2.0]]), 1, kernel_initializer=tf.ones_initializer()
+                )
+            loss = tf.reduce_sum(w * w * r) + tf.reduce_sum(h * h)
+            grads = _fetch(tf.gradients(loss, tf.trainable_variables()))
+            step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+
+            def run(sess: Any) -> Any:
+                first = grads(sess)
+                sess.run(step)
+                return first, sess.run(tf.trainable_variables())
+
+            return run
+
+        return build
+
+    theirs, ours = _both_with_names(script)
+    assert_twins(theirs, ours)

@@ -38,6 +38,7 @@ __all__ = [
     "RegisterGradient",
     "custom_gradient",
     "get_gradient_function",
+    "lookup_gradient",
     "no_gradient",
     "registered_without_gradient",
 ]
@@ -133,6 +134,13 @@ def get_gradient_function(op: ops.Operation) -> Callable[..., Any] | None:
     name = op._gradient_op_type
     if name is None or not op.inputs or name == op.type:
         return None
+    return lookup_gradient(op)
+
+
+def lookup_gradient(op: Any) -> Callable[..., Any]:
+    """The gradient function registered under ``op``'s override name (see
+    ``get_gradient_function``; raises as it does)."""
+    name = op._gradient_op_type
     if name in _REGISTRY:
         return _REGISTRY[name][0] or _no_gradient
     if name in _PASS_THROUGH:

@@ -24,7 +24,11 @@ import numpy as np
 
 from adapters.v1.client.session import RunContext, execution_order
 from adapters.v1.framework import dtypes, ops
-from adapters.v1.ops.custom_gradient import get_gradient_function, registered_without_gradient
+from adapters.v1.ops.custom_gradient import (
+    get_gradient_function,
+    lookup_gradient,
+    registered_without_gradient,
+)
 from jtrain import errors
 
 
@@ -210,9 +214,10 @@ def gradients(
     )
     by_x = _differentiate(ys_t, gys, xs_t, stop_ops, name)
     result: list[Any] = []
-    for x in xs_t:
+    items = xs if isinstance(xs, (list, tuple)) else [xs]
+    for item, x in zip(items, xs_t, strict=True):
         if x in by_x:
-            result.append(by_x[x])
+            result.append(_through_overridden_read(item, by_x[x], name))
         elif any(y is x for y in ys_t):
             # An x among ys that no gradient reaches otherwise (an integer one): its
             # grad_ys, as TF (ones where not given).
@@ -224,6 +229,45 @@ def gradients(
         else:
             result.append(None)
     return result
+
+
+class _RefRead:
+    """A reference variable's read as TF's graph has it: an ``Identity`` whose input
+    is the variable's ref tensor (jtrain's read op reads the variable directly)."""
+
+    def __init__(self, op: ops.Operation, ref: ops.Tensor):
+        self._op = op
+        self.inputs = (ref,)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._op, name)
+
+
+def _through_overridden_read(item: Any, grad: Any, name: str) -> Any:
+    """The gradient of a reference variable ``item`` whose read was created inside a
+    ``gradient_override_map`` of ``Identity`` (``tf.get_variable`` or ``tf.layers``
+    inside the map): TF differentiates with respect to the variable's ref, through
+    the read, so the user's gradient applies to ``grad`` too; else ``grad``."""
+    read = getattr(item, "_snapshot", None)
+    if read is None or getattr(item, "_resource", True) or grad is None:
+        return grad
+    op = read.op
+    if op._gradient_op_type in (None, op.type):
+        return grad
+    fn = lookup_gradient(op)
+    ref = item._variable_op.outputs[0] if item._variable_op.outputs else read
+    with op.graph.name_scope(name), op.graph.name_scope(f"{op.name}_grad"):
+        result = fn(_RefRead(op, ref), grad)
+    if isinstance(result, (list, tuple)):
+        if len(result) != 1:
+            raise ValueError(
+                f'Num gradients {len(result)} generated for op name: "{op.name}"\n'
+                f'op: "{op.type}"\n do not match num inputs 1'
+            )
+        (result,) = result
+    if result is None or hasattr(result, "indices"):
+        return result
+    return ops.convert_to_tensor(result)
 
 
 def hessians(
