@@ -10,6 +10,13 @@ does: a gradient flows only through trainable (floating or complex) tensors and
 operations with a gradient, so an ``x`` without such a path to ``ys`` gets ``None``
 (or zeros, ``unconnected_gradients="zero"``). The outputs of operations without a
 gradient keep their value from the run in the re-evaluation: constants for JAX.
+
+An operation whose gradient the user gave (``gradient_override_map`` with
+``tf.RegisterGradient``, ``tf.custom_gradient``; see ``custom_gradient.py``) has
+its gradient function called once, when the graph is built, as TF calls it; in
+the re-evaluation the operation is a ``jax.custom_vjp`` whose backward rule
+evaluates the tensors the function returned, so it stays in the one compiled
+step and can itself be differentiated (``tf.hessians``).
 """
 
 from __future__ import annotations
