@@ -179,8 +179,8 @@ def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
 
     ``grad_fn(*dys)`` receives the gradient of each output of ``y`` and returns one
     gradient per argument of ``f``; no gradient flows through ``f``'s own ops. If
-    ``f`` uses variables (``tf.get_variable(..., use_resource=True)`` or variables
-    created outside), ``grad_fn`` must accept ``variables=`` and return
+    ``f`` uses variables (resource variables it creates, or variables created
+    outside), ``grad_fn`` must accept ``variables=`` and return
     ``(input_grads, variable_grads)`` with one gradient per variable.
 
     Args:
