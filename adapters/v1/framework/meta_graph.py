@@ -1069,10 +1069,24 @@ class _Importer:
         elif node.op in _VARIABLE_OPS:
             from adapters.v1.ops.variables import _imported_variable
 
-            op = self._create(node, [], controls, None, [])
             shape = _shape(attr["shape"].shape)
-            var = _imported_variable(op, _dtype(attr["dtype"].type), shape, trainable=False)
+            dtype = _dtype(attr["dtype"].type)
+            box: list[Any] = []
+
+            def read(ctx: Any) -> tuple[Any, ...]:
+                return (ctx.read(box[0]),)
+
+            # A reference variable's ``name:0`` reads it (as TF's and a jtrain
+            # variable's do: ``sess.run("w:0")``); a resource handle has no value.
+            ref = node.op == "VariableV2"
+            specs = [(tuple(int(d) for d in shape), dtype)] if ref else []
+            op = self._create(node, [], controls, read if ref else None, specs)
+            var = _imported_variable(op, dtype, shape, trainable=False)
             var._resource = node.op == "VarHandleOp"
+            if ref:
+                box.append(var)
+                op._reads = (var,)
+                op._read_of = var
             self.variables[node.name] = var
         elif node.op == "NoOp":
             self._create(node, [], controls, None, [])
