@@ -55,8 +55,6 @@ _DATA_EXPERIMENTAL_HINTS = {
     "tf.data.Dataset.from_tensor_slices",
     "make_csv_dataset": "read the file with the csv module or numpy.loadtxt and use "
     "tf.data.Dataset.from_tensor_slices",
-    "prefetch_to_device": "drop it: get_next's values enter the step program as feeds",
-    "copy_to_device": "drop it: get_next's values enter the step program as feeds",
     "enumerate_dataset": "zip the dataset with tf.data.Dataset.range",
     "sample_from_datasets": "interleave the datasets (Dataset.interleave) or mix them in "
     "a Dataset.from_generator",
@@ -82,7 +80,8 @@ for _name in (
     _DATA_EXPERIMENTAL_HINTS.setdefault(
         _name,
         "jtrain's tf.data.experimental has AUTOTUNE, shuffle_and_repeat, map_and_batch, "
-        "parallel_interleave, ignore_errors, unbatch and get_single_element; build the rest "
+        "parallel_interleave, ignore_errors, unbatch, get_single_element, "
+        "prefetch_to_device and copy_to_device; build the rest "
         "from the Dataset methods (map, filter, batch, interleave, flat_map, "
         "from_generator...)",
     )

@@ -87,6 +87,12 @@ PIPELINES = {
         .map(lambda i: i * 2, num_parallel_calls=tf.data.experimental.AUTOTUNE)
         .prefetch(tf.data.experimental.AUTOTUNE)
     ),
+    "prefetch_to_device": lambda tf: (
+        tf.data.Dataset.range(4).batch(2).apply(tf.data.experimental.prefetch_to_device("/cpu:0"))
+    ),
+    "copy_to_device": lambda tf: tf.data.Dataset.range(3).apply(
+        tf.data.experimental.copy_to_device("/cpu:0")
+    ),
     "shuffle_and_repeat_one": lambda tf: tf.data.Dataset.range(1).apply(
         tf.data.experimental.shuffle_and_repeat(4, count=3, seed=1)
     ),

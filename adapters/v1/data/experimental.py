@@ -26,10 +26,12 @@ __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
+    "copy_to_device",
     "get_single_element",
     "ignore_errors",
     "map_and_batch",
     "parallel_interleave",
+    "prefetch_to_device",
     "shuffle_and_repeat",
     "unbatch",
 ]
@@ -136,6 +138,35 @@ def parallel_interleave(
 
     def apply(dataset: DatasetV1) -> DatasetV1:
         return dataset.interleave(map_func, cycle_length, block_length)
+
+    return apply
+
+
+def prefetch_to_device(device: str, buffer_size: Any = None) -> Transformation:
+    """The same elements (for ``Dataset.apply``): ``get_next``'s values enter the step's
+    program as feeds, on its device, whatever ``device`` says.
+
+    Args:
+      device: accepted (a device name).
+      buffer_size: accepted (one Python thread).
+    """
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.prefetch(buffer_size)
+
+    return apply
+
+
+def copy_to_device(target_device: str, source_device: str = "/cpu:0") -> Transformation:
+    """The same elements (for ``Dataset.apply``), as ``prefetch_to_device``.
+
+    Args:
+      target_device: accepted (a device name).
+      source_device: accepted (default ``"/cpu:0"``).
+    """
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.prefetch(None)
 
     return apply
 
