@@ -201,11 +201,11 @@ from adapters.v1.ops.parsing_ops import (
     FixedLenSequenceFeature,
     SparseFeature,
     VarLenFeature,
+    decode_csv,
     decode_raw,
     parse_example,
     parse_single_example,
     parse_single_sequence_example,
-    decode_csv,
 )
 from adapters.v1.ops.partitioned_variables import (
     fixed_size_partitioner,
