@@ -55,7 +55,6 @@ _DATA_EXPERIMENTAL_HINTS = {
     "tf.data.Dataset.from_tensor_slices",
     "make_csv_dataset": "read the file with the csv module or numpy.loadtxt and use "
     "tf.data.Dataset.from_tensor_slices",
-    "enumerate_dataset": "zip the dataset with tf.data.Dataset.range",
     "sample_from_datasets": "interleave the datasets (Dataset.interleave) or mix them in "
     "a Dataset.from_generator",
     "choose_from_datasets": "mix the datasets in a Dataset.from_generator",
@@ -75,12 +74,13 @@ for _name in (
     "get_next_as_optional get_structure group_by_reducer group_by_window "
     "index_table_from_dataset make_batched_features_dataset make_saveable_from_iterator "
     "map_and_batch_with_legacy_function pad_to_cardinality parse_example_dataset "
-    "rejection_resample scan service snapshot table_from_dataset take_while to_variant unique"
+    "rejection_resample scan service snapshot table_from_dataset to_variant unique"
 ).split():
     _DATA_EXPERIMENTAL_HINTS.setdefault(
         _name,
         "jtrain's tf.data.experimental has AUTOTUNE, shuffle_and_repeat, map_and_batch, "
-        "parallel_interleave, ignore_errors, unbatch, get_single_element, "
+        "parallel_interleave, ignore_errors, unbatch, get_single_element, enumerate_dataset, "
+        "take_while, "
         "prefetch_to_device and copy_to_device; build the rest "
         "from the Dataset methods (map, filter, batch, interleave, flat_map, "
         "from_generator...)",

@@ -14,7 +14,8 @@ from tests.interop.twin import assert_twins, run_both
 
 pytestmark = pytest.mark.interop
 
-SIZES = np.array([3, 0, 1, 4, 2, 5], np.int64)  # uneven inner datasets, an empty one
+SIZES = np.array([3, 0, 1, 4, 2, 5], np.int64)
+X2 = np.arange(6, dtype=np.float32).reshape(3, 2) / 4.0  # uneven inner datasets, an empty one
 
 
 def _inner(tf):
@@ -92,6 +93,20 @@ PIPELINES = {
     ),
     "copy_to_device": lambda tf: tf.data.Dataset.range(3).apply(
         tf.data.experimental.copy_to_device("/cpu:0")
+    ),
+    "enumerate": lambda tf: tf.data.Dataset.from_tensor_slices(X2).enumerate(start=5),
+    "enumerate_dataset": lambda tf: tf.data.Dataset.range(3).apply(
+        tf.data.experimental.enumerate_dataset()
+    ),
+    "take_while": lambda tf: tf.data.Dataset.range(10).take_while(lambda i: i * i < 20),
+    "experimental_take_while": lambda tf: tf.data.Dataset.range(10).apply(
+        tf.data.experimental.take_while(lambda i: i < 3)
+    ),
+    "ignore_errors_method": lambda tf: _inverse(tf, [1.0, 0.0, 4.0]).ignore_errors(),
+    "legacy_function_map_filter": lambda tf: (
+        tf.data.Dataset.range(6)
+        .map_with_legacy_function(lambda i: i * 3)
+        .filter_with_legacy_function(lambda i: i % 2 > 0)
     ),
     "shuffle_and_repeat_one": lambda tf: tf.data.Dataset.range(1).apply(
         tf.data.experimental.shuffle_and_repeat(4, count=3, seed=1)

@@ -46,7 +46,17 @@ _ABSENT = {
     "with_options": "drop the options: jtrain's pipeline is one Python thread",
     "options": "drop the options: jtrain's pipeline is one Python thread",
     "element_spec": "use output_types/output_shapes (TF1's properties)",
+    "as_numpy_iterator": "iterate with an iterator's get_next() and sess.run (TF1 graph mode)",
 }
+for _name in (
+    "bucket_by_sequence_length cardinality choose_from_datasets counter fingerprint "
+    "from_sparse_tensor_slices group_by_window load ragged_batch random rebatch "
+    "rejection_resample sample_from_datasets save scan snapshot sparse_batch unique"
+).split():
+    _ABSENT[_name] = (
+        "build it from map, filter, batch, interleave, flat_map, from_generator, zip, "
+        "enumerate and take_while"
+    )
 
 
 class Run:
@@ -556,6 +566,38 @@ class DatasetV1(structure.Structured):
 
         return reduce(self, initial_state, reduce_func)
 
+    def enumerate(self, start: Any = 0, name: str | None = None) -> DatasetV1:
+        """``(index, element)`` pairs, the ``tf.int64`` index counting from ``start``
+        (TF's ``zip((range(start, int64 max), self))``)."""
+        return DatasetV1.zip((DatasetV1.range(start, np.iinfo(np.int64).max), self))
+
+    def take_while(self, predicate: Callable[..., Any], name: str | None = None) -> DatasetV1:
+        """The elements up to the first for which ``predicate`` (TF ops giving a scalar
+        ``tf.bool``) is False.
+
+        Raises:
+          ValueError: the predicate does not return a scalar boolean tensor.
+        """
+        return _TakeWhile(self, predicate)
+
+    def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> DatasetV1:
+        """The elements, without those whose making failed (see
+        ``tf.data.experimental.ignore_errors``)."""
+        return IgnoreErrors(self, log_warning)
+
+    def map_with_legacy_function(
+        self,
+        map_func: Callable[..., Any],
+        num_parallel_calls: int | None = None,
+        deterministic: bool | None = None,
+    ) -> DatasetV1:
+        """``map`` (TF1's legacy function tracing is the same here)."""
+        return self.map(map_func, num_parallel_calls, deterministic)
+
+    def filter_with_legacy_function(self, predicate: Callable[..., Any]) -> DatasetV1:
+        """``filter`` (TF1's legacy function tracing is the same here)."""
+        return self.filter(predicate)
+
     def get_single_element(self, name: str | None = None) -> Any:
         """Tensors of the dataset's only element; each run runs the dataset.
 
@@ -782,11 +824,11 @@ class _Map(_Unary):
 
 
 class _Filter(_Unary):
+    _what, _scope = "Dataset.filter's predicate", "Dataset_filter"
+
     def __init__(self, input_dataset: DatasetV1, predicate: Callable[..., Any]):
         super().__init__(input_dataset)
-        self._fn = _Function(
-            predicate, input_dataset._structure, "Dataset.filter's predicate", "Dataset_filter"
-        )
+        self._fn = _Function(predicate, input_dataset._structure, self._what, self._scope)
         specs = self._fn.specs
         if len(specs) != 1 or specs[0].dtype != dtypes.bool or specs[0].shape.rank != 0:
             raise ValueError(
@@ -809,6 +851,24 @@ class _Filter(_Unary):
                 continue
             if keep:
                 yield element
+
+
+class _TakeWhile(_Filter):
+    _what, _scope = "Dataset.take_while's predicate", "Dataset_take_while"
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        for element in self._input._elements(run):
+            if isinstance(element, Failed):
+                yield element
+                continue
+            try:
+                keep = bool(self._fn(run, element)[0])
+            except errors.OpError as e:
+                yield run.failure(self, e)
+                continue
+            if not keep:
+                return
+            yield element
 
 
 def _stack(rows: list[Element], i: int) -> np.ndarray:

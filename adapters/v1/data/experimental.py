@@ -27,12 +27,14 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "copy_to_device",
+    "enumerate_dataset",
     "get_single_element",
     "ignore_errors",
     "map_and_batch",
     "parallel_interleave",
     "prefetch_to_device",
     "shuffle_and_repeat",
+    "take_while",
     "unbatch",
 ]
 
@@ -167,6 +169,24 @@ def copy_to_device(target_device: str, source_device: str = "/cpu:0") -> Transfo
 
     def apply(dataset: DatasetV1) -> DatasetV1:
         return dataset.prefetch(None)
+
+    return apply
+
+
+def enumerate_dataset(start: Any = 0) -> Transformation:
+    """``dataset.enumerate(start)`` (for ``Dataset.apply``): ``(index, element)`` pairs."""
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.enumerate(start)
+
+    return apply
+
+
+def take_while(predicate: Callable[..., Any]) -> Transformation:
+    """``dataset.take_while(predicate)`` (for ``Dataset.apply``)."""
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.take_while(predicate)
 
     return apply
 
