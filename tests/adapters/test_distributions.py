@@ -189,5 +189,49 @@ def test_namespace_errors() -> None:
         tf.distributions.StudentT  # noqa: B018
     with pytest.raises(AttributeError, match="names that exist: tf.distributions.Normal"):
         tf.distributions.Norml  # noqa: B018
-    assert not hasattr(tf.distributions, "Gamma")
+    assert not hasattr(tf.distributions, "Beta")
     assert "distributions" in tf.__all__
+
+
+def _gamma_cdf(a: float, x: float) -> float:
+    """The regularized lower incomplete gamma function by its series (x > 0)."""
+    if x <= 0:
+        return 0.0
+    term = total = 1.0 / a
+    k = 0
+    while abs(term) > 1e-16 * abs(total) and k < 10_000:
+        k += 1
+        term *= x / (a + k)
+        total += term
+    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gamma_samples_law(dtype) -> None:
+    conc, rate = np.array([0.5, 3.0], dtype), np.array([2.0, 0.5], dtype)
+    draws = _run(tf.distributions.Gamma(conc, rate).sample(N, seed=9))
+    assert draws.shape == (N, 2) and draws.dtype == dtype and np.all(draws > 0)
+    for j in range(2):
+        a, r = float(conc[j]), float(rate[j])
+        stat = _ks(draws[:, j], lambda v, a=a, r=r: _gamma_cdf(a, r * v))
+        assert stat < EPS, (j, stat, EPS)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exponential_and_laplace_samples_law(dtype) -> None:
+    rate = np.array([0.5, 4.0], dtype)
+    loc, scale = np.array([1.0, -2.0], dtype), np.array([0.5, 3.0], dtype)
+    e, lap = _run(
+        [
+            tf.distributions.Exponential(rate).sample(N, seed=4),
+            tf.distributions.Laplace(loc, scale).sample(N, seed=4),
+        ]
+    )
+    assert e.dtype == lap.dtype == dtype and e.shape == lap.shape == (N, 2)
+    for j in range(2):
+        r, m, b = float(rate[j]), float(loc[j]), float(scale[j])
+        assert _ks(e[:, j], lambda v, r=r: 1 - math.exp(-r * v) if v > 0 else 0.0) < EPS
+        laplace_cdf = lambda v, m=m, b=b: (
+            0.5 * math.exp((v - m) / b) if v < m else 1 - 0.5 * math.exp(-(v - m) / b)
+        )
+        assert _ks(lap[:, j], laplace_cdf) < EPS

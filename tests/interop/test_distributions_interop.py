@@ -76,6 +76,27 @@ def _uniform(tf: Any, dtype: Any) -> tuple[Any, list[Any]]:
     return tf.distributions.Uniform(low, high), [low, high]
 
 
+CONC = [[0.5, 2.0, 3.5], [1.0, 0.8, 7.0]]
+RATE = [1.5, 0.25, 3.0]
+GAMMA_X = [[0.3, 2.0, 0.01], [1.0, 6.0, 2.5]]
+LAPLACE_X = [[-3.0, 0.2, 40.0], [-0.3, -1.0, 3.0]]
+
+
+def _gamma(tf: Any, dtype: Any) -> tuple[Any, list[Any]]:
+    conc, rate = _consts(tf, dtype, CONC, RATE)
+    return tf.distributions.Gamma(conc, rate), [conc, rate]
+
+
+def _exponential(tf: Any, dtype: Any) -> tuple[Any, list[Any]]:
+    (rate,) = _consts(tf, dtype, [[0.5, 2.0, 3.5], [1.0, 0.8, 7.0]])
+    return tf.distributions.Exponential(rate), [rate]
+
+
+def _laplace(tf: Any, dtype: Any) -> tuple[Any, list[Any]]:
+    loc, scale = _consts(tf, dtype, LOC, SCALE)
+    return tf.distributions.Laplace(loc, scale), [loc, scale]
+
+
 X_METHODS = ("log_prob", "prob", "cdf", "log_cdf", "survival_function", "log_survival_function")
 STATS = ("entropy", "mean", "mode", "stddev", "variance")
 
@@ -121,6 +142,14 @@ CASES: dict[str, tuple[Build, Any, tuple[str, ...]]] = {
     ),
     "Uniform": (_uniform, UNIFORM_X, X_METHODS + ("entropy", "mean", "stddev", "variance")),
     "Uniform scalar x": (_uniform, 0.75, ("prob", "cdf")),
+    "Gamma": (
+        _gamma,
+        GAMMA_X,
+        ("log_prob", "prob", "cdf", "log_cdf", "survival_function", "log_survival_function")
+        + STATS,
+    ),
+    "Exponential": (_exponential, GAMMA_X, X_METHODS + STATS),
+    "Laplace": (_laplace, LAPLACE_X, X_METHODS + STATS),
 }
 
 
@@ -164,8 +193,25 @@ def _method_script(build: Build, x: Any, methods: tuple[str, ...], dtype: str):
     return script
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("case", list(CASES))
+# jtrain's float32 tf.lgamma/tf.digamma/igamma's gradient are XLA's, not TF's kernels:
+# tf.lgamma(1.0) is 4.8e-7 (TF: 0.0), tf.digamma differs by a few ulps, so Gamma's
+# float32 values differ by up to 3e-6 (relative). Reported against ops/math_ops.py;
+# strict, so the fix of the ops turns these into failures to remove the marks.
+LGAMMA_F32 = pytest.mark.xfail(
+    strict=True, reason="float32 tf.lgamma(1.0) = 4.8e-7 and tf.digamma ulps (XLA's kernels)"
+)
+
+
+def _method_params() -> list[Any]:
+    out = []
+    for case in CASES:
+        for dtype in ("float32", "float64"):
+            gamma_f32 = dtype == "float32" and case in ("Gamma", "Exponential")
+            out.append(pytest.param(case, dtype, marks=[LGAMMA_F32] if gamma_f32 else []))
+    return out
+
+
+@pytest.mark.parametrize(("case", "dtype"), _method_params())
 def test_methods_values_gradients_shapes(case: str, dtype: str) -> None:
     build, x, methods = CASES[case]
     if dtype == "float64" and isinstance(x, np.ndarray):
@@ -206,6 +252,10 @@ def _kl_script(dtype: str, kind: str):
             a, pa = _categorical_logits(tf, d)
             (lb,) = _consts(tf, d, [[0.3, -1.0, 2.0, 0.1]])
             b, pb = tf.distributions.Categorical(logits=lb), [lb]
+        elif kind == "Gamma":
+            a, pa = _gamma(tf, d)
+            cb, rb = _consts(tf, d, [2.0, 0.5, 1.0], [[1.0], [4.0]])
+            b, pb = tf.distributions.Gamma(cb, rb), [cb, rb]
         else:
             a, pa = _bernoulli_logits(tf, d)
             (lb,) = _consts(tf, d, [[1.0], [-0.5]])
@@ -221,8 +271,16 @@ def _kl_script(dtype: str, kind: str):
     return script
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("kind", ["Normal", "Categorical", "Bernoulli"])
+@pytest.mark.parametrize(
+    ("kind", "dtype"),
+    [
+        (kind, dtype)
+        if (kind, dtype) != ("Gamma", "float32")
+        else pytest.param(kind, dtype, marks=[LGAMMA_F32])
+        for kind in ("Normal", "Categorical", "Bernoulli", "Gamma")
+        for dtype in ("float32", "float64")
+    ],
+)
 def test_kl_divergence_pairs(kind: str, dtype: str) -> None:
     theirs, ours = run_both(_kl_script(dtype, kind))
     assert ours[1] == theirs[1]
@@ -296,8 +354,8 @@ SAMPLE_SHAPES = [(), 5, [2, 3], np.int32(4), [1]]
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize(
     "build",
-    [_normal, _categorical_logits, _bernoulli_probs, _uniform],
-    ids=["Normal", "Categorical", "Bernoulli", "Uniform"],
+    [_normal, _categorical_logits, _bernoulli_probs, _uniform, _gamma, _exponential, _laplace],
+    ids=["Normal", "Categorical", "Bernoulli", "Uniform", "Gamma", "Exponential", "Laplace"],
 )
 def test_sample_shapes_and_dtypes(build: Build, dtype: str) -> None:
     def script(tf: Any):
@@ -383,6 +441,14 @@ VALIDATE = {
     "Bernoulli probs <= 1": lambda tf, v: tf.distributions.Bernoulli(
         probs=v, validate_args=True
     ).entropy(),
+    "Gamma rate > 0": lambda tf, v: tf.distributions.Gamma(2.0, v, validate_args=True).mean(),
+    "Gamma cdf x > 0": lambda tf, v: tf.distributions.Gamma(2.0, 1.0, validate_args=True).cdf(v),
+    "Gamma mode needs concentration > 1": lambda tf, v: tf.distributions.Gamma(
+        v, 1.0, allow_nan_stats=False
+    ).mode(),
+    "Laplace scale > 0": lambda tf, v: tf.distributions.Laplace(
+        0.0, v, validate_args=True
+    ).entropy(),
     "Bernoulli log_prob 0 or 1": lambda tf, v: tf.distributions.Bernoulli(
         probs=0.3, validate_args=True
     ).log_prob(v),
@@ -395,6 +461,10 @@ VALUES = {
     "Categorical log_prob integer": (1.5, 2.0),
     "Bernoulli probs <= 1": (1.5, 0.4),
     "Bernoulli log_prob 0 or 1": (0.5, 1.0),
+    "Gamma rate > 0": (0.0, 2.0),
+    "Gamma cdf x > 0": (-1.0, 1.5),
+    "Gamma mode needs concentration > 1": (0.5, 3.0),
+    "Laplace scale > 0": (-2.0, 2.0),
 }
 
 

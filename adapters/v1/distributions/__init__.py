@@ -5,9 +5,8 @@ Each distribution builds its math from TF's compat ops (``tf.math``/``tf.nn``), 
 values, gradients, dtypes (float32 and float64 exactly) and static shapes are TF's;
 samples are drawn by the compat random ops (TF's shapes and laws, JAX's draws).
 
-TF 2.21 also has ``Beta``, ``Dirichlet``, ``DirichletMultinomial``, ``Exponential``,
-``Gamma``, ``Laplace``, ``Multinomial`` and ``StudentT``; they are not here yet and
-raise an ``AttributeError`` saying so.
+TF 2.21 also has ``Beta``, ``Dirichlet``, ``DirichletMultinomial``, ``Multinomial``
+and ``StudentT``; they are not here yet and raise an ``AttributeError`` saying so.
 """
 
 from typing import Any
@@ -21,7 +20,10 @@ from adapters.v1.distributions.distribution import (
     Distribution,
     ReparameterizationType,
 )
+from adapters.v1.distributions.exponential import Exponential
+from adapters.v1.distributions.gamma import Gamma
 from adapters.v1.distributions.kullback_leibler import RegisterKL, kl_divergence
+from adapters.v1.distributions.laplace import Laplace
 from adapters.v1.distributions.normal import Normal
 from adapters.v1.distributions.uniform import Uniform
 
@@ -29,7 +31,10 @@ __all__ = [
     "Bernoulli",
     "Categorical",
     "Distribution",
+    "Exponential",
     "FULLY_REPARAMETERIZED",
+    "Gamma",
+    "Laplace",
     "NOT_REPARAMETERIZED",
     "Normal",
     "RegisterKL",
@@ -43,9 +48,6 @@ _NOT_YET = (
     "Beta",
     "Dirichlet",
     "DirichletMultinomial",
-    "Exponential",
-    "Gamma",
-    "Laplace",
     "Multinomial",
     "StudentT",
 )

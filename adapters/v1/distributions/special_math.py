@@ -16,7 +16,7 @@ import numpy as np
 from adapters.v1.distributions.util import op
 from adapters.v1.framework import ops
 
-__all__ = ["ndtr", "log_ndtr"]
+__all__ = ["ndtr", "log_ndtr", "log_cdf_laplace"]
 
 # TF's segment thresholds (special_math.LOGNDTR_FLOAT{32,64}_{LOWER,UPPER}).
 _LOWER = {np.dtype("float64"): -20.0, np.dtype("float32"): -10.0}
@@ -115,3 +115,14 @@ def log_ndtr(x: Any, series_order: int = 3, name: str = "log_ndtr") -> ops.Tenso
                 _log_ndtr_lower(op("minimum")(x, lower), series_order),
             ),
         )
+
+
+def log_cdf_laplace(x: Any, name: str = "log_cdf_laplace") -> ops.Tensor:
+    """The log of the standard Laplace CDF: ``x - log 2`` below 0, ``log1p(-exp(-|x|) / 2)``
+    above (TF's two branches)."""
+    with ops.name_scope(name, None, [x]):
+        x = ops.convert_to_tensor(x, name="x")
+        lower_solution = -np.log(2.0) + x
+        safe_exp_neg_x = op("exp")(-op("abs")(x))
+        upper_solution = op("log1p")(-0.5 * safe_exp_neg_x)
+        return op("where_v2")(x < 0.0, lower_solution, upper_solution)

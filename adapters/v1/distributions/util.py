@@ -27,6 +27,7 @@ __all__ = [
     "embed_check_categorical_event_shape",
     "embed_check_integer_casting_closed",
     "assert_near",
+    "folded",
 ]
 
 
@@ -57,23 +58,40 @@ def convert_preferred(value: Any, dtype: dtypes.DType, name: str | None = None) 
     return ops.convert_to_tensor(value, name=name)
 
 
-def assert_same_float_dtype(tensors: Sequence[ops.Tensor]) -> dtypes.DType:
-    """TF's ``check_ops.assert_same_float_dtype``: one floating dtype for all.
+def assert_same_float_dtype(
+    tensors: Sequence[ops.Tensor], dtype: dtypes.DType | None = None
+) -> dtypes.DType:
+    """TF's ``check_ops.assert_same_float_dtype``: one floating dtype for all (and
+    ``dtype``'s, when given).
 
     Raises:
-      ValueError: the dtypes differ (TF's message naming both tensors) or are not
+      ValueError: the dtypes differ (TF's message naming the tensors) or are not
         floating (``Expected floating point type, got <dtype: 'int32'>.``).
     """
-    first = tensors[0]
-    for t in tensors[1:]:
-        if t.dtype.base_dtype != first.dtype.base_dtype:
+    expected, first = dtype, None
+    for t in tensors:
+        if expected is None:
+            expected, first = t.dtype.base_dtype, t
+        elif t.dtype.base_dtype != expected:
+            against = f" as {first.name}" if first is not None else ""
             raise ValueError(
-                f"{t.name}, type={t.dtype!r}, must be of the same type ({first.dtype!r}) "
-                f"as {first.name}."
+                f"{t.name}, type={t.dtype!r}, must be of the same type ({expected!r}){against}."
             )
-    if first.dtype is None or not first.dtype.is_floating:
-        raise ValueError(f"Expected floating point type, got {first.dtype!r}.")
-    return first.dtype
+    if expected is None:
+        return dtypes.float32
+    if not expected.is_floating:
+        raise ValueError(f"Expected floating point type, got {expected!r}.")
+    return expected
+
+
+def folded(t: ops.Tensor) -> ops.Tensor:
+    """The constant behind ``t`` when ``t`` is the ``Identity`` of one (a parameter
+    kept by ``tf.identity``): TF's checks fold it and fail when the graph is built,
+    jtrain's ``check_ops`` fold constants only."""
+    op_ = t.op
+    if op_.type == "Identity" and op_.inputs and op_.inputs[0].op._const_value is not None:
+        return op_.inputs[0]
+    return t
 
 
 def _largest_integer(dt: dtypes.DType) -> int:
