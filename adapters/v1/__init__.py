@@ -26,6 +26,7 @@ from adapters.v1 import (
     random,
     saved_model,
     sparse,
+    strings,
     summary,
     tpu,
     train,
@@ -256,6 +257,18 @@ from adapters.v1.ops.state_ops import (
 )
 from adapters.v1.ops.template import make_template
 from adapters.v1.ops.tensor_array_ops import TensorArray
+from adapters.v1.ops.string_ops import (
+    as_string,
+    reduce_join,
+    regex_replace,
+    string_join,
+    string_split,
+    string_strip,
+    string_to_hash_bucket_fast,
+    string_to_hash_bucket_strong,
+    string_to_number,
+    substr,
+)
 from adapters.v1.ops.variable_scope import (
     AUTO_REUSE,
     VariableScope,
@@ -364,6 +377,17 @@ __all__ = [
     "tables_initializer",
     "make_template",
     "get_local_variable",
+    "strings",
+    "as_string",
+    "reduce_join",
+    "regex_replace",
+    "string_join",
+    "string_split",
+    "string_strip",
+    "string_to_hash_bucket_fast",
+    "string_to_hash_bucket_strong",
+    "string_to_number",
+    "substr",
     "variable_op_scope",
     "VariableAggregation",
     "VariableSynchronization",

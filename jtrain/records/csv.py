@@ -29,7 +29,7 @@ import numpy as np
 
 from jtrain import errors
 
-__all__ = ["DTYPES", "decode_csv"]
+__all__ = ["DTYPES", "decode_csv", "parse_number"]
 
 # The column dtypes TF's kernel takes, by their TF names in messages.
 DTYPES = {
@@ -149,15 +149,7 @@ def _convert(field: bytes, dtype: np.dtype, f: int, i: int) -> Any:
     """One field as a value of ``dtype`` (bytes for strings)."""
     if dtype.kind == "O":
         return field
-    text = field.strip(b" \t\n\v\f\r")
-    value: Any = None
-    if dtype.kind == "i":
-        if _INT.fullmatch(text):
-            number = int(text)
-            info = np.iinfo(dtype)
-            value = number if info.min <= number <= info.max else None
-    else:
-        value = _float(text, dtype)
+    value = parse_number(field, dtype)
     if value is None:
         raise errors.InvalidArgumentError(
             None,
@@ -165,6 +157,24 @@ def _convert(field: bytes, dtype: np.dtype, f: int, i: int) -> Any:
             f"Field {f} in record {i} is not a valid {DTYPES[dtype]}: {field.decode('latin-1')}",
         )
     return value
+
+
+def parse_number(text: bytes, dtype: np.dtype) -> Any:
+    """``text`` as a number of ``dtype`` by TF's ``strings::SafeStringToNumeric`` rules
+    (``safe_strto32``/``64``, ``safe_strtou32``/``64``, ``safe_strtof``/``d``), or None
+    when it is not one (or an integer out of ``dtype``'s range).
+
+    Surrounding white space is allowed; integers are decimal with an optional sign
+    (unsigned ones: no ``-``); floats as ``_FLOAT``, rounded once to ``dtype``.
+    """
+    text = text.strip(b" \t\n\v\f\r")
+    if dtype.kind in "iu":
+        if not _INT.fullmatch(text) or (dtype.kind == "u" and text[:1] == b"-"):
+            return None
+        number = int(text)
+        info = np.iinfo(dtype)
+        return number if info.min <= number <= info.max else None
+    return _float(text, dtype)
 
 
 def _float(text: bytes, dtype: np.dtype) -> Any:
@@ -195,7 +205,8 @@ def _float(text: bytes, dtype: np.dtype) -> Any:
             return largest32 if wide > 0 else -largest32
         return narrow
     below = np.nextafter(narrow, np.float32(-np.inf)) if narrow > wide else narrow
-    above = np.nextafter(below, np.float32(np.inf))
+    with np.errstate(over="ignore"):
+        above = np.nextafter(below, np.float32(np.inf))
     if np.isfinite(above) and wide != narrow:
         middle = (Fraction(float(below)) + Fraction(float(above))) / 2
         if Fraction(wide) == middle:

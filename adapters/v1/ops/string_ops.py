@@ -1,0 +1,934 @@
+"""TF's string operations (``tf.strings.*``, ``tf.string_split``...) as host operations.
+
+XLA has no strings: a string tensor is a host value (an object array of ``bytes``),
+and every operation here runs in Python, as ``tf.decode_csv`` does
+(``parsing_ops.py``): ``"pre"`` (before the step's program, feeding it) when all its
+inputs are host values or placeholders, ``"post"`` (after it) otherwise. Inside a
+``tf.data`` function they run on the host with the element (``data/host_graph.py``).
+Element-wise ones also take a batch of records at once (``op._batch``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from adapters.v1.framework import ops
+from adapters.v1.framework.sparse_tensor import SparseTensor
+from adapters.v1.ops.data_flow_ops import host_inputs, placement
+from jtrain import errors
+from jtrain.records import csv
+
+__all__ = [
+    "as_string",
+    "reduce_join",
+    "regex_full_match",
+    "regex_replace",
+    "string_join",
+    "string_length",
+    "string_lower",
+    "string_split",
+    "string_split_v1",
+    "string_strip",
+    "string_to_hash_bucket_fast",
+    "string_to_hash_bucket_strong",
+    "string_to_number",
+    "string_upper",
+    "substr",
+]
+
+_STRING = np.dtype(object)
+_WHITESPACE = b" \t\n\v\f\r"
+
+
+def _bytes(value: Any) -> bytes:
+    return value.encode() if isinstance(value, str) else bytes(value)
+
+
+def _string_input(value: Any, arg: str, op_type: str) -> ops.Tensor:
+    """``value`` as a host-readable string tensor (TF's ``TypeError`` otherwise)."""
+    if isinstance(value, (list, tuple)) and any(_has_tensor(v) for v in value):
+        return _host_pack(value, arg, op_type)
+    (tensor,) = host_inputs([value])
+    if tensor._np_dtype is None or tensor._np_dtype.kind != "O":
+        raise TypeError(
+            f"Input '{arg}' of '{op_type}' Op has type {tensor.dtype.name} that does not "
+            "match expected type of string."
+        )
+    return tensor
+
+
+def _host_pack(values: Sequence[Any], arg: str, op_type: str) -> ops.Tensor:
+    """A list of string tensors (or nested lists) stacked on the host, as TF's
+    conversion packs it."""
+    parts = [
+        _host_pack(v, arg, op_type)
+        if isinstance(v, (list, tuple))
+        else _string_input(v, arg, op_type)
+        for v in values
+    ]
+    shapes = {p._shape for p in parts}
+    inner = shapes.pop() if builtin_len(shapes) == 1 else None
+    op = _host_op(
+        "Pack",
+        "packed",
+        parts,
+        lambda *vs: (np.stack([_strings(v) for v in vs]),),
+        [(None if inner is None else (builtin_len(parts), *inner), _STRING)],
+    )
+    return op.outputs[0]
+
+
+def _has_tensor(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_has_tensor(v) for v in value)
+    return isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor")
+
+
+def _host_op(
+    op_type: str,
+    name: str | None,
+    inputs: Sequence[ops.Tensor],
+    compute: Callable[..., tuple[Any, ...]],
+    output_specs: Sequence[tuple[Any, Any]],
+    elementwise: bool = False,
+) -> ops.Operation:
+    """A host operation computing ``compute(*numpy inputs)``."""
+    op = ops.get_default_graph().create_op(
+        op_type,
+        name or op_type,
+        inputs=list(inputs),
+        compute=lambda session, *values: compute(*values),
+        output_specs=list(output_specs),
+        host=placement(inputs),
+    )
+    if elementwise and len(inputs) == 1:
+        op._batch = op._compute
+    return op
+
+
+def _strings(value: Any) -> np.ndarray:
+    return np.asarray(value, dtype=object)
+
+
+def _map(fn: Callable[[bytes], Any], value: Any, dtype: Any = _STRING) -> np.ndarray:
+    """``fn`` applied to each string of ``value``."""
+    arr = _strings(value)
+    out = np.empty(arr.shape, dtype)
+    flat = out.reshape(-1)
+    for i, s in enumerate(arr.reshape(-1)):
+        flat[i] = fn(bytes(s))
+    return out
+
+
+def _unary(op_type: str, name: str | None, value: Any, fn: Callable, dtype: Any = _STRING):
+    tensor = _string_input(value, "input", op_type)
+    op = _host_op(
+        op_type,
+        name,
+        [tensor],
+        lambda v: (_map(fn, v, dtype),),
+        [(tensor._shape, np.dtype(dtype))],
+        elementwise=True,
+    )
+    return op.outputs[0]
+
+
+# -- splitting ------------------------------------------------------------------------
+def _sparse_split(
+    op_type: str, name: str | None, tensor: ops.Tensor, sep: Any, split: Callable
+) -> SparseTensor:
+    """A ``SparseTensor`` of each row's tokens (``split(row, sep)``) for a vector."""
+    (sep_tensor,) = host_inputs([sep])
+
+    def compute(value: Any, delimiter: Any) -> tuple[Any, ...]:
+        rows = _strings(value).reshape(-1)
+        delim = bytes(np.asarray(delimiter, dtype=object).item())
+        indices, values, longest = [], [], 0
+        for r, row in enumerate(rows):
+            tokens = split(bytes(row), delim)
+            longest = max(longest, len(tokens))
+            indices += [(r, j) for j in range(len(tokens))]
+            values += tokens
+        out_values = np.empty(len(values), object)
+        out_values[:] = values
+        return (
+            np.asarray(indices, np.int64).reshape(-1, 2),
+            out_values,
+            np.asarray([len(rows), longest], np.int64),
+        )
+
+    specs = [((None, 2), np.dtype(np.int64)), ((None,), _STRING), ((2,), np.dtype(np.int64))]
+    op = _host_op(op_type, name, [tensor, sep_tensor], compute, specs)
+    return SparseTensor(*op.outputs)
+
+
+def _check_vector(tensor: ops.Tensor, op_type: str) -> None:
+    shape = tensor._shape
+    if shape is not None and len(shape) != 1:
+        raise ValueError(
+            f"Shape must be rank 1 but is rank {len(shape)} for '{{{{node {op_type}}}}} = "
+            f"{op_type}[]' with input shapes: {list(shape)}."
+        )
+
+
+def string_split(
+    source: Any,
+    sep: Any = None,
+    skip_empty: bool = True,
+    delimiter: Any = None,
+    result_type: str = "SparseTensor",
+    name: str | None = None,
+) -> SparseTensor:
+    """Splits each string of a vector at any byte of ``sep`` (``tf.compat.v1.string_split``).
+
+    Args:
+      source: a 1-D string tensor.
+      sep: the delimiter bytes (default ``" "``): each one is a split point; an empty
+        ``sep`` splits into single bytes.
+      skip_empty: whether empty tokens are dropped (default True).
+      delimiter: TF's deprecated alias of ``sep``.
+      result_type: ``"SparseTensor"`` (``"RaggedTensor"`` is not supported).
+      name: the op's name.
+
+    Returns:
+      A ``SparseTensor`` of rank 2: ``indices`` ``[n, 2]`` int64 (row, token),
+      ``values`` the tokens, ``dense_shape`` ``[rows, most tokens]``.
+
+    Raises:
+      ValueError: ``source`` not a vector; both ``sep`` and ``delimiter``; a
+        ``result_type`` other than TF's two.
+      NotImplementedError: ``result_type="RaggedTensor"`` (jtrain has no RaggedTensor).
+
+    .. note:: A ``sep`` of several bytes is a set of single-byte delimiters (TF's
+       ``StringSplit``), unlike ``tf.strings.split``'s.
+    """
+    if sep is not None and delimiter is not None:
+        raise ValueError("Cannot specify both 'sep' and 'delimiter'")
+    sep = delimiter if sep is None else sep
+    _check_result_type(result_type)
+    tensor = _string_input(source, "input", "StringSplit")
+    _check_vector(tensor, "StringSplit")
+
+    def split(row: bytes, delim: bytes) -> list[bytes]:
+        if not row:
+            return []
+        if not delim:
+            tokens = [row[i : i + 1] for i in range(len(row))]
+        else:
+            tokens = re.split(b"[" + re.escape(delim) + b"]", row)
+        return [t for t in tokens if t] if skip_empty else tokens
+
+    return _sparse_split("StringSplit", name, tensor, " " if sep is None else sep, split)
+
+
+def _check_result_type(result_type: str) -> None:
+    if result_type == "RaggedTensor":
+        raise NotImplementedError(
+            "result_type='RaggedTensor': adapters.v1 has no RaggedTensor; use "
+            "result_type='SparseTensor'"
+        )
+    if result_type != "SparseTensor":
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
+
+
+def string_split_v1(
+    input: Any = None,  # noqa: A002 - TF's name
+    sep: Any = None,
+    maxsplit: int = -1,
+    result_type: str = "SparseTensor",
+    source: Any = None,
+    name: str | None = None,
+) -> SparseTensor:
+    """Splits each string as Python's ``bytes.split`` (``tf.compat.v1.strings.split``).
+
+    Args:
+      input: a string scalar or vector.
+      sep: the separator (a whole string); ``None`` or ``""``: runs of ASCII white
+        space, with no empty token.
+      maxsplit: at most this many splits per string when positive (default -1: all).
+      result_type: ``"SparseTensor"`` (``"RaggedTensor"`` is not supported).
+      source: TF's alias of ``input``.
+      name: the op's name.
+
+    Returns:
+      A ``SparseTensor`` of rank 2 (a scalar ``input`` is a vector of one).
+
+    Raises:
+      ValueError: both ``input`` and ``source``; an unknown ``result_type``.
+      NotImplementedError: ``result_type="RaggedTensor"``, or ``input`` of rank > 1.
+    """
+    if input is not None and source is not None:
+        raise ValueError("Cannot specify both 'input' and 'source'")
+    value = source if input is None else input
+    _check_result_type(result_type)
+    tensor = _string_input(value, "input", "StringSplitV2")
+    if tensor._shape is not None and len(tensor._shape) > 1:
+        raise NotImplementedError(
+            "tf.strings.split of a string tensor of rank > 1 (TF splits it as a "
+            "RaggedTensor): reshape it to a vector first"
+        )
+    limit = int(maxsplit)
+
+    def split(row: bytes, delim: bytes) -> list[bytes]:
+        if not delim:
+            return _split_whitespace(row, limit)
+        return row.split(delim, limit)
+
+    return _sparse_split("StringSplitV2", name, tensor, "" if sep is None else sep, split)
+
+
+def _split_whitespace(row: bytes, maxsplit: int) -> list[bytes]:
+    """TF's ``StringSplitV2`` on runs of white space: after ``maxsplit`` tokens the rest
+    (white space skipped) is one more token, even when empty (Python drops it)."""
+    tokens: list[bytes] = []
+    pos, n = 0, builtin_len(row)
+    while pos < n and row[pos] in _WHITESPACE:
+        pos += 1
+    while pos < n:
+        start = pos
+        while pos < n and row[pos] not in _WHITESPACE:
+            pos += 1
+        tokens.append(row[start:pos])
+        while pos < n and row[pos] in _WHITESPACE:
+            pos += 1
+        if 0 < maxsplit <= builtin_len(tokens):
+            tokens.append(row[pos:])
+            break
+    return tokens
+
+
+# -- conversions ----------------------------------------------------------------------
+_TO_NUMBER = {
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+    np.dtype(np.int32): "int32",
+    np.dtype(np.int64): "int64",
+    np.dtype(np.uint32): "uint32",
+    np.dtype(np.uint64): "uint64",
+}
+
+
+def string_to_number(
+    string_tensor: Any = None,
+    out_type: Any = None,
+    name: str | None = None,
+    input: Any = None,  # noqa: A002 - TF's name
+) -> ops.Tensor:
+    """Each string as a number of ``out_type`` (``tf.strings.to_number``).
+
+    Numbers are read as TF's ``StringToNumber`` kernel reads them (the rules of
+    ``jtrain.records.csv.parse_number``: surrounding white space, decimal integers,
+    decimal or hexadecimal floats, ``inf``/``nan``), each rounded once.
+
+    Args:
+      string_tensor: a string tensor of any shape.
+      out_type: float32 (default), float64, int32, int64, uint32 or uint64.
+      name: the op's name.
+      input: TF's alias of ``string_tensor``.
+
+    Returns:
+      A tensor of ``out_type`` with the input's shape.
+
+    Raises:
+      TypeError: another ``out_type``.
+      InvalidArgumentError (at run time): "StringToNumberOp could not correctly convert
+        string: ..." for a string that is not a number of the type (or out of range).
+    """
+    if string_tensor is not None and input is not None:
+        raise ValueError("Cannot specify both 'string_tensor' and 'input'")
+    value = input if string_tensor is None else string_tensor
+    dtype = np.dtype(np.float32) if out_type is None else ops.as_dtype(out_type).dtype
+    if dtype not in _TO_NUMBER:
+        raise TypeError(
+            f"Value passed to parameter 'out_type' has DataType {ops.as_dtype(dtype).name} "
+            "not in list of allowed values: float32, float64, int32, int64, uint32, uint64"
+        )
+
+    def convert(text: bytes) -> Any:
+        number = csv.parse_number(text, dtype)
+        if number is None:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                "StringToNumberOp could not correctly convert string: "
+                + text.decode("utf-8", "replace"),
+            )
+        return number
+
+    return _unary("StringToNumber", name, value, convert, dtype)
+
+
+def _printf_format(
+    dtype: np.dtype, precision: int, scientific: bool, shortest: bool, width: int, fill: str
+) -> str:
+    """TF's ``AsString`` printf format for ``dtype``; its errors."""
+    floating = dtype.kind in "fc"
+    name = ops.as_dtype(dtype).name
+    if not floating:
+        if scientific or shortest:
+            raise errors.InvalidArgumentError(
+                None, None, f"scientific and shortest format not supported for datatype {name}"
+            )
+        if precision > -1:
+            raise errors.InvalidArgumentError(
+                None, None, f"precision not supported for datatype {name}"
+            )
+    if len(fill) > 1:
+        raise errors.InvalidArgumentError(None, None, "Fill string must be one or fewer characters")
+    if scientific and shortest:
+        raise errors.InvalidArgumentError(
+            None, None, "Cannot select both scientific and shortest notation"
+        )
+    if fill and fill not in "-0 +#":
+        raise NotImplementedError(
+            f"tf.as_string fill={fill!r}: TF passes it to printf as a flag; adapters.v1 "
+            "takes only printf's flags ' ', '0', '-', '+', '#'"
+        )
+    fmt = "%"
+    if width > -1:
+        fmt += f"{fill}{width}"
+    if precision > -1:
+        fmt += f".{precision}"
+    if floating:
+        fmt += "g" if shortest else "e" if scientific else "f"
+    else:
+        fmt += "d"
+    return fmt
+
+
+def as_string(
+    input: Any,  # noqa: A002 - TF's name
+    precision: int = -1,
+    scientific: bool = False,
+    shortest: bool = False,
+    width: int = -1,
+    fill: str = "",
+    name: str | None = None,
+) -> ops.Tensor:
+    """Each element as a string, printf-formatted (``tf.strings.as_string``).
+
+    Args:
+      input: a numeric or bool tensor.
+      precision: digits after the point of floats (default -1: printf's 6).
+      scientific: ``%e`` for floats (default False).
+      shortest: ``%g`` for floats (default False).
+      width: the minimum width (default -1: none), padded with ``fill``.
+      fill: a printf flag character (``"0"``, ``"-"``, ``" "``...; default ``""``).
+      name: the op's name.
+
+    Returns:
+      A string tensor of the input's shape (bools as ``b"true"``/``b"false"``,
+      complex numbers as ``(re,im)``).
+
+    Raises:
+      InvalidArgumentError (at run time): TF's messages for precision or notation on
+        integers, both notations, a fill longer than one character.
+      NotImplementedError: a fill character that is not a printf flag.
+    """
+    (tensor,) = host_inputs([input])
+    dtype = tensor._np_dtype
+    if dtype is None or dtype.kind not in "biufc" or dtype.itemsize > 8 and dtype.kind == "c":
+        raise TypeError(
+            f"Value passed to parameter 'input' has DataType {tensor.dtype.name} not in "
+            "list of allowed values: float32, float64, int32, uint8, int16, int8, int64, "
+            "bfloat16, uint16, float16, uint32, uint64, complex64, complex128, bool, variant, "
+            "string"
+        )
+    fill = fill.decode() if isinstance(fill, bytes) else fill
+
+    def compute(value: Any) -> tuple[Any, ...]:
+        arr = np.asarray(value)
+        out = np.empty(arr.shape, object)
+        flat = out.reshape(-1)
+        if arr.dtype.kind == "b":
+            for i, v in enumerate(arr.reshape(-1)):
+                flat[i] = b"true" if v else b"false"
+            return (out,)
+        fmt = _printf_format(arr.dtype, precision, scientific, shortest, width, fill)
+        for i, v in enumerate(arr.reshape(-1)):
+            if arr.dtype.kind == "c":
+                text = f"({fmt % float(v.real)},{fmt % float(v.imag)})"
+            elif arr.dtype.kind == "f":
+                text = fmt % float(v)
+            else:
+                text = fmt % int(v)
+            flat[i] = text.encode()
+        return (out,)
+
+    op = _host_op("AsString", name, [tensor], compute, [(tensor._shape, _STRING)], True)
+    return op.outputs[0]
+
+
+# -- element-wise ---------------------------------------------------------------------
+def string_length(input: Any, name: str | None = None, unit: str = "BYTE") -> ops.Tensor:  # noqa: A002
+    """The length of each string in bytes or UTF-8 characters (``tf.strings.length``).
+
+    Args:
+      input: a string tensor.
+      name: the op's name.
+      unit: ``"BYTE"`` (default) or ``"UTF8_CHAR"`` (code points; bytes that do not
+        continue a character).
+
+    Returns:
+      An int32 tensor of the input's shape.
+
+    Raises:
+      ValueError: another ``unit``.
+    """
+    if unit not in ("BYTE", "UTF8_CHAR"):
+        raise ValueError(
+            f"Attr 'unit' of 'StringLength' Op passed string '{unit}' not in: "
+            '"BYTE", "UTF8_CHAR".'
+        )
+    if unit == "BYTE":
+        return _unary("StringLength", name, input, len, np.int32)
+    return _unary(
+        "StringLength", name, input, lambda s: sum((b & 0xC0) != 0x80 for b in s), np.int32
+    )
+
+
+def _case(op_type: str, encoding: str, ascii_fn: Callable, text_fn: Callable) -> Callable:
+    if encoding in ("", None):
+        return ascii_fn
+    if encoding.lower().replace("-", "") != "utf8":
+        raise NotImplementedError(
+            f"tf.strings.{op_type[6:].lower()} encoding={encoding!r}: adapters.v1 takes "
+            "'' (ASCII) or 'utf-8'"
+        )
+    return lambda s: text_fn(s.decode("utf-8")).encode("utf-8")
+
+
+def string_lower(input: Any, encoding: str = "", name: str | None = None) -> ops.Tensor:  # noqa: A002
+    """Lower-cases each string: ASCII letters (``encoding=""``) or Unicode (``"utf-8"``)
+    (``tf.strings.lower``)."""
+    fn = _case("StringLower", encoding, bytes.lower, str.lower)
+    return _unary("StringLower", name, input, fn)
+
+
+def string_upper(input: Any, encoding: str = "", name: str | None = None) -> ops.Tensor:  # noqa: A002
+    """Upper-cases each string: ASCII letters (``encoding=""``) or Unicode (``"utf-8"``)
+    (``tf.strings.upper``)."""
+    fn = _case("StringUpper", encoding, bytes.upper, str.upper)
+    return _unary("StringUpper", name, input, fn)
+
+
+def string_strip(input: Any, name: str | None = None) -> ops.Tensor:  # noqa: A002
+    """Removes leading and trailing ASCII white space (``tf.strings.strip``)."""
+    return _unary("StringStrip", name, input, lambda s: s.strip(_WHITESPACE))
+
+
+def _broadcast_shape(shapes: Sequence[Any], what: str) -> Any:
+    """The static broadcast of ``shapes`` (``None``: unknown)."""
+    from adapters.v1.ops.array_ops import broadcast_static_shape
+
+    shape: Any = ()
+    for s in shapes:
+        shape = broadcast_static_shape(shape, s) if shape is not None and s is not None else None
+    return shape
+
+
+def string_join(inputs: Sequence[Any], separator: str = "", name: str | None = None) -> ops.Tensor:
+    """Joins strings element-wise with ``separator`` (``tf.strings.join``).
+
+    Args:
+      inputs: string tensors, each a scalar or of one common shape (scalars broadcast).
+      separator: put between the strings (default ``""``).
+      name: the op's name.
+
+    Returns:
+      A string tensor of the inputs' common shape.
+
+    Raises:
+      ValueError: shapes that are neither scalars nor equal (at graph build when known).
+      InvalidArgumentError (at run time): the same, for shapes known only then.
+    """
+    tensors = [_string_input(v, "inputs", "StringJoin") for v in inputs]
+    shapes = [t._shape for t in tensors]
+    known = [s for s in shapes if s is not None and len(s) > 0]
+    out_shape: Any = ()
+    if any(s is None for s in shapes):
+        out_shape = None
+    elif known:
+        first = known[0]
+        for s in known[1:]:
+            if len(s) != len(first) or any(
+                a is not None and b is not None and a != b for a, b in zip(s, first, strict=True)
+            ):
+                raise ValueError(
+                    f"Dimension 0 in both shapes must be equal, but are {first[0]} and {s[0]}."
+                    if len(s) == len(first)
+                    else f"Shapes must be equal rank, but are {len(first)} and {len(s)}"
+                )
+        out_shape = tuple(
+            next((s[i] for s in known if s[i] is not None), None) for i in range(len(first))
+        )
+    sep = _bytes(separator)
+
+    def compute(*values: Any) -> tuple[Any, ...]:
+        arrays = [_strings(v) for v in values]
+        shape: tuple = ()
+        for a in arrays:
+            if a.ndim == 0:
+                continue
+            if shape and a.shape != shape:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Input shapes do not match: {list(shape)} vs. {list(a.shape)}",
+                )
+            shape = a.shape
+        parts = [np.broadcast_to(a, shape).reshape(-1) for a in arrays]
+        out = np.empty(shape, object)
+        flat = out.reshape(-1)
+        for i in range(flat.size):
+            flat[i] = sep.join(bytes(p[i]) for p in parts)
+        return (out,)
+
+    op = _host_op("StringJoin", name, tensors, compute, [(out_shape, _STRING)])
+    return op.outputs[0]
+
+
+def substr(
+    input: Any,  # noqa: A002 - TF's name
+    pos: Any,
+    len: Any,  # noqa: A002 - TF's name
+    name: str | None = None,
+    unit: str = "BYTE",
+) -> ops.Tensor:
+    """The substring of each string at ``pos`` of length ``len`` (``tf.strings.substr``).
+
+    Args:
+      input: a string tensor.
+      pos: int32/int64, broadcast with ``input``: the first byte; a negative one counts
+        from the end.
+      len: the substring's length (past the string's end: to the end).
+      name: the op's name.
+      unit: ``"BYTE"`` (``"UTF8_CHAR"`` is not supported).
+
+    Returns:
+      A string tensor of the broadcast shape.
+
+    Raises:
+      InvalidArgumentError (at run time): "pos P out of range for string" for a
+        ``pos`` past either end.
+      NotImplementedError: ``unit="UTF8_CHAR"``.
+    """
+    if unit != "BYTE":
+        raise NotImplementedError(f"tf.strings.substr unit={unit!r}: adapters.v1 takes unit='BYTE'")
+    tensor = _string_input(input, "input", "Substr")
+    pos_t, len_t = host_inputs([pos, len])
+    for t in (pos_t, len_t):
+        if t._np_dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+            raise TypeError(
+                f"Value passed to parameter 'pos' has DataType {t.dtype.name} not in list "
+                "of allowed values: int32, int64"
+            )
+    if pos_t._np_dtype != len_t._np_dtype:
+        raise TypeError(
+            f"Input 'len' of 'Substr' Op has type {len_t.dtype.name} that does not match "
+            f"type {pos_t.dtype.name} of argument 'pos'."
+        )
+    shape = _broadcast_shape([tensor._shape, pos_t._shape, len_t._shape], "Substr")
+
+    def compute(value: Any, p: Any, n: Any) -> tuple[Any, ...]:
+        strings, p, n = np.broadcast_arrays(_strings(value), np.asarray(p), np.asarray(n))
+        out = np.empty(strings.shape, object)
+        flat = out.reshape(-1)
+        for i, (s, start, length) in enumerate(
+            zip(strings.reshape(-1), p.reshape(-1), n.reshape(-1), strict=True)
+        ):
+            s, start, length = bytes(s), int(start), int(length)
+            size = builtin_len(s)
+            at = start + size if start < 0 else start
+            if at < 0 or at > size:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"pos {start} out of range for string b'{s.decode('latin-1')}' at index {i}",
+                )
+            flat[i] = s[at : at + max(length, 0)]
+        return (out,)
+
+    op = _host_op("Substr", name, [tensor, pos_t, len_t], compute, [(shape, _STRING)])
+    return op.outputs[0]
+
+
+builtin_len = len
+
+
+def reduce_join(
+    inputs: Any,
+    axis: Any = None,
+    keep_dims: bool | None = None,
+    separator: str = "",
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keepdims: bool | None = None,
+) -> ops.Tensor:
+    """Joins strings across ``axis`` (``tf.strings.reduce_join``).
+
+    Args:
+      inputs: a string tensor of known rank.
+      axis: the axes joined (default None: all), negative ones from the end.
+      keep_dims: TF's deprecated alias of ``keepdims``.
+      separator: put between joined strings (default ``""``).
+      name: the op's name.
+      reduction_indices: TF's deprecated alias of ``axis``.
+      keepdims: keep the joined axes with length 1 (default False).
+
+    Returns:
+      A string tensor.
+
+    Raises:
+      ValueError: an axis out of range; both an argument and its alias.
+    """
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    if axis is not None and reduction_indices is not None:
+        raise ValueError("Cannot specify both 'axis' and 'reduction_indices'")
+    axis = reduction_indices if axis is None else axis
+    tensor = _string_input(inputs, "inputs", "ReduceJoin")
+    if tensor._shape is None:
+        raise NotImplementedError("tf.strings.reduce_join of a tensor of unknown rank")
+    rank = builtin_len(tensor._shape)
+    axes = list(range(rank)) if axis is None else [int(a) for a in np.ravel(axis)]
+    for a in axes:
+        if not -rank <= a < rank:
+            raise ValueError(f"Invalid reduction dimension {a} for input with {rank} dimensions.")
+    axes = sorted({a % rank for a in axes}) if rank else []
+    shape = tuple((1 if keep else None) if i in axes else d for i, d in enumerate(tensor._shape))
+    shape = tuple(d for i, d in enumerate(shape) if keep or i not in axes)
+    sep = _bytes(separator)
+
+    def compute(value: Any) -> tuple[Any, ...]:
+        arr = _strings(value)
+        kept = [i for i in range(arr.ndim) if i not in axes]
+        moved = np.transpose(arr, kept + axes)
+        lead = moved.shape[: builtin_len(kept)]
+        rows = moved.reshape(int(np.prod(lead)), -1)
+        out = np.empty(rows.shape[0], object)
+        for i, row in enumerate(rows):
+            out[i] = sep.join(bytes(s) for s in row)
+        out = out.reshape(lead)
+        if keep:
+            out = out.reshape([1 if i in axes else arr.shape[i] for i in range(arr.ndim)])
+        return (out,)
+
+    op = _host_op("ReduceJoin", name, [tensor], compute, [(shape, _STRING)])
+    return op.outputs[0]
+
+
+# -- regular expressions (RE2 syntax) --------------------------------------------------
+_UNSUPPORTED = [
+    (re.compile(r"\(\?[=!]|\(\?<[=!]"), "look-around assertions (RE2 has none)"),
+    (re.compile(r"\\[1-9]"), "back-references (RE2 has none)"),
+    (re.compile(r"\(\?>|[*+?}][+]"), "atomic groups and possessive quantifiers"),
+    (re.compile(r"\\[ZGbB]"), "\\Z, \\G, \\b or \\B (their meaning differs from RE2's)"),
+    (re.compile(r"\(\?[a-zA-Z]*[mxuLa]"), "flags other than i, s and U"),
+    (re.compile(r"\{,"), "'{,n}' (RE2 reads it literally)"),
+    (re.compile(r"\[\[:|\\[pPC]|\\Q|\(\?P="), "POSIX classes, \\p, \\C, \\Q or (?P=...)"),
+    (re.compile(r"\\[sS]"), "\\s and \\S (RE2's exclude \\v)"),
+]
+
+
+def _python_pattern(pattern: str, op: str) -> re.Pattern:
+    """An RE2 pattern as the Python pattern matching the same strings, or
+    ``NotImplementedError`` where the two syntaxes read it differently."""
+    for check, what in _UNSUPPORTED:
+        if check.search(pattern):
+            raise NotImplementedError(
+                f"{op}: pattern {pattern!r} uses {what}; adapters.v1 runs RE2 patterns "
+                "with Python's re and refuses syntax the two read differently: rewrite the "
+                "pattern without it"
+            )
+    # RE2's `$` (without (?m)) matches only at the end; Python's also before a final
+    # newline; RE2's `\z` is Python's `\Z`.
+    out, i, in_class = [], 0, False
+    while i < builtin_len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < builtin_len(pattern):
+            nxt = pattern[i + 1]
+            out.append("\\Z" if nxt == "z" and not in_class else c + nxt)
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]" or out[-1] == "["
+        elif c == "[":
+            in_class = True
+        elif c == "$":
+            c = "\\Z"
+        out.append(c)
+        i += 1
+    try:
+        return re.compile("".join(out), re.ASCII)
+    except re.error as e:
+        raise errors.InvalidArgumentError(
+            None, None, f"Invalid pattern: {pattern}, error: {e}"
+        ) from None
+
+
+def _text(s: bytes, op: str) -> str:
+    try:
+        return s.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotImplementedError(
+            f"{op} of a string that is not UTF-8 ({s[:20]!r}): RE2 reads bytes as Latin-1 "
+            "then, which adapters.v1 does not reproduce"
+        ) from None
+
+
+def _pattern_input(pattern: Any, op: str) -> re.Pattern | None:
+    if isinstance(pattern, (str, bytes)):
+        return _python_pattern(pattern.decode() if isinstance(pattern, bytes) else pattern, op)
+    return None
+
+
+def regex_full_match(input: Any, pattern: Any, name: str | None = None) -> ops.Tensor:  # noqa: A002
+    """Whether each string matches ``pattern`` (RE2 syntax) as a whole
+    (``tf.strings.regex_full_match``).
+
+    Raises:
+      NotImplementedError: a pattern RE2 and Python's ``re`` read differently, a pattern
+        given as a tensor.
+      InvalidArgumentError (at run time): an invalid pattern.
+    """
+    compiled = _pattern_input(pattern, "tf.strings.regex_full_match")
+    if compiled is None:
+        raise NotImplementedError(
+            "tf.strings.regex_full_match: give the pattern as a Python string"
+        )
+    return _unary(
+        "RegexFullMatch",
+        name,
+        input,
+        lambda s: compiled.fullmatch(_text(s, "regex_full_match")) is not None,
+        np.bool_,
+    )
+
+
+def _expand(rewrite: str, match: re.Match) -> tuple[str, bool]:
+    """RE2's rewrite string: ``\\0``-``\\9`` the groups, ``\\\\`` a backslash; with
+    whether it was valid (RE2 stops at another escape)."""
+    out, i = [], 0
+    while i < builtin_len(rewrite):
+        c = rewrite[i]
+        if c == "\\":
+            nxt = rewrite[i + 1 : i + 2]
+            if nxt.isdigit():
+                out.append(match.group(int(nxt)) or "")
+            elif nxt == "\\":
+                out.append("\\")
+            else:
+                return "".join(out), False
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), True
+
+
+def _groups_valid(rewrite: str, groups: int) -> bool:
+    """Whether ``rewrite`` names only groups a pattern of ``groups`` groups has (else
+    RE2's replace changes nothing)."""
+    named = [int(d) for d in re.findall(r"\\(\d)", rewrite.replace("\\\\", ""))]
+    return all(d <= groups for d in named)
+
+
+def regex_replace(
+    input: Any,  # noqa: A002 - TF's name
+    pattern: Any,
+    rewrite: Any,
+    replace_global: bool = True,
+    name: str | None = None,
+) -> ops.Tensor:
+    """Replaces matches of ``pattern`` (RE2 syntax) by ``rewrite``
+    (``tf.strings.regex_replace``).
+
+    Args:
+      input: a string tensor.
+      pattern: an RE2 pattern (a Python string).
+      rewrite: the replacement; ``\\0``..``\\9`` insert groups, ``\\\\`` a backslash.
+      replace_global: every non-overlapping match (default True), else the first.
+      name: the op's name.
+
+    Returns:
+      A string tensor of the input's shape.
+
+    Raises:
+      NotImplementedError: a pattern RE2 and Python's ``re`` read differently (look-
+        arounds, back-references, ``\\b``, ``\\s``...), a pattern or rewrite given as a
+        tensor, a non-UTF-8 string.
+      InvalidArgumentError (at run time): an invalid pattern.
+
+    .. note:: As RE2's global replace, an empty match right after a match is skipped
+       (Python's ``re.sub`` replaces it). A rewrite naming a group the pattern lacks,
+       or with another escape than a digit or a backslash, changes nothing; with another escape
+       than a digit or a backslash, a match is replaced by the rewrite up to it
+       (``replace_global=False``: nothing is replaced), as RE2 does.
+    """
+    op_name = "tf.strings.regex_replace"
+    compiled = _pattern_input(pattern, op_name)
+    if compiled is None or not isinstance(rewrite, (str, bytes)):
+        raise NotImplementedError(f"{op_name}: give the pattern and rewrite as Python strings")
+    text_rewrite = rewrite.decode() if isinstance(rewrite, bytes) else rewrite
+    valid = _groups_valid(text_rewrite, compiled.groups)
+
+    def replace(s: bytes) -> bytes:
+        if not valid:
+            return s
+        text = _text(s, "regex_replace")
+        out, last, last_match_end = [], 0, -1
+        for m in compiled.finditer(text):
+            if m.start() == m.end() == last_match_end:
+                continue  # RE2: no empty match just after the previous match
+            replacement, ok = _expand(text_rewrite, m)
+            if not ok and not replace_global:
+                return s  # RE2's Replace fails: nothing replaced
+            out.append(text[last : m.start()])
+            out.append(replacement)
+            last = last_match_end = m.end()
+            if not replace_global:
+                break
+        out.append(text[last:])
+        return "".join(out).encode("utf-8")
+
+    return _unary("RegexReplace", name, input, replace)
+
+
+# -- hashing --------------------------------------------------------------------------
+def string_to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> Any:  # noqa: A002
+    """``tf.strings.to_hash_bucket_fast``: not supported.
+
+    Raises:
+      NotImplementedError: always (TF hashes with FarmHash's Fingerprint64, which
+        adapters.v1 does not reproduce bit-exactly).
+    """
+    raise NotImplementedError(
+        "tf.strings.to_hash_bucket_fast hashes with FarmHash Fingerprint64, which "
+        "adapters.v1 does not reproduce bit-exactly; map strings to ids with a "
+        "tf.lookup.StaticHashTable (a vocabulary) instead"
+    )
+
+
+def string_to_hash_bucket_strong(
+    input: Any,  # noqa: A002 - TF's name
+    num_buckets: int,
+    key: Any,
+    name: str | None = None,
+) -> Any:
+    """``tf.strings.to_hash_bucket_strong``: not supported.
+
+    Raises:
+      NotImplementedError: always (TF hashes with SipHash-2-4 keyed by ``key``, which
+        adapters.v1 does not reproduce bit-exactly).
+    """
+    raise NotImplementedError(
+        "tf.strings.to_hash_bucket_strong hashes with keyed SipHash, which adapters.v1 "
+        "does not reproduce bit-exactly; map strings to ids with a "
+        "tf.lookup.StaticHashTable (a vocabulary) instead"
+    )

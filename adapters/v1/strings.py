@@ -1,0 +1,48 @@
+"""``tf.compat.v1.strings``: TF's string operations, run on the host (``ops/string_ops.py``)."""
+
+from adapters.v1._missing import missing_name_getattr
+from adapters.v1.ops.string_ops import (
+    as_string,
+    reduce_join,
+    regex_full_match,
+    regex_replace,
+    string_join,
+    string_length,
+    string_lower,
+    string_split_v1,
+    string_strip,
+    string_to_hash_bucket_fast,
+    string_to_hash_bucket_strong,
+    string_to_number,
+    string_upper,
+    substr,
+)
+
+join = string_join
+length = string_length
+lower = string_lower
+split = string_split_v1
+strip = string_strip
+to_hash_bucket_fast = string_to_hash_bucket_fast
+to_hash_bucket_strong = string_to_hash_bucket_strong
+to_number = string_to_number
+upper = string_upper
+
+__all__ = [
+    "as_string",
+    "join",
+    "length",
+    "lower",
+    "reduce_join",
+    "regex_full_match",
+    "regex_replace",
+    "split",
+    "strip",
+    "substr",
+    "to_hash_bucket_fast",
+    "to_hash_bucket_strong",
+    "to_number",
+    "upper",
+]
+
+__getattr__ = missing_name_getattr("tf.strings", globals())

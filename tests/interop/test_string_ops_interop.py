@@ -1,0 +1,260 @@
+"""TF's string ops (``tf.string_split``, ``tf.strings.*``...) checked live against TF 2.21
+(``twin.py``): values (bit-exact), dtypes, static shapes and run-time errors, from a
+fed placeholder and from a constant.
+
+jtrain had none of them (an ``AttributeError`` on ``tf.string_split``, ``tf.strings``)
+until ``adapters/v1/ops/string_ops.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import run_both
+
+pytestmark = pytest.mark.interop
+
+
+def _canonical(value: Any) -> Any:
+    a = np.asarray(value)
+    return (a.dtype.name, a.shape, a.tolist() if a.dtype == object else a.tobytes())
+
+
+def _message(e: Any) -> str:
+    """An error's own message (TF's graph errors lead with where the node was built)."""
+    lines = e.message.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("Node: "):
+            return lines[i + 1]
+    return lines[0]
+
+
+def _outcome(tf: Any, build: Any, data: Any, fed: bool) -> Any:
+    """``build(tf, x)``'s static shapes, dtypes and values (or its error), where ``x`` is
+    ``data`` fed to a placeholder (``fed``) or a constant."""
+    arr = np.asarray(data, dtype=object)
+    x = tf.placeholder(tf.string, arr.shape) if fed else tf.constant(data)
+    try:
+        out = build(tf, x)
+    except Exception as e:  # noqa: BLE001 - compared with TF's
+        found = ("build", type(e).__name__, str(e).splitlines()[0][:80])
+        return lambda sess: found
+    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    if isinstance(out, tf.SparseTensor):
+        outs = [out.indices, out.values, out.dense_shape]
+    static = [
+        (t.dtype.name, t.shape.as_list() if t.shape.ndims is not None else None) for t in outs
+    ]
+
+    def run(sess: Any) -> Any:
+        try:
+            values = sess.run(outs, {x: data} if fed else None)
+        except Exception as e:  # noqa: BLE001 - compared with TF's
+            return ("run", type(e).__name__, _message(e))
+        return static, [_canonical(v) for v in values]
+
+    return run
+
+
+def _check(build: Any, data: Any) -> None:
+    for fed in (True, False):
+        theirs, ours = run_both(lambda tf, fed=fed: _outcome(tf, build, data, fed))
+        assert ours == theirs, (fed, theirs, ours)
+
+
+TEXT = ["hello world", "  a  b c ", "", "x,y;;z", "Ünïcode wörds"]
+
+CASES = {
+    # tf.string_split: each byte of sep a delimiter
+    "string_split default": lambda tf, x: tf.string_split(x),
+    "string_split keep empty": lambda tf, x: tf.string_split(x, skip_empty=False),
+    "string_split multi-char sep": lambda tf, x: tf.string_split(x, ",; "),
+    "string_split delimiter alias": lambda tf, x: tf.string_split(x, delimiter=","),
+    "string_split empty sep": lambda tf, x: tf.string_split(x[:2], ""),
+    "string_split multi-char keep empty": lambda tf, x: tf.string_split(x, ",;", False),
+    # tf.strings.split (v1): Python's str.split
+    "strings.split default": lambda tf, x: tf.strings.split(x),
+    "strings.split sep": lambda tf, x: tf.strings.split(x, sep=";;"),
+    "strings.split maxsplit": lambda tf, x: tf.strings.split(x, maxsplit=1),
+    "strings.split sep maxsplit": lambda tf, x: tf.strings.split(x, " ", 2),
+    "strings.split source scalar": lambda tf, x: tf.strings.split(source=x[0]),
+    # element-wise
+    "length": lambda tf, x: tf.strings.length(x),
+    "length utf8": lambda tf, x: tf.strings.length(x, unit="UTF8_CHAR"),
+    "lower upper": lambda tf, x: [tf.strings.lower(x), tf.strings.upper(x)],
+    "lower utf8": lambda tf, x: tf.strings.lower(x, encoding="utf-8"),
+    "strip": lambda tf, x: [tf.strings.strip(x), tf.string_strip(x)],
+    "join": lambda tf, x: tf.strings.join([x, "-", x], separator="|"),
+    "string_join scalars": lambda tf, x: tf.string_join([x[0], "b"]),
+    "substr": lambda tf, x: tf.substr(x, 1, 3),
+    "substr negative pos": lambda tf, x: tf.strings.substr(x[:2], -3, 2),
+    "substr vector pos": lambda tf, x: tf.strings.substr(x[:2], [0, 2], [5, 100]),
+    "substr out of range": lambda tf, x: tf.substr(x, 4, 1),
+    "reduce_join all": lambda tf, x: tf.reduce_join(x),
+    "reduce_join separator": lambda tf, x: tf.strings.reduce_join(x, 0, separator=", "),
+    "reduce_join keepdims": lambda tf, x: tf.strings.reduce_join(
+        tf.reshape(x[:4], [2, 2]), axis=-1, keepdims=True
+    ),
+    "reduce_join rows": lambda tf, x: tf.reduce_join(tf.reshape(x[:4], [2, 2]), axis=[0]),
+    "regex_replace": lambda tf, x: tf.regex_replace(x, "[aeiou]", "_"),
+    "regex_replace groups": lambda tf, x: tf.strings.regex_replace(x, r"(\w+) (\w+)", r"\2 \1"),
+    "regex_replace first": lambda tf, x: tf.strings.regex_replace(x, "o", "0", False),
+    "regex_replace empty matches": lambda tf, x: tf.strings.regex_replace(x, "l*", "-"),
+    "regex_replace anchors": lambda tf, x: tf.strings.regex_replace(x, "^ +| +$", ""),
+    "regex_replace dot utf8": lambda tf, x: tf.strings.regex_replace(x, "w.r", "W"),
+    "regex_full_match": lambda tf, x: tf.strings.regex_full_match(x, "[a-z ]+"),
+    "regex rewrite of a missing group": lambda tf, x: tf.regex_replace(x, "(a)", r"\2"),
+    "regex rewrite bad escape": lambda tf, x: tf.regex_replace(x, "(a)", r"\q\1"),
+    "regex rewrite backslash": lambda tf, x: tf.regex_replace(x, "(a)", r"<\\\1\0>"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_string_op_as_tf(case):
+    _check(CASES[case], TEXT)
+
+
+NUMBERS = {
+    "float32": ["1.5", " -2e3 ", "0x1.8p1", "inf", "-NaN", "1e40", "3.4028235e38", "1e-46"],
+    "float64": ["1.5", "1e308", "-0", "2.5e-324", "0.1"],
+    "int32": ["12", " +7 ", "-2147483648", "2147483647"],
+    "int64": ["9223372036854775807", "-5"],
+    "uint32": ["4294967295", "+3", "0"],
+}
+BAD_NUMBERS = {
+    "float32": ["1.5x"],
+    "int32": ["2147483648"],
+    "int64": ["1.0"],
+    "uint32": ["-1"],
+    "float64": [""],
+}
+
+
+@pytest.mark.parametrize("dtype", sorted(NUMBERS))
+def test_string_to_number_as_tf(dtype):
+    _check(lambda tf, x: tf.string_to_number(x, out_type=getattr(tf, dtype)), NUMBERS[dtype])
+    _check(lambda tf, x: tf.strings.to_number(x, getattr(tf, dtype)), BAD_NUMBERS[dtype])
+
+
+def test_string_to_number_default_is_float32():
+    _check(lambda tf, x: tf.strings.to_number(input=x), [["1.25", "7"]])
+
+
+AS_STRING = {
+    "float default": (np.float32, {}),
+    "precision": (np.float64, {"precision": 3}),
+    "scientific": (np.float32, {"scientific": True, "precision": 2}),
+    "shortest": (np.float64, {"shortest": True}),
+    "width fill": (np.float32, {"width": 12, "fill": "0", "precision": 1}),
+    "width left": (np.float32, {"width": 10, "fill": "-"}),
+    "int width": (np.int32, {"width": 6}),
+    "int64": (np.int64, {}),
+    "bool": (np.bool_, {}),
+    "int precision error": (np.int32, {"precision": 2}),
+    "both notations error": (np.float32, {"scientific": True, "shortest": True}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(AS_STRING))
+def test_as_string_as_tf(case):
+    dtype, kwargs = AS_STRING[case]
+    data = np.array([1.0, -2.5, 1234567.125, 3e-7, 0.0], dtype=np.float64).astype(dtype)
+    if dtype == np.int64:
+        data = np.array([2**40, -7, 0], np.int64)
+
+    def script(tf):
+        x = tf.placeholder(tf.as_dtype(dtype), [None])
+        out = tf.as_string(x, **kwargs)
+        static = (out.dtype.name, out.shape.as_list())
+
+        def run(sess):
+            try:
+                return static, sess.run(out, {x: data}).tolist()
+            except Exception as e:  # noqa: BLE001 - compared with TF's
+                return type(e).__name__, _message(e)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_string_join_shape_mismatch_as_tf():
+    """Two vectors of different static lengths: TF's ValueError when the graph is built."""
+
+    def script(tf):
+        try:
+            tf.strings.join([tf.constant(["a", "b"]), tf.constant(["a", "b", "c"])])
+        except ValueError as e:
+            found = type(e).__name__
+        else:
+            found = None
+        return lambda sess: found
+
+    theirs, ours = run_both(script)
+    assert ours == theirs == "ValueError"
+
+
+def test_string_split_of_a_matrix_is_a_value_error_as_tf():
+    def script(tf):
+        try:
+            tf.string_split(tf.constant([["a b"]]))
+        except ValueError:
+            found = "ValueError"
+        else:
+            found = None
+        return lambda sess: found
+
+    theirs, ours = run_both(script)
+    assert ours == theirs == "ValueError"
+
+
+def test_string_ops_in_a_dataset_map_as_tf():
+    """A tf.data map function splits, lower-cases and parses numbers on the host."""
+
+    def script(tf):
+        lines = ["A,1.5", "b,22", "C,-3"]
+
+        def parse(line):
+            parts = tf.string_split([line], ",").values
+            return tf.strings.lower(parts), tf.string_to_number(tf.substr(line, 2, 9))
+
+        ds = tf.data.Dataset.from_tensor_slices(lines).map(parse).batch(2)
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        return lambda sess: [[_canonical(v) for v in sess.run(nxt)] for _ in range(2)]
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_string_to_number_feeds_the_step_as_tf():
+    """Numbers parsed from fed strings feed a device computation (a matmul)."""
+
+    def script(tf):
+        x = tf.placeholder(tf.string, [None])
+        parts = tf.string_split(x, ",")
+        numbers = tf.reshape(tf.string_to_number(parts.values), [-1, 2])
+        y = tf.matmul(numbers, tf.constant([[1.0], [2.0]]))
+        return lambda sess: _canonical(sess.run(y, {x: ["1,2", "3.5,4"]}))
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_unsupported_regex_and_hashes_raise():
+    """Patterns Python's re reads otherwise than RE2, and the FarmHash/SipHash buckets,
+    raise NotImplementedError naming what to do rather than give another value."""
+    from adapters import v1 as tf
+
+    with tf.Graph().as_default():
+        x = tf.constant(["a b"])
+        for pattern in [r"a(?=b)", r"(a)\1", r"\bx", r"\s+"]:
+            with pytest.raises(NotImplementedError, match="RE2"):
+                tf.strings.regex_replace(x, pattern, "")
+        with pytest.raises(NotImplementedError, match="Fingerprint64"):
+            tf.strings.to_hash_bucket_fast(x, 10)
+        with pytest.raises(NotImplementedError, match="SipHash"):
+            tf.string_to_hash_bucket_strong(x, 10, [1, 2])
