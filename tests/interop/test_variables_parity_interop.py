@@ -51,3 +51,28 @@ def test_an_explicit_dtype_against_the_value_is_tfs_value_error():
                 tf.get_variable("v", initializer=np.array([0.5], np.float64), dtype=tf.float32)
             messages.append(str(info.value))
     assert messages[1] == messages[0]
+
+
+def test_get_variable_use_resource_as_tf():
+    """``use_resource`` of ``tf.get_variable`` and of its scope decides the kind of the
+    new variable (its dtype: ``float32`` for a resource variable, ``float32_ref`` for a
+    reference one), as in TF; jtrain made every one a reference variable."""
+
+    def script(tf):
+        made = [tf.get_variable("a", [2]), tf.get_variable("b", [2], use_resource=True)]
+        with tf.variable_scope("s", use_resource=True):
+            made.append(tf.get_variable("c", [2]))
+            made.append(tf.get_variable("d", [2], use_resource=False))
+            with tf.variable_scope("inner"):
+                made.append(tf.get_variable("e", [2]))
+        with tf.variable_scope("s", reuse=True):
+            made.append(tf.get_variable("c", [2], use_resource=False))  # the same variable
+        kinds = [(v.name, v.dtype.name) for v in made]
+        return lambda sess: kinds
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+    assert [k for _, k in theirs] == ["float32_ref", "float32", "float32", "float32_ref"] + [
+        "float32",
+        "float32",
+    ]

@@ -190,6 +190,8 @@ class VariableScope:
             constraint = self._constraint
         if dtype is None:
             dtype = self._dtype
+        if use_resource is None:
+            use_resource = self._use_resource
         if trainable is None:  # TF settles it before any custom getter sees it
             trainable = synchronization is None or (
                 getattr(synchronization, "name", None) != "ON_READ"
@@ -609,7 +611,7 @@ def _true_getter(
         name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
         reuse=reuse, trainable=trainable, collections=collections,
         validate_shape=validate_shape, constraint=constraint,
-        synchronization=synchronization, aggregation=aggregation,
+        synchronization=synchronization, aggregation=aggregation, use_resource=use_resource,
     )  # fmt: skip
 
 
@@ -627,8 +629,10 @@ def _true_getter_single(
     synchronization: Any = None,
     aggregation: Any = None,
     partition_info: Any = None,
+    use_resource: bool | None = None,
 ) -> Variable:
-    """Gets or creates the unpartitioned variable ``name`` (a full name)."""
+    """Gets or creates the unpartitioned variable ``name`` (a full name); a new one is
+    a resource variable when ``use_resource`` (None: ``tf.resource_variables_enabled()``)."""
     graph = ops.get_default_graph()
     store = _store(graph)
     if name in store:
@@ -656,7 +660,7 @@ def _true_getter_single(
         )
     var = _create_variable(
         name, shape, dtype, initializer, trainable, collections, constraint,
-        synchronization, aggregation, validate_shape, partition_info,
+        synchronization, aggregation, validate_shape, partition_info, use_resource,
     )  # fmt: skip
     store[name] = var
     if regularizer is not None:
@@ -686,6 +690,7 @@ def _create_variable(
     aggregation: Any,
     validate_shape: bool = True,
     partition_info: Any = None,
+    use_resource: bool | None = None,
 ) -> Variable:
     """A new ``Variable`` named ``name`` exactly, with TF's default initializers."""
     dtype = ops.as_dtype(dtype if dtype is not None else np.float32)
@@ -729,4 +734,5 @@ def _create_variable(
             constraint=constraint,
             synchronization=synchronization,
             aggregation=aggregation,
+            use_resource=use_resource,
         )
