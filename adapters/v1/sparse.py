@@ -7,10 +7,12 @@ from adapters.v1.ops.sparse_ops import sparse_add as add
 from adapters.v1.ops.sparse_ops import sparse_concat as concat
 from adapters.v1.ops.sparse_ops import sparse_expand_dims as expand_dims
 from adapters.v1.ops.sparse_ops import sparse_placeholder as placeholder
+from adapters.v1.ops.sparse_ops import sparse_reduce_max as reduce_max
 from adapters.v1.ops.sparse_ops import sparse_reduce_sum as reduce_sum
 from adapters.v1.ops.sparse_ops import sparse_reorder as reorder
 from adapters.v1.ops.sparse_ops import sparse_reshape as reshape
 from adapters.v1.ops.sparse_ops import sparse_retain as retain
+from adapters.v1.ops.sparse_ops import sparse_softmax as softmax
 from adapters.v1.ops.sparse_ops import sparse_tensor_dense_matmul as matmul
 from adapters.v1.ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul
 from adapters.v1.ops.sparse_ops import sparse_tensor_to_dense as to_dense
@@ -25,10 +27,12 @@ __all__ = [
     "from_dense",
     "matmul",
     "placeholder",
+    "reduce_max",
     "reduce_sum",
     "reorder",
     "reshape",
     "retain",
+    "softmax",
     "sparse_dense_matmul",
     "to_dense",
     "to_indicator",

@@ -429,3 +429,45 @@ def test_concat(axis):
     assert_twins(theirs[:-1], ours[:-1], rtol=0)
     assert o_error is not None and t_error is not None
     assert o_error[0] == t_error[0] and o_error[1] in t_error[1], (o_error, t_error)
+
+
+def test_reduce_max_and_softmax():
+    def script(tf):
+        sp = tf.sparse_placeholder(tf.float32, shape=[None, 5])
+        negative = tf.SparseTensor(IDX, -VALS - 1.0, SHAPE)
+        ints = tf.SparseTensor(IDX, np.array([-3, 4, -5, -6], np.int32), [4, 5])
+        maxes = [
+            tf.sparse.reduce_max(sp),
+            tf.sparse.reduce_max(sp, axis=1),
+            tf.sparse_reduce_max(negative, reduction_axes=0, keep_dims=True),
+            tf.sparse.reduce_max(ints, 1),
+        ]
+        softmax = tf.sparse.softmax(sp)
+        const_softmax = tf.sparse_softmax(negative)
+        grads = tf.gradients(tf.reduce_sum(softmax.values * [1.0, -2.0, 3.0, 0.5]), sp.values)
+
+        def run(sess):
+            values = sess.run([maxes, softmax, const_softmax, grads], {sp: _value(tf)})
+            statics = [_static(x) for x in [*maxes, softmax, const_softmax]]
+            return statics, values[0], _plain(values[1:3]), values[3]
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+
+
+def test_reduce_max_has_no_gradient():
+    """TF raises LookupError in tf.gradients; jtrain raises it when the step is traced."""
+    from adapters import v1 as jtf
+    from tests.interop.twin import classic_tf1, tf1
+
+    with classic_tf1(), tf1.Graph().as_default():
+        sp = tf1.SparseTensor(IDX, VALS, SHAPE)
+        with pytest.raises(LookupError, match="SparseReduceMax"):
+            tf1.gradients(tf1.reduce_sum(tf1.sparse.reduce_max(sp, 1)), sp.values)
+    with jtf.Graph().as_default():
+        sp = jtf.SparseTensor(IDX, VALS, SHAPE)
+        grad = jtf.gradients(jtf.reduce_sum(jtf.sparse.reduce_max(sp, 1)), sp.values)[0]
+        with jtf.Session() as sess, pytest.raises(LookupError, match="SparseReduceMax"):
+            sess.run(grad)

@@ -45,6 +45,7 @@ __all__ = [
     "sparse_to_dense",
     "sparse_tensor_to_dense",
     "sparse_reduce_sum",
+    "sparse_reduce_max",
     "sparse_tensor_dense_matmul",
     "sparse_add",
     "sparse_reorder",
@@ -55,6 +56,7 @@ __all__ = [
     "sparse_expand_dims",
     "sparse_to_indicator",
     "sparse_concat",
+    "sparse_softmax",
     "dense_shape_node",
 ]
 
@@ -448,6 +450,14 @@ def sparse_reduce_sum(
       InvalidArgumentError (when the step is compiled): an axis outside
         ``[-rank, rank)``.
     """
+    return _sparse_reduce("sum", sp_input, axis, keepdims, reduction_axes, keep_dims)
+
+
+def _sparse_reduce(
+    kind: str, sp_input: Any, axis: Any, keepdims: Any, reduction_axes: Any, keep_dims: Any
+) -> ops.Tensor:
+    """``sparse_reduce_sum`` (``kind="sum"``) or ``sparse_reduce_max`` (``"max"``)."""
+    op_type = "SparseReduceSum" if kind == "sum" else "SparseReduceMax"
     sp = _check_sparse(sp_input, "sp_input")
     axis = _one_of(axis, reduction_axes, "axis", "reduction_axes")
     keepdims = bool(_one_of(keepdims, keep_dims, "keepdims", "keep_dims"))
@@ -476,14 +486,84 @@ def sparse_reduce_sum(
         kept_shape = tuple(shape[a] for a in kept)
         seg = _linear(i[:, kept], kept_shape) if kept else jnp.zeros(i.shape[:1], jnp.int64)
         size = int(np.prod(kept_shape, dtype=np.int64))
-        out = jnp.zeros((size,), v.dtype).at[seg].add(v, mode="drop")
+        if kind == "sum":
+            out = jnp.zeros((size,), v.dtype).at[seg].add(v, mode="drop")
+        else:  # the largest present value; 0 where none (TF's SparseReduceMax)
+            out = _no_gradient(_segment_max(v, seg, size), "SparseReduceMax", op)
         return (out.reshape(out_shape),)
 
     op = dense_shape_node(
-        "SparseReduceSum", "SparseReduceSum",
+        op_type, op_type,
         [sp.indices, sp.values], sp.dense_shape, compute, [(out_static, sp.dtype)],
     )  # fmt: skip
     return op.outputs[0]
+
+
+def _segment_max(v: Any, seg: Any, size: int) -> Any:
+    """Per segment, the largest of its values; 0 for a segment without values."""
+    kind = v.dtype
+    lowest = jnp.finfo(kind).min if _inexact(kind) else jnp.iinfo(kind).min
+    out = jnp.full((size,), lowest, kind).at[seg].max(v, mode="drop")
+    count = jnp.zeros((size,), jnp.int32).at[seg].add(1, mode="drop")
+    return jnp.where(count > 0, out, jnp.zeros((), kind))
+
+
+def _no_gradient(value: Any, op_type: str, op: Any) -> Any:
+    """``value``, whose derivative raises TF's ``LookupError`` (TF registers no gradient
+    for ``op_type``; jtrain's ``tf.gradients`` finds out when the step is traced)."""
+    if not _inexact(value.dtype):
+        return value
+
+    @jax.custom_vjp
+    def same(x: Any) -> Any:
+        return x
+
+    def fwd(x: Any) -> Any:
+        return x, None
+
+    def bwd(_: Any, g: Any) -> Any:
+        raise LookupError(
+            f"No gradient defined for operation'{op.name}' (op type: {op_type}). In general "
+            "every operation must have an associated `@tf.RegisterGradient` for correct "
+            "autodiff, which this op is lacking. If you want to pretend this operation is a "
+            "constant in your program, you may insert `tf.stop_gradient`."
+        )
+
+    same.defvjp(fwd, bwd)
+    return same(value)
+
+
+def sparse_reduce_max(
+    sp_input: SparseTensor,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    reduction_axes: Any = None,
+    keep_dims: bool | None = None,
+) -> ops.Tensor:
+    """The largest value of a ``SparseTensor`` over ``axis`` as a dense tensor
+    (``tf.compat.v1.sparse.reduce_max``, TF op ``SparseReduceMax``).
+
+    Only the values present count (the implicit zeros do not); a position of the
+    result without any value is 0, as TF's.
+
+    Args:
+      sp_input: a ``SparseTensor`` (indices in any order).
+      axis: the axes to reduce (int or list, negative from the end; None: all).
+      keepdims: keep reduced axes with length 1 (default False).
+      reduction_axes: deprecated alias of ``axis``.
+      keep_dims: deprecated alias of ``keepdims``.
+
+    Returns:
+      A dense tensor of the values' dtype.
+
+    Raises:
+      ValueError: both an argument and its deprecated alias are given.
+
+    .. note:: TF defines no gradient for it: TF's ``tf.gradients`` raises
+       ``LookupError`` when the graph is built; jtrain's raises it when a step
+       computing the gradient is traced (``Session.run``).
+    """
+    return _sparse_reduce("max", sp_input, axis, keepdims, reduction_axes, keep_dims)
 
 
 def _reduced(shape: tuple[int, ...], axes: list[int] | None, keepdims: bool, op: Any = None,
@@ -831,9 +911,8 @@ def sparse_retain(sp_input: SparseTensor, to_retain: Any) -> SparseTensor:
     from adapters.v1.framework.op_def import FUNCTIONS
 
     gather = FUNCTIONS["gather"]
-    out = SparseTensor(gather(sp.indices, where), gather(sp.values, where), sp.dense_shape)
-    out._dense_shape_default = sp._dense_shape_default
-    return out
+    # TF's result reads the dense shape's value only (a placeholder's: unknown).
+    return SparseTensor(gather(sp.indices, where), gather(sp.values, where), sp.dense_shape)
 
 
 def from_dense(tensor: Any, name: str | None = None) -> SparseTensor:
@@ -1117,3 +1196,64 @@ def sparse_concat(
         return SparseTensor(op.outputs[0], op.outputs[1], constant(np.asarray(known, np.int64)))
     out._static = TensorShape(known)
     return out
+
+
+# -- softmax ----------------------------------------------------------------------------
+def sparse_softmax(sp_input: SparseTensor, name: str | None = None) -> SparseTensor:
+    """Softmax over the values of each innermost row of a ``SparseTensor``
+    (``tf.sparse.softmax``, TF op ``SparseSoftmax``).
+
+    .. math:: \\mathrm{out}_k = \\frac{\\exp(v_k - m_r)}{\\sum_{j \\in r} \\exp(v_j - m_r)},
+              \\quad m_r = \\max_{j \\in r} v_j
+
+    over the values ``j`` of the row ``r`` of ``k`` (its indices but the last); the
+    implicit zeros take no part.
+
+    Args:
+      sp_input: a ``SparseTensor`` of rank >= 2, float values, indices sorted.
+      name: the op name (default ``"SparseSoftmax"``).
+
+    Returns:
+      A ``SparseTensor`` with ``sp_input``'s indices and dense shape.
+
+    Gradient: TF's rule, ``(grad - sum_row(out * grad)) * out``, computed as TF orders it.
+    """
+    sp = _check_sparse(sp_input, "sp_input")
+
+    def compute(ctx: Any, op: Any, shape: tuple[int, ...], i: Any, v: Any):
+        if len(shape) < 2:
+            raise errors.InvalidArgumentError(
+                None, op, f"Input should have rank >= 2, but received shape: {_shape_str(shape)}"
+            )
+        rows = tuple(shape[:-1])
+        size = int(np.prod(rows, dtype=np.int64))
+        seg = _linear(i[:, :-1], rows)
+
+        def forward(v: Any) -> Any:
+            top = jnp.full((size,), -jnp.inf, v.dtype).at[seg].max(v, mode="drop")
+            e = jnp.exp(v - jnp.take(top, seg, mode="fill", fill_value=0))
+            total = jnp.zeros((size,), v.dtype).at[seg].add(e, mode="drop")
+            return e / jnp.take(total, seg, mode="fill", fill_value=1)
+
+        @jax.custom_vjp
+        def softmax(v: Any) -> Any:
+            return forward(v)
+
+        def fwd(v: Any) -> Any:
+            out = forward(v)
+            return out, out
+
+        def bwd(sm: Any, g: Any) -> Any:
+            # TF's _SparseSoftmaxGrad: (g - sum over the row of sm * g) * sm.
+            total = jnp.zeros((size,), g.dtype).at[seg].add(sm * g, mode="drop")
+            return ((g + jnp.take(-total, seg, mode="fill", fill_value=0)) * sm,)
+
+        softmax.defvjp(fwd, bwd)
+        return (softmax(v),)
+
+    op = dense_shape_node(
+        "SparseSoftmax", name or "SparseSoftmax", [sp.indices, sp.values], sp.dense_shape,
+        compute, [(sp.values._shape, sp.dtype)],
+    )  # fmt: skip
+    # TF's result reads the dense shape's value only (a placeholder's: unknown).
+    return SparseTensor(sp.indices, op.outputs[0], sp.dense_shape)
