@@ -44,8 +44,10 @@ def test_placeholder_fed_a_value_or_a_tuple_and_fetched():
     def script(tf):
         sp = tf.sparse_placeholder(tf.float32, shape=[None, 5], name="sp")
         sp_any = tf.sparse_placeholder(tf.int64)
+        minus_one = tf.sparse_placeholder(tf.float32, shape=[-1, 5])
+        from_tensor = tf.sparse_placeholder(tf.float32, shape=tf.constant([-1, 5], tf.int64))
         dense = tf.sparse.to_dense(sp)
-        statics = [_static(sp), _static(sp_any), _static(dense)]
+        statics = [_static(x) for x in (sp, sp_any, dense, minus_one, from_tensor)]
         names = [sp.indices.name, sp.values.name, sp.dense_shape.name, sp.dense_shape.op.type]
         dtypes = [sp.indices.dtype.name, sp.dense_shape.dtype.name, sp_any.values.dtype.name]
 

@@ -210,6 +210,8 @@ def sparse_placeholder(dtype: Any, shape: Any = None, name: str | None = None) -
                 else TensorShape([None] * rank if rank is not None else None)
             )
         else:
+            if isinstance(shape, (list, tuple)):  # -1: unknown, as None (TF's rule)
+                shape = [None if d is not None and int(d) == -1 else d for d in shape]
             dims = list(TensorShape(shape).as_list())
             rank = len(dims)
             default = TensorShape([None if d == -1 else d for d in dims])
