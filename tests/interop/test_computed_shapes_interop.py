@@ -43,6 +43,13 @@ CASES = {
     "pad": lambda tf, x, y: tf.pad(x, [[0, 0], [0, tf.shape(x)[0]]]),
     "transpose reversed": lambda tf, x, y: tf.transpose(y, tf.range(tf.rank(y) - 1, -1, -1)),
     "random_uniform like": lambda tf, x, y: tf.shape(tf.random_uniform(tf.shape(x))),
+    "concat of a list holding a tensor": lambda tf, x, y: tf.concat(
+        [tf.shape(y), [tf.shape(x)[0]]], 0
+    ),
+    "reshape to a concat": lambda tf, x, y: tf.reshape(
+        y, tf.concat([[tf.shape(y)[0]], [-1]], axis=0)
+    ),
+    "add a list holding a tensor": lambda tf, x, y: tf.add(tf.shape(x), [tf.shape(y)[1], 1]),
 }
 
 # Where jtrain's static shape is more precise than TF's: TF's Reshape shape function
@@ -52,6 +59,7 @@ MORE_PRECISE = {
     "reshape batch, -1": ([None, None], [None, 12]),
     "reshape 2*batch": ([None, None], [None, 6]),
     "reshape by another's batch": ([None, None], [None, 16]),
+    "reshape to a concat": ([None, None], [None, 16]),
 }
 
 

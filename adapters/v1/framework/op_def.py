@@ -612,6 +612,8 @@ def _convert_inputs(entry: OpDef, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def _convert_one(entry: OpDef, param: str, value: Any, dtype: Any, first: str | None):
+    if isinstance(value, (list, tuple)) and ops._holds_tensor(value):
+        value = ops.convert_to_tensor(value)  # TF's auto-packing: ``[tf.shape(x)[0], 3]``
     if _is_tensor(value):
         tensor = ops.convert_to_tensor(value)
         if dtype is not None and np_dtype(tensor.dtype) != dtype:
