@@ -17,6 +17,7 @@ from adapters.v1 import (
     io,
     layers,
     linalg,
+    lookup,
     losses,
     math,
     metrics,
@@ -257,8 +258,6 @@ from adapters.v1.ops.state_ops import (
     scatter_sub,
     scatter_update,
 )
-from adapters.v1.ops.template import make_template
-from adapters.v1.ops.tensor_array_ops import TensorArray
 from adapters.v1.ops.string_ops import (
     as_string,
     reduce_join,
@@ -271,6 +270,8 @@ from adapters.v1.ops.string_ops import (
     string_to_number,
     substr,
 )
+from adapters.v1.ops.template import make_template
+from adapters.v1.ops.tensor_array_ops import TensorArray
 from adapters.v1.ops.variable_scope import (
     AUTO_REUSE,
     VariableScope,
@@ -379,6 +380,7 @@ __all__ = [
     "tables_initializer",
     "make_template",
     "get_local_variable",
+    "lookup",
     "strings",
     "as_string",
     "reduce_join",

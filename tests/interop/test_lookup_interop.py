@@ -1,0 +1,237 @@
+"""TF1 lookup tables (``tf.lookup.StaticHashTable`` with ``KeyValueTensorInitializer``
+and ``TextFileInitializer``, ``tables_initializer``) checked live against TF 2.21
+(``twin.py``): looked-up values, dtypes, static shapes, ``size()``, TF's errors, and
+ids of strings split from a fed batch feeding an embedding trained a few steps
+(losses as TF's).
+
+jtrain had no tables (``tf.lookup`` was missing) until ``adapters/v1/ops/lookup_ops.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import assert_twins, run_both
+
+pytestmark = pytest.mark.interop
+
+
+def _message(e: Any) -> str:
+    lines = e.message.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("Node: "):
+            return lines[i + 1]
+    return lines[0]
+
+
+def _canonical(value: Any) -> Any:
+    a = np.asarray(value)
+    return (a.dtype.name, a.shape, a.tolist() if a.dtype == object else a.tobytes())
+
+
+def _run_or_error(sess: Any, fetches: Any, feed: Any = None) -> Any:
+    try:
+        return [_canonical(v) for v in sess.run(fetches, feed)]
+    except Exception as e:  # noqa: BLE001 - compared with TF's
+        return type(e).__name__, _message(e)
+
+
+def test_key_value_table_as_tf():
+    def script(tf):
+        table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(["a", "b", "c"], [10, 20, 30]), -1
+        )
+        x = tf.placeholder(tf.string, [None, 2])
+        out = table.lookup(x)
+        const = table.lookup(tf.constant(["c", "zz", "a"]))
+        static = [(t.dtype.name, t.shape.as_list()) for t in (out, const)]
+        dtypes = (table.key_dtype.name, table.value_dtype.name)
+        init = tf.tables_initializer()
+
+        def run(sess):
+            before = _run_or_error(sess, out, {x: [["a", "b"]]})
+            sess.run(init)
+            got = _run_or_error(sess, [out, const, table.size()], {x: [["a", "q"], ["b", "c"]]})
+            return static, dtypes, before, got
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_int64_keys_string_values_as_tf():
+    def script(tf):
+        keys = tf.constant([3, 1, 4], tf.int64)
+        values = tf.constant(["three", "one", "four"])
+        table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(keys, values), "?")
+        x = tf.placeholder(tf.int64, [3])
+        out = table.lookup(x)
+        static = (out.dtype.name, out.shape.as_list())
+
+        def run(sess):
+            sess.run(tf.tables_initializer())
+            return static, _run_or_error(sess, out, {x: [4, 2, 3]})
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_table_errors_as_tf():
+    """Duplicate keys with different values (TF's FailedPreconditionError at
+    initialization), equal duplicates accepted, wrong key or default dtypes."""
+
+    def script(tf):
+        found = []
+        dup = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(["a", "b", "a"], [1, 2, 3]), -1
+        )
+        same = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(["a", "b", "a"], [1, 2, 1]), -1
+        )
+        for build in (
+            lambda: dup.lookup(tf.constant([1])),
+            lambda: tf.lookup.StaticHashTable(
+                tf.lookup.KeyValueTensorInitializer(["a"], [1]), -1.5
+            ),
+        ):
+            try:
+                build()
+            except TypeError as e:
+                found.append(("TypeError", str(e)))
+
+        def run(sess):
+            return (
+                found,
+                _run_or_error(sess, dup.initializer),
+                _run_or_error(sess, [same.initializer]),
+                _run_or_error(sess, same.lookup(tf.constant(["a", "c"]))),
+            )
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_text_file_tables_as_tf(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("apple\t5\nbanana\t7\ncherry\t9\n")
+
+    def script(tf):
+        index = tf.lookup.TextFileIndex
+        whole = tf.lookup.StaticHashTable(
+            tf.lookup.TextFileInitializer(
+                str(path), tf.string, index.WHOLE_LINE, tf.int64, index.LINE_NUMBER
+            ),
+            -1,
+        )
+        columns = tf.lookup.StaticHashTable(
+            tf.lookup.TextFileInitializer(str(path), tf.string, 0, tf.int64, 1), -1
+        )
+        reverse = tf.lookup.StaticHashTable(
+            tf.lookup.TextFileInitializer(str(path), tf.int64, 1, tf.string, 0), "UNK"
+        )
+        short = tf.lookup.StaticHashTable(
+            tf.lookup.TextFileInitializer(
+                str(path), tf.string, 0, tf.int64, index.LINE_NUMBER, vocab_size=2
+            ),
+            -1,
+        )
+        too_long = tf.lookup.StaticHashTable(
+            tf.lookup.TextFileInitializer(
+                str(path), tf.string, 0, tf.int64, index.LINE_NUMBER, vocab_size=5
+            ),
+            -1,
+        )
+        words = tf.constant(["banana", "apple\t5", "cherry", "kiwi"])
+        fetches = [
+            whole.lookup(words),
+            columns.lookup(words),
+            reverse.lookup(tf.constant([9, 5, 6], tf.int64)),
+            short.lookup(words),
+            short.size(),
+        ]
+        inits = [whole.initializer, columns.initializer, reverse.initializer, short.initializer]
+
+        def run(sess):
+            sess.run(inits)
+            return _run_or_error(sess, fetches), _run_or_error(sess, too_long.initializer)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_lookup_in_a_dataset_map_as_tf():
+    def script(tf):
+        table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(["x", "y"], tf.constant([7, 8], tf.int64)), 0
+        )
+        ds = tf.data.Dataset.from_tensor_slices(["x y", "y q x"]).map(
+            lambda line: table.lookup(tf.string_split([line]).values)
+        )
+        it = tf.data.make_initializable_iterator(ds)
+        nxt = it.get_next()
+
+        def run(sess):
+            sess.run([tf.tables_initializer(), it.initializer])
+            return [_canonical(sess.run(nxt)) for _ in range(2)]
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_looked_up_ids_train_an_embedding_as_tf():
+    """Words split from a fed batch of sentences, mapped to ids by a vocabulary table,
+    feed an embedding and a GradientDescent step: losses and the table as TF's."""
+    vocab = ["<unk>", "the", "cat", "sat", "on", "mat"]
+    batches = [["the cat sat", "on the mat"], ["cat on mat dog", "the the"]]
+
+    def script(tf):
+        table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(
+                vocab, tf.constant(list(range(len(vocab))), tf.int64)
+            ),
+            0,
+        )
+        sentences = tf.placeholder(tf.string, [None])
+        words = tf.string_split(sentences)
+        ids = table.lookup(words.values)
+        init = np.linspace(-1.0, 1.0, len(vocab) * 3, dtype=np.float32).reshape(-1, 3)
+        embeddings = tf.Variable(init, name="embeddings")
+        vectors = tf.nn.embedding_lookup(embeddings, ids)
+        target = tf.constant([0.5, -0.25, 1.0])
+        loss = tf.reduce_mean(tf.square(vectors - target))
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+
+        def run(sess):
+            sess.run(tf.tables_initializer())
+            losses = []
+            for batch in batches * 2:
+                losses.append(sess.run([loss, train], {sentences: batch})[0])
+            return np.asarray(losses), sess.run(embeddings)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=1e-6)
+
+
+def test_static_vocabulary_table_raises_not_implemented():
+    """Its out-of-vocabulary buckets hash by FarmHash Fingerprint64: refused, not
+    approximated."""
+    from adapters import v1 as tf
+
+    with tf.Graph().as_default():
+        init = tf.lookup.KeyValueTensorInitializer(["a"], tf.constant([0], tf.int64))
+        with pytest.raises(NotImplementedError, match="Fingerprint64"):
+            tf.lookup.StaticVocabularyTable(init, 3)
