@@ -166,6 +166,13 @@ def _error(tf, build):
     return run
 
 
+def _loop_reading(tf, step):
+    ta = tf.TensorArray(tf.float32, size=3).unstack(tf.ones([3, 2]))
+    return tf.while_loop(
+        lambda t, acc: t < 3, lambda t, acc: (t + 1, acc + ta.read(step(t))), [0, tf.zeros([2])]
+    )[1]
+
+
 ERRORS = {
     "write twice": lambda tf: (
         tf.TensorArray(tf.float32, size=3).write(0, [1.0]).write(0, [2.0]).stack()
@@ -201,6 +208,7 @@ ERRORS = {
     "stack with one unwritten, infer_shape False": lambda tf: (
         tf.TensorArray(tf.float32, size=2, infer_shape=False).write(0, [1.0, 2.0]).stack()
     ),
+    "loop reads an index twice": lambda tf: _loop_reading(tf, lambda t: t // 2),
     "loop writes an index twice": lambda tf: tf.while_loop(
         lambda t, ta: t < 3,
         lambda t, ta: (t + 1, ta.write(t // 2, tf.ones([2]))),
@@ -214,6 +222,13 @@ def test_errors_at_run_time(case):
     theirs, ours = run_both(lambda tf: _error(tf, ERRORS[case]))
     assert theirs is not None
     assert ours == theirs
+
+
+def test_loop_reading_each_element_once():
+    theirs, ours = run_both(
+        lambda tf: (lambda out: lambda sess: sess.run(out))(_loop_reading(tf, lambda t: 2 - t))
+    )
+    assert_twins(theirs, ours)
 
 
 def test_reads_of_unwritten_elements_are_zeros_and_no_clear_reads_twice():

@@ -220,10 +220,19 @@ class _Body:
             (e for op in self.order if (e := getattr(op, "_gradient_error", None))), None
         )
 
-    def run(self, ctx: Any, values: dict, written: list[Any], var_vals: Sequence[Any]):
+    def run(
+        self,
+        ctx: Any,
+        values: dict,
+        written: list[Any],
+        var_vals: Sequence[Any],
+        reads: dict | None = None,
+    ):
         """The body's output values and the written variables' new values.
 
-        ``values`` maps captured and parameter tensors to their values.
+        ``values`` maps captured and parameter tensors to their values. With
+        ``reads`` (TensorArray read counts a loop carries, see ``tensor_array_ops``)
+        the body starts from them and their new values are returned third.
         """
         from adapters.v1.client.session import RunContext
 
@@ -231,8 +240,13 @@ class _Body:
         variables.update(zip(written, var_vals, strict=True))
         memo = {t: values[t] for t in self.captured + self.params}
         sub = RunContext(variables, memo, ctx.frozen, ctx.initialized, ctx.fed)
+        if reads is not None:
+            sub._tensor_array_reads = dict(reads)
         sub.run_ops(self.order)
-        return [memo[t] for t in self.outputs], [variables[v] for v in written]
+        outs = [memo[t] for t in self.outputs], [variables[v] for v in written]
+        if reads is None:
+            return outs
+        return (*outs, sub._tensor_array_reads)
 
 
 def _is_snapshot(op: ops.Operation) -> bool:
@@ -875,6 +889,7 @@ def while_loop(
         # A loop writing a loop-carried TensorArray of fixed size N on every iteration
         # runs at most N iterations (TF fails any further write): a bounded scan.
         implied = tensor_array_ops.implied_bound(loop_body.order, params, outs)
+        cleared = tensor_array_ops.cleared_reads(loop_body.order)
         buffers = [k for k, t in enumerate(tensors) if tensor_array_ops.is_buffer(t)]
         if limit is None and implied:
             error = None
@@ -898,21 +913,25 @@ def while_loop(
 
             def run_cond(loop: list[Any], var_vals: list[Any]) -> Any:
                 values = dict(known)
-                values.update(zip(params, loop, strict=True))
+                values.update(zip(params, loop[:n_out], strict=True))
                 (ok,), _ = cond_body.run(ctx, values, written, var_vals)
                 return jnp.asarray(ok, bool)
 
             def run_body(loop: list[Any], var_vals: list[Any]):
                 values = dict(known)
-                values.update(zip(params, loop, strict=True))
-                new, new_vars = loop_body.run(ctx, values, written, var_vals)
-                return [jnp.asarray(v, d) for v, d in zip(new, dtypes_, strict=True)], new_vars
+                values.update(zip(params, loop[:n_out], strict=True))
+                reads = dict(zip(cleared, loop[n_out:], strict=True))
+                new, new_vars, reads = loop_body.run(ctx, values, written, var_vals, reads)
+                new = [jnp.asarray(v, d) for v, d in zip(new, dtypes_, strict=True)]
+                return new + [reads[r] for r in cleared], new_vars
 
             init = [jnp.asarray(v, d) for v, d in zip(extra[:n_out], dtypes_, strict=True)]
             var_vals = [ctx.read(v) for v in written]
             try:
                 if buffers and any(jnp.ndim(init[k]) == 0 for k in buffers):
                     init = _made_buffers(ctx, loop_body, params, known, written, init, var_vals)
+                # reads of arrays with clear_after_read, counted across iterations
+                init += [tensor_array_ops.read_counts(ctx, r) for r in cleared]
                 scan_length = static_limit
                 if ctx.frozen and scan_length is None and limit is None and implied:
                     scan_length = tensor_array_ops.bound_of(ctx, implied)
@@ -928,6 +947,8 @@ def while_loop(
                     f"tf.while_loop '{loop_name}': a loop variable changes shape between "
                     f"iterations ({e}); jtrain compiles one program with static shapes."
                 ) from e
+            tensor_array_ops.set_read_counts(ctx, dict(zip(cleared, loop[n_out:], strict=True)))
+            loop = loop[:n_out]
             if not back_prop:
                 loop = [lax.stop_gradient(v) for v in loop]
             _write_back(ctx, written, new_vars)

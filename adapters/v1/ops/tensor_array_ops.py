@@ -513,6 +513,7 @@ class TensorArray:
         op = ops.get_default_graph().create_op(
             op_type, name, inputs=inputs, compute=compute, output_specs=[(shape, res.dtype)]
         )
+        op._tensor_array_read = res
         label = f"TensorArray {res.name}"
         runtime_checks.mark(
             op,
@@ -739,7 +740,13 @@ def _write(
 
 
 def _clear(ctx: Any, op: ops.Operation, res: _Resource, flat: Any, capacity: int) -> None:
-    """TF's ``clear_after_read``: an element read twice in one evaluation fails."""
+    """TF's ``clear_after_read``: an element read twice in one run fails.
+
+    The reads are counted per array in the run's context; a ``tf.while_loop``
+    carries the counts of the arrays its body reads (``cleared_reads``) through its
+    iterations. Reads inside a ``tf.cond`` branch, or a loop nested in a loop's
+    body, are counted within that branch or inner body only.
+    """
     reads = ctx.__dict__.setdefault("_tensor_array_reads", {})
     cleared = reads.get(res)
     if cleared is None or cleared.shape[0] != capacity:
@@ -751,6 +758,30 @@ def _clear(ctx: Any, op: ops.Operation, res: _Resource, flat: Any, capacity: int
 
 
 # -- loops ------------------------------------------------------------------------------------
+def cleared_reads(body_ops: Sequence[ops.Operation]) -> list[_Resource]:
+    """The arrays with ``clear_after_read`` a loop body reads (their counts are carried)."""
+    found: list[_Resource] = []
+    for op in body_ops:
+        res = getattr(op, "_tensor_array_read", None)
+        if res is not None and res.clear_after_read and res not in found:
+            found.append(res)
+    return found
+
+
+def read_counts(ctx: Any, res: _Resource) -> Any:
+    """How many times each element of ``res`` was read so far in this run."""
+    counts = ctx.__dict__.get("_tensor_array_reads", {}).get(res)
+    if counts is None:
+        counts = jnp.zeros((res.capacity(ctx),), np.int32)
+    return counts
+
+
+def set_read_counts(ctx: Any, counts: dict) -> None:
+    """Records the read counts a loop leaves (``read_counts``) in the run's context."""
+    if counts:
+        ctx.__dict__.setdefault("_tensor_array_reads", {}).update(counts)
+
+
 def _flatten_ta(ta: TensorArray) -> tuple[tuple[Any, ...], tuple[_Resource, Any]]:
     return (ta._buffer, ta._written, ta._size_t), (ta._resource, ta._handle)
 
