@@ -675,3 +675,43 @@ def test_variables_created_inside_an_identity_override() -> None:
 
     theirs, ours = _both_with_names(script)
     assert_twins(theirs, ours)
+
+
+def test_an_override_in_a_tf_meta_graph_is_kept_on_import(tmp_path: Any) -> None:
+    """A TF ``.meta`` whose ``Identity`` has a ``gradient_override_map`` name keeps it
+    when jtrain imports it: ``tf.gradients`` then raises TF's ``LookupError`` while no
+    gradient is registered under it (TF in a new process does the same), and uses the
+    registered one once it is; jtrain used JAX's derivative of the identity silently."""
+    name = _name("H2meta")
+    x_value = np.float32([[1.0, 2.0]])
+
+    def build(tf: Any) -> Any:
+        @tf.RegisterGradient(name)
+        def _reverse(op: Any, grad: Any) -> Any:
+            return -0.5 * grad
+
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        with tf.get_default_graph().gradient_override_map({"Identity": name}):
+            y = tf.identity(x * 3.0, name="y")
+        loss = tf.reduce_sum(tf.square(y), name="loss")
+        (grad,) = tf.gradients(loss, [x])
+        if tf is tf1:
+            tf.train.export_meta_graph(str(tmp_path / "graph.meta"))
+        return lambda sess: sess.run(grad, {x: x_value})
+
+    theirs = run_once(tf1, build)
+    with jtf.Graph().as_default() as graph:
+        jtf.train.import_meta_graph(str(tmp_path / "graph.meta"))
+        assert graph.get_operation_by_name("y")._gradient_op_type == name
+        loss, x = graph.get_tensor_by_name("loss:0"), graph.get_tensor_by_name("x:0")
+        with pytest.raises(LookupError, match="No gradient defined for operation"):
+            jtf.gradients(loss, [x])
+
+        @jtf.RegisterGradient(name)
+        def _reverse(op: Any, grad: Any) -> Any:
+            return -0.5 * grad
+
+        (grad,) = jtf.gradients(loss, [x])
+        with jtf.Session() as sess:
+            ours = sess.run(grad, {x: x_value})
+    assert_twins(theirs, ours)

@@ -1050,6 +1050,8 @@ class _Importer:
         )
         if not self.clear_devices:
             op._device = node.device
+        if "_gradient_op_type" in node.attr:  # a gradient_override_map's name, as TF keeps it
+            op._gradient_op_type = node.attr["_gradient_op_type"].s.decode()
         self.ops[node.name] = op
         return op
 
