@@ -231,6 +231,19 @@ def test_loop_reading_each_element_once():
     assert_twins(theirs, ours)
 
 
+def test_array_made_in_each_iteration_starts_unread():
+    def script(tf):
+        def body(t, acc):
+            ta = tf.TensorArray(tf.float32, size=2).unstack(tf.stack([acc, acc * 2.0]))
+            return t + 1, acc + ta.read(1)
+
+        out = tf.while_loop(lambda t, acc: t < 3, body, [0, tf.ones([2])])[1]
+        return lambda sess: sess.run(out)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+
+
 def test_reads_of_unwritten_elements_are_zeros_and_no_clear_reads_twice():
     def script(tf):
         a = tf.TensorArray(tf.float32, size=3, clear_after_read=False).write(1, [1.0, 2.0])

@@ -15,7 +15,10 @@ ONE node whose ``compute`` evaluates the body inside ``lax.switch`` or
 ``tf.gradients`` differentiates the node's compute (JAX's derivatives of
 ``lax.switch`` and ``lax.scan``). JAX cannot reverse-differentiate
 ``lax.while_loop``: a ``tf.while_loop`` with ``maximum_iterations`` is evaluated as
-a bounded ``lax.scan`` when differentiated; without it ``tf.gradients`` raises.
+a bounded ``lax.scan`` when differentiated, as is one whose result holds a
+loop-carried fixed-size ``tf.TensorArray`` written on every iteration (it cannot
+run more iterations than the array has elements: ``tensor_array_ops``); without
+either, ``tf.gradients`` raises.
 """
 
 from __future__ import annotations

@@ -20,9 +20,10 @@ the three through the loop as loop variables (a ``TensorArray`` is a pytree).
   evaluates its body's shapes once first).
 - Errors are TF's, at run time: writing an index twice, writing beyond the
   size, reading beyond it, reading an element twice with ``clear_after_read``
-  (within one evaluation of a loop body, or outside loops), writing a value of
-  another dtype. Reading an element never written gives zeros, as TF 2.21 does
-  when the element shape is known.
+  (also across a ``tf.while_loop``'s iterations; not across a ``tf.cond``
+  branch's boundary), writing a value of another dtype, reading an element never
+  written without a fully defined element shape. Reading an element never
+  written gives zeros where the shape is known, as TF 2.21 does.
 - Gradients flow through ``write``/``read``/``stack``/``unstack``/``gather``/
   ``scatter``/``concat``/``split`` (JAX's derivatives of the buffer updates).
   A ``tf.while_loop`` without ``maximum_iterations`` that writes, on every
@@ -78,6 +79,7 @@ class _Resource:
         self.declared_rank = element_shape.dims is not None
         self.bounds: list[int] = []  # dynamic_size: loops' maximum_iterations, indices
         self.name = ""
+        self.op: ops.Operation | None = None  # the creating operation
 
     def capacity(self, ctx: Any) -> int:
         """The buffer's length when the step is traced."""
@@ -212,6 +214,7 @@ class TensorArray:
                 return buffer, jnp.zeros((capacity,), bool), _as_index(size_value)
 
             op = _flow_op("TensorArrayV3", scope, [size_t], create, dtype)
+            resource.op = op
         self._init(resource, op.outputs[0], *op.outputs)
 
     def _init(self, resource: _Resource, handle: Any, buffer: Any, written: Any, size: Any):
@@ -760,11 +763,15 @@ def _clear(ctx: Any, op: ops.Operation, res: _Resource, flat: Any, capacity: int
 # -- loops ------------------------------------------------------------------------------------
 def cleared_reads(body_ops: Sequence[ops.Operation]) -> list[_Resource]:
     """The arrays with ``clear_after_read`` a loop body reads (their counts are carried)."""
+    members = set(body_ops)
     found: list[_Resource] = []
     for op in body_ops:
         res = getattr(op, "_tensor_array_read", None)
-        if res is not None and res.clear_after_read and res not in found:
-            found.append(res)
+        if res is None or not res.clear_after_read or res in found:
+            continue
+        if res.op is None or res.op in members:
+            continue  # an array made by each iteration starts unread
+        found.append(res)
     return found
 
 
