@@ -46,7 +46,9 @@ def literal_array(value: Any, dtype: Any = None) -> np.ndarray:
         return to_host_array(value, np.dtype(object))
     if dtype is not None:
         dtype = np.dtype(dtype)
-        if not numpy_value and arr.dtype.kind not in _ACCEPTS.get(dtype.kind, "biufc"):
+        # An empty list is float64 to NumPy but holds no value of a wrong kind: TF
+        # takes ``tf.constant([], tf.int32)``.
+        if not numpy_value and arr.size and arr.dtype.kind not in _ACCEPTS.get(dtype.kind, "biufc"):
             raise TypeError(
                 f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' instead."
             )
