@@ -258,3 +258,29 @@ def test_unsupported_regex_and_hashes_raise():
             tf.strings.to_hash_bucket_fast(x, 10)
         with pytest.raises(NotImplementedError, match="SipHash"):
             tf.string_to_hash_bucket_strong(x, 10, [1, 2])
+
+
+def test_equal_of_strings_as_tf():
+    """``tf.equal``/``tf.not_equal`` of strings: bool, broadcast, from fed and constant
+    strings, feeding the step (jtrain raised TypeError: strings not allowed)."""
+    _check(
+        lambda tf, x: [
+            tf.equal(x, "b"),
+            tf.math.not_equal(x, tf.constant(["a", "b", "a"])),
+            tf.equal(tf.reshape(x, [3, 1]), x),
+            tf.reduce_sum(tf.cast(tf.equal(x, "a"), tf.int32)),
+        ],
+        ["a", "b", "a"],
+    )
+
+
+def test_not_equal_filters_a_dataset_as_tf():
+    def script(tf):
+        ds = tf.data.Dataset.from_tensor_slices(["a", "", "b", ""]).filter(
+            lambda s: tf.not_equal(s, "")
+        )
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        return lambda sess: [sess.run(nxt) for _ in range(2)]
+
+    theirs, ours = run_both(script)
+    assert ours == theirs

@@ -189,6 +189,27 @@ for _names, _type, _default, _impl, _allowed in _BINARY:
         tf_gradient=_TF_GRADIENTS.get(_type, ""),
     )
 
+
+def _with_strings(table_fn: Any, op_type: str) -> Any:
+    """``tf.equal``/``tf.not_equal``: strings compare on the host (ops/string_ops.py),
+    other dtypes through the op table."""
+
+    def compare(x: Any, y: Any, name: Any = None) -> Any:
+        from adapters.v1.ops import string_ops
+
+        if string_ops.is_string(x) or string_ops.is_string(y):
+            return string_ops.string_compare(op_type, x, y, name)
+        return table_fn(x, y, name=name)
+
+    compare.__doc__ = table_fn.__doc__
+    compare.__name__ = table_fn.__name__
+    return compare
+
+
+for _key, _type in (("equal", "Equal"), ("not_equal", "NotEqual")):
+    for _full in (_key, f"math.{_key}"):
+        FUNCTIONS[_full] = _with_strings(FUNCTIONS[_full], _type)
+
 _UNARY = [
     (("negative", "math.negative"), "Neg", jnp.negative, _SIGNED),
     (("abs", "math.abs"), "Abs", _abs, _SIGNED),

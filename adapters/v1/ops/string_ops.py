@@ -24,6 +24,7 @@ from jtrain.records import csv
 
 __all__ = [
     "as_string",
+    "is_string",
     "reduce_join",
     "regex_full_match",
     "regex_replace",
@@ -35,6 +36,7 @@ __all__ = [
     "string_strip",
     "string_to_hash_bucket_fast",
     "string_to_hash_bucket_strong",
+    "string_compare",
     "string_to_number",
     "string_upper",
     "substr",
@@ -460,6 +462,45 @@ def as_string(
         return (out,)
 
     op = _host_op("AsString", name, [tensor], compute, [(tensor._shape, _STRING)], True)
+    return op.outputs[0]
+
+
+# -- comparisons ----------------------------------------------------------------------
+def is_string(value: Any) -> bool:
+    """Whether ``value`` (a tensor, array or Python value) holds strings."""
+    if isinstance(value, ops.Tensor):
+        return value._np_dtype is not None and value._np_dtype.kind == "O"
+    if hasattr(value, "_as_graph_tensor"):
+        return False  # variables: never strings
+    if isinstance(value, (str, bytes)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(is_string(v) for v in value)
+    return isinstance(value, np.ndarray) and value.dtype.kind in "SUO"
+
+
+def string_compare(op_type: str, x: Any, y: Any, name: str | None = None) -> ops.Tensor:
+    """``tf.equal``/``tf.not_equal`` of strings (``op_type`` ``"Equal"``/``"NotEqual"``):
+    element-wise, broadcasting, on the host; a bool tensor.
+
+    Raises:
+      TypeError: one side not strings.
+      ValueError: shapes that do not broadcast (at graph build).
+    """
+    tx = _string_input(x, "x", op_type)
+    ty = _string_input(y, "y", op_type)
+    shape = _broadcast_shape([tx._shape, ty._shape], op_type)
+    equal = op_type == "Equal"
+
+    def compute(a: Any, b: Any) -> tuple[Any, ...]:
+        a, b = np.broadcast_arrays(_strings(a), _strings(b))
+        out = np.empty(a.shape, np.bool_)
+        flat = out.reshape(-1)
+        for i, (p, q) in enumerate(zip(a.reshape(-1), b.reshape(-1), strict=True)):
+            flat[i] = (bytes(p) == bytes(q)) == equal
+        return (out,)
+
+    op = _host_op(op_type, name, [tx, ty], compute, [(shape, np.dtype(np.bool_))])
     return op.outputs[0]
 
 
