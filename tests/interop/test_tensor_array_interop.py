@@ -444,3 +444,25 @@ def test_lone_tensor_array_loop_variable_is_returned_bare(bounded):
     theirs, ours = run_both(lambda tf: _lone(tf, bounded))
     assert ours[0] == theirs[0]
     assert_twins(theirs[1], ours[1])
+
+
+def test_switch_case_index_dtypes_and_constant_index():
+    def script(tf):
+        v = tf.Variable(np.array([0.5, -1.5], np.float32))
+        fns = [lambda: v * 2.0, lambda: v - 1.0]
+        outs = [
+            tf.switch_case(tf.constant(5), fns),
+            tf.switch_case(tf.constant(-1), fns, default=lambda: v * 0.0),
+            tf.switch_case(tf.constant(0), {0: lambda: [v[0]]}),
+        ]
+        grads = tf.gradients(tf.add_n([tf.reduce_sum(o) for o in outs[:2]]), v)
+        try:
+            tf.switch_case(tf.constant(1, tf.int64), fns)
+            error = None
+        except TypeError as e:
+            error = str(e)
+        return lambda sess: (error, sess.run([outs, grads]))
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1])

@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from adapters.v1.framework import nest, ops, runtime_checks, tensor_shape
+from adapters.v1.framework import dtypes, nest, ops, runtime_checks, tensor_shape
 from adapters.v1.framework.op_def import np_dtype
 from jtrain import errors
 
@@ -684,8 +684,9 @@ def switch_case(
       stays a list: TF's functional ``Case`` op).
 
     Raises:
-      TypeError: ``branch_index`` not an integer tensor; an entry not a 2-tuple or
-        not callable; a key not an int.
+      TypeError: ``branch_index`` not an int32 tensor (TF's messages: not integer,
+        or another integer type); an entry not a 2-tuple or not callable; a key not
+        an int.
       ValueError: no branch; keys not ``0..N-1``; branches' structures or dtypes differ.
       NotImplementedError: branches returning different static shapes.
     """
@@ -724,6 +725,11 @@ def switch_case(
         i = jnp.asarray(i)
         return jnp.where((i < 0) | (i >= n), n - 1, i).astype(np.int32)
 
+    if branch_index.dtype != dtypes.int32:  # TF's Case op takes an int32 index
+        raise TypeError(
+            f"Input 'branch_index' of 'StatelessCase' Op has type {branch_index.dtype.name} "
+            "that does not match expected type of int32."
+        )
     const = branch_index.op._const_value
     static = None
     if const is not None:
