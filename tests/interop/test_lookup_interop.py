@@ -226,12 +226,60 @@ def test_looked_up_ids_train_an_embedding_as_tf():
     assert_twins(theirs, ours, rtol=1e-6)
 
 
-def test_static_vocabulary_table_raises_not_implemented():
-    """Its out-of-vocabulary buckets hash by FarmHash Fingerprint64: refused, not
-    approximated."""
-    from adapters import v1 as tf
+def test_static_vocabulary_table_as_tf(tmp_path):
+    """Known words get their ids, unknown ones ``vocab_size + Fingerprint64 % buckets``
+    (string and int64 keys, int32 keys looked up as int64, buckets only), size() and
+    TF's dtype errors (jtrain: NotImplementedError before FarmHash was ported)."""
+    path = tmp_path / "vocab.txt"
+    path.write_text("the\ncat\nsat\n")
 
-    with tf.Graph().as_default():
-        init = tf.lookup.KeyValueTensorInitializer(["a"], tf.constant([0], tf.int64))
-        with pytest.raises(NotImplementedError, match="Fingerprint64"):
-            tf.lookup.StaticVocabularyTable(init, 3)
+    def script(tf):
+        index = tf.lookup.TextFileIndex
+        words = tf.lookup.StaticVocabularyTable(
+            tf.lookup.TextFileInitializer(
+                str(path), tf.string, index.WHOLE_LINE, tf.int64, index.LINE_NUMBER
+            ),
+            5,
+        )
+        numbers = tf.lookup.StaticVocabularyTable(
+            tf.lookup.KeyValueTensorInitializer(
+                tf.constant([10, 20], tf.int64), tf.constant([0, 1], tf.int64)
+            ),
+            3,
+            lookup_key_dtype=tf.int32,
+        )
+        only_buckets = tf.lookup.StaticVocabularyTable(None, 7)
+        x = tf.placeholder(tf.string, [None])
+        fetches = [
+            words.lookup(x),
+            numbers.lookup(tf.constant([20, 5, -3, 10], tf.int32)),
+            only_buckets.lookup(x),
+            words.size(),
+            numbers.size(),
+        ]
+        static = [(t.dtype.name, t.shape.as_list()) for t in fetches]
+        found = []
+        for build in (
+            lambda: tf.lookup.StaticVocabularyTable(
+                tf.lookup.KeyValueTensorInitializer(["a"], [0]), 2
+            ),
+            lambda: tf.lookup.StaticVocabularyTable(
+                tf.lookup.KeyValueTensorInitializer(["a"], tf.constant([0], tf.int64)), 0
+            ),
+            lambda: words.lookup(tf.constant([1])),
+        ):
+            try:
+                build()
+            except (TypeError, ValueError) as e:
+                found.append((type(e).__name__, str(e)))
+
+        def run(sess):
+            before = _run_or_error(sess, fetches[0], {x: ["the"]})
+            sess.run(tf.tables_initializer())
+            feed = {x: ["cat", "dog", "the", "", "zebra", "sat"]}
+            return static, found, before, _run_or_error(sess, fetches, feed)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs

@@ -244,9 +244,9 @@ def test_string_to_number_feeds_the_step_as_tf():
     assert ours == theirs
 
 
-def test_unsupported_regex_and_hashes_raise():
-    """Patterns Python's re reads otherwise than RE2, and the FarmHash/SipHash buckets,
-    raise NotImplementedError naming what to do rather than give another value."""
+def test_unsupported_regex_raises():
+    """Patterns Python's re reads otherwise than RE2 raise NotImplementedError naming
+    what to do rather than give another value."""
     from adapters import v1 as tf
 
     with tf.Graph().as_default():
@@ -254,10 +254,35 @@ def test_unsupported_regex_and_hashes_raise():
         for pattern in [r"a(?=b)", r"(a)\1", r"\bx", r"\s+"]:
             with pytest.raises(NotImplementedError, match="RE2"):
                 tf.strings.regex_replace(x, pattern, "")
-        with pytest.raises(NotImplementedError, match="Fingerprint64"):
-            tf.strings.to_hash_bucket_fast(x, 10)
-        with pytest.raises(NotImplementedError, match="SipHash"):
-            tf.string_to_hash_bucket_strong(x, 10, [1, 2])
+
+
+def _random_strings(count: int) -> list[bytes]:
+    """Random byte strings of every length class FarmHash treats apart (0-16, 17-32,
+    33-64, longer)."""
+    rng = np.random.default_rng(7)
+    lengths = np.concatenate([np.arange(0, 140), rng.integers(0, 300, count - 140)])
+    return [bytes(rng.integers(0, 256, n).astype(np.uint8)) for n in lengths]
+
+
+def test_hash_buckets_as_tf():
+    """``to_hash_bucket_fast`` (FarmHash Fingerprint64) and ``to_hash_bucket_strong``
+    (SipHash-2-4, keys with the top bit set too) bit-exact with TF on 2000 random
+    strings, for large and small bucket counts."""
+    strings = _random_strings(2000)
+
+    def script(tf):
+        x = tf.placeholder(tf.string, [None])
+        outs = [
+            tf.strings.to_hash_bucket_fast(x, 2**63 - 1),
+            tf.string_to_hash_bucket_fast(x, 1009),
+            tf.strings.to_hash_bucket_strong(x, 2**63 - 1, [0x0123456789ABCDEF, -(2**62) - 5]),
+            tf.string_to_hash_bucket_strong(x, 97, [1, 2]),
+        ]
+        static = [(t.dtype.name, t.shape.as_list()) for t in outs]
+        return lambda sess: (static, [_canonical(v) for v in sess.run(outs, {x: strings})])
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
 
 
 def test_equal_of_strings_as_tf():

@@ -423,11 +423,23 @@ def _default(value: Any, dtype: Any) -> ops.Tensor:
 
 
 class StaticVocabularyTable:
-    """``tf.lookup.StaticVocabularyTable``: not supported.
+    """A vocabulary with out-of-vocabulary buckets (``tf.lookup.StaticVocabularyTable``):
+    a key in the table gets its id, another key ``vocab_size + bucket`` where
+    ``bucket`` is FarmHash ``Fingerprint64`` of the key (an integer key: of its
+    decimal string) modulo ``num_oov_buckets`` (TF's ``to_hash_bucket_fast``).
+
+    Args:
+      initializer: a ``KeyValueTensorInitializer``/``TextFileInitializer`` of int64
+        values with string or int64 keys, or None (buckets only).
+      num_oov_buckets: the number of buckets (> 0).
+      lookup_key_dtype: the dtype of looked-up keys (default the initializer's keys';
+        an integer dtype for int64 keys, cast to int64).
+      name: the table's name.
+      experimental_is_anonymous: accepted (TF2 resources), must be False.
 
     Raises:
-      NotImplementedError: always: out-of-vocabulary keys go to buckets by FarmHash's
-        Fingerprint64, which adapters.v1 does not reproduce bit-exactly.
+      ValueError: ``num_oov_buckets`` <= 0.
+      TypeError: TF's messages for key or value dtypes it refuses.
     """
 
     def __init__(
@@ -438,8 +450,103 @@ class StaticVocabularyTable:
         name: str | None = None,
         experimental_is_anonymous: bool = False,
     ):
-        raise NotImplementedError(
-            "tf.lookup.StaticVocabularyTable puts unknown keys in buckets by FarmHash "
-            "Fingerprint64, which adapters.v1 does not reproduce bit-exactly; use a "
-            "tf.lookup.StaticHashTable with a default_value (one out-of-vocabulary id)"
+        if num_oov_buckets <= 0:
+            raise ValueError("`num_oov_buckets` must be > 0; use StaticHashTable.")
+        string, int64 = ops.as_dtype("string"), ops.as_dtype("int64")
+        self._table: StaticHashTable | None = None
+        if initializer is not None:
+            key_dtype = ops.as_dtype(lookup_key_dtype or initializer.key_dtype)
+            if initializer.key_dtype not in (int64, string):
+                raise TypeError(
+                    "Invalid `key_dtype`, expected one of (tf.int64, tf.string), but got "
+                    f"{_repr(initializer.key_dtype)}."
+                )
+            if initializer.key_dtype.is_integer != key_dtype.is_integer:
+                raise TypeError(
+                    "Invalid `key_dtype`, expected "
+                    f"{'integer' if key_dtype.is_integer else 'non-integer'} but got "
+                    f"{_repr(initializer.key_dtype)}."
+                )
+            if initializer.value_dtype != int64:
+                raise TypeError(
+                    f"Invalid `value_dtype`, expected {_repr(int64)} but got "
+                    f"{_repr(initializer.value_dtype)}."
+                )
+            self._table = StaticHashTable(
+                initializer, -1, experimental_is_anonymous=experimental_is_anonymous
+            )
+        else:
+            key_dtype = ops.as_dtype(lookup_key_dtype or string)
+        if not key_dtype.is_integer and key_dtype != string:
+            raise TypeError(
+                f"Invalid `key_dtype`, expected integer or string, got {_repr(key_dtype)}"
+            )
+        self.key_dtype = key_dtype
+        self.value_dtype = int64
+        self._num_oov_buckets = int(num_oov_buckets)
+        self._name = (name or "hash_table").rstrip("/")
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def size(self, name: str | None = None) -> ops.Tensor:
+        """The vocabulary's size plus ``num_oov_buckets`` (an int64 scalar)."""
+        table = self._table
+
+        def compute(session: Any) -> tuple:
+            vocab = len(table._table(session)) if table is not None else 0
+            return (np.int64(vocab + self._num_oov_buckets),)
+
+        op = ops.get_default_graph().create_op(
+            "LookupTableSizeV2",
+            name or f"{self._name}_Size",
+            compute=compute,
+            output_specs=[((), np.dtype(np.int64))],
+            host="pre",
         )
+        return op.outputs[0]
+
+    def lookup(self, keys: Any, name: str | None = None) -> ops.Tensor:
+        """Each key's id (int64, the keys' shape); an unknown key's bucket after the
+        vocabulary.
+
+        Raises:
+          TypeError: keys not of ``lookup_key_dtype`` (TF's message).
+          FailedPreconditionError (at run time): "Table not initialized."
+        """
+        from adapters.v1.ops.string_ops import fingerprint64
+
+        (tensor,) = host_inputs([keys])
+        if tensor.dtype != self.key_dtype:
+            raise TypeError(
+                f"Dtype of argument `keys` must be {_repr(self.key_dtype)}, received: "
+                f"{_repr(tensor.dtype)}"
+            )
+        table, buckets = self._table, self._num_oov_buckets
+        integer = self.key_dtype.is_integer
+
+        def compute(session: Any, value: Any) -> tuple:
+            data = table._table(session) if table is not None else {}
+            arr = np.asarray(value)
+            out = np.empty(arr.shape, np.int64)
+            flat = out.reshape(-1)
+            for i, k in enumerate(arr.reshape(-1)):
+                key = int(k) if integer else _python_key(k)
+                found = data.get(key)
+                if found is None:
+                    text = str(key).encode() if integer else key
+                    found = len(data) + fingerprint64(text) % buckets
+                flat[i] = found
+            return (out,)
+
+        with ops.name_scope(name, f"{self._name}_Lookup"):
+            op = ops.get_default_graph().create_op(
+                "LookupTableFindV2",
+                "hash_table_Lookup",
+                inputs=[tensor],
+                compute=compute,
+                output_specs=[(tensor._shape, np.dtype(np.int64))],
+                host=placement([tensor]),
+            )
+        return op.outputs[0]

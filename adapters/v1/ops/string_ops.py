@@ -11,6 +11,7 @@ Element-wise ones also take a batch of records at once (``op._batch``).
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -39,6 +40,8 @@ __all__ = [
     "string_compare",
     "string_to_number",
     "string_upper",
+    "fingerprint64",
+    "siphash24",
     "substr",
 ]
 
@@ -942,18 +945,220 @@ def regex_replace(
 
 
 # -- hashing --------------------------------------------------------------------------
-def string_to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> Any:  # noqa: A002
-    """``tf.strings.to_hash_bucket_fast``: not supported.
+# FarmHash's Fingerprint64 and SipHash-2-4, our own ports of the published algorithms,
+# checked bit-exact against TF's to_hash_bucket_fast/strong (tests/interop).
+_M = (1 << 64) - 1
+_K0 = 0xC3A5C85C97CB3127
+_K1 = 0xB492B66FBE98F273
+_K2 = 0x9AE16A3B2F90404F
+
+
+def _fetch64(s: bytes, i: int) -> int:
+    return struct.unpack_from("<Q", s, i)[0]
+
+
+def _fetch32(s: bytes, i: int) -> int:
+    return struct.unpack_from("<I", s, i)[0]
+
+
+def _rot(v: int, shift: int) -> int:
+    return v if shift == 0 else ((v >> shift) | (v << (64 - shift))) & _M
+
+
+def _mix(v: int) -> int:
+    return v ^ (v >> 47)
+
+
+def _len16(u: int, v: int, mul: int) -> int:
+    a = ((u ^ v) * mul) & _M
+    a ^= a >> 47
+    b = ((v ^ a) * mul) & _M
+    b ^= b >> 47
+    return (b * mul) & _M
+
+
+def _len0to16(s: bytes, n: int) -> int:
+    if n >= 8:
+        mul = _K2 + n * 2
+        a = (_fetch64(s, 0) + _K2) & _M
+        b = _fetch64(s, n - 8)
+        c = (_rot(b, 37) * mul + a) & _M
+        d = ((_rot(a, 25) + b) * mul) & _M
+        return _len16(c, d, mul)
+    if n >= 4:
+        mul = _K2 + n * 2
+        a = _fetch32(s, 0)
+        return _len16((n + (a << 3)) & _M, _fetch32(s, n - 4), mul)
+    if n > 0:
+        a, b, c = s[0], s[n >> 1], s[n - 1]
+        y = (a + (b << 8)) & 0xFFFFFFFF
+        z = (n + (c << 2)) & 0xFFFFFFFF
+        return (_mix(((y * _K2) ^ (z * _K0)) & _M) * _K2) & _M
+    return _K2
+
+
+def _len17to32(s: bytes, n: int) -> int:
+    mul = _K2 + n * 2
+    a = (_fetch64(s, 0) * _K1) & _M
+    b = _fetch64(s, 8)
+    c = (_fetch64(s, n - 8) * mul) & _M
+    d = (_fetch64(s, n - 16) * _K2) & _M
+    return _len16(
+        (_rot((a + b) & _M, 43) + _rot(c, 30) + d) & _M,
+        (a + _rot((b + _K2) & _M, 18) + c) & _M,
+        mul,
+    )
+
+
+def _len33to64(s: bytes, n: int) -> int:
+    mul = _K2 + n * 2
+    a = (_fetch64(s, 0) * _K2) & _M
+    b = _fetch64(s, 8)
+    c = (_fetch64(s, n - 8) * mul) & _M
+    d = (_fetch64(s, n - 16) * _K2) & _M
+    y = (_rot((a + b) & _M, 43) + _rot(c, 30) + d) & _M
+    z = _len16(y, (a + _rot((b + _K2) & _M, 18) + c) & _M, mul)
+    e = (_fetch64(s, 16) * mul) & _M
+    f = _fetch64(s, 24)
+    g = ((y + _fetch64(s, n - 32)) * mul) & _M
+    h = ((z + _fetch64(s, n - 24)) * mul) & _M
+    return _len16(
+        (_rot((e + f) & _M, 43) + _rot(g, 30) + h) & _M,
+        (e + _rot((f + a) & _M, 18) + g) & _M,
+        mul,
+    )
+
+
+def _weak32(s: bytes, i: int, a: int, b: int) -> tuple[int, int]:
+    w, x, y, z = _fetch64(s, i), _fetch64(s, i + 8), _fetch64(s, i + 16), _fetch64(s, i + 24)
+    a = (a + w) & _M
+    b = _rot((b + a + z) & _M, 21)
+    c = a
+    a = (a + x + y) & _M
+    b = (b + _rot(a, 44)) & _M
+    return (a + z) & _M, (b + c) & _M
+
+
+def fingerprint64(s: bytes) -> int:
+    """FarmHash's ``Fingerprint64`` (``farmhashna::Hash64``) of ``s``: TF's
+    ``Fingerprint64``, for ``to_hash_bucket_fast`` and vocabulary tables' buckets."""
+    n = len(s)
+    if n <= 16:
+        return _len0to16(s, n)
+    if n <= 32:
+        return _len17to32(s, n)
+    if n <= 64:
+        return _len33to64(s, n)
+    seed = 81
+    x = seed
+    y = (seed * _K1 + 113) & _M
+    z = (_mix((y * _K2 + 113) & _M) * _K2) & _M
+    v = (0, 0)
+    w = (0, 0)
+    x = (x * _K2 + _fetch64(s, 0)) & _M
+    end = ((n - 1) // 64) * 64
+    last64 = end + ((n - 1) & 63) - 63
+    i = 0
+    while True:
+        x = (_rot((x + y + v[0] + _fetch64(s, i + 8)) & _M, 37) * _K1) & _M
+        y = (_rot((y + v[1] + _fetch64(s, i + 48)) & _M, 42) * _K1) & _M
+        x ^= w[1]
+        y = (y + v[0] + _fetch64(s, i + 40)) & _M
+        z = (_rot((z + w[0]) & _M, 33) * _K1) & _M
+        v = _weak32(s, i, (v[1] * _K1) & _M, (x + w[0]) & _M)
+        w = _weak32(s, i + 32, (z + w[1]) & _M, (y + _fetch64(s, i + 16)) & _M)
+        z, x = x, z
+        i += 64
+        if i == end:
+            break
+    mul = _K1 + ((z & 0xFF) << 1)
+    i = last64
+    w = ((w[0] + ((n - 1) & 63)) & _M, w[1])
+    v = ((v[0] + w[0]) & _M, v[1])
+    w = ((w[0] + v[0]) & _M, w[1])
+    x = (_rot((x + y + v[0] + _fetch64(s, i + 8)) & _M, 37) * mul) & _M
+    y = (_rot((y + v[1] + _fetch64(s, i + 48)) & _M, 42) * mul) & _M
+    x ^= (w[1] * 9) & _M
+    y = (y + v[0] * 9 + _fetch64(s, i + 40)) & _M
+    z = (_rot((z + w[0]) & _M, 33) * mul) & _M
+    v = _weak32(s, i, (v[1] * mul) & _M, (x + w[0]) & _M)
+    w = _weak32(s, i + 32, (z + w[1]) & _M, (y + _fetch64(s, i + 16)) & _M)
+    z, x = x, z
+    return _len16(
+        (_len16(v[0], w[0], mul) + _mix(y) * _K0 + z) & _M,
+        (_len16(v[1], w[1], mul) + x) & _M,
+        mul,
+    )
+
+
+def siphash24(k0: int, k1: int, data: bytes) -> int:
+    """SipHash-2-4 of ``data`` keyed by ``(k0, k1)`` (TF's ``StrongKeyedHash``)."""
+    v0 = k0 ^ 0x736F6D6570736575
+    v1 = k1 ^ 0x646F72616E646F6D
+    v2 = k0 ^ 0x6C7967656E657261
+    v3 = k1 ^ 0x7465646279746573
+
+    def rounds(v0: int, v1: int, v2: int, v3: int, n: int) -> tuple[int, int, int, int]:
+        for _ in range(n):
+            v0 = (v0 + v1) & _M
+            v1 = ((v1 << 13) | (v1 >> 51)) & _M
+            v1 ^= v0
+            v0 = ((v0 << 32) | (v0 >> 32)) & _M
+            v2 = (v2 + v3) & _M
+            v3 = ((v3 << 16) | (v3 >> 48)) & _M
+            v3 ^= v2
+            v0 = (v0 + v3) & _M
+            v3 = ((v3 << 21) | (v3 >> 43)) & _M
+            v3 ^= v0
+            v2 = (v2 + v1) & _M
+            v1 = ((v1 << 17) | (v1 >> 47)) & _M
+            v1 ^= v2
+            v2 = ((v2 << 32) | (v2 >> 32)) & _M
+        return v0, v1, v2, v3
+
+    n = len(data)
+    full = n - n % 8
+    for i in range(0, full, 8):
+        m = struct.unpack_from("<Q", data, i)[0]
+        v3 ^= m
+        v0, v1, v2, v3 = rounds(v0, v1, v2, v3, 2)
+        v0 ^= m
+    last = ((n & 0xFF) << 56) | int.from_bytes(data[full:], "little")
+    v3 ^= last
+    v0, v1, v2, v3 = rounds(v0, v1, v2, v3, 2)
+    v0 ^= last
+    v2 ^= 0xFF
+    v0, v1, v2, v3 = rounds(v0, v1, v2, v3, 4)
+    return v0 ^ v1 ^ v2 ^ v3
+
+
+def _num_buckets(num_buckets: Any, op_type: str) -> int:
+    n = int(num_buckets)
+    if n < 1:
+        raise ValueError(
+            f"Value for attr 'num_buckets' of {n} must be at least minimum 1\n\t; NodeDef: "
+            f"{{{{node {op_type}}}}}"
+        )
+    return n
+
+
+def string_to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> ops.Tensor:  # noqa: A002
+    """Each string's bucket: FarmHash ``Fingerprint64(s) % num_buckets``
+    (``tf.strings.to_hash_bucket_fast``).
+
+    Args:
+      input: a string tensor.
+      num_buckets: the number of buckets (>= 1).
+      name: the op's name.
+
+    Returns:
+      An int64 tensor of the input's shape.
 
     Raises:
-      NotImplementedError: always (TF hashes with FarmHash's Fingerprint64, which
-        adapters.v1 does not reproduce bit-exactly).
+      ValueError: ``num_buckets`` < 1.
     """
-    raise NotImplementedError(
-        "tf.strings.to_hash_bucket_fast hashes with FarmHash Fingerprint64, which "
-        "adapters.v1 does not reproduce bit-exactly; map strings to ids with a "
-        "tf.lookup.StaticHashTable (a vocabulary) instead"
-    )
+    n = _num_buckets(num_buckets, "StringToHashBucketFast")
+    return _unary("StringToHashBucketFast", name, input, lambda s: fingerprint64(s) % n, np.int64)
 
 
 def string_to_hash_bucket_strong(
@@ -961,15 +1166,29 @@ def string_to_hash_bucket_strong(
     num_buckets: int,
     key: Any,
     name: str | None = None,
-) -> Any:
-    """``tf.strings.to_hash_bucket_strong``: not supported.
+) -> ops.Tensor:
+    """Each string's bucket: SipHash-2-4 keyed by ``key``, modulo ``num_buckets``
+    (``tf.strings.to_hash_bucket_strong``).
+
+    Args:
+      input: a string tensor.
+      num_buckets: the number of buckets (>= 1).
+      key: two integers, the hash's key (int64s, taken as their unsigned bits).
+      name: the op's name.
+
+    Returns:
+      An int64 tensor of the input's shape.
 
     Raises:
-      NotImplementedError: always (TF hashes with SipHash-2-4 keyed by ``key``, which
-        adapters.v1 does not reproduce bit-exactly).
+      ValueError: ``num_buckets`` < 1.
+      InvalidArgumentError (at run time): a ``key`` not of two elements (TF's message).
     """
-    raise NotImplementedError(
-        "tf.strings.to_hash_bucket_strong hashes with keyed SipHash, which adapters.v1 "
-        "does not reproduce bit-exactly; map strings to ids with a "
-        "tf.lookup.StaticHashTable (a vocabulary) instead"
-    )
+    n = _num_buckets(num_buckets, "StringToHashBucketStrong")
+    k = [int(v) % (1 << 64) for v in key]
+
+    def bucket(s: bytes) -> int:
+        if builtin_len(k) != 2:
+            raise errors.InvalidArgumentError(None, None, "Key must have 2 elements")
+        return siphash24(k[0], k[1], s) % n
+
+    return _unary("StringToHashBucketStrong", name, input, bucket, np.int64)
