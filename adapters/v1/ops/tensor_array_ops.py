@@ -732,9 +732,12 @@ def _write(
             bad = jnp.where(lo < 0, lo, hi)
             runtime_checks.check(ctx, op, (lo >= 0) & (hi < size), bad, size, which=0)
         safe = jnp.clip(idx, 0, capacity - 1)
-        counts = jnp.zeros((capacity,), np.int32).at[safe].add(1)
-        twice = (counts > 1) | (written & (counts > 0))
-        runtime_checks.check(ctx, op, ~jnp.any(twice), jnp.argmax(twice), which=1)
+        if idx.size == 1:  # one write (a loop's): O(1), not O(capacity)
+            runtime_checks.check(ctx, op, ~written[safe[0]], safe[0], which=1)
+        else:
+            counts = jnp.zeros((capacity,), np.int32).at[safe].add(1)
+            twice = (counts > 1) | (written & (counts > 0))
+            runtime_checks.check(ctx, op, ~jnp.any(twice), jnp.argmax(twice), which=1)
         buffer = buffer.at[safe].set(values.astype(buffer.dtype))
         written = written.at[safe].set(True)
         if res.dynamic_size:
@@ -754,9 +757,14 @@ def _clear(ctx: Any, op: ops.Operation, res: _Resource, flat: Any, capacity: int
     cleared = reads.get(res)
     if cleared is None or cleared.shape[0] != capacity:
         cleared = jnp.zeros((capacity,), np.int32)
-    cleared = cleared.at[jnp.clip(flat, 0, capacity - 1)].add(1)
-    twice = cleared > 1
-    runtime_checks.check(ctx, op, ~jnp.any(twice), jnp.argmax(twice), which=1)
+    safe = jnp.clip(flat, 0, capacity - 1)
+    if flat.size == 1:  # one read (a loop's): O(1), not O(capacity)
+        runtime_checks.check(ctx, op, cleared[safe[0]] == 0, safe[0], which=1)
+        cleared = cleared.at[safe].add(1)
+    else:
+        cleared = cleared.at[safe].add(1)
+        twice = cleared > 1
+        runtime_checks.check(ctx, op, ~jnp.any(twice), jnp.argmax(twice), which=1)
     reads[res] = cleared
 
 
