@@ -81,6 +81,8 @@ CASES = {
     "strings.split maxsplit": lambda tf, x: tf.strings.split(x, maxsplit=1),
     "strings.split sep maxsplit": lambda tf, x: tf.strings.split(x, " ", 2),
     "strings.split source scalar": lambda tf, x: tf.strings.split(source=x[0]),
+    "strings.split matrix": lambda tf, x: tf.strings.split(tf.reshape(x[:4], [2, 2])),
+    "strings.split rank 3": lambda tf, x: tf.strings.split(tf.reshape(x[:4], [2, 1, 2]), " "),
     # element-wise
     "length": lambda tf, x: tf.strings.length(x),
     "length utf8": lambda tf, x: tf.strings.length(x, unit="UTF8_CHAR"),

@@ -144,29 +144,38 @@ def _unary(op_type: str, name: str | None, value: Any, fn: Callable, dtype: Any 
 
 # -- splitting ------------------------------------------------------------------------
 def _sparse_split(
-    op_type: str, name: str | None, tensor: ops.Tensor, sep: Any, split: Callable
+    op_type: str, name: str | None, tensor: ops.Tensor, sep: Any, split: Callable, rank: int = 1
 ) -> SparseTensor:
-    """A ``SparseTensor`` of each row's tokens (``split(row, sep)``) for a vector."""
+    """A ``SparseTensor`` of each string's tokens (``split(string, sep)``): indices are
+    the string's position (``rank`` coordinates; a scalar is a vector of one) and the
+    token's, the dense shape the input's plus the most tokens."""
     (sep_tensor,) = host_inputs([sep])
 
     def compute(value: Any, delimiter: Any) -> tuple[Any, ...]:
-        rows = _strings(value).reshape(-1)
+        strings = _strings(value)
+        shape = strings.shape if strings.ndim else (1,)
+        rows = strings.reshape(-1)
         delim = bytes(np.asarray(delimiter, dtype=object).item())
         indices, values, longest = [], [], 0
         for r, row in enumerate(rows):
             tokens = split(bytes(row), delim)
-            longest = max(longest, len(tokens))
-            indices += [(r, j) for j in range(len(tokens))]
+            longest = max(longest, builtin_len(tokens))
+            at = tuple(int(c) for c in np.unravel_index(r, shape))
+            indices += [(*at, j) for j in range(builtin_len(tokens))]
             values += tokens
-        out_values = np.empty(len(values), object)
+        out_values = np.empty(builtin_len(values), object)
         out_values[:] = values
         return (
-            np.asarray(indices, np.int64).reshape(-1, 2),
+            np.asarray(indices, np.int64).reshape(-1, builtin_len(shape) + 1),
             out_values,
-            np.asarray([len(rows), longest], np.int64),
+            np.asarray([*shape, longest], np.int64),
         )
 
-    specs = [((None, 2), np.dtype(np.int64)), ((None,), _STRING), ((2,), np.dtype(np.int64))]
+    specs = [
+        ((None, rank + 1), np.dtype(np.int64)),
+        ((None,), _STRING),
+        ((rank + 1,), np.dtype(np.int64)),
+    ]
     op = _host_op(op_type, name, [tensor, sep_tensor], compute, specs)
     return SparseTensor(*op.outputs)
 
@@ -251,7 +260,8 @@ def string_split_v1(
     """Splits each string as Python's ``bytes.split`` (``tf.compat.v1.strings.split``).
 
     Args:
-      input: a string scalar or vector.
+      input: a string tensor (a scalar is a vector of one; an unknown rank is taken
+        as a vector, as TF does).
       sep: the separator (a whole string); ``None`` or ``""``: runs of ASCII white
         space, with no empty token.
       maxsplit: at most this many splits per string when positive (default -1: all).
@@ -260,22 +270,19 @@ def string_split_v1(
       name: the op's name.
 
     Returns:
-      A ``SparseTensor`` of rank 2 (a scalar ``input`` is a vector of one).
+      A ``SparseTensor`` of rank ``rank(input) + 1``: indices the string's position and
+      the token's, dense shape ``[*input.shape, most tokens]``.
 
     Raises:
       ValueError: both ``input`` and ``source``; an unknown ``result_type``.
-      NotImplementedError: ``result_type="RaggedTensor"``, or ``input`` of rank > 1.
+      NotImplementedError: ``result_type="RaggedTensor"``.
     """
     if input is not None and source is not None:
         raise ValueError("Cannot specify both 'input' and 'source'")
     value = source if input is None else input
     _check_result_type(result_type)
     tensor = _string_input(value, "input", "StringSplitV2")
-    if tensor._shape is not None and len(tensor._shape) > 1:
-        raise NotImplementedError(
-            "tf.strings.split of a string tensor of rank > 1 (TF splits it as a "
-            "RaggedTensor): reshape it to a vector first"
-        )
+    rank = 1 if tensor._shape is None else max(len(tensor._shape), 1)
     limit = int(maxsplit)
 
     def split(row: bytes, delim: bytes) -> list[bytes]:
@@ -283,7 +290,7 @@ def string_split_v1(
             return _split_whitespace(row, limit)
         return row.split(delim, limit)
 
-    return _sparse_split("StringSplitV2", name, tensor, "" if sep is None else sep, split)
+    return _sparse_split("StringSplitV2", name, tensor, "" if sep is None else sep, split, rank)
 
 
 def _split_whitespace(row: bytes, maxsplit: int) -> list[bytes]:
