@@ -364,6 +364,41 @@ def test_unique_with_too_small_range_raises_invalid_argument():
             run_once(tf, script)
 
 
+SAMPLER_OPS = {
+    "UniformCandidateSampler": lambda tf, tc, k: tf.nn.uniform_candidate_sampler(tc, **k),
+    "LogUniformCandidateSampler": lambda tf, tc, k: tf.nn.log_uniform_candidate_sampler(tc, **k),
+    "FixedUnigramCandidateSampler": lambda tf, tc, k: tf.nn.fixed_unigram_candidate_sampler(
+        tc, unigrams=[1.0] * 10, **k
+    ),
+    "AllCandidateSampler": lambda tf, tc, k: tf.random.all_candidate_sampler(
+        tc, k["num_true"], k["num_sampled"], k["unique"]
+    ),
+}
+
+
+@pytest.mark.parametrize("op_type", sorted(SAMPLER_OPS))
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        {"num_true": 1, "num_sampled": 0, "unique": True, "range_max": 10},
+        {"num_true": 1, "num_sampled": -1, "unique": False, "range_max": 10},
+        {"num_true": 0, "num_sampled": 2, "unique": True, "range_max": 10},
+    ],
+)
+def test_attrs_below_their_minimum_raise_tfs_valueerror(op_type, attrs):
+    """TF's op definitions give num_true and num_sampled a minimum of 1: a ValueError
+    naming the attribute and the op when the graph is built (jtrain raised JAX's
+    'argmax of an empty sequence' or a negative-shape error)."""
+    messages = []
+    for tf in (tf1, jtf):
+        with tf.Graph().as_default():
+            with pytest.raises(ValueError) as info:
+                SAMPLER_OPS[op_type](tf, tf.constant([[1]], tf.int64), attrs)
+            messages.append(str(info.value).split("\n")[0])
+    assert messages[1] == messages[0]
+    assert f"of '{op_type}' Op passed" in messages[0]
+
+
 def test_learned_unigram_sampler_is_refused_with_a_way_out():
     assert hasattr(tf1.nn, "learned_unigram_candidate_sampler")
     with jtf.Graph().as_default():

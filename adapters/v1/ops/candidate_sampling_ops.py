@@ -189,6 +189,14 @@ def _unique_draw(key: Any, draw: Callable[[Any, int], Any], num_sampled: int) ->
 
 
 # -- the sampler ops ------------------------------------------------------------------------------
+def _check_minimums(op_type: str, **attrs: int) -> None:
+    """TF's op definitions: each of ``attrs`` (``num_true``, ``num_sampled``, in TF's
+    order) is at least 1, else TF's ``ValueError`` when the graph is built."""
+    for attr, value in attrs.items():
+        if value < 1:
+            raise ValueError(f"Attr '{attr}' of '{op_type}' Op passed {value} less than minimum 1.")
+
+
 def _true_classes(true_classes: Any, num_true: int, op_type: str) -> ops.Tensor:
     if isinstance(true_classes, ops.Tensor) or hasattr(true_classes, "_as_graph_tensor"):
         tensor = ops.convert_to_tensor(true_classes)
@@ -250,6 +258,7 @@ def _sampler(
     name: str | None,
 ) -> tuple[Any, ...]:
     num_true, num_sampled, range_max = int(num_true), int(num_sampled), int(range_max)
+    _check_minimums(op_type, num_true=num_true, num_sampled=num_sampled)
     if range_max <= 0:
         raise errors.InvalidArgumentError(None, None, "range_max must be positive")
     if unique and num_sampled > range_max:
@@ -293,7 +302,8 @@ _SAMPLER_ARGS = """
 
     Raises:
       TypeError: ``true_classes`` is a tensor of a dtype other than int64.
-      ValueError: ``true_classes`` is not a matrix.
+      ValueError: ``true_classes`` is not a matrix; ``num_true`` or ``num_sampled`` is
+        below 1 (TF's attribute minimum).
       InvalidArgumentError: ``unique`` with ``num_sampled > range_max`` (TF's
         "Sampler's range is too small.", raised here when the graph is built).
 """
@@ -451,6 +461,7 @@ def all_candidate_sampler(
     """
     del unique, seed
     num_true, num_sampled = int(num_true), int(num_sampled)
+    _check_minimums("AllCandidateSampler", num_true=num_true, num_sampled=num_sampled)
     with ops.name_scope(name or "AllCandidateSampler"):
         classes = _true_classes(true_classes, num_true, "AllCandidateSampler")
         classes = _checked(classes, num_sampled, "AllCandidateSampler")
