@@ -11,6 +11,7 @@ from adapters.v1.ops.string_ops import (
     string_lower,
     string_split_v1,
     string_strip,
+    string_to_hash_bucket,
     string_to_hash_bucket_fast,
     string_to_hash_bucket_strong,
     string_to_number,
@@ -23,6 +24,7 @@ length = string_length
 lower = string_lower
 split = string_split_v1
 strip = string_strip
+to_hash_bucket = string_to_hash_bucket
 to_hash_bucket_fast = string_to_hash_bucket_fast
 to_hash_bucket_strong = string_to_hash_bucket_strong
 to_number = string_to_number
@@ -39,6 +41,7 @@ __all__ = [
     "split",
     "strip",
     "substr",
+    "to_hash_bucket",
     "to_hash_bucket_fast",
     "to_hash_bucket_strong",
     "to_number",

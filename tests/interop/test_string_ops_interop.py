@@ -267,8 +267,9 @@ def _random_strings(count: int) -> list[bytes]:
 
 
 def test_hash_buckets_as_tf():
-    """``to_hash_bucket_fast`` (FarmHash Fingerprint64) and ``to_hash_bucket_strong``
-    (SipHash-2-4, keys with the top bit set too) bit-exact with TF on 2000 random
+    """``to_hash_bucket_fast`` (FarmHash Fingerprint64), ``to_hash_bucket_strong``
+    (SipHash-2-4, keys with the top bit set too) and ``to_hash_bucket`` (TF's Hash64)
+    bit-exact with TF on 2000 random
     strings, for large and small bucket counts."""
     strings = _random_strings(2000)
 
@@ -279,6 +280,8 @@ def test_hash_buckets_as_tf():
             tf.string_to_hash_bucket_fast(x, 1009),
             tf.strings.to_hash_bucket_strong(x, 2**63 - 1, [0x0123456789ABCDEF, -(2**62) - 5]),
             tf.string_to_hash_bucket_strong(x, 97, [1, 2]),
+            tf.strings.to_hash_bucket(x, 2**63 - 1),
+            tf.string_to_hash_bucket(input=x, num_buckets=1009),
         ]
         static = [(t.dtype.name, t.shape.as_list()) for t in outs]
         return lambda sess: (static, [_canonical(v) for v in sess.run(outs, {x: strings})])

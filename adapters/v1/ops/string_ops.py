@@ -41,6 +41,8 @@ __all__ = [
     "string_to_number",
     "string_upper",
     "fingerprint64",
+    "hash64",
+    "string_to_hash_bucket",
     "siphash24",
     "substr",
 ]
@@ -1139,6 +1141,30 @@ def siphash24(k0: int, k1: int, data: bytes) -> int:
     return v0 ^ v1 ^ v2 ^ v3
 
 
+def hash64(data: bytes, seed: int = 0xDECAFCAFFE) -> int:
+    """TF's own ``Hash64`` (a 64-bit MurmurHash2 with TF's seed), of
+    ``to_hash_bucket``."""
+    m, r = 0xC6A4A7935BD1E995, 47
+    n = len(data)
+    h = (seed ^ (n * m)) & _M
+    full = n - n % 8
+    for i in range(0, full, 8):
+        k = struct.unpack_from("<Q", data, i)[0]
+        k = (k * m) & _M
+        k ^= k >> r
+        k = (k * m) & _M
+        h ^= k
+        h = (h * m) & _M
+    rest = data[full:]
+    if rest:
+        h ^= int.from_bytes(rest, "little")
+        h = (h * m) & _M
+    h ^= h >> r
+    h = (h * m) & _M
+    h ^= h >> r
+    return h
+
+
 def _num_buckets(num_buckets: Any, op_type: str) -> int:
     n = int(num_buckets)
     if n < 1:
@@ -1147,6 +1173,31 @@ def _num_buckets(num_buckets: Any, op_type: str) -> int:
             f"{{{{node {op_type}}}}}"
         )
     return n
+
+
+def string_to_hash_bucket(
+    string_tensor: Any = None,
+    num_buckets: Any = None,
+    name: str | None = None,
+    input: Any = None,  # noqa: A002 - TF's name
+) -> ops.Tensor:
+    """Each string's bucket: TF's ``Hash64(s) % num_buckets``
+    (``tf.strings.to_hash_bucket``; prefer ``to_hash_bucket_fast``, as TF says).
+
+    Args:
+      string_tensor: a string tensor.
+      num_buckets: the number of buckets (>= 1).
+      name: the op's name.
+      input: TF's alias of ``string_tensor``.
+
+    Returns:
+      An int64 tensor of the input's shape.
+    """
+    if string_tensor is not None and input is not None:
+        raise ValueError("Cannot specify both 'string_tensor' and 'input'")
+    value = input if string_tensor is None else string_tensor
+    n = _num_buckets(num_buckets, "StringToHashBucket")
+    return _unary("StringToHashBucket", name, value, lambda s: hash64(s) % n, np.int64)
 
 
 def string_to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> ops.Tensor:  # noqa: A002
