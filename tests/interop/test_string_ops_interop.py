@@ -314,3 +314,43 @@ def test_not_equal_filters_a_dataset_as_tf():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+def test_a_text_line_reader_pipeline_as_tf(tmp_path):
+    """A TF1 queue pipeline: ``TextLineReader`` -> strip, lower, ``to_number`` of a
+    substring (element-wise ops, run a chunk of records at a time) -> ``batch``."""
+    path = tmp_path / "data.txt"
+    path.write_text("".join(f"  Row{i:02d} {i * 0.25}\n" for i in range(12)))
+
+    def script(tf):
+        files = tf.train.string_input_producer([str(path)], num_epochs=1, shuffle=False)
+        _, line = tf.TextLineReader().read(files)
+        text = tf.strings.lower(tf.strings.strip(line))
+        number = tf.string_to_number(tf.substr(text, 6, 10), tf.float64)
+        batch = tf.train.batch([text, number], batch_size=4)
+
+        def run(sess):
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord=coord)
+            out = [[_canonical(v) for v in sess.run(batch)] for _ in range(3)]
+            coord.request_stop()
+            coord.join(threads)
+            return out
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_regex_end_anchors_as_tf():
+    """RE2's ``$`` matches only at the end (Python's also before a final newline)."""
+    _check(
+        lambda tf, x: [
+            tf.strings.regex_full_match(x, "a$"),
+            tf.strings.regex_replace(x, "a$", "<end>"),
+            tf.strings.regex_replace(x, r"a\z", "Z"),
+            tf.strings.regex_replace(x, "[$]", "D"),
+        ],
+        ["a\n", "ba", "a$b\n"],
+    )
