@@ -158,7 +158,7 @@ def _error(tf, build):
             sess.run(fetch)
         except tf.errors.OpError as e:
             for line in str(e).split("\n"):
-                if re.search(r"Could not|Tried to|Max scatter|TensorArray dtype", line):
+                if re.search(r"Could not|Tried to|Max scatter|TensorArray (dtype|has)", line):
                     return type(e).__name__, re.sub(r"^TensorArray \S+: ", "", line.strip())
             return type(e).__name__, str(e)
         return None
@@ -208,6 +208,7 @@ ERRORS = {
     "stack with one unwritten, infer_shape False": lambda tf: (
         tf.TensorArray(tf.float32, size=2, infer_shape=False).write(0, [1.0, 2.0]).stack()
     ),
+    "stack of size zero, shape unknown": lambda tf: tf.TensorArray(tf.float32, size=0).stack(),
     "loop reads an index twice": lambda tf: _loop_reading(tf, lambda t: t // 2),
     "loop writes an index twice": lambda tf: tf.while_loop(
         lambda t, ta: t < 3,
@@ -247,7 +248,8 @@ def test_array_made_in_each_iteration_starts_unread():
 def test_reads_of_unwritten_elements_are_zeros_and_no_clear_reads_twice():
     def script(tf):
         a = tf.TensorArray(tf.float32, size=3, clear_after_read=False).write(1, [1.0, 2.0])
-        return lambda sess: sess.run([a.read(0) + a.read(1) + a.read(1), a.stack()])
+        empty = tf.TensorArray(tf.float32, size=0, element_shape=[2])
+        return lambda sess: sess.run([a.read(0) + a.read(1) + a.read(1), a.stack(), empty.stack()])
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours)

@@ -667,13 +667,16 @@ def _mark_writes(op: ops.Operation, res: _Resource, dtype_message: str) -> None:
     )
 
 
+def _kernel_shape(shape: tensor_shape.TensorShape) -> str:
+    """A shape as TF's kernels write it in messages (``<unknown>``, ``[?,2]``)."""
+    if shape._dims is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape._dims) + "]"
+
+
 def _unknown_shape_read(res: _Resource, index: Any) -> str:
     """TF's message for an unwritten element read without a fully defined shape."""
-    dims = res.declared_shape._dims
-    if dims is None:
-        shape = "<unknown>"
-    else:
-        shape = "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+    shape = _kernel_shape(res.declared_shape)
     return (
         f"TensorArray {res.name}: Could not read from TensorArray index {index}.  "
         f"Furthermore, the element shape is not fully defined: {shape}.  It is possible "
@@ -694,6 +697,14 @@ def _materialized(op: ops.Operation, res: _Resource, buffer: Any, capacity: int,
     if jnp.ndim(buffer) > 0:
         return buffer
     shape = res.element_shape
+    if not shape.is_fully_defined() and capacity == 0:
+        raise errors.UnimplementedError(
+            None,
+            op,
+            f"TensorArray has size zero, but element shape {_kernel_shape(res.declared_shape)}"
+            " is not fully defined. Currently only static shapes are supported when packing "
+            "zero-size TensorArrays.",
+        )
     if not shape.is_fully_defined():
         raise errors.InvalidArgumentError(None, op, _unknown_shape_read(res, first))
     return jnp.zeros((capacity, *shape.as_list()), buffer.dtype)
