@@ -185,11 +185,13 @@ def test_sample_shape_from_the_graph_is_refused() -> None:
 
 
 def test_namespace_errors() -> None:
-    with pytest.raises(AttributeError, match="tf.distributions.StudentT is not in adapters.v1 yet"):
-        tf.distributions.StudentT  # noqa: B018
+    with pytest.raises(
+        AttributeError, match="tf.distributions.Dirichlet is not in adapters.v1 yet"
+    ):
+        tf.distributions.Dirichlet  # noqa: B018
     with pytest.raises(AttributeError, match="names that exist: tf.distributions.Normal"):
         tf.distributions.Norml  # noqa: B018
-    assert not hasattr(tf.distributions, "Beta")
+    assert not hasattr(tf.distributions, "Multinomial")
     assert "distributions" in tf.__all__
 
 

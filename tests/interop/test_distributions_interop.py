@@ -97,6 +97,22 @@ def _laplace(tf: Any, dtype: Any) -> tuple[Any, list[Any]]:
     return tf.distributions.Laplace(loc, scale), [loc, scale]
 
 
+C1 = [[0.5, 2.0, 3.5], [1.0, 1.5, 7.0]]
+C0 = [[2.5, 0.7, 3.0], [1.2, 2.0, 0.9]]  # TF's betainc (cdf) takes no broadcasting
+BETA_X = [[0.3, 0.99, 0.01], [0.5, 0.2, 0.75]]
+DF = [[0.8, 2.0, 5.0], [1.5, 3.0, 10.0]]  # mean NaN for df <= 1, variance inf for df <= 2
+
+
+def _beta(tf: Any, dtype: Any) -> tuple[Any, list[Any]]:
+    c1, c0 = _consts(tf, dtype, C1, C0)
+    return tf.distributions.Beta(c1, c0), [c1, c0]
+
+
+def _student_t(tf: Any, dtype: Any) -> tuple[Any, list[Any]]:
+    df, loc, scale = _consts(tf, dtype, DF, LOC, SCALE)
+    return tf.distributions.StudentT(df, loc, scale), [df, loc, scale]
+
+
 X_METHODS = ("log_prob", "prob", "cdf", "log_cdf", "survival_function", "log_survival_function")
 STATS = ("entropy", "mean", "mode", "stddev", "variance")
 
@@ -150,6 +166,9 @@ CASES: dict[str, tuple[Build, Any, tuple[str, ...]]] = {
     ),
     "Exponential": (_exponential, GAMMA_X, X_METHODS + STATS),
     "Laplace": (_laplace, LAPLACE_X, X_METHODS + STATS),
+    "Beta": (_beta, BETA_X, X_METHODS + STATS),
+    "StudentT": (_student_t, LAPLACE_X, X_METHODS + ("entropy", "mean", "mode")),
+    "StudentT variance": (_student_t, 0.0, ("variance", "stddev")),
 }
 
 
@@ -206,7 +225,9 @@ def _method_params() -> list[Any]:
     out = []
     for case in CASES:
         for dtype in ("float32", "float64"):
-            gamma_f32 = dtype == "float32" and case in ("Gamma", "Exponential")
+            if case == "StudentT variance" and dtype == "float64":
+                continue  # TF raises TypeError (test_student_t_float64_variance)
+            gamma_f32 = dtype == "float32" and case in ("Gamma", "Exponential", "Beta", "StudentT")
             out.append(pytest.param(case, dtype, marks=[LGAMMA_F32] if gamma_f32 else []))
     return out
 
@@ -252,6 +273,10 @@ def _kl_script(dtype: str, kind: str):
             a, pa = _categorical_logits(tf, d)
             (lb,) = _consts(tf, d, [[0.3, -1.0, 2.0, 0.1]])
             b, pb = tf.distributions.Categorical(logits=lb), [lb]
+        elif kind == "Beta":
+            a, pa = _beta(tf, d)
+            c1b, c0b = _consts(tf, d, [2.0, 0.5, 1.0], [[1.0], [4.0]])
+            b, pb = tf.distributions.Beta(c1b, c0b), [c1b, c0b]
         elif kind == "Gamma":
             a, pa = _gamma(tf, d)
             cb, rb = _consts(tf, d, [2.0, 0.5, 1.0], [[1.0], [4.0]])
@@ -275,9 +300,9 @@ def _kl_script(dtype: str, kind: str):
     ("kind", "dtype"),
     [
         (kind, dtype)
-        if (kind, dtype) != ("Gamma", "float32")
+        if dtype == "float64" or kind not in ("Gamma", "Beta")
         else pytest.param(kind, dtype, marks=[LGAMMA_F32])
-        for kind in ("Normal", "Categorical", "Bernoulli", "Gamma")
+        for kind in ("Normal", "Categorical", "Bernoulli", "Gamma", "Beta")
         for dtype in ("float32", "float64")
     ],
 )
@@ -354,8 +379,28 @@ SAMPLE_SHAPES = [(), 5, [2, 3], np.int32(4), [1]]
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize(
     "build",
-    [_normal, _categorical_logits, _bernoulli_probs, _uniform, _gamma, _exponential, _laplace],
-    ids=["Normal", "Categorical", "Bernoulli", "Uniform", "Gamma", "Exponential", "Laplace"],
+    [
+        _normal,
+        _categorical_logits,
+        _bernoulli_probs,
+        _uniform,
+        _gamma,
+        _exponential,
+        _laplace,
+        _beta,
+        _student_t,
+    ],
+    ids=[
+        "Normal",
+        "Categorical",
+        "Bernoulli",
+        "Uniform",
+        "Gamma",
+        "Exponential",
+        "Laplace",
+        "Beta",
+        "StudentT",
+    ],
 )
 def test_sample_shapes_and_dtypes(build: Build, dtype: str) -> None:
     def script(tf: Any):
@@ -446,6 +491,21 @@ VALIDATE = {
     "Gamma mode needs concentration > 1": lambda tf, v: tf.distributions.Gamma(
         v, 1.0, allow_nan_stats=False
     ).mode(),
+    "Beta concentration > 0": lambda tf, v: tf.distributions.Beta(
+        v, 1.0, validate_args=True
+    ).mean(),
+    "Beta sample in (0, 1)": lambda tf, v: tf.distributions.Beta(
+        2.0, 3.0, validate_args=True
+    ).log_prob(v),
+    "Beta mode needs concentrations > 1": lambda tf, v: tf.distributions.Beta(
+        2.0, v, allow_nan_stats=False
+    ).mode(),
+    "StudentT df > 0": lambda tf, v: tf.distributions.StudentT(
+        v, 0.0, 1.0, validate_args=True
+    ).mode(),
+    "StudentT mean needs df > 1": lambda tf, v: tf.distributions.StudentT(
+        v, 0.0, 1.0, allow_nan_stats=False
+    ).mean(),
     "Laplace scale > 0": lambda tf, v: tf.distributions.Laplace(
         0.0, v, validate_args=True
     ).entropy(),
@@ -465,6 +525,11 @@ VALUES = {
     "Gamma cdf x > 0": (-1.0, 1.5),
     "Gamma mode needs concentration > 1": (0.5, 3.0),
     "Laplace scale > 0": (-2.0, 2.0),
+    "Beta concentration > 0": (0.0, 2.0),
+    "Beta sample in (0, 1)": (1.5, 0.5),
+    "Beta mode needs concentrations > 1": (0.5, 3.0),
+    "StudentT df > 0": (-1.0, 3.0),
+    "StudentT mean needs df > 1": (0.5, 3.0),
 }
 
 
@@ -617,3 +682,19 @@ def test_namespace() -> None:
     assert repr(jtf.distributions.FULLY_REPARAMETERIZED) == repr(
         real_tf.compat.v1.distributions.FULLY_REPARAMETERIZED
     )
+
+
+def test_student_t_float64_variance() -> None:
+    """TF's StudentT.variance compares df with a float32 fill: float64 raises TypeError."""
+
+    def script(tf: Any):
+        d = tf.distributions.StudentT(*_consts(tf, tf.float64, 3.0, 0.0, 1.0))
+        try:
+            d.variance()
+            error = "none"
+        except TypeError:
+            error = "TypeError"
+        return lambda sess: error
+
+    theirs, ours = run_both(script)
+    assert ours == theirs == "TypeError"

@@ -5,14 +5,15 @@ Each distribution builds its math from TF's compat ops (``tf.math``/``tf.nn``), 
 values, gradients, dtypes (float32 and float64 exactly) and static shapes are TF's;
 samples are drawn by the compat random ops (TF's shapes and laws, JAX's draws).
 
-TF 2.21 also has ``Beta``, ``Dirichlet``, ``DirichletMultinomial``, ``Multinomial``
-and ``StudentT``; they are not here yet and raise an ``AttributeError`` saying so.
+TF 2.21 also has ``Dirichlet``, ``DirichletMultinomial`` and ``Multinomial``; they
+are not here yet and raise an ``AttributeError`` saying so.
 """
 
 from typing import Any
 
 from adapters.v1._missing import missing_attribute_error
 from adapters.v1.distributions.bernoulli import Bernoulli
+from adapters.v1.distributions.beta import Beta
 from adapters.v1.distributions.categorical import Categorical
 from adapters.v1.distributions.distribution import (
     FULLY_REPARAMETERIZED,
@@ -25,10 +26,12 @@ from adapters.v1.distributions.gamma import Gamma
 from adapters.v1.distributions.kullback_leibler import RegisterKL, kl_divergence
 from adapters.v1.distributions.laplace import Laplace
 from adapters.v1.distributions.normal import Normal
+from adapters.v1.distributions.student_t import StudentT
 from adapters.v1.distributions.uniform import Uniform
 
 __all__ = [
     "Bernoulli",
+    "Beta",
     "Categorical",
     "Distribution",
     "Exponential",
@@ -39,17 +42,16 @@ __all__ = [
     "Normal",
     "RegisterKL",
     "ReparameterizationType",
+    "StudentT",
     "Uniform",
     "kl_divergence",
 ]
 
 # TF 2.21's tf.compat.v1.distributions names that jtrain does not have yet.
 _NOT_YET = (
-    "Beta",
     "Dirichlet",
     "DirichletMultinomial",
     "Multinomial",
-    "StudentT",
 )
 
 

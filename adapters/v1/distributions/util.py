@@ -8,6 +8,7 @@ checked tensor as a control dependency, as TF's ``with_dependencies`` does.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ __all__ = [
     "embed_check_integer_casting_closed",
     "assert_near",
     "folded",
+    "gen_new_seed",
 ]
 
 
@@ -257,3 +259,11 @@ def get_logits_and_probs(
             if multidimensional:
                 return op("log")(probs), probs
             return op("log")(probs) - op("log1p")(-1.0 * probs), probs
+
+
+def gen_new_seed(seed: int | None, salt: str) -> int | None:
+    """TF's derived op seed for a second random op of one sample (``None`` stays)."""
+    if seed is None:
+        return None
+    string = (str(seed) + salt).encode("utf-8")
+    return int(hashlib.md5(string).hexdigest()[:8], 16) & 0x7FFFFFFF
