@@ -237,3 +237,27 @@ def test_exponential_and_laplace_samples_law(dtype) -> None:
             0.5 * math.exp((v - m) / b) if v < m else 1 - 0.5 * math.exp(-(v - m) / b)
         )
         assert _ks(lap[:, j], laplace_cdf) < EPS
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_beta_and_student_t_samples_law(dtype) -> None:
+    from scipy import stats
+
+    c1, c0 = np.array([0.5, 3.0], dtype), np.array([2.0, 0.7], dtype)
+    df, loc, scale = (
+        np.array([1.5, 6.0], dtype),
+        np.array([0.0, 2.0], dtype),
+        np.array([1.0, 0.5], dtype),
+    )
+    b, t = _run(
+        [
+            tf.distributions.Beta(c1, c0).sample(N, seed=6),
+            tf.distributions.StudentT(df, loc, scale).sample(N, seed=6),
+        ]
+    )
+    assert b.dtype == t.dtype == dtype and b.shape == t.shape == (N, 2)
+    for j in range(2):
+        beta_cdf = stats.beta(float(c1[j]), float(c0[j])).cdf
+        t_cdf = stats.t(float(df[j]), float(loc[j]), float(scale[j])).cdf
+        assert _ks(b[:, j], beta_cdf) < EPS
+        assert _ks(t[:, j], t_cdf) < EPS
