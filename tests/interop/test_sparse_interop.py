@@ -473,3 +473,32 @@ def test_reduce_max_has_no_gradient():
         grad = jtf.gradients(jtf.reduce_sum(jtf.sparse.reduce_max(sp, 1)), sp.values)[0]
         with jtf.Session() as sess, pytest.raises(LookupError, match="SparseReduceMax"):
             sess.run(grad)
+
+
+def test_transpose_static_shape_of_placeholders():
+    """TF's static shape of a transpose: the permuted shape when the input's is fully
+    known (a sparse_placeholder of shape [3, 5]), all dimensions unknown when it is only
+    partly known (jtrain gave [None, None] for the fully known one)."""
+
+    def script(tf):
+        full = tf.sparse_placeholder(tf.float32, shape=[3, 5])
+        partial = tf.sparse_placeholder(tf.float32, shape=[None, 5])
+        cube = tf.sparse_placeholder(tf.float32, shape=[2, 3, 4])
+        outs = [
+            tf.sparse.transpose(full),
+            tf.sparse.transpose(full, [1, 0]),
+            tf.sparse.transpose(partial),
+            tf.sparse.transpose(cube, [0, 2, 1]),
+        ]
+        cube_value = (np.array([[0, 1, 3], [1, 2, 0]], np.int64), VALS[:2], [2, 3, 4])
+
+        def run(sess):
+            feed = {full: _value(tf), partial: _value(tf), cube: cube_value}
+            values = sess.run(outs, feed)
+            return [_static(x) for x in outs], _plain(values)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert theirs[0] == [[5, 3], [5, 3], [None, None], [2, 4, 3]]
+    assert_twins(theirs, ours, rtol=0)

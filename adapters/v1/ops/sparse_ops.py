@@ -981,7 +981,13 @@ def sparse_transpose(sp_input: SparseTensor, perm: Any = None, name: str | None 
         order = np.asarray(perm, np.int64)
         indices = lift(lambda i: i[:, order], [sp.indices], name="transposed_indices")
         shape = lift(lambda s: s[order], [sp.dense_shape], name="transposed_shape")
-        return sparse_reorder(SparseTensor(indices, sp.values, shape))
+        out = sparse_reorder(SparseTensor(indices, sp.values, shape))
+        static = sp.get_shape()
+        if static.is_fully_defined():
+            # TF's static shape: the permuted one when fully known (else unknown dims).
+            dims = static.as_list()
+            out._static = TensorShape([dims[k] for k in order])
+        return out
 
 
 def sparse_expand_dims(sp_input: SparseTensor, axis: Any = None, name: str | None = None):
