@@ -226,6 +226,51 @@ def test_looked_up_ids_train_an_embedding_as_tf():
     assert_twins(theirs, ours, rtol=1e-6)
 
 
+def test_lookup_of_a_sparse_tensor_trains_as_tf():
+    """``table.lookup`` of ``string_split``'s SparseTensor gives a SparseTensor of ids
+    (TF's), embedded and summed per sentence in a training step."""
+    vocab = ["<pad>", "a", "b", "c"]
+    batches = [["a b", "c a b"], ["b", "c c q"]]
+
+    def script(tf):
+        hashed = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(vocab, tf.constant([0, 1, 2, 3], tf.int64)), 0
+        )
+        buckets = tf.lookup.StaticVocabularyTable(
+            tf.lookup.KeyValueTensorInitializer(vocab, tf.constant([0, 1, 2, 3], tf.int64)), 2
+        )
+        sentences = tf.placeholder(tf.string, [None])
+        words = tf.string_split(sentences)
+        ids = hashed.lookup(words)
+        oov_ids = buckets.lookup(words)
+        embeddings = tf.Variable(
+            np.linspace(-1.0, 1.0, 6 * 2, dtype=np.float32).reshape(6, 2), name="emb"
+        )
+        vectors = tf.nn.embedding_lookup(embeddings, oov_ids.values)
+        rows = tf.cast(oov_ids.indices[:, 0], tf.int32)
+        pooled = tf.math.unsorted_segment_sum(vectors, rows, tf.shape(sentences)[0])
+        loss = tf.reduce_sum(tf.square(pooled - 0.5))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        static = [(t.dtype.name, t.shape.as_list()) for t in (ids.values, ids.indices)]
+
+        def run(sess):
+            sess.run(tf.tables_initializer())
+            out, losses = [], []
+            for batch in batches * 2:
+                got = sess.run(
+                    [ids.values, ids.indices, oov_ids.values, loss, train], {sentences: batch}
+                )
+                out.append([_canonical(v) for v in got[:3]])
+                losses.append(got[3])
+            return static, out, (np.asarray(losses), sess.run(embeddings))
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert theirs[:2] == ours[:2]
+    assert_twins(theirs[2], ours[2], rtol=1e-6)
+
+
 def test_static_vocabulary_table_as_tf(tmp_path):
     """Known words get their ids, unknown ones ``vocab_size + Fingerprint64 % buckets``
     (string and int64 keys, int32 keys looked up as int64, buckets only), size() and

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from adapters.v1.framework import ops
+from adapters.v1.framework.sparse_tensor import SparseTensor
 from adapters.v1.ops import control_flow_ops
 from adapters.v1.ops.constant_op import literal_array
 from adapters.v1.ops.data_flow_ops import host_inputs, placement, session_state
@@ -337,16 +338,20 @@ class StaticHashTable:
         """The value of each key (``default_value`` where missing).
 
         Args:
-          keys: a tensor of the keys' dtype, any shape.
+          keys: a tensor of the keys' dtype, any shape, or a ``SparseTensor`` of them.
           name: the op's name.
 
         Returns:
-          A tensor of the values' dtype with the keys' shape.
+          A tensor of the values' dtype with the keys' shape (a ``SparseTensor`` of the
+          keys' indices and dense shape for a ``SparseTensor``).
 
         Raises:
           TypeError: keys of another dtype (TF's message).
           FailedPreconditionError (at run time): "Table not initialized."
         """
+        if isinstance(keys, SparseTensor):
+            values = self.lookup(keys.values, name)
+            return SparseTensor(keys.indices, values, keys.dense_shape)
         (tensor,) = host_inputs([keys])
         if tensor.dtype != self.key_dtype:
             raise TypeError(
@@ -508,8 +513,8 @@ class StaticVocabularyTable:
         return op.outputs[0]
 
     def lookup(self, keys: Any, name: str | None = None) -> ops.Tensor:
-        """Each key's id (int64, the keys' shape); an unknown key's bucket after the
-        vocabulary.
+        """Each key's id (int64, the keys' shape; a ``SparseTensor`` of ids for one of
+        keys); an unknown key's bucket after the vocabulary.
 
         Raises:
           TypeError: keys not of ``lookup_key_dtype`` (TF's message).
@@ -517,6 +522,9 @@ class StaticVocabularyTable:
         """
         from adapters.v1.ops.string_ops import fingerprint64
 
+        if isinstance(keys, SparseTensor):
+            values = self.lookup(keys.values, name)
+            return SparseTensor(keys.indices, values, keys.dense_shape)
         (tensor,) = host_inputs([keys])
         if tensor.dtype != self.key_dtype:
             raise TypeError(
