@@ -334,7 +334,7 @@ class StaticHashTable:
             raise errors.FailedPreconditionError(None, None, "Table not initialized.")
         return data
 
-    def lookup(self, keys: Any, name: str | None = None) -> ops.Tensor:
+    def lookup(self, keys: Any, name: str | None = None) -> Any:
         """The value of each key (``default_value`` where missing).
 
         Args:
@@ -512,7 +512,7 @@ class StaticVocabularyTable:
         )
         return op.outputs[0]
 
-    def lookup(self, keys: Any, name: str | None = None) -> ops.Tensor:
+    def lookup(self, keys: Any, name: str | None = None) -> Any:
         """Each key's id (int64, the keys' shape; a ``SparseTensor`` of ids for one of
         keys); an unknown key's bucket after the vocabulary.
 
