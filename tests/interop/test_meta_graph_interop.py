@@ -121,3 +121,44 @@ def test_tf_meta_imports_restores_and_trains_as_tf(tf_saved):
             with pytest.raises(errors.UnimplementedError, match="unsupported op types") as e:
                 sess.run(save, {saver.saver_def.filename_tensor_name: prefix + "-jtrain"})
     assert "SaveV2" in str(e.value) and "use the Saver that import_meta_graph" in str(e.value)
+
+
+def test_a_jtrain_meta_with_a_while_loop_reimports_and_trains_as_tf(tmp_path):
+    """A graph with a ``tf.while_loop`` (an RNN-like loop reading a variable), written
+    by jtrain's ``Saver`` and imported into a new graph: its loop runs and trains to
+    TF's values. The loop body's parameter nodes (``while/Identity``, no input) made
+    ``import_meta_graph`` raise IndexError."""
+    from tests.interop.twin import run_both
+
+    h0 = np.float32([[0.5, -1.0]])
+
+    def script(tf):
+        w = tf.get_variable("w", initializer=np.float32([[0.9, 0.1], [-0.2, 0.8]]))
+        _, h = tf.while_loop(
+            lambda t, *_: t < 3,
+            lambda t, h: [t + 1, tf.tanh(tf.matmul(h, w))],
+            [0, h0],
+            maximum_iterations=3,
+        )
+        loss = tf.reduce_sum(tf.square(h), name="loss")
+        train = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+        tf.add_to_collection("train_op", train)
+        saver = tf.train.Saver()
+
+        def run(sess):
+            if tf is jtf:
+                saver.save(sess, str(tmp_path / "model"))
+            return [sess.run([train, loss])[1] for _ in range(3)]
+
+        return run
+
+    theirs, ours = run_both(script)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+    with jtf.Graph().as_default() as graph:
+        saver = jtf.train.import_meta_graph(str(tmp_path / "model.meta"))
+        train = jtf.get_collection("train_op")[0]
+        loss = graph.get_tensor_by_name("loss:0")
+        with jtf.Session() as sess:
+            saver.restore(sess, str(tmp_path / "model"))
+            again = [sess.run([train, loss])[1] for _ in range(3)]
+    np.testing.assert_allclose(again, theirs, rtol=1e-6)

@@ -1575,7 +1575,14 @@ def _table_entry(node: Any) -> Any:
 
 
 def _tf_identity(imp: _Importer, node: Any, data: list[str], controls: list[Any]) -> None:
-    """TF's ``Identity``: of a variable, its read; of a tensor, the tensor."""
+    """TF's ``Identity``: of a variable, its read; of a tensor, the tensor. One without
+    an input is a jtrain loop body's parameter: it runs only inside its loop's node."""
+    if not data:
+        imp._build_unsupported(
+            node, data, controls, "it is a tf.while_loop body's parameter, computed only "
+            "inside the loop; fetch the loop's outputs",
+        )  # fmt: skip
+        return
     source = data[0].partition(":")[0]
     if source in imp.variables:
         var = imp.variables[source]
