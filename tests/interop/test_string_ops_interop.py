@@ -95,6 +95,8 @@ CASES = {
     "substr negative pos": lambda tf, x: tf.strings.substr(x[:2], -3, 2),
     "substr vector pos": lambda tf, x: tf.strings.substr(x[:2], [0, 2], [5, 100]),
     "substr out of range": lambda tf, x: tf.substr(x, 4, 1),
+    "substr utf8": lambda tf, x: tf.strings.substr(x[3:], [1, -2], [3, 9], unit="UTF8_CHAR"),
+    "substr utf8 out of range": lambda tf, x: tf.substr(x, -9, 2, unit="UTF8_CHAR"),
     "reduce_join all": lambda tf, x: tf.reduce_join(x),
     "reduce_join separator": lambda tf, x: tf.strings.reduce_join(x, 0, separator=", "),
     "reduce_join keepdims": lambda tf, x: tf.strings.reduce_join(

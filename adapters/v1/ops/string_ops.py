@@ -660,7 +660,8 @@ def substr(
         from the end.
       len: the substring's length (past the string's end: to the end).
       name: the op's name.
-      unit: ``"BYTE"`` (``"UTF8_CHAR"`` is not supported).
+      unit: ``"BYTE"`` (default) or ``"UTF8_CHAR"`` (``pos``/``len`` count characters:
+        bytes that do not continue a UTF-8 sequence).
 
     Returns:
       A string tensor of the broadcast shape.
@@ -668,10 +669,13 @@ def substr(
     Raises:
       InvalidArgumentError (at run time): "pos P out of range for string" for a
         ``pos`` past either end.
-      NotImplementedError: ``unit="UTF8_CHAR"``.
+      ValueError: another ``unit``.
     """
-    if unit != "BYTE":
-        raise NotImplementedError(f"tf.strings.substr unit={unit!r}: adapters.v1 takes unit='BYTE'")
+    if unit not in ("BYTE", "UTF8_CHAR"):
+        raise ValueError(
+            f"Attr 'unit' of 'Substr' Op passed string '{unit}' not in: \"BYTE\", \"UTF8_CHAR\"."
+        )
+    chars = unit == "UTF8_CHAR"
     tensor = _string_input(input, "input", "Substr")
     pos_t, len_t = host_inputs([pos, len])
     for t in (pos_t, len_t):
@@ -695,15 +699,17 @@ def substr(
             zip(strings.reshape(-1), p.reshape(-1), n.reshape(-1), strict=True)
         ):
             s, start, length = bytes(s), int(start), int(length)
-            size = builtin_len(s)
+            # the units' byte offsets: every byte, or where each UTF-8 character starts
+            bounds = [j for j, b in enumerate(s) if not chars or (b & 0xC0) != 0x80]
+            size = builtin_len(bounds)
+            bounds.append(builtin_len(s))
             at = start + size if start < 0 else start
             if at < 0 or at > size:
+                shown = "" if chars else f" b'{s.decode('latin-1')}'"
                 raise errors.InvalidArgumentError(
-                    None,
-                    None,
-                    f"pos {start} out of range for string b'{s.decode('latin-1')}' at index {i}",
+                    None, None, f"pos {start} out of range for string{shown} at index {i}"
                 )
-            flat[i] = s[at : at + max(length, 0)]
+            flat[i] = s[bounds[at] : bounds[min(at + max(length, 0), size)]]
         return (out,)
 
     op = _host_op("Substr", name, [tensor, pos_t, len_t], compute, [(shape, _STRING)])
