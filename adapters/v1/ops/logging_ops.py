@@ -22,7 +22,9 @@ __all__ = ["Print", "print_v2", "summarize_value", "format_element"]
 
 
 def format_element(value: Any, v2: bool = False) -> str:
-    """One element as TF prints it (float32 ``%.9g``, float64 ``%.17g``, bool ``1``/``0``)."""
+    """One element as TF prints it (bool ``1``/``0``; floats as TF's ``FloatToBuffer``:
+    float32, float16 and bfloat16 with ``%.6g`` where that reads back as the same
+    float32, else ``%.9g``; float64 with ``%.15g``, else ``%.17g``)."""
     if isinstance(value, (bytes, np.bytes_)):
         text = bytes(value).decode("utf-8", "replace")
         return f'"{text}"' if v2 else text
@@ -32,8 +34,13 @@ def format_element(value: Any, v2: bool = False) -> str:
     if kind == np.bool_:
         return "1" if value else "0"
     if kind.kind == "f" or kind.name == "bfloat16":
-        digits = 17 if kind == np.float64 else 9
-        return f"{float(value):.{digits}g}"
+        if kind == np.float64:
+            number = float(value)
+            text = f"{number:.15g}"
+            return text if float(text) == number else f"{number:.17g}"
+        single = np.float32(value)
+        text = f"{float(single):.6g}"
+        return text if np.float32(text) == single else f"{float(single):.9g}"
     return str(value)
 
 
