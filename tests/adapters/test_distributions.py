@@ -186,12 +186,12 @@ def test_sample_shape_from_the_graph_is_refused() -> None:
 
 def test_namespace_errors() -> None:
     with pytest.raises(
-        AttributeError, match="tf.distributions.Dirichlet is not in adapters.v1 yet"
+        AttributeError, match="tf.distributions.Multinomial is not in adapters.v1 yet"
     ):
-        tf.distributions.Dirichlet  # noqa: B018
+        tf.distributions.Multinomial  # noqa: B018
     with pytest.raises(AttributeError, match="names that exist: tf.distributions.Normal"):
         tf.distributions.Norml  # noqa: B018
-    assert not hasattr(tf.distributions, "Multinomial")
+    assert not hasattr(tf.distributions, "DirichletMultinomial")
     assert "distributions" in tf.__all__
 
 
@@ -261,3 +261,16 @@ def test_beta_and_student_t_samples_law(dtype) -> None:
         t_cdf = stats.t(float(df[j]), float(loc[j]), float(scale[j])).cdf
         assert _ks(b[:, j], beta_cdf) < EPS
         assert _ks(t[:, j], t_cdf) < EPS
+
+
+def test_dirichlet_samples_law() -> None:
+    """Each coordinate of a Dirichlet draw is Beta(c_i, sum(c) - c_i); draws sum to 1."""
+    from scipy import stats
+
+    c = np.array([0.5, 2.0, 3.5], np.float32)
+    draws = _run(tf.distributions.Dirichlet(c).sample(N, seed=8))
+    assert draws.shape == (N, 3) and draws.dtype == np.float32
+    np.testing.assert_allclose(draws.sum(-1), 1.0, rtol=1e-5)
+    for i in range(3):
+        cdf = stats.beta(float(c[i]), float(c.sum() - c[i])).cdf
+        assert _ks(draws[:, i], cdf) < EPS

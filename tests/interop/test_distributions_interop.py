@@ -113,6 +113,22 @@ def _student_t(tf: Any, dtype: Any) -> tuple[Any, list[Any]]:
     return tf.distributions.StudentT(df, loc, scale), [df, loc, scale]
 
 
+DIRICHLET_C = [[0.5, 2.0, 3.5], [1.5, 1.2, 7.0]]
+DIRICHLET_X = [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]
+
+
+def _dirichlet(tf: Any, dtype: Any) -> tuple[Any, list[Any]]:
+    (c,) = _consts(tf, dtype, DIRICHLET_C)
+    return tf.distributions.Dirichlet(c), [c]
+
+
+def _dirichlet_square(tf: Any, dtype: Any) -> tuple[Any, list[Any]]:
+    """TF's Dirichlet.mode broadcasts the batch's test on the event axis (a ValueError
+    unless they agree): a batch of 3 events of 3."""
+    (c,) = _consts(tf, dtype, DIRICHLET_C + [[2.0, 3.0, 0.9]])
+    return tf.distributions.Dirichlet(c), [c]
+
+
 X_METHODS = ("log_prob", "prob", "cdf", "log_cdf", "survival_function", "log_survival_function")
 STATS = ("entropy", "mean", "mode", "stddev", "variance")
 
@@ -167,6 +183,12 @@ CASES: dict[str, tuple[Build, Any, tuple[str, ...]]] = {
     "Exponential": (_exponential, GAMMA_X, X_METHODS + STATS),
     "Laplace": (_laplace, LAPLACE_X, X_METHODS + STATS),
     "Beta": (_beta, BETA_X, X_METHODS + STATS),
+    "Dirichlet": (
+        _dirichlet,
+        DIRICHLET_X,
+        ("log_prob", "prob", "entropy", "mean", "stddev", "variance", "covariance"),
+    ),
+    "Dirichlet mode": (_dirichlet_square, DIRICHLET_X, ("mode",)),
     "StudentT": (_student_t, LAPLACE_X, X_METHODS + ("entropy", "mean", "mode")),
     "StudentT variance": (_student_t, 0.0, ("variance", "stddev")),
 }
@@ -227,7 +249,13 @@ def _method_params() -> list[Any]:
         for dtype in ("float32", "float64"):
             if case == "StudentT variance" and dtype == "float64":
                 continue  # TF raises TypeError (test_student_t_float64_variance)
-            gamma_f32 = dtype == "float32" and case in ("Gamma", "Exponential", "Beta", "StudentT")
+            gamma_f32 = dtype == "float32" and case in (
+                "Gamma",
+                "Exponential",
+                "Beta",
+                "StudentT",
+                "Dirichlet",
+            )
             out.append(pytest.param(case, dtype, marks=[LGAMMA_F32] if gamma_f32 else []))
     return out
 
@@ -273,6 +301,10 @@ def _kl_script(dtype: str, kind: str):
             a, pa = _categorical_logits(tf, d)
             (lb,) = _consts(tf, d, [[0.3, -1.0, 2.0, 0.1]])
             b, pb = tf.distributions.Categorical(logits=lb), [lb]
+        elif kind == "Dirichlet":
+            a, pa = _dirichlet(tf, d)
+            (cb,) = _consts(tf, d, [[2.0, 0.5, 1.0]])
+            b, pb = tf.distributions.Dirichlet(cb), [cb]
         elif kind == "Beta":
             a, pa = _beta(tf, d)
             c1b, c0b = _consts(tf, d, [2.0, 0.5, 1.0], [[1.0], [4.0]])
@@ -300,9 +332,9 @@ def _kl_script(dtype: str, kind: str):
     ("kind", "dtype"),
     [
         (kind, dtype)
-        if dtype == "float64" or kind not in ("Gamma", "Beta")
+        if dtype == "float64" or kind not in ("Gamma", "Beta", "Dirichlet")
         else pytest.param(kind, dtype, marks=[LGAMMA_F32])
-        for kind in ("Normal", "Categorical", "Bernoulli", "Gamma", "Beta")
+        for kind in ("Normal", "Categorical", "Bernoulli", "Gamma", "Beta", "Dirichlet")
         for dtype in ("float32", "float64")
     ],
 )
@@ -389,6 +421,7 @@ SAMPLE_SHAPES = [(), 5, [2, 3], np.int32(4), [1]]
         _laplace,
         _beta,
         _student_t,
+        _dirichlet,
     ],
     ids=[
         "Normal",
@@ -400,6 +433,7 @@ SAMPLE_SHAPES = [(), 5, [2, 3], np.int32(4), [1]]
         "Laplace",
         "Beta",
         "StudentT",
+        "Dirichlet",
     ],
 )
 def test_sample_shapes_and_dtypes(build: Build, dtype: str) -> None:
@@ -506,6 +540,12 @@ VALIDATE = {
     "StudentT mean needs df > 1": lambda tf, v: tf.distributions.StudentT(
         v, 0.0, 1.0, allow_nan_stats=False
     ).mean(),
+    "Dirichlet concentration > 0": lambda tf, v: tf.distributions.Dirichlet(
+        tf.stack([v, 1.0]), validate_args=True
+    ).mean(),
+    "Dirichlet sample sums to 1": lambda tf, v: tf.distributions.Dirichlet(
+        [2.0, 3.0], validate_args=True
+    ).log_prob(tf.stack([v, 0.5])),
     "Laplace scale > 0": lambda tf, v: tf.distributions.Laplace(
         0.0, v, validate_args=True
     ).entropy(),
@@ -525,6 +565,8 @@ VALUES = {
     "Gamma cdf x > 0": (-1.0, 1.5),
     "Gamma mode needs concentration > 1": (0.5, 3.0),
     "Laplace scale > 0": (-2.0, 2.0),
+    "Dirichlet concentration > 0": (-1.0, 2.0),
+    "Dirichlet sample sums to 1": (0.7, 0.5),
     "Beta concentration > 0": (0.0, 2.0),
     "Beta sample in (0, 1)": (1.5, 0.5),
     "Beta mode needs concentrations > 1": (0.5, 3.0),

@@ -5,8 +5,8 @@ Each distribution builds its math from TF's compat ops (``tf.math``/``tf.nn``), 
 values, gradients, dtypes (float32 and float64 exactly) and static shapes are TF's;
 samples are drawn by the compat random ops (TF's shapes and laws, JAX's draws).
 
-TF 2.21 also has ``Dirichlet``, ``DirichletMultinomial`` and ``Multinomial``; they
-are not here yet and raise an ``AttributeError`` saying so.
+TF 2.21 also has ``DirichletMultinomial`` and ``Multinomial``; they are not here
+yet and raise an ``AttributeError`` saying so.
 """
 
 from typing import Any
@@ -15,6 +15,7 @@ from adapters.v1._missing import missing_attribute_error
 from adapters.v1.distributions.bernoulli import Bernoulli
 from adapters.v1.distributions.beta import Beta
 from adapters.v1.distributions.categorical import Categorical
+from adapters.v1.distributions.dirichlet import Dirichlet
 from adapters.v1.distributions.distribution import (
     FULLY_REPARAMETERIZED,
     NOT_REPARAMETERIZED,
@@ -33,6 +34,7 @@ __all__ = [
     "Bernoulli",
     "Beta",
     "Categorical",
+    "Dirichlet",
     "Distribution",
     "Exponential",
     "FULLY_REPARAMETERIZED",
@@ -49,7 +51,6 @@ __all__ = [
 
 # TF 2.21's tf.compat.v1.distributions names that jtrain does not have yet.
 _NOT_YET = (
-    "Dirichlet",
     "DirichletMultinomial",
     "Multinomial",
 )

@@ -88,11 +88,15 @@ def assert_same_float_dtype(
 
 def folded(t: ops.Tensor) -> ops.Tensor:
     """The constant behind ``t`` when ``t`` is the ``Identity`` of one (a parameter
-    kept by ``tf.identity``): TF's checks fold it and fail when the graph is built,
-    jtrain's ``check_ops`` fold constants only."""
+    kept by ``tf.identity``) or a ``tf.stack`` of constants: TF's checks fold those
+    and fail when the graph is built, jtrain's ``check_ops`` fold constants only."""
     op_ = t.op
     if op_.type == "Identity" and op_.inputs and op_.inputs[0].op._const_value is not None:
         return op_.inputs[0]
+    if op_.type == "Pack" and op_.inputs and getattr(op_, "_static_attrs", {}).get("axis", 0) == 0:
+        values = [i.op._const_value for i in op_.inputs]
+        if all(v is not None for v in values):  # tf.stack of constants, as TF folds it
+            return ops.convert_to_tensor(np.stack(values))
     return t
 
 
