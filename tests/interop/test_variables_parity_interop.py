@@ -76,3 +76,38 @@ def test_get_variable_use_resource_as_tf():
         "float32",
         "float32",
     ]
+
+
+def test_partitioned_variable_parts_follow_use_resource_as_tf(tmp_path):
+    """A partitioned ``get_variable`` in a ``use_resource=True`` scope (or with
+    ``use_resource=True``) has resource parts (dtype ``float32``), as TF's; jtrain made
+    them reference variables. The parts train through ``embedding_lookup`` and a saved
+    and restored checkpoint gives TF's values."""
+
+    def script(tf):
+        init = tf.ones_initializer()
+        part = tf.fixed_size_partitioner(2)
+        with tf.variable_scope("s", use_resource=True):
+            p = tf.get_variable("p", [6, 2], partitioner=part, initializer=init)
+        q = tf.get_variable("q", [6, 2], partitioner=part, initializer=init, use_resource=True)
+        r = tf.get_variable("r", [6, 2], partitioner=part, initializer=init)
+        kinds = [(v.name, v.dtype.name) for v in tf.global_variables()]
+        ids = tf.constant([0, 4, 4, 5])
+        loss = sum(tf.reduce_sum(tf.square(tf.nn.embedding_lookup(v, ids))) for v in (p, q, r))
+        train = tf.train.GradientDescentOptimizer(0.25).minimize(loss)
+        saver = tf.train.Saver()
+
+        def run(sess):
+            sess.run(train)
+            path = saver.save(sess, str(tmp_path / ("tf" if tf.__name__ != "adapters.v1" else "j")))
+            trained = sess.run([p.as_tensor(), q.as_tensor(), r.as_tensor()])
+            sess.run(tf.global_variables_initializer())
+            saver.restore(sess, path)
+            return kinds, trained, sess.run([p.as_tensor(), q.as_tensor(), r.as_tensor()])
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert [k for _, k in theirs[0]] == ["float32"] * 4 + ["float32_ref"] * 2
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1:], ours[1:], rtol=0)

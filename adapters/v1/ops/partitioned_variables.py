@@ -373,8 +373,11 @@ def get_partitioned_variable(
     constraint: Callable | None = None,
     synchronization: Any = None,
     aggregation: Any = None,
+    use_resource: bool | None = None,
 ) -> PartitionedVariable:
-    """Gets or creates the partitioned variable ``name`` (a full name) with TF's rules.
+    """Gets or creates the partitioned variable ``name`` (a full name) with TF's rules;
+    its parts are resource variables when ``use_resource`` (None:
+    ``tf.resource_variables_enabled()``), as ``get_variable``'s.
 
     Raises:
       ValueError: the shape is not fully known or of rank 0; the partitioner's
@@ -461,6 +464,7 @@ def get_partitioned_variable(
             synchronization=synchronization,
             aggregation=aggregation,
             partition_info=PartitionInfo(shape, offset),
+            use_resource=use_resource,
         )
         var._save_slice_info = SaveSliceInfo(name, shape, offset, part_shape)
         slices.append(var)

@@ -605,7 +605,7 @@ def _true_getter(
             name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
             reuse=reuse, trainable=trainable, collections=collections,
             partitioner=partitioner, validate_shape=validate_shape, constraint=constraint,
-            synchronization=synchronization, aggregation=aggregation,
+            synchronization=synchronization, aggregation=aggregation, use_resource=use_resource,
         )  # fmt: skip
     return _true_getter_single(
         name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
