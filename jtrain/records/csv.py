@@ -204,10 +204,12 @@ def _float(text: bytes, dtype: np.dtype) -> Any:
             largest32 = np.finfo(np.float32).max
             return largest32 if wide > 0 else -largest32
         return narrow
-    below = np.nextafter(narrow, np.float32(-np.inf)) if narrow > wide else narrow
+    # Compared as Python floats: NumPy 2 compares a float32 with a Python float in
+    # float32, where ``wide`` rounds to ``narrow``.
+    below = np.nextafter(narrow, np.float32(-np.inf)) if float(narrow) > wide else narrow
     with np.errstate(over="ignore"):
         above = np.nextafter(below, np.float32(np.inf))
-    if np.isfinite(above) and wide != narrow:
+    if np.isfinite(above) and wide != float(narrow):
         middle = (Fraction(float(below)) + Fraction(float(above))) / 2
         if Fraction(wide) == middle:
             exact = _exact(sign, decimal, hexadecimal)

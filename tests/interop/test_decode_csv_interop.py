@@ -42,6 +42,23 @@ CASES = {
         [[0.0], [0.0], [0.0]],
         {},
     ),
+    # float64-halfway between two float32s: only the exact decimal decides (NumPy 2
+    # compares a Python float with a float32 in float32, which hid the difference)
+    "float32 halfway rounding": (
+        [
+            "1.00000005960464477539062500001,1.00000005960464477539062499999,"
+            "1.000000059604644775390625",
+            "1.00000017881393432617187499999,1.000000178813934326171875,"
+            "-1.00000005960464477539062500001",
+        ],
+        [[0.0], [0.0], [0.0]],
+        {},
+    ),
+    "int64 overflow": (
+        ["9223372036854775808"],
+        [jtf.constant([0], jtf.int64)],
+        {},
+    ),
     "float64": (
         ["0.1,9007199254740993,1e-320"],
         [
