@@ -502,3 +502,36 @@ def test_transpose_static_shape_of_placeholders():
     theirs, ours = run_both(script)
     assert theirs[0] == [[5, 3], [5, 3], [None, None], [2, 4, 3]]
     assert_twins(theirs, ours, rtol=0)
+
+
+@pytest.mark.parametrize("reduce", ["reduce_sum", "reduce_max"])
+@pytest.mark.parametrize("axis", [2, -3])
+@pytest.mark.parametrize("fed", [True, False])
+def test_reduce_axis_out_of_range_fails_at_run_as_tf(reduce, axis, fed):
+    """TF builds a sparse reduction over an axis out of range and raises its
+    InvalidArgumentError when it runs; jtrain raised ValueError when the graph was built
+    (which ``except tf.errors.InvalidArgumentError`` does not catch)."""
+
+    def script(tf):
+        if fed:
+            sp = tf.sparse_placeholder(tf.float32, shape=[3, 5])
+        else:
+            sp = tf.SparseTensor(IDX, VALS, SHAPE)
+        out = getattr(tf.sparse, reduce)(sp, axis=axis)
+
+        def run(sess):
+            try:
+                sess.run(out, {sp: _value(tf)} if fed else None)
+            except tf.errors.InvalidArgumentError as e:
+                # TF's run errors: a header and the node's traceback, then the message
+                # on the line before ``[[{{node ...}}]]``
+                lines = str(getattr(e, "message", e)).split("\n")
+                ends = [i for i, line in enumerate(lines) if line.strip().startswith("[[")]
+                return lines[ends[0] - 1].strip() if ends else lines[0]
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert theirs == f"Invalid reduction dimension {axis}, for input with 2 dimensions."
+    assert ours == theirs

@@ -475,10 +475,15 @@ def _sparse_reduce(
     static = _static_shape(sp)
     out_static = None
     if static is not None:
-        out_static = tuple(_reduced(tuple(-1 if d is None else d for d in static), axes, keepdims))
-        out_static = tuple(None if d < 0 and d != -2 else d for d in out_static)
-        if sp.dense_shape.op._const_value is None:
-            out_static = None  # TF's shape function reads only a constant dense shape
+        try:
+            reduced = _reduced(tuple(-1 if d is None else d for d in static), axes, keepdims)
+        except ValueError:
+            # An axis out of range: TF builds the node and fails when it runs (TF's
+            # InvalidArgumentError, raised by ``compute``).
+            reduced = None
+        if reduced is not None and sp.dense_shape.op._const_value is not None:
+            # TF's shape function reads only a constant dense shape
+            out_static = tuple(None if d < 0 and d != -2 else d for d in reduced)
 
     def compute(ctx: Any, op: Any, shape: tuple[int, ...], i: Any, v: Any):
         try:
