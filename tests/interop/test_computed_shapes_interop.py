@@ -280,3 +280,28 @@ def test_rows_indexed_by_a_loop_counter_as_tf():
         return lambda sess: sess.run([total, grad])
 
     assert_twins(*run_both(script), rtol=1e-6)
+
+
+def test_random_ops_static_shapes_as_tf():
+    """A random op's static shape from a shape computed in the graph: constants
+    concatenated, a slice of ``tf.shape(x)`` with a constant (TF's partial shape
+    inference); jtrain gave ``(?, ?)`` for both."""
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 3])
+        shapes = [
+            tf.concat([[2], tf.constant([1])], 0),
+            tf.concat([tf.shape(x)[1:], [2]], 0),
+            tf.shape(x),
+            [tf.shape(x)[0], 4],
+        ]
+        outs = [
+            op(shape)
+            for shape in shapes
+            for op in (tf.random_uniform, tf.random_normal, tf.truncated_normal)
+        ]
+        static = [o.shape.as_list() for o in outs]
+        return lambda sess: static
+
+    theirs, ours = run_both(script)
+    assert ours == theirs

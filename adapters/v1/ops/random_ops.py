@@ -316,7 +316,13 @@ def shape_argument(shape: Any, what: str = "shape") -> tuple[tuple[int | None, .
 
 def _static_dims(tensor: ops.Tensor, rank: int) -> tuple[int | None, ...]:
     """What the graph knows of a shape tensor's value (TF's partial shape inference)."""
+    known = shape_values.static_value(tensor)  # constants and known shapes only
+    if known is not None and known.shape == (rank,):
+        return tuple(int(d) for d in known)
     op = tensor.op
+    partial = shape_values.partial_value(tensor)  # as tf.zeros(shape) infers it
+    if partial is not None and partial.shape == (rank,) and op.type != "Pack":
+        return tuple(None if d is None else int(d) for d in partial)
     if op.type == "Shape" and op.inputs[0]._shape is not None:
         return tuple(op.inputs[0]._shape)
     if op.type == "Pack" and len(op.inputs) == rank:
