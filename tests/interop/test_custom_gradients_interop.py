@@ -715,3 +715,46 @@ def test_an_override_in_a_tf_meta_graph_is_kept_on_import(tmp_path: Any) -> None
         with jtf.Session() as sess:
             ours = sess.run(grad, {x: x_value})
     assert_twins(theirs, ours)
+
+
+@pytest.mark.parametrize(
+    ("op_type", "build"),
+    [
+        ("Maximum", lambda tf, x: tf.clip_by_value(x, -1.0, 1.0)),
+        ("Minimum", lambda tf, x: tf.clip_by_value(x, -1.0, 1.0)),
+        ("Mul", lambda tf, x: tf.nn.sigmoid_cross_entropy_with_logits(labels=x * 0.0, logits=x)),
+        ("Reshape", lambda tf, x: tf.nn.softmax_cross_entropy_with_logits_v2(
+            labels=tf.constant([[0.0, 0.0, 1.0, 0.0]]), logits=tf.reshape(x, [1, 4])
+        )),
+    ],
+)  # fmt: skip
+def test_override_of_a_tf_part_of_one_jtrain_op_is_refused(op_type: str, build: Any) -> None:
+    """TF builds ``tf.clip_by_value`` from Minimum and Maximum (and the cross-entropies
+    from several ops): a ``gradient_override_map`` of one of those types changes TF's
+    gradient. jtrain's single op (ClipByValue...) cannot apply it and used JAX's
+    gradient silently; ``tf.gradients`` now raises NotImplementedError naming the type."""
+
+    def script(name: str) -> Any:
+        def graph(tf: Any) -> Any:
+            tf.RegisterGradient(name)(
+                lambda op, *grads: (
+                    [tf.ones_like(op.inputs[0]) * 7.0] + [None for _ in op.inputs[1:]]
+                )
+            )
+            x = tf.constant(np.float32([-1.5, -0.2, 0.3, 2.6]))
+            plain = tf.gradients(tf.reduce_sum(build(tf, x)), x)
+            with tf.get_default_graph().gradient_override_map({op_type: name}):
+                y = build(tf, x)
+            try:
+                (g,) = tf.gradients(tf.reduce_sum(y), x)
+            except NotImplementedError as e:
+                message = str(e)
+                return lambda sess: message
+            return lambda sess: [a.tolist() for a in sess.run([g, plain[0]])]
+
+        return graph
+
+    theirs = run_once(tf1, script(_name("H2Part")))
+    ours = run_once(jtf, script(_name("H2Part")))
+    assert theirs[0] != theirs[1]  # TF's gradient follows the override
+    assert isinstance(ours, str) and f"replaces the gradient of {op_type}" in ours, ours

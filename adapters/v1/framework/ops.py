@@ -614,6 +614,8 @@ class Graph:
         op._host = host
         if op_type in self._gradient_override_map:
             op._gradient_op_type = self._gradient_override_map[op_type]
+        elif self._gradient_override_map:
+            _refuse_overrides_of_parts(op, self._gradient_override_map)
         if self._device_stack:
             self._apply_device(op)
         self._ops.append(op)
@@ -977,6 +979,31 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None) ->
 
 def _is_graph_tensor(value: Any) -> bool:
     return isinstance(value, Tensor) or hasattr(value, "_as_graph_tensor")
+
+
+# jtrain ops that stand for several ops in TF 2.21's graph of the same call, with the
+# TF op types on the gradient's path: TF applies a ``gradient_override_map`` of one of
+# those types to its part, which jtrain's one op cannot.
+_TF_PARTS = {
+    "ClipByValue": ("Maximum", "Minimum"),  # tf.clip_by_value
+    "SigmoidCrossEntropyWithLogits": ("AddV2", "Exp", "Log1p", "Mul", "Neg", "Select", "Sub"),
+    "SoftmaxCrossEntropyWithLogits": ("Reshape",),
+}
+
+
+def _refuse_overrides_of_parts(op: Operation, override_map: dict[str, str]) -> None:
+    """Marks ``op`` so that ``tf.gradients`` through it raises NotImplementedError when
+    ``override_map`` names the type of a TF op it stands for (``_TF_PARTS``): TF would
+    use the user's gradient for that part, jtrain would silently not."""
+    parts = [t for t in _TF_PARTS.get(op.type, ()) if t in override_map]
+    if parts:
+        op._gradient_error = (
+            f"tf.gradients through {op.type} {op.name!r}: TF builds it from "
+            f"{', '.join(_TF_PARTS[op.type])} ops, and the gradient_override_map around it "
+            f"replaces the gradient of {', '.join(parts)}, which jtrain's single op cannot "
+            "apply; create the op outside the gradient_override_map, or give its whole "
+            "gradient with tf.custom_gradient."
+        )
 
 
 def _holds_tensor(value: Any) -> bool:
