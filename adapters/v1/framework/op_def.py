@@ -111,7 +111,10 @@ class OpDef:
       runtime_check: ``(test, error)``, a check at run time
         (``framework/runtime_checks.py``): ``test(*implementation arguments) ->
         (ok, data)`` in the step (``ok`` a boolean scalar, ``data`` arrays) and
-        ``error(op, *data as NumPy) -> OpError`` on the host when ``ok`` is False.
+        ``error(op, *data as NumPy) -> OpError`` on the host when ``ok`` is False;
+        an optional third ``applies(op) -> bool`` says at graph construction
+        whether the node checks at all (an integer-only check leaves float nodes'
+        programs unchecked, so without its cost).
     """
 
     names: tuple[str, ...]
@@ -127,7 +130,7 @@ class OpDef:
     name_param: str = "name"
     collection_param: str = ""
     check: Callable[[dict[str, Any]], None] | None = None
-    runtime_check: tuple[Callable[..., Any], Callable[..., Any]] | None = None
+    runtime_check: tuple[Callable[..., Any], ...] | None = None
 
     @property
     def name(self) -> str:
@@ -153,7 +156,7 @@ def define(
     name_param: str = "name",
     collection_param: str = "",
     check: Callable[[dict[str, Any]], None] | None = None,
-    runtime_check: tuple[Callable[..., Any], Callable[..., Any]] | None = None,
+    runtime_check: tuple[Callable[..., Any], ...] | None = None,
 ) -> Callable[..., Any]:
     """Adds a table entry and returns its lifted public function.
 
@@ -437,8 +440,9 @@ def node_compute(
     def attach(op: ops.Operation) -> None:
         node.append(op)
         if test is not None and entry.runtime_check is not None:
-            error = entry.runtime_check[1]
-            runtime_checks.mark(op, lambda *data: error(op, *data))
+            error, *applies = entry.runtime_check[1:]
+            if not applies or applies[0](op):
+                runtime_checks.mark(op, lambda *data: error(op, *data))
 
     return compute, attach
 

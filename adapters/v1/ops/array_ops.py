@@ -17,7 +17,15 @@ import numpy as np
 from jax import lax
 
 from adapters.v1.framework import dtypes, ops, tensor_shape
-from adapters.v1.framework.op_def import FUNCTIONS, OpDef, OpValueError, define, lift, np_dtype
+from adapters.v1.framework.op_def import (
+    FUNCTIONS,
+    OpDef,
+    OpTypeError,
+    OpValueError,
+    define,
+    lift,
+    np_dtype,
+)
 from adapters.v1.ops.data_flow_ops import placement
 from jtrain import errors
 
@@ -848,29 +856,49 @@ def _block(block_size: Any, block_shape: Any) -> list[int]:
 
 
 def _saturate_cast(value, dtype):
+    """TF 2.21's ``saturate_cast``: always ``clip_by_value`` to the target's range as
+    TF computes it in the input's dtype (a bound the input cannot hold exactly is
+    nudged toward zero: float32 to int32 clamps to 2147483520, +-inf to float32's
+    finite range), then ``tf.cast`` (NaN to int32 gives its lowest value, as TF's
+    cast). A complex input casts its real part to a real target; complex to complex
+    is a plain cast."""
+    from adapters.v1.ops.math_ops import _cast
+
     target = np_dtype(dtype)
     source = np.dtype(value.dtype)
-    if source.kind in "iu" or source.kind == "f":
-        info = np.iinfo(target) if target.kind in "iu" else np.finfo(target)
-        low = np.asarray(info.min).astype(source) if _fits(info.min, source) else None
-        high = np.asarray(info.max).astype(source) if _fits(info.max, source) else None
-        if low is not None and low > _lowest(source):
-            value = jnp.maximum(value, jnp.asarray(low, source))
-        if high is not None and high < _highest(source):
-            value = jnp.minimum(value, jnp.asarray(high, source))
-    return value.astype(target)
-
-
-def _lowest(dtype: np.dtype) -> Any:
-    return np.iinfo(dtype).min if dtype.kind in "iu" else np.finfo(dtype).min
-
-
-def _highest(dtype: np.dtype) -> Any:
-    return np.iinfo(dtype).max if dtype.kind in "iu" else np.finfo(dtype).max
-
-
-def _fits(bound: Any, dtype: np.dtype) -> bool:
-    return bool(_lowest(dtype) <= bound <= _highest(dtype)) or dtype.kind == "f"
+    if source.kind == "c":
+        if target.kind == "c":
+            return _cast(value, target)
+        value, source = jnp.real(value), np.dtype(jnp.real(value).dtype)
+    out = (
+        np.dtype(np.float32 if target == np.complex64 else np.float64)
+        if target.kind == "c"
+        else target
+    )
+    if target.kind == "b" or source.kind == "b":
+        raise OpTypeError(
+            f"Cannot find minimum value of <dtype: '{target.name}'> with type <dtype: "
+            f"'{target.name}'>."
+        )
+    in_info = jnp.iinfo(source) if source.kind in "iu" else jnp.finfo(source)
+    out_info = jnp.iinfo(out) if out.kind in "iu" else jnp.finfo(out)
+    try:
+        promoted: Any = np.promote_types(source, out)
+    except TypeError:  # bfloat16 (TF: "fall back to just floats")
+        promoted = float
+    # TF's arithmetic, numpy's conversions included
+    low = source.type(np.maximum(in_info.min, out_info.min))
+    pair = np.array([low, out_info.min], dtype=promoted)
+    if pair[0] < pair[1]:
+        low = np.nextafter(low, source.type(0), dtype=source)
+    with np.errstate(invalid="ignore"):  # int64's max as a float overflows, as in TF
+        high = source.type(np.minimum(float(in_info.max), float(out_info.max)))
+    pair = np.array([high, out_info.max], dtype=promoted)
+    if pair[0] > pair[1]:
+        high = np.nextafter(high, source.type(0), dtype=source)
+    # TF's ClipByValue: max(min(x, high), low) (int64 to uint64 gives 0: high overflowed)
+    clipped = jnp.maximum(jnp.minimum(value, jnp.asarray(high, source)), jnp.asarray(low, source))
+    return _cast(clipped, target)
 
 
 _MORE_ARRAY_OPS = [

@@ -25,6 +25,7 @@ from adapters.v1.framework.op_def import (
     FLOATING,
     FUNCTIONS,
     INDEX,
+    INTEGER,
     NUMERIC,
     REAL,
     define,
@@ -35,6 +36,7 @@ from adapters.v1.framework.tensor_shape import TensorShape
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
 _SIGNED = FLOATING + ("int8", "int16", "int32", "int64", "complex64", "complex128")
+_TRUNCATEMOD = ("int32", "int64") + FLOATING
 
 
 # -- gradients as TF's -------------------------------------------------------------
@@ -120,13 +122,37 @@ def _div(x: Any, y: Any) -> Any:
     return x / y
 
 
+def _safe_integer_divisor(x: Any, y: Any) -> tuple[Any, Any]:
+    """``(x, y)`` broadcast, with the divisors that trap on x86-64 (0, and -1 under the
+    type's lowest value) replaced by 1: XLA's integer ``div``/``rem`` would kill the
+    process with SIGFPE. A zero divisor fails the op's run-time check (TF's error);
+    ``lowest / -1`` is fixed by the callers (it wraps, as TF's kernels give)."""
+    x, y = jnp.broadcast_arrays(x, y)
+    trap = y == 0
+    if jnp.issubdtype(np_dtype(x.dtype), jnp.signedinteger):
+        trap = trap | ((y == -1) & (x == jnp.iinfo(x.dtype).min))
+    return x, jnp.where(trap, jnp.ones((), y.dtype), y)
+
+
 def _truncatemod(x: Any, y: Any) -> Any:
+    if jnp.issubdtype(np_dtype(x.dtype), jnp.integer):
+        x, safe = _safe_integer_divisor(x, y)
+        return jnp.where(safe == y, lax.rem(x, safe), jnp.zeros((), x.dtype))
     return lax.rem(x, y)
 
 
+def _realdiv(x: Any, y: Any) -> Any:
+    """``RealDiv``: ``x / y`` in their dtype (TF has no CPU kernel for integers)."""
+    if jnp.issubdtype(np_dtype(x.dtype), jnp.integer):
+        return _truncatediv(x, y)  # never fetched: _no_cpu_kernel("RealDiv") refuses it
+    return jnp.true_divide(x, y)
+
+
 def _truncatediv(x: Any, y: Any) -> Any:
-    if jnp.issubdtype(x.dtype, jnp.integer):
-        return lax.div(x, y)
+    if jnp.issubdtype(np_dtype(x.dtype), jnp.integer):
+        x, safe = _safe_integer_divisor(x, y)
+        # lowest / -1 wraps to lowest (its negation); a zero divisor raises at run time.
+        return jnp.where(safe == y, lax.div(x, safe), -x)
     return jnp.trunc(x / y)
 
 
@@ -137,14 +163,14 @@ _BINARY = [
     (("multiply", "math.multiply"), "Mul", "Mul", jnp.multiply, NUMERIC),
     (("truediv", "math.truediv"), "RealDiv", "truediv", _truediv, NUMERIC),
     (("divide", "math.divide"), "RealDiv", "truediv", _truediv, NUMERIC),
-    (("realdiv", "math.realdiv"), "RealDiv", "RealDiv", jnp.true_divide, NUMERIC),
+    (("realdiv", "math.realdiv"), "RealDiv", "RealDiv", _realdiv, NUMERIC),
     (("div",), "Div", "div", _div, NUMERIC),
     (("floordiv", "math.floordiv"), "FloorDiv", "floordiv", _floordiv, NUMERIC),
     (("floor_div",), "FloorDiv", "FloorDiv", _floordiv, NUMERIC),
     (("floormod", "mod", "math.floormod", "math.mod"), "FloorMod", "FloorMod", jnp.mod, REAL),
     (("truncatediv", "math.truncatediv"), "TruncateDiv", "TruncateDiv", _truncatediv, NUMERIC),
-    (("truncatemod", "math.truncatemod"), "TruncateMod", "TruncateMod", _truncatemod, REAL),
-    (("pow", "math.pow"), "Pow", "Pow", _pow, NUMERIC),
+    (("truncatemod", "math.truncatemod"), "TruncateMod", "TruncateMod", _truncatemod, _TRUNCATEMOD),
+    (("pow", "math.pow"), "Pow", "Pow", _pow, _SIGNED),
     (("maximum", "math.maximum"), "Maximum", "Maximum", _maximum, REAL),
     (("minimum", "math.minimum"), "Minimum", "Minimum", _minimum, REAL),
     (
@@ -152,7 +178,7 @@ _BINARY = [
         "SquaredDifference",
         "SquaredDifference",
         lambda x, y: jnp.square(x - y),
-        NUMERIC,
+        _FLOAT_OR_COMPLEX + ("int32", "int64"),
     ),
     (("equal", "math.equal"), "Equal", "Equal", jnp.equal, NUMERIC + BOOL),
     (("not_equal", "math.not_equal"), "NotEqual", "NotEqual", jnp.not_equal, NUMERIC + BOOL),
@@ -178,6 +204,104 @@ _TF_GRADIENTS = {
     "Abs": "grad * sign(x): 0 at x = 0 (JAX: 1)",
 }
 
+
+# -- TF's run-time errors of integer arithmetic (framework/runtime_checks.py) ----------
+def _integer_divisor_nonzero(x: Any, y: Any) -> tuple[Any, tuple[Any, ...]]:
+    """TF's CPU kernels refuse an integer division (or modulo) by zero."""
+    if not jnp.issubdtype(np_dtype(y.dtype), jnp.integer):
+        return jnp.asarray(True), ()
+    return jnp.all(y != 0), ()
+
+
+def _integer_exponent_nonnegative(x: Any, y: Any) -> tuple[Any, tuple[Any, ...]]:
+    """TF's ``Pow`` kernel refuses any negative integer exponent (even of 1 or -1)."""
+    if not jnp.issubdtype(np_dtype(y.dtype), jnp.signedinteger):
+        return jnp.asarray(True), ()
+    return jnp.all(y >= 0), ()
+
+
+def _on_integers(op: Any) -> bool:
+    """Whether the binary op ``op`` works on integers (only those nodes check)."""
+    return np_dtype(op.inputs[1].dtype).kind in "iu"
+
+
+def _run_error(error: str, message: str) -> Any:
+    def build(op: Any) -> Any:
+        from jtrain import errors
+
+        return getattr(errors, error)(None, op, message)
+
+    return build
+
+
+# Dtypes TF's op definitions accept but no CPU kernel of TF 2.21 runs: the session
+# raises TF's InvalidArgumentError (TF: when the graph is run, as here).
+_NO_CPU_KERNEL = {
+    "RealDiv": INTEGER,
+    "Reciprocal": ("int8", "int16", "int32", "int64"),
+    "MatMul": ("uint8", "uint16", "uint32", "uint64"),
+    "Rint": ("float16", "bfloat16"),
+    "Lgamma": ("bfloat16",),
+    "Digamma": ("bfloat16",),
+    "BesselI0e": ("bfloat16",),
+}
+_TF_ENUM = {"float16": "HALF", "float32": "FLOAT", "float64": "DOUBLE"}
+
+
+def _no_cpu_kernel(op_type: str) -> tuple[Any, ...] | None:
+    """The run-time check refusing ``op_type`` for its dtypes without a CPU kernel."""
+    refused = _NO_CPU_KERNEL.get(op_type)
+    if refused is None:
+        return None
+
+    def dtype_of(op: Any) -> str:
+        return np_dtype(op.inputs[0].dtype).name
+
+    def error(op: Any) -> Any:
+        from jtrain import errors
+
+        enum = _TF_ENUM.get(dtype_of(op), dtype_of(op).upper())
+        return errors.InvalidArgumentError(
+            None,
+            op,
+            f"No OpKernel was registered to support Op '{op_type}' used by "
+            f"{{{{node {op.name}}}}} with these attrs: [T=DT_{enum}]",
+        )
+
+    return (
+        lambda *args, **kwargs: (jnp.asarray(False), ()),
+        error,
+        lambda op: dtype_of(op) in refused,
+    )
+
+
+_DIVISION_BY_ZERO = (
+    _integer_divisor_nonzero,
+    _run_error("InvalidArgumentError", "Integer division by zero"),
+    _on_integers,
+)
+# TF 2.21's TruncateDiv/TruncateMod kernels fail with an InternalError.
+_TRUNCATED_BY_ZERO = (
+    _integer_divisor_nonzero,
+    _run_error(
+        "InternalError",
+        "Unexpected error in binary operator (only integer div and mod should have errors)",
+    ),
+    _on_integers,
+)
+_RUNTIME_CHECKS = {
+    "Div": _DIVISION_BY_ZERO,
+    "FloorDiv": _DIVISION_BY_ZERO,
+    "FloorMod": _DIVISION_BY_ZERO,
+    "TruncateDiv": _TRUNCATED_BY_ZERO,
+    "TruncateMod": _TRUNCATED_BY_ZERO,
+    "Pow": (
+        _integer_exponent_nonnegative,
+        _run_error("InvalidArgumentError", "Integers to negative integer powers are not allowed"),
+        _on_integers,
+    ),
+}
+
 for _names, _type, _default, _impl, _allowed in _BINARY:
     define(
         _names,
@@ -187,6 +311,9 @@ for _names, _type, _default, _impl, _allowed in _BINARY:
         allowed=_allowed,
         default_name=_default,
         tf_gradient=_TF_GRADIENTS.get(_type, ""),
+        # tf.truediv/tf.divide cast integers to a float first (TF's Python): no check
+        runtime_check=_RUNTIME_CHECKS.get(_type)
+        or (None if _impl is _truediv else _no_cpu_kernel(_type)),
     )
 
 
@@ -210,10 +337,25 @@ for _key, _type in (("equal", "Equal"), ("not_equal", "NotEqual")):
     for _full in (_key, f"math.{_key}"):
         FUNCTIONS[_full] = _with_strings(FUNCTIONS[_full], _type)
 
+
+def _sign(x: Any) -> Any:
+    """``tf.sign``: +0.0 for -0.0 (TF's kernel; XLA's sign keeps -0.0)."""
+    if jnp.issubdtype(np_dtype(x.dtype), jnp.floating):
+        return jnp.where(x == 0, jnp.zeros((), x.dtype), jnp.sign(x))
+    return jnp.sign(x)
+
+
+def _reciprocal(x: Any) -> Any:
+    """``1 / x`` in x's dtype (TF has no CPU kernel for integers: never fetched)."""
+    if jnp.issubdtype(np_dtype(x.dtype), jnp.integer):
+        return x
+    return jnp.reciprocal(x)
+
+
 _UNARY = [
     (("negative", "math.negative"), "Neg", jnp.negative, _SIGNED),
     (("abs", "math.abs"), "Abs", _abs, _SIGNED),
-    (("sign", "math.sign"), "Sign", jnp.sign, _SIGNED),
+    (("sign", "math.sign"), "Sign", _sign, _SIGNED),
     (("square", "math.square"), "Square", jnp.square, NUMERIC),
     (("sqrt", "math.sqrt"), "Sqrt", jnp.sqrt, _FLOAT_OR_COMPLEX),
     (("rsqrt", "math.rsqrt"), "Rsqrt", lax.rsqrt, _FLOAT_OR_COMPLEX),
@@ -221,7 +363,7 @@ _UNARY = [
     (("expm1", "math.expm1"), "Expm1", jnp.expm1, _FLOAT_OR_COMPLEX),
     (("log", "math.log"), "Log", jnp.log, _FLOAT_OR_COMPLEX),
     (("log1p", "math.log1p"), "Log1p", jnp.log1p, _FLOAT_OR_COMPLEX),
-    (("reciprocal", "math.reciprocal"), "Reciprocal", jnp.reciprocal, _SIGNED),
+    (("reciprocal", "math.reciprocal"), "Reciprocal", _reciprocal, _SIGNED),
     (("round", "math.round"), "Round", jnp.round, _SIGNED),
     (("floor", "math.floor"), "Floor", jnp.floor, FLOATING),
     (("ceil", "math.ceil"), "Ceil", jnp.ceil, FLOATING),
@@ -242,6 +384,7 @@ for _names, _type, _impl, _allowed in _UNARY:
         params="x, name=None",
         allowed=_allowed,
         tf_gradient=_TF_GRADIENTS.get(_type, ""),
+        runtime_check=_no_cpu_kernel(_type),
     )
 
 
@@ -289,7 +432,14 @@ def _matmul(
     return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
 
 
-define(("matmul", "linalg.matmul"), "MatMul", _matmul, tensors="a b", allowed=NUMERIC)
+define(
+    ("matmul", "linalg.matmul"),
+    "MatMul",
+    _matmul,
+    tensors="a b",
+    allowed=_FLOAT_OR_COMPLEX + ("int32", "int64", "uint8", "uint16", "uint32", "uint64"),
+    runtime_check=_no_cpu_kernel("MatMul"),
+)
 
 
 # -- reductions --------------------------------------------------------------------
@@ -905,9 +1055,50 @@ def _erfcinv(x: Any) -> Any:
     )
 
 
+def _rounded_from_float64(fn: Any) -> Any:
+    """``fn`` computed in float64 and rounded to its argument's dtype.
+
+    TF's CPU kernels call the C library (``lgammaf``...), whose float32 results are
+    the correctly rounded ones; XLA's float32 approximations are a few ulps off
+    (``lgamma(1.0)`` was 4.8e-07, TF's 0.0; ``lgamma(1.5)`` 3 ulps off).
+    """
+
+    def wide(x: Any) -> Any:
+        if np_dtype(x.dtype).itemsize < 8:
+            return fn(x.astype(jnp.float64)).astype(x.dtype)
+        return fn(x)
+
+    return wide
+
+
+_digamma_values = _rounded_from_float64(jax.scipy.special.digamma)
+_trigamma = _rounded_from_float64(lambda x: jax.scipy.special.polygamma(1, x))
+
+
+@jax.custom_jvp
+def _lgamma(x: Any) -> Any:
+    return _rounded_from_float64(jax.scipy.special.gammaln)(x)
+
+
+@_lgamma.defjvp
+def _lgamma_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    return _lgamma(x), dx * _digamma_values(x)  # TF: grad * digamma(x), in x's dtype
+
+
+@jax.custom_jvp
+def _digamma(x: Any) -> Any:
+    return _digamma_values(x)
+
+
+@_digamma.defjvp
+def _digamma_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    return _digamma(x), dx * _trigamma(x)  # TF: grad * polygamma(1, x)
+
+
 def _lbeta(x: Any) -> Any:
-    lgamma = jax.scipy.special.gammaln
-    return jnp.sum(lgamma(x), axis=-1) - lgamma(jnp.sum(x, axis=-1))
+    return jnp.sum(_lgamma(x), axis=-1) - _lgamma(jnp.sum(x, axis=-1))
 
 
 def _no_grad_first(fn: Any) -> Any:
@@ -932,8 +1123,8 @@ _UNARY_MORE = [
     (("math.erfinv",), "Erfinv", _special.erfinv, FLOATING),
     (("math.erfcinv",), "Erfcinv", _erfcinv, FLOATING),
     (("math.ndtri",), "Ndtri", _special.ndtri, FLOATING),
-    (("math.lgamma", "lgamma"), "Lgamma", _special.gammaln, FLOATING),
-    (("math.digamma", "digamma"), "Digamma", _special.digamma, FLOATING),
+    (("math.lgamma", "lgamma"), "Lgamma", _lgamma, FLOATING),
+    (("math.digamma", "digamma"), "Digamma", _digamma, FLOATING),
     (("math.is_inf", "is_inf"), "IsInf", jnp.isinf, FLOATING),
     (("math.rint", "rint"), "Rint", jnp.round, FLOATING),
     (("math.reciprocal_no_nan",), "DivNoNan", _reciprocal_no_nan, _FLOAT_OR_COMPLEX),
@@ -944,7 +1135,14 @@ _UNARY_MORE = [
     (("math.bessel_i1e", "math.special.bessel_i1e"), "BesselI1e", _special.i1e, FLOATING),
 ]
 for _names, _type, _impl, _allowed in _UNARY_MORE:
-    define(_names, _type, _impl, params="x, name=None", allowed=_allowed)
+    define(
+        _names,
+        _type,
+        _impl,
+        params="x, name=None",
+        allowed=_allowed,
+        runtime_check=_no_cpu_kernel(_type),
+    )
 
 _BINARY_MORE = [
     # names, op type, signature, implementation, allowed dtypes, TF's gradient
