@@ -27,13 +27,54 @@ from adapters.v1.ops.math_ops import _abs, _maximum
 # -- activations ----------------------------------------------------------------------
 
 
+def _relu(features: Any) -> Any:
+    """TF's ``Relu``: ``max(x, 0)`` as its CPU kernels give it, NaN kept; the gradient
+    is ``g * (x > 0)``.
+
+    .. note:: TF's ``relu(-0.0)`` is ``-0.0`` in float16 and bfloat16; in float32 and
+       float64 it is ``+0.0`` where Eigen's vectorized loop computes it and ``-0.0`` in
+       its scalar tail (the last elements of a tensor whose size is not a multiple of
+       the vector width): jtrain gives ``+0.0`` there.
+    """
+    return jnp.where(features > 0, features, lax.stop_gradient(_not_positive(features)))
+
+
+def _not_positive(features: Any) -> Any:
+    """What TF's ``Relu`` gives where ``x > 0`` fails: 0, or ``x`` itself for NaN (and
+    for ``-0.0`` in float16 and bfloat16)."""
+    zero = jnp.zeros((), features.dtype)
+    if not jnp.issubdtype(features.dtype, jnp.floating):
+        return jnp.broadcast_to(zero, features.shape)
+    if features.dtype.itemsize >= 4:
+        return jnp.where(jnp.isnan(features), features, zero)
+    return jnp.where(features < 0, zero, features)
+
+
 def _relu6(features: Any) -> Any:
+    """TF's ``Relu6``: ``min(max(x, 0), 6)`` (NaN and signed zeros as ``Relu``); the
+    gradient is ``g * (0 < x < 6)``."""
     inside = (features > 0) & (features < 6)
-    return jnp.where(inside, features, jnp.where(features >= 6, jnp.asarray(6, features.dtype), 0))
+    other = jnp.where(features >= 6, jnp.asarray(6, features.dtype), _not_positive(features))
+    return jnp.where(inside, features, lax.stop_gradient(other))
 
 
 def _leaky_relu(features: Any, alpha: float = 0.2) -> Any:
-    return jnp.where(features > 0, features, features * jnp.asarray(alpha, features.dtype))
+    # TF's ``alpha`` attribute is a float32: 0.2 is 0.200000003 for float64 features too
+    slope = jnp.asarray(np.float32(alpha), features.dtype)
+    return jnp.where(features > 0, features, features * slope)
+
+
+@jax.custom_jvp
+def _softsign(features: Any) -> Any:
+    """TF's ``Softsign``: ``x / (|x| + 1)``; the gradient ``g / (|x| + 1)**2`` (0 at
+    infinities, where the quotient's derivative is NaN)."""
+    return features / (jnp.abs(features) + jnp.asarray(1, features.dtype))
+
+
+@_softsign.defjvp
+def _softsign_jvp(primals: Any, tangents: Any) -> Any:
+    (x,), (dx,) = primals, tangents
+    return _softsign(x), dx / jnp.square(jnp.abs(x) + jnp.asarray(1, x.dtype))
 
 
 def _elu(features: Any) -> Any:
@@ -42,12 +83,29 @@ def _elu(features: Any) -> Any:
     return jnp.where(negative, jnp.expm1(jnp.where(negative, features, 0)), features)
 
 
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SELU_SCALE_ALPHA = 1.7580993408473768599402175208123
+
+
+@jax.custom_jvp
 def _selu(features: Any) -> Any:
-    # TF: x < 0 ? scale * alpha * (exp(x) - 1) : scale * x (the gradient at 0 is scale)
-    scale, alpha = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
+    """TF's ``Selu``: ``x < 0 ? scale * alpha * (exp(x) - 1) : scale * x``; the gradient
+    from the output, as TF's ``SeluGrad``: ``y < 0 ? g * (y + scale * alpha) : g * scale``."""
     negative = features < 0
     expm1 = jnp.expm1(jnp.where(negative, features, 0))
-    return jnp.where(negative, (scale * alpha) * expm1, scale * features).astype(features.dtype)
+    scale_alpha = jnp.asarray(_SELU_SCALE_ALPHA, features.dtype)
+    scale = jnp.asarray(_SELU_SCALE, features.dtype)
+    return jnp.where(negative, scale_alpha * expm1, scale * features)
+
+
+@_selu.defjvp
+def _selu_jvp(primals: Any, tangents: Any) -> Any:
+    (x,), (dx,) = primals, tangents
+    y = _selu(x)
+    scale_alpha = jnp.asarray(_SELU_SCALE_ALPHA, x.dtype)
+    # the factor selected first: NaN in the branch not taken stays out of the gradient
+    factor = jnp.where(y < 0, y + scale_alpha, jnp.asarray(_SELU_SCALE, x.dtype))
+    return y, dx * factor
 
 
 _ACTIVATIONS = [
@@ -55,7 +113,7 @@ _ACTIVATIONS = [
     (
         ("nn.relu",),
         "Relu",
-        lambda features: jnp.where(features > 0, features, 0),
+        _relu,
         "features, name=None",
         REAL,
     ),
@@ -73,7 +131,7 @@ _ACTIVATIONS = [
     (
         ("nn.softsign", "math.softsign"),
         "Softsign",
-        lambda f: f / (1 + jnp.abs(f)),
+        _softsign,
         "features, name=None",
         FLOATING,
     ),
@@ -350,10 +408,6 @@ define(
 
 
 # -- more activations, weighted and Poisson losses, loss scaling ---------------------------------
-def _relu(x: Any) -> Any:
-    return jnp.where(x > 0, x, jnp.zeros((), x.dtype))
-
-
 def _swish(features: Any, beta: Any = 1.0) -> Any:
     beta = jnp.asarray(beta, features.dtype)  # TF casts beta to the features' dtype
     return features * jax.nn.sigmoid(beta * features)

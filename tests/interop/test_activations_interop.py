@@ -1,0 +1,54 @@
+"""Activations at special inputs checked live against TF 2.21: NaN, signed zeros,
+infinities, in float32, float16, bfloat16 and float64, values to the bit and their
+gradients exactly.
+
+Before: ``relu``/``relu6`` turned NaN into 0 (hiding a diverged step from
+``NanTensorHook``) and ``-0.0`` into ``0.0``; ``leaky_relu`` of float64 used 0.2 where
+TF's float32 attribute gives 0.200000003; ``selu``'s gradient missed TF's rule (from
+the output) by an ulp and was NaN at NaN and infinity; ``softsign``'s gradient was NaN
+at infinities (TF: 0).
+
+Gradients in float16 and bfloat16 are compared to within one unit of their last place:
+XLA keeps float32 precision between the operations of a fused expression where TF's
+Eigen rounds each to the half type (``softsign``'s ``1 / (|x| + 1)**2`` at 0.5:
+0.44444445 against TF's bfloat16 0.4453125). ``softplus`` is not here: XLA's float32
+``log`` and ``exp`` differ from Eigen's by an ulp or two."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import run_both
+
+pytestmark = pytest.mark.interop
+
+INPUTS = np.float32([np.nan, -0.0, 0.0, -1.0, 0.5, 7.0, np.inf, -np.inf])
+OPS = ["relu", "relu6", "leaky_relu", "elu", "selu", "softsign"]
+DTYPES = ["float32", "float16", "bfloat16", "float64"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", OPS)
+def test_activation_at_special_values_as_tf(name, dtype):
+    def script(tf):
+        x = tf.placeholder(tf.float32, [len(INPUTS)])
+        y = getattr(tf.nn, name)(tf.cast(x, getattr(tf, dtype)))
+        wide = tf.cast(y, tf.float64)
+        (grad,) = tf.gradients(tf.reduce_sum(tf.cast(y, tf.float32)), [x])
+        static = y.shape.as_list(), y.dtype.name
+        return lambda sess: (*sess.run([wide, grad], {x: INPUTS}), static)
+
+    (t_value, t_grad, t_static), (o_value, o_grad, o_static) = run_both(script)
+    assert o_static == t_static
+    # the very bits (NaN kept, -0.0 kept or not as TF), through float64
+    np.testing.assert_array_equal(np.isnan(o_value), np.isnan(t_value))
+    assert np.signbit(o_value[~np.isnan(o_value)]).tolist() == (
+        np.signbit(t_value[~np.isnan(t_value)]).tolist()
+    )
+    np.testing.assert_array_equal(o_value, t_value)
+    if dtype in ("float32", "float64"):
+        np.testing.assert_array_equal(o_grad, t_grad)
+    else:
+        ulp = float(np.finfo(np.float16).eps if dtype == "float16" else 2.0**-7)
+        np.testing.assert_allclose(o_grad, t_grad, rtol=ulp, atol=0)
