@@ -234,12 +234,14 @@ def _method_script(build: Build, x: Any, methods: tuple[str, ...], dtype: str):
     return script
 
 
-# jtrain's float32 tf.lgamma/tf.digamma/igamma's gradient are XLA's, not TF's kernels:
-# tf.lgamma(1.0) is 4.8e-7 (TF: 0.0), tf.digamma differs by a few ulps, so Gamma's
-# float32 values differ by up to 3e-6 (relative). Reported against ops/math_ops.py;
-# strict, so the fix of the ops turns these into failures to remove the marks.
+# TF's float32 lgamma/digamma (the C library's lgammaf, Eigen's digamma) are not
+# correctly rounded; jtrain's are (computed in float64, rounded), so sums of many of
+# them (Beta, Dirichlet, StudentT, Gamma's entropy and gradients) differ from TF's by
+# 2.3e-6 to 4.9e-6 relative, above this file's float32 bound of 2e-6. Strict: a change
+# of either side turns these into failures. (Exponential and the Gamma KL, which read
+# lgamma(1.0), matched once jtrain's lgamma(1.0) became TF's 0.)
 LGAMMA_F32 = pytest.mark.xfail(
-    strict=True, reason="float32 tf.lgamma(1.0) = 4.8e-7 and tf.digamma ulps (XLA's kernels)"
+    strict=True, reason="float32 lgamma/digamma: TF's C library vs correctly rounded, ulps"
 )
 
 
@@ -251,7 +253,6 @@ def _method_params() -> list[Any]:
                 continue  # TF raises TypeError (test_student_t_float64_variance)
             gamma_f32 = dtype == "float32" and case in (
                 "Gamma",
-                "Exponential",
                 "Beta",
                 "StudentT",
                 "Dirichlet",
@@ -332,7 +333,7 @@ def _kl_script(dtype: str, kind: str):
     ("kind", "dtype"),
     [
         (kind, dtype)
-        if dtype == "float64" or kind not in ("Gamma", "Beta", "Dirichlet")
+        if dtype == "float64" or kind not in ("Beta", "Dirichlet")
         else pytest.param(kind, dtype, marks=[LGAMMA_F32])
         for kind in ("Normal", "Categorical", "Bernoulli", "Gamma", "Beta", "Dirichlet")
         for dtype in ("float32", "float64")

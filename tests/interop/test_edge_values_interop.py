@@ -221,3 +221,24 @@ def test_lgamma_digamma_values_and_gradients_near_tfs(op):
         return lambda sess: sess.run(fetch, feed)
 
     assert_twins(*run_both(script), rtol=1e-6)
+
+
+def test_checks_of_other_dtypes_leave_a_node_unchecked():
+    """A float32 ``lgamma``/``matmul``/``realdiv`` (whose entries check only the dtypes
+    TF has no CPU kernel for) in a step that also checks (an integer division): the
+    step runs to TF's values; the unmarked nodes failed "check of ... failed"."""
+    from tests.interop.twin import assert_twins, run_both
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [2, 2])
+        n = tf.placeholder(tf.int32, [2])
+        fetch = [
+            tf.lgamma(x + 1.0),
+            tf.matmul(x, x),
+            tf.realdiv(x, 2.0),
+            tf.floordiv(n, tf.constant([2, 3])),
+        ]
+        feed = {x: np.float32([[1.0, 2.0], [0.5, 3.0]]), n: np.int32([7, -7])}
+        return lambda sess: sess.run(fetch, feed)
+
+    assert_twins(*run_both(script), rtol=1e-6)

@@ -432,7 +432,8 @@ def node_compute(
     def compute(ctx: Any, *values: Any) -> tuple[Any, ...]:
         known = {k: trace_time_value(ctx, t).tolist() for k, t in deferred.items()}
         values = values[:count]
-        if test is not None:
+        if test is not None and getattr(node[0], "_runtime_check", None):
+            # (only a node its entry marks: ``applies`` may leave it unchecked)
             ok, data = test(values, known)
             runtime_checks.check(ctx, node[0], ok, *data)
         return tuple(jax.tree.leaves(fn(values, known)))
