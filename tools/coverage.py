@@ -318,14 +318,17 @@ GAPS: dict[str, str] = {
     "add_check_numerics_ops": "as `check_numerics`",
     "verify_tensor_all_finite": "as `check_numerics`",
     # tf.data (adapters/v1/data/): a Python pipeline on the host, before each step.
-    "data": "TF1 graph mode's datasets and iterators (see the `tf.compat.v1.data` rows); no "
-    "`tf.data.experimental`",
-    "data.Dataset": "sources `from_tensor_slices`, `from_tensors`, `range`, `zip`; `map`, "
-    "`filter`, `batch`, `padded_batch`, `shuffle`, `repeat`, `take`, `skip`, `cache` (in "
-    "memory), `prefetch`, `concatenate`; functions run on the host, element by element, and "
-    "may not read variables; `shuffle`'s order is NumPy's, not TF's; no `interleave`, "
-    "`flat_map`, `window`, `from_generator`, `element_spec`, options",
-    "data.Iterator": "no feedable iterators (`string_handle`, `from_string_handle`)",
+    "data": "TF1 graph mode's datasets and iterators (see the `tf.compat.v1.data` rows); "
+    "`tf.data.experimental` has `AUTOTUNE`, `shuffle_and_repeat`, `map_and_batch`, "
+    "`parallel_interleave`, `ignore_errors`, `unbatch`, `get_single_element`, "
+    "`enumerate_dataset`, `take_while`, `prefetch_to_device`, `copy_to_device`",
+    "data.Dataset": "sources `from_tensor_slices`, `from_tensors`, `range`, `zip`, "
+    "`from_generator`, `list_files`; `map`, `filter`, `batch`, `padded_batch`, `unbatch`, "
+    "`shuffle`, `repeat`, `take`, `skip`, `shard`, `cache` (in memory), `prefetch`, "
+    "`concatenate`, `flat_map`, `interleave`, `apply`, `reduce`, `enumerate`, `take_while`; "
+    "functions run on the host, element by element, and may not read variables; "
+    "`shuffle`'s order is NumPy's, not TF's; no `window`, `scan`, `group_by_window`, "
+    "`element_spec`, options",
     "data.TFRecordDataset": "files are read one after another (`num_parallel_reads` ignored)",
     "data.TextLineDataset": "files are read one after another (`num_parallel_reads` ignored)",
 }
@@ -378,8 +381,6 @@ ABSENT_ADVICE: dict[str, str] = {
     "tpu.bfloat16_scope": "cast to `tf.bfloat16` explicitly",
     "tpu.PaddingSpec": "no TPU dynamic padding: shapes are static",
     "tpu.experimental": "TPU embeddings and topologies have no CPU/GPU equivalent",
-    "data.experimental": "use the `Dataset` methods (`map`, `filter`, `batch`, "
-    "`padded_batch`, `shuffle`, `repeat`, `cache`...)",
     "data.FixedLengthRecordDataset": "read the file with `numpy.fromfile` and use "
     "`Dataset.from_tensor_slices`",
     "data.Options": "drop the options: the pipeline is one Python thread",
