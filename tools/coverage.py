@@ -329,6 +329,10 @@ GAPS: dict[str, str] = {
     "functions run on the host, element by element, and may not read variables; "
     "`shuffle`'s order is NumPy's, not TF's; no `window`, `scan`, `group_by_window`, "
     "`element_spec`, options",
+    "data.experimental": "`AUTOTUNE`, `shuffle_and_repeat`, `map_and_batch`, "
+    "`parallel_interleave` (deterministic order), `ignore_errors`, `unbatch`, "
+    "`get_single_element`, `enumerate_dataset`, `take_while`, `prefetch_to_device`, "
+    "`copy_to_device`; other names raise an `AttributeError` saying what to use",
     "data.TFRecordDataset": "files are read one after another (`num_parallel_reads` ignored)",
     "data.TextLineDataset": "files are read one after another (`num_parallel_reads` ignored)",
 }
