@@ -13,6 +13,7 @@ TF's rule as a ``jax.custom_jvp``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import jax
@@ -321,6 +322,7 @@ def _with_strings(table_fn: Any, op_type: str) -> Any:
     """``tf.equal``/``tf.not_equal``: strings compare on the host (ops/string_ops.py),
     other dtypes through the op table."""
 
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
     def compare(x: Any, y: Any, name: Any = None) -> Any:
         from adapters.v1.ops import string_ops
 
@@ -328,8 +330,6 @@ def _with_strings(table_fn: Any, op_type: str) -> Any:
             return string_ops.string_compare(op_type, x, y, name)
         return table_fn(x, y, name=name)
 
-    compare.__doc__ = table_fn.__doc__
-    compare.__name__ = table_fn.__name__
     return compare
 
 
