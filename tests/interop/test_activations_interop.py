@@ -52,3 +52,42 @@ def test_activation_at_special_values_as_tf(name, dtype):
     else:
         ulp = float(np.finfo(np.float16).eps if dtype == "float16" else 2.0**-7)
         np.testing.assert_allclose(o_grad, t_grad, rtol=ulp, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int8", "uint8", "int64"])
+def test_leaky_relu_of_integers_as_tf(dtype):
+    """TF casts integer features to float32 (jtrain kept the integer dtype: -2 gave 0)."""
+
+    def script(tf):
+        y = tf.nn.leaky_relu(tf.constant([1, -2, 7], getattr(tf, dtype)))
+        return lambda sess: (sess.run(y), y.dtype.name)
+
+    theirs, ours = run_both(script)
+    assert ours[1] == theirs[1] == "float32"
+    np.testing.assert_array_equal(ours[0], theirs[0])
+
+
+@pytest.mark.parametrize(
+    ("value", "bias", "data_format"),
+    [([2, 2], [2, 2], None), ([2], [2], None), ([2, 3], [1], None), ([2, 3, 4, 5], [4], "NCHW")],
+)
+def test_bias_add_shape_errors_as_tf(value, bias, data_format):
+    """TF's BiasAdd shape function refuses these when the graph is built (jtrain
+    broadcast the bias and returned a value)."""
+
+    def script(tf):
+        try:
+            tf.nn.bias_add(
+                tf.placeholder(tf.float32, value),
+                tf.placeholder(tf.float32, bias),
+                data_format=data_format,
+            )
+        except ValueError as e:
+            found = str(e).split(" for ")[0]
+        else:
+            found = None
+        return lambda sess: found
+
+    theirs, ours = run_both(script)
+    assert theirs is not None
+    assert ours == theirs

@@ -59,6 +59,8 @@ def _relu6(features: Any) -> Any:
 
 
 def _leaky_relu(features: Any, alpha: float = 0.2) -> Any:
+    if not jnp.issubdtype(features.dtype, jnp.floating):
+        features = features.astype(jnp.float32)  # TF casts integer features to float32
     # TF's ``alpha`` attribute is a float32: 0.2 is 0.200000003 for float64 features too
     slope = jnp.asarray(np.float32(alpha), features.dtype)
     return jnp.where(features > 0, features, features * slope)
@@ -291,6 +293,24 @@ def _bias_add(value, bias, data_format=None):
     return value + bias
 
 
+def _bias_add_check(arguments: dict[str, Any]) -> None:
+    """TF's ``BiasAdd`` shape function: a rank-1 bias as long as the channel dimension
+    of a value of rank 2 or more (jtrain broadcast any bias)."""
+    value, bias = arguments["value"]._shape, arguments["bias"]._shape
+    if bias is not None and len(bias) != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {len(bias)} for 'BiasAdd'")
+    if value is not None and len(value) < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {len(value)} for 'BiasAdd'")
+    if value is None or bias is None:
+        return
+    data_format = arguments.get("data_format")
+    channels = value[1] if data_format is not None and data_format.startswith("NC") else value[-1]
+    if channels is not None and bias[0] is not None and channels != bias[0]:
+        raise ValueError(
+            f"Dimensions must be equal, but are {channels} and {bias[0]} for 'BiasAdd'"
+        )
+
+
 define(
     "nn.bias_add",
     "BiasAdd",
@@ -298,6 +318,7 @@ define(
     params="value, bias, data_format=None, name=None",
     tensors="value bias",
     allowed=REAL,
+    check=_bias_add_check,
 )
 define(
     "nn.xw_plus_b",
