@@ -38,10 +38,9 @@ def test_one_plan_and_one_program_per_nnz_and_dense_shape(graph):
         assert len(sess._plans) == 2  # a new fed dense shape: a plan of its own
 
 
-def test_int64_indices_values_and_dense_shape_exact_with_x64_off(graph):
-    import jax
-
-    assert not jax.config.jax_enable_x64
+def test_int64_indices_values_and_dense_shape_exact(graph):
+    """int64 values past 2**53 and a dense shape past 2**32 keep their bits whatever
+    the user's ``jax_enable_x64`` (off in the default suite, on in ``tests_x64``)."""
     sp = tf.sparse_placeholder(tf.int64)
     big = np.array([2**62 + 3, -(2**40) - 1], np.int64)
     total = tf.sparse.reduce_sum(sp)
