@@ -296,8 +296,10 @@ def hessians(
       ys: a tensor or list of tensors.
       xs: a tensor, variable, or list of them, of fully known static shapes.
       name: the name scope of the gradient ops (TF's default ``"hessians"``).
-      colocate_gradients_with_ops, gate_gradients, aggregation_method: as
-        ``tf.gradients`` (accepted; XLA places and orders the computation).
+      colocate_gradients_with_ops: as ``tf.gradients`` (accepted; XLA places the
+        computation).
+      gate_gradients: as ``tf.gradients`` (accepted; XLA orders the computation).
+      aggregation_method: as ``tf.gradients`` (accepted).
 
     Returns:
       One tensor per ``x``, of shape ``x.shape + x.shape`` and ``x``'s dtype.

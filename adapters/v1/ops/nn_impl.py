@@ -186,9 +186,10 @@ def sampled_softmax_loss(
     ``softmax_cross_entropy_with_logits_v2`` of the sampled logits against the labels
     (``1 / num_true`` on each true class; the labels get no gradient).
 
+    ``weights``, ``biases``, ``labels``, ``inputs``, ``num_sampled``, ``num_classes``,
+    ``num_true``, ``sampled_values`` and ``partition_strategy`` are as ``nce_loss``'s.
+
     Args:
-      weights, biases, labels, inputs, num_sampled, num_classes, num_true,
-        sampled_values, partition_strategy: as ``nce_loss``.
       remove_accidental_hits: default True (unlike ``nce_loss``).
       name: the name scope (default ``"sampled_softmax_loss"``).
       seed: the op-level seed of the default sampler.

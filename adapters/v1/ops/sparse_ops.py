@@ -702,8 +702,10 @@ def sparse_add(a: Any, b: Any, threshold: Any = None, thresh: Any = None) -> ops
     (``tf.compat.v1.sparse.add``; TF op ``SparseTensorDenseAdd``).
 
     Args:
-      a, b: one ``SparseTensor`` and one dense tensor of its dense shape (either order).
-      threshold, thresh: only for two sparse operands (ignored here, as TF).
+      a: a ``SparseTensor``, or a dense tensor of ``b``'s dense shape.
+      b: the other operand (one of the two is sparse, in either order).
+      threshold: only for two sparse operands (ignored here, as TF).
+      thresh: TF1's alias of ``threshold``.
 
     Returns:
       The dense sum: ``b`` with each value added at its index (repeats add up).
