@@ -5,8 +5,10 @@ A 64-64-10 classifier of scikit-learn's handwritten digits (``load_digits``: 179
 writes it: placeholders, ``tf.get_variable``, ``tf.train.AdamOptimizer(...)
 .minimize(loss, global_step=...)``, summaries and a
 ``tf.train.MonitoredTrainingSession`` with hooks that checkpoints into
-``--logdir``. The model's math is ``jax.numpy`` lifted onto the graph with
-``tf.jax_function``; each step is one compiled XLA program.
+``--logdir``. The model is TF's ops (``tf.matmul``, ``tf.tanh``,
+``tf.nn.sparse_softmax_cross_entropy_with_logits``...); each step is one compiled
+XLA program. The one name TF lacks is ``tf.train.ProgressHook``, jtrain's hook
+that logs the progress of a run towards its last step.
 
 Run it twice: the second run restores the latest checkpoint and goes on from its
 step. TensorBoard reads the logs: ``tensorboard --logdir <logdir>``.
@@ -21,9 +23,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import jax.numpy as jnp
 import numpy as np
-import optax
 
 from adapters import v1 as tf
 
@@ -46,8 +46,8 @@ def load_data(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
 def build_model(learning_rate: float) -> dict[str, Any]:
     """The graph: placeholders, variables, loss, accuracy, train op and summaries."""
     tf.set_random_seed(0)
-    x = tf.placeholder("float32", [None, 64], name="x")
-    y = tf.placeholder("int32", [None], name="y")
+    x = tf.placeholder(tf.float32, [None, 64], name="x")
+    y = tf.placeholder(tf.int32, [None], name="y")
     with tf.variable_scope("hidden"):
         w1 = tf.get_variable("weights", [64, 64], initializer=tf.glorot_uniform_initializer())
         b1 = tf.get_variable("biases", [64], initializer=tf.zeros_initializer())
@@ -55,28 +55,20 @@ def build_model(learning_rate: float) -> dict[str, Any]:
         w2 = tf.get_variable("weights", [64, 10], initializer=tf.glorot_uniform_initializer())
         b2 = tf.get_variable("biases", [10], initializer=tf.zeros_initializer())
 
-    def mlp(x, w1, b1, w2, b2):
-        return jnp.tanh(x @ w1 + b1) @ w2 + b2
-
-    logits = tf.jax_function(mlp, [x, w1, b1, w2, b2], name="mlp")
-    loss = tf.jax_function(
-        lambda z, t: optax.softmax_cross_entropy_with_integer_labels(z, t).mean(),
-        [logits, y],
+    logits = tf.matmul(tf.tanh(tf.matmul(x, w1) + b1), w2) + b2
+    loss = tf.reduce_mean(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits),
         name="cross_entropy",
     )
-    accuracy = tf.jax_function(
-        lambda z, t: jnp.mean((jnp.argmax(z, axis=-1) == t).astype(jnp.float32)),
-        [logits, y],
-        name="batch_accuracy",
-    )
+    correct = tf.equal(tf.argmax(logits, axis=-1, output_type=tf.int32), y)
+    accuracy = tf.reduce_mean(tf.cast(correct, tf.float32), name="batch_accuracy")
     global_step = tf.train.get_or_create_global_step()
     train_op = tf.train.AdamOptimizer(learning_rate).minimize(loss, global_step=global_step)
 
     tf.summary.scalar("loss", loss)
     tf.summary.scalar("accuracy", accuracy)
     tf.summary.histogram("hidden_weights", w1)
-    images = tf.jax_function(lambda v: v[:3].reshape(-1, 8, 8, 1), [x], name="as_images")
-    tf.summary.image("inputs", images)
+    tf.summary.image("inputs", tf.reshape(x[:3], [-1, 8, 8, 1]))
     return {
         "x": x,
         "y": y,
