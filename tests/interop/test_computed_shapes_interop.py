@@ -105,6 +105,22 @@ def test_computed_arguments_after_a_meta_graph_round_trip_as_tf(case, tmp_path):
     assert_twins(theirs, ours)
 
 
+@pytest.mark.parametrize("shape", [[-1, 10], [-1, 7, 11], [5, -1], [-1, 2, 5], [-1, 1]])
+def test_reshape_of_an_unknown_size_into_a_multiple_as_tf(shape):
+    """A flat ``[None]`` input reshaped where the size must be a multiple of the known
+    dimensions: TF's static shape and values (jtrain raised ValueError at graph
+    construction: no size it tried was a multiple of 10)."""
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None])
+        out = tf.reshape(x, shape)
+        return lambda sess: (out.shape.as_list(), sess.run(out, {x: np.arange(770.0)}))
+
+    theirs, ours = run_both(script)
+    assert theirs[0] == ours[0]
+    assert_twins(theirs[1], ours[1], rtol=0)
+
+
 def test_fully_known_shapes_give_constants_as_tf():
     """With the input's shape known, ``tf.shape(x)`` is known when the graph is built
     and the output's static shape is exact, in TF and jtrain."""

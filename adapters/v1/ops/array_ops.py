@@ -120,10 +120,13 @@ def _reshape(tensor, shape):
         size = int(np.prod(np.shape(tensor), dtype=np.int64))
         known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
         if -1 in dims and known and size % known:
-            raise errors.InvalidArgumentError(
+            error = errors.InvalidArgumentError(
                 None, None, f"Input to reshape is a tensor with {size} values, but the "
                 f"requested shape requires a multiple of {known}",
             )  # fmt: skip
+            # For script_ops._output_specs, when it tries sizes for unknown dimensions.
+            error.required_multiple = known
+            raise error
         if -1 not in dims and size != known:
             raise errors.InvalidArgumentError(
                 None, None, f"Input to reshape is a tensor with {size} values, but the "

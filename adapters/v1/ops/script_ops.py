@@ -87,7 +87,10 @@ def lift(func: Callable[..., Any], inp: Any, name: str | None = None, *, exact: 
     return jax.tree.unflatten(out_tree, list(op.outputs))
 
 
-_FILLS = (2, 3, 4, 6, 12, 1)  # concrete sizes tried when symbolic tracing fails
+# Concrete sizes tried when symbolic tracing fails. An error saying which multiple a size
+# must be (``required_multiple``: `tf.reshape(x, [-1, 10])` of a `[None]` x) adds that
+# multiple and its double. Inputs are abstract (`jax.eval_shape`): a size allocates nothing.
+_FILLS = (2, 3, 4, 6, 12, 1)
 _RANKS = range(5)  # ranks tried for inputs of unknown rank
 
 
@@ -113,12 +116,16 @@ def _output_specs(func: Callable[..., Any], tensors: list[ops.Tensor], op_name: 
         raise
     except Exception:  # noqa: BLE001 - not traceable symbolically: try sizes
         outs, fits, error = [], [], None
-        for fill in _FILLS:
+        fills = list(_FILLS)
+        for fill in fills:
             try:
                 outs.append(jax.eval_shape(func, *_structs(tensors, [fill] * unknown)))
                 fits.append(fill)
             except Exception as e:  # noqa: BLE001 - this size does not fit
                 error = e
+                multiple = getattr(e, "required_multiple", None)
+                if multiple and multiple not in fills and len(fills) < 3 * len(_FILLS):
+                    fills += [multiple, 2 * multiple]
             if len(outs) == 2:
                 break
         if not outs:
