@@ -97,7 +97,13 @@ from adapters.v1.framework.tensor_shape import (
     disable_v2_tensorshape,
     enable_v2_tensorshape,
 )
-from adapters.v1.framework.tensor_util import get_static_value, is_numeric_tensor, is_tensor
+from adapters.v1.framework.tensor_util import (
+    get_static_value,
+    is_numeric_tensor,
+    is_tensor,
+    make_ndarray,
+    make_tensor_proto,
+)
 from adapters.v1.framework.v2_compat import (
     control_flow_v2_enabled,
     disable_control_flow_v2,
@@ -306,6 +312,7 @@ from adapters.v1.ops.variables import (
 from adapters.v1.platform import app, flags, gfile
 from adapters.v1.platform import tf_logging as logging
 from jtrain import errors
+from jtrain.protos.attr_value_pb2 import AttrValue, NameAttrList
 from jtrain.protos.config_pb2 import (
     ConfigProto,
     GPUOptions,
@@ -314,6 +321,11 @@ from jtrain.protos.config_pb2 import (
     RunMetadata,
     RunOptions,
 )
+from jtrain.protos.event_pb2 import Event, LogMessage, SessionLog
+from jtrain.protos.graph_pb2 import GraphDef
+from jtrain.protos.meta_graph_pb2 import MetaGraphDef, TensorInfo
+from jtrain.protos.node_def_pb2 import NodeDef
+from jtrain.protos.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 
 # TF's op table (framework/op_def.py): the top-level names (tf.add, tf.reduce_sum...).
 globals().update(_tf_names(""))
@@ -462,6 +474,20 @@ __all__ = [
     "OptimizerOptions",
     "RunMetadata",
     "RunOptions",
+    "AttrValue",
+    "Event",
+    "GraphDef",
+    "HistogramProto",
+    "LogMessage",
+    "MetaGraphDef",
+    "NameAttrList",
+    "NodeDef",
+    "SessionLog",
+    "Summary",
+    "SummaryMetadata",
+    "TensorInfo",
+    "make_ndarray",
+    "make_tensor_proto",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "decode_csv",
