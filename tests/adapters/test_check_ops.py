@@ -120,3 +120,15 @@ def test_assert_shapes_static_and_fed(graph):
         sess.run(check, {p: np.zeros((5, 3))})
         with pytest.raises(errors.InvalidArgumentError, match=r"\[must have size\] \[2\]"):
             sess.run(check, {p: np.zeros((5, 2))})
+
+
+def test_debugging_settings_are_kept():
+    d = tf.debugging
+    assert (d.get_log_device_placement(), d.is_traceback_filtering_enabled()) == (False, True)
+    d.set_log_device_placement(True)
+    d.disable_traceback_filtering()
+    try:
+        assert (d.get_log_device_placement(), d.is_traceback_filtering_enabled()) == (True, False)
+    finally:
+        d.set_log_device_placement(False)
+        d.enable_traceback_filtering()

@@ -256,3 +256,27 @@ def test_assert_proper_iterable_refuses_a_tensor():
 
     theirs, ours = run_both(script)
     assert ours == theirs == 'Expected argument "values" to be a "proper" iterable.  '
+
+
+def test_debugging_settings_as_tf():
+    def settings(tf):
+        d = tf.debugging
+        out = [d.get_log_device_placement(), d.is_traceback_filtering_enabled()]
+        out.append(d.set_log_device_placement(True))
+        out.append(d.get_log_device_placement())
+        d.set_log_device_placement(False)
+        out.append(d.disable_traceback_filtering())
+        out.append(d.is_traceback_filtering_enabled())
+        out.append(d.enable_traceback_filtering())
+        out += [d.is_traceback_filtering_enabled(), d.get_log_device_placement()]
+        return out
+
+    import tensorflow as real_tf
+
+    from adapters import v1 as jtf
+
+    assert (
+        settings(jtf)
+        == settings(real_tf.compat.v1)
+        == [False, True, None, True, None, False, None, True, False]
+    )
