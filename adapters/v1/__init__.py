@@ -11,6 +11,7 @@ from adapters.v1 import (
     data,
     debugging,
     distributions,
+    feature_column,
     graph_util,
     image,
     initializers,
@@ -345,6 +346,7 @@ newaxis = None
 __all__ = [
     "data",
     "debugging",
+    "feature_column",
     "distributions",
     "identity_n",
     "assert_equal",

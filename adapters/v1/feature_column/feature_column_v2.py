@@ -1,0 +1,884 @@
+"""Feature columns (TF's ``feature_column_v2.py``, as ``tf.compat.v1.feature_column``
+builds them in graph mode).
+
+A column describes how one feature of a batch becomes model input. Dense columns
+(``numeric_column``, ``bucketized_column``, ``indicator_column``,
+``embedding_column``) give a ``[batch, ...]`` float32 tensor; categorical columns
+(``categorical_column_with_*``, ``bucketized_column``,
+``weighted_categorical_column``) give ids as a ``SparseTensor``. The columns are
+namedtuples with TF's fields, so they hash, compare and print as TF's do.
+
+.. note:: TF turns a dense categorical input into a ``SparseTensor`` of its cells
+   that are not the missing value (``''`` for strings, ``-1`` for integers), whose
+   size depends on the data. jtrain's programs have static shapes, so it keeps
+   every cell and gives the missing ones id ``-1``: the lookups that read the ids
+   (``safe_embedding_lookup_sparse``, the indicator's one-hot) drop id ``-1`` as TF
+   drops absent cells, and the model's values are TF's.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+from typing import Any
+
+import numpy as np
+
+from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework.op_def import FUNCTIONS
+from adapters.v1.framework.sparse_tensor import SparseTensor
+from adapters.v1.ops import embedding_ops, init_ops, lookup_ops, sparse_ops, string_ops
+from adapters.v1.ops import variable_scope as vs
+from adapters.v1.ops.parsing_ops import FixedLenFeature, VarLenFeature
+from adapters.v1.ops.script_ops import lift
+
+__all__ = [
+    "bucketized_column",
+    "categorical_column_with_hash_bucket",
+    "categorical_column_with_identity",
+    "categorical_column_with_vocabulary_list",
+    "embedding_column",
+    "indicator_column",
+    "numeric_column",
+]
+
+_tf = FUNCTIONS
+
+IdWeightPair = collections.namedtuple("IdWeightPair", ["id_tensor", "weight_tensor"])
+
+
+# -- base classes ---------------------------------------------------------------------
+class FeatureColumn:
+    """A column: ``name``, ``_parse_example_spec`` and ``_transform_feature(builder)``."""
+
+    name: str
+
+    @property
+    def _var_scope_name(self) -> str:
+        return self.name
+
+    @property
+    def parse_example_spec(self) -> dict:
+        return self._parse_example_spec
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        raise NotImplementedError
+
+    def _transform_feature(self, inputs: Any) -> Any:
+        raise NotImplementedError
+
+
+class DenseColumn(FeatureColumn):
+    """A column giving a dense ``[batch, *_variable_shape]`` tensor."""
+
+    @property
+    def variable_shape(self) -> tuple:
+        return self._variable_shape
+
+    @property
+    def _variable_shape(self) -> tuple:
+        raise NotImplementedError
+
+    def _get_dense_tensor(
+        self, inputs: Any, weight_collections: Any = None, trainable: Any = None
+    ) -> Any:
+        raise NotImplementedError
+
+
+class CategoricalColumn(FeatureColumn):
+    """A column giving ids (an ``IdWeightPair`` of ``SparseTensor``s)."""
+
+    IdWeightPair = IdWeightPair  # TF's CategoricalColumn.IdWeightPair
+
+    @property
+    def num_buckets(self) -> int:
+        return self._num_buckets
+
+    @property
+    def _num_buckets(self) -> int:
+        raise NotImplementedError
+
+    def _get_sparse_tensors(
+        self, inputs: Any, weight_collections: Any = None, trainable: Any = None
+    ) -> Any:
+        """The ids (an ``IdWeightPair`` of ``SparseTensor``s; weights None)."""
+        return IdWeightPair(inputs.get(self), None)
+
+
+# -- helpers ----------------------------------------------------------------------------
+def _assert_key_is_string(key: Any) -> None:
+    if not isinstance(key, str):
+        raise ValueError(f"key must be a string. Got: type {type(key)}. Given key: {key}")
+
+
+def _assert_string_or_int(dtype: Any, prefix: str) -> None:
+    if dtype != dtypes.string and not dtype.is_integer:
+        raise ValueError(f"{prefix} dtype must be string or integer. dtype: {dtype}.")
+
+
+def _check_shape(shape: Any, key: str) -> tuple:
+    if not isinstance(shape, (list, tuple)):
+        shape = [shape]
+    shape = tuple(shape)
+    for dimension in shape:
+        if not isinstance(dimension, int):
+            raise TypeError(f"shape dimensions must be integer. shape: {shape}, key: {key}")
+        if dimension < 1:
+            raise ValueError(f"shape dimensions must be greater than 0. shape: {shape}, key: {key}")
+    return shape
+
+
+def _flatten(value: Any) -> list:
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _flatten(v)]
+    return [value]
+
+
+def _nested_shape(value: Any) -> tuple:
+    if isinstance(value, (list, tuple)):
+        inner = {_nested_shape(v) for v in value}
+        return (len(value), *inner.pop()) if len(inner) == 1 else (len(value), -1)
+    return ()
+
+
+def _as_tuple(value: Any) -> Any:
+    return tuple(_as_tuple(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+def _check_default_value(shape: tuple, default_value: Any, dtype: Any, key: str) -> Any:
+    """TF's ``fc_utils.check_default_value``: the default as a nested tuple of ``shape``."""
+    if default_value is None:
+        return None
+    if isinstance(default_value, int) or (isinstance(default_value, float) and dtype.is_floating):
+        value: Any = default_value
+        for dim in reversed(shape):
+            value = (value,) * dim
+        return value
+    if callable(getattr(default_value, "tolist", None)):
+        default_value = default_value.tolist()
+    if isinstance(default_value, (list, tuple)):
+        if _nested_shape(default_value) != tuple(shape) and not (
+            len(shape) == 1 and _nested_shape(default_value) == tuple(shape)
+        ):
+            raise ValueError(
+                "The shape of default_value must be equal to given shape. default_value: "
+                f"{default_value}, shape: {shape}, key: {key}"
+            )
+        flat = _flatten(default_value)
+        if all(isinstance(v, int) for v in flat):
+            return _as_tuple(default_value)
+        if any(isinstance(v, float) for v in flat) and dtype.is_floating:
+            return _as_tuple(default_value)
+    raise TypeError(
+        f"default_value must be compatible with dtype. default_value: {default_value}, "
+        f"dtype: {dtype}, key: {key}"
+    )
+
+
+def _is_sparse(value: Any) -> bool:
+    return isinstance(value, SparseTensor)
+
+
+def _sparse_rank(sp: SparseTensor) -> int | None:
+    shape = sp.dense_shape._shape
+    return None if shape is None or shape[0] is None else int(shape[0])
+
+
+def _expand_sparse(sp: SparseTensor) -> SparseTensor:
+    """A rank-1 ``SparseTensor`` as ``[batch, 1]`` (TF's ``sparse_reshape``)."""
+    shape = _tf["stack"]([sp.dense_shape[0], np.int64(1)])
+    return sparse_ops.sparse_reshape(sp, shape)
+
+
+def _cells(dense: ops.Tensor) -> SparseTensor:
+    """Every cell of a ``[batch, n]`` tensor as a ``SparseTensor`` (row-major, as TF's
+    ``where`` lists them)."""
+    shape = dense._shape
+    if shape is None or len(shape) != 2 or shape[1] is None:
+        raise NotImplementedError(
+            "feature_column: jtrain supports dense categorical features of shape "
+            f"[batch, n] with n known when the graph is built, got {shape}; reshape the "
+            "feature, or feed it as a SparseTensor."
+        )
+    n = int(shape[1])
+    batch = _tf["shape"](dense)[0]
+    rows = _tf["reshape"](_tf["tile"](_tf["expand_dims"](_tf["range"](0, batch), 1), [1, n]), [-1])
+    cols = _tf["tile"](_tf["range"](0, n), [batch])
+    indices = _tf["cast"](_tf["transpose"](_tf["stack"]([rows, cols])), dtypes.int64)
+    return SparseTensor(
+        indices, _tf["reshape"](dense, [-1]), _tf["shape"](dense, out_type=dtypes.int64)
+    )
+
+
+def _categorical_ids(inputs: Any, key: str, transform: Any) -> SparseTensor:
+    """TF's ``_to_sparse_input_and_drop_ignore_values`` of feature ``key`` followed by
+    ``transform`` of its values (an elementwise map to int64 ids).
+
+    A ``SparseTensor`` keeps its indices. A dense feature keeps all its cells (see the
+    module note): ``transform`` maps the dense tensor (a host lookup reads it where the
+    feed is) and the missing cells (``''``, ``-1``) get id ``-1``.
+    """
+    raw, expand = inputs._raw_feature(key)
+    if _is_sparse(raw):
+        sp = inputs.get(key)  # the raw values: a host lookup reads them where fed
+        return SparseTensor(sp.indices, transform(raw.values), sp.dense_shape)
+    missing = "" if raw.dtype == dtypes.string else -1
+    ids = transform(raw)
+    with ops.name_scope(None, "to_sparse_input"):
+        absent = _tf["equal"](raw, ops.convert_to_tensor(missing, dtype=raw.dtype))
+        ids = _tf["where_v2"](absent, _tf["fill"](_tf["shape"](ids), np.int64(-1)), ids)
+        if expand:
+            ids = _tf["expand_dims"](ids, -1)
+        return _cells(ids)
+
+
+# -- numeric and bucketized -----------------------------------------------------------
+class NumericColumn(
+    DenseColumn,
+    collections.namedtuple(
+        "NumericColumn", ("key", "shape", "default_value", "dtype", "normalizer_fn")
+    ),
+):
+    """See ``numeric_column``."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.key
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return {self.key: FixedLenFeature(self.shape, self.dtype, self.default_value)}
+
+    def _transform_feature(self, inputs: Any) -> ops.Tensor:
+        tensor = inputs.get(self.key)
+        if _is_sparse(tensor):
+            raise ValueError(
+                "The corresponding Tensor of numerical column must be a Tensor. "
+                f"SparseTensor is not supported. key: {self.key}"
+            )
+        if self.normalizer_fn is not None:
+            tensor = self.normalizer_fn(tensor)
+        return _tf["cast"](tensor, dtypes.float32)
+
+    @property
+    def _variable_shape(self) -> tuple:
+        return tuple(self.shape)
+
+    def _get_dense_tensor(
+        self, inputs: Any, weight_collections: Any = None, trainable: Any = None
+    ) -> ops.Tensor:
+        return inputs.get(self)
+
+
+def numeric_column(
+    key: str,
+    shape: Any = (1,),
+    default_value: Any = None,
+    dtype: Any = dtypes.float32,
+    normalizer_fn: Any = None,
+) -> NumericColumn:
+    """A real-valued feature (``tf.compat.v1.feature_column.numeric_column``).
+
+    Args:
+      key: the feature's name in the features dict.
+      shape: the shape of one example's value (default ``(1,)``).
+      default_value: the value ``parse_example`` gives a missing feature (a number or
+        a nested list of ``shape``); default None (the feature is required).
+      dtype: the parsed dtype (default float32); the column's output is float32.
+      normalizer_fn: applied to the feature before the cast to float32.
+
+    Returns:
+      A ``NumericColumn``.
+
+    Raises:
+      TypeError: non-integer shape dimensions, a default not of ``dtype`` or a
+        non-callable ``normalizer_fn``.
+      ValueError: dimensions < 1, a dtype that is not integer or floating, a
+        ``default_value`` not of ``shape`` or a non-string key.
+    """
+    shape = _check_shape(shape, key)
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
+    default_value = _check_default_value(shape, default_value, dtype, key)
+    if normalizer_fn is not None and not callable(normalizer_fn):
+        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
+    _assert_key_is_string(key)
+    return NumericColumn(key, shape, default_value, dtype, normalizer_fn)
+
+
+def _bucketize(x: ops.Tensor, boundaries: tuple) -> ops.Tensor:
+    """TF's ``Bucketize``: the number of boundaries <= x (int32), float32 boundaries."""
+    edges = np.asarray(boundaries, np.float32)
+
+    def bucketize(v: Any) -> Any:
+        import jax.numpy as jnp
+
+        return jnp.searchsorted(jnp.asarray(edges), v, side="right").astype(jnp.int32)
+
+    return lift(bucketize, [x], name="Bucketize")
+
+
+class BucketizedColumn(
+    DenseColumn,
+    CategoricalColumn,
+    collections.namedtuple("BucketizedColumn", ("source_column", "boundaries")),
+):
+    """See ``bucketized_column``."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"{self.source_column.name}_bucketized"
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return self.source_column._parse_example_spec
+
+    def _transform_feature(self, inputs: Any) -> ops.Tensor:
+        return _bucketize(inputs.get(self.source_column), self.boundaries)
+
+    @property
+    def _variable_shape(self) -> tuple:
+        return (*self.source_column.shape, len(self.boundaries) + 1)
+
+    def _get_dense_tensor(
+        self, inputs: Any, weight_collections: Any = None, trainable: Any = None
+    ) -> ops.Tensor:
+        ids = _tf["cast"](inputs.get(self), dtypes.int64)
+        return _tf["one_hot"](ids, depth=len(self.boundaries) + 1, on_value=1.0, off_value=0.0)
+
+    @property
+    def _num_buckets(self) -> int:
+        return (len(self.boundaries) + 1) * self.source_column.shape[0]
+
+    def _get_sparse_tensors(
+        self, inputs: Any, weight_collections: Any = None, trainable: Any = None
+    ) -> IdWeightPair:
+        tensor = inputs.get(self)
+        batch = _tf["shape"](tensor)[0]
+        dim = self.source_column.shape[0]
+        rows = _tf["reshape"](
+            _tf["tile"](_tf["expand_dims"](_tf["range"](0, batch), 1), [1, dim]), [-1]
+        )
+        cols = _tf["tile"](_tf["range"](0, dim), [batch])
+        ids = _tf["reshape"](tensor, (-1,)) + (len(self.boundaries) + 1) * cols
+        indices = _tf["cast"](_tf["transpose"](_tf["stack"]((rows, cols))), dtypes.int64)
+        dense_shape = _tf["cast"](_tf["stack"]([batch, dim]), dtypes.int64)
+        return IdWeightPair(SparseTensor(indices, ids, dense_shape), None)
+
+
+def bucketized_column(source_column: NumericColumn, boundaries: Any) -> BucketizedColumn:
+    """A ``numeric_column`` discretized by ``boundaries``
+    (``tf.compat.v1.feature_column.bucketized_column``).
+
+    Bucket ``i`` holds ``boundaries[i-1] <= x < boundaries[i]`` (float32 comparisons,
+    TF's ``Bucketize``); as a dense column it is the one-hot of the bucket, as a
+    categorical one the ids ``bucket + (len(boundaries) + 1) * position``.
+
+    Args:
+      source_column: a one-dimensional ``numeric_column``.
+      boundaries: a sorted list or tuple of floats.
+
+    Returns:
+      A ``BucketizedColumn``.
+
+    Raises:
+      ValueError: ``source_column`` not a one-dimensional ``numeric_column``, or
+        ``boundaries`` empty, not a list/tuple or not sorted.
+    """
+    if not isinstance(source_column, NumericColumn):
+        raise ValueError(
+            "source_column must be a column generated with numeric_column(). "
+            f"Given: {source_column}"
+        )
+    if len(source_column.shape) > 1:
+        raise ValueError(f"source_column must be one-dimensional column. Given: {source_column}")
+    if not boundaries:
+        raise ValueError("boundaries must not be empty.")
+    if not isinstance(boundaries, (list, tuple)):
+        raise ValueError("boundaries must be a sorted list.")
+    for i in range(len(boundaries) - 1):
+        if boundaries[i] >= boundaries[i + 1]:
+            raise ValueError("boundaries must be a sorted list.")
+    return BucketizedColumn(source_column, tuple(boundaries))
+
+
+# -- categorical columns ----------------------------------------------------------------
+class HashedCategoricalColumn(
+    CategoricalColumn,
+    collections.namedtuple("HashedCategoricalColumn", ("key", "hash_bucket_size", "dtype")),
+):
+    """See ``categorical_column_with_hash_bucket``."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.key
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return {self.key: VarLenFeature(self.dtype)}
+
+    def _transform_feature(self, inputs: Any) -> SparseTensor:
+        raw, _ = inputs._raw_feature(self.key)
+        _assert_string_or_int(raw.dtype, prefix=f"column_name: {self.key} input_tensor")
+        if self.dtype.is_integer != raw.dtype.is_integer:
+            raise ValueError(
+                "Column dtype and SparseTensors dtype must be compatible. key: "
+                f"{self.key}, column dtype: {self.dtype}, tensor dtype: {raw.dtype}"
+            )
+
+        def hashed(values: ops.Tensor) -> ops.Tensor:
+            if values.dtype != dtypes.string:
+                values = string_ops.as_string(values)
+            return string_ops.string_to_hash_bucket_fast(
+                values, self.hash_bucket_size, name="lookup"
+            )
+
+        return _categorical_ids(inputs, self.key, hashed)
+
+    @property
+    def _num_buckets(self) -> int:
+        return self.hash_bucket_size
+
+
+def categorical_column_with_hash_bucket(
+    key: str, hash_bucket_size: int, dtype: Any = dtypes.string
+) -> HashedCategoricalColumn:
+    """Ids by hashing: FarmHash ``Fingerprint64`` of the value (an integer's decimal
+    string) modulo ``hash_bucket_size``
+    (``tf.compat.v1.feature_column.categorical_column_with_hash_bucket``).
+
+    Args:
+      key: the feature's name.
+      hash_bucket_size: the number of buckets (>= 1).
+      dtype: the feature's dtype, string (default) or integer.
+
+    Returns:
+      A ``HashedCategoricalColumn``.
+
+    Raises:
+      ValueError: ``hash_bucket_size`` None or < 1, a dtype not string or integer.
+    """
+    if hash_bucket_size is None:
+        raise ValueError(f"hash_bucket_size must be set. key: {key}")
+    if hash_bucket_size < 1:
+        raise ValueError(
+            f"hash_bucket_size must be at least 1. hash_bucket_size: {hash_bucket_size}, key: {key}"
+        )
+    _assert_key_is_string(key)
+    dtype = dtypes.as_dtype(dtype)
+    _assert_string_or_int(dtype, prefix=f"column_name: {key}")
+    return HashedCategoricalColumn(key, hash_bucket_size, dtype)
+
+
+class VocabularyListCategoricalColumn(
+    CategoricalColumn,
+    collections.namedtuple(
+        "VocabularyListCategoricalColumn",
+        ("key", "vocabulary_list", "dtype", "default_value", "num_oov_buckets"),
+    ),
+):
+    """See ``categorical_column_with_vocabulary_list``."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.key
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return {self.key: VarLenFeature(self.dtype)}
+
+    def _transform_feature(self, inputs: Any) -> SparseTensor:
+        raw, _ = inputs._raw_feature(self.key)
+        if self.dtype.is_integer != raw.dtype.is_integer:
+            raise ValueError(
+                "Column dtype and SparseTensors dtype must be compatible. key: "
+                f"{self.key}, column dtype: {self.dtype}, tensor dtype: {raw.dtype}"
+            )
+        _assert_string_or_int(raw.dtype, prefix=f"column_name: {self.key} input_tensor")
+        table = _index_table(
+            self.vocabulary_list,
+            self.default_value,
+            self.num_oov_buckets,
+            raw.dtype,
+            name=f"{self.key}_lookup",
+        )
+        return _categorical_ids(inputs, self.key, table.lookup)
+
+    @property
+    def _num_buckets(self) -> int:
+        return len(self.vocabulary_list) + self.num_oov_buckets
+
+
+def _index_table(
+    vocabulary: tuple, default_value: int, num_oov_buckets: int, key_dtype: Any, name: str
+) -> Any:
+    """TF's ``index_table_from_tensor``: the i-th word's id is ``i``; another key's id is
+    ``default_value``, or with ``num_oov_buckets`` its bucket after the vocabulary.
+
+    Integer keys of any width are looked up as TF's int64 keys (TF casts them first:
+    jtrain's tables read the keys where they are fed, so the table takes the keys'
+    dtype; a word the keys' dtype cannot hold matches no key, as in TF)."""
+    ids = np.arange(len(vocabulary), dtype=np.int64)
+    if key_dtype.is_integer:
+        info = np.iinfo(key_dtype.as_numpy_dtype)
+        words = np.asarray(vocabulary, np.int64)
+        keep = (words >= info.min) & (words <= info.max)
+        table_keys: Any = words.astype(np.int64 if num_oov_buckets else key_dtype.as_numpy_dtype)
+        table_keys, ids = table_keys[keep], ids[keep]
+        lookup_dtype = key_dtype
+    else:
+        table_keys = np.asarray(
+            [w.encode() if isinstance(w, str) else w for w in vocabulary], object
+        )
+        lookup_dtype = dtypes.string
+    with ops.name_scope(name):
+        init = lookup_ops.KeyValueTensorInitializer(
+            table_keys,
+            ids,
+            key_dtype=dtypes.int64 if key_dtype.is_integer and num_oov_buckets else None,
+            value_dtype=dtypes.int64,
+        )
+        if num_oov_buckets:
+            return lookup_ops.StaticVocabularyTable(
+                init, num_oov_buckets, lookup_key_dtype=lookup_dtype
+            )
+        return lookup_ops.StaticHashTable(init, default_value)
+
+
+def categorical_column_with_vocabulary_list(
+    key: str,
+    vocabulary_list: Any,
+    dtype: Any = None,
+    default_value: int = -1,
+    num_oov_buckets: int = 0,
+) -> VocabularyListCategoricalColumn:
+    """Ids by position in an in-memory vocabulary
+    (``tf.compat.v1.feature_column.categorical_column_with_vocabulary_list``).
+
+    A value in ``vocabulary_list`` gets its index; another gets ``default_value``
+    (default -1: dropped by the embedding and indicator columns) or, with
+    ``num_oov_buckets``, ``len(vocabulary_list) + Fingerprint64(value) %
+    num_oov_buckets``. The table is a lookup table: run ``tf.tables_initializer()``.
+
+    Args:
+      key: the feature's name.
+      vocabulary_list: the words (strings or integers), without duplicates.
+      dtype: the feature's dtype (default: the vocabulary's).
+      default_value: the id of an out-of-vocabulary value (default -1).
+      num_oov_buckets: the number of out-of-vocabulary buckets (default 0).
+
+    Returns:
+      A ``VocabularyListCategoricalColumn``.
+
+    Raises:
+      ValueError: an empty vocabulary or duplicates, both ``num_oov_buckets`` and
+        ``default_value``, ``num_oov_buckets`` < 0, dtypes not string or integer or
+        not matching the vocabulary's.
+    """
+    if vocabulary_list is None or len(vocabulary_list) < 1:
+        raise ValueError(f"vocabulary_list {vocabulary_list} must be non-empty, column_name: {key}")
+    if len(set(vocabulary_list)) != len(vocabulary_list):
+        raise ValueError(f"Duplicate keys in vocabulary_list {vocabulary_list}, column_name: {key}")
+    vocabulary_dtype = dtypes.as_dtype(np.array(vocabulary_list).dtype)
+    if num_oov_buckets:
+        if default_value != -1:
+            raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
+        if num_oov_buckets < 0:
+            raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
+    _assert_string_or_int(vocabulary_dtype, prefix=f"column_name: {key} vocabulary")
+    if dtype is None:
+        dtype = vocabulary_dtype
+    else:
+        dtype = dtypes.as_dtype(dtype)
+        if dtype.is_integer != vocabulary_dtype.is_integer:
+            raise ValueError(
+                f"dtype {dtype} and vocabulary dtype {vocabulary_dtype} do not match, "
+                f"column_name: {key}"
+            )
+    _assert_string_or_int(dtype, prefix=f"column_name: {key}")
+    _assert_key_is_string(key)
+    return VocabularyListCategoricalColumn(
+        key, tuple(vocabulary_list), dtype, default_value, num_oov_buckets
+    )
+
+
+class IdentityCategoricalColumn(
+    CategoricalColumn,
+    collections.namedtuple("IdentityCategoricalColumn", ("key", "number_buckets", "default_value")),
+):
+    """See ``categorical_column_with_identity``."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.key
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return {self.key: VarLenFeature(dtypes.int64)}
+
+    def _transform_feature(self, inputs: Any) -> SparseTensor:
+        raw, _ = inputs._raw_feature(self.key)
+        if not raw.dtype.is_integer:
+            raise ValueError(f"Invalid input, not integer. key: {self.key} dtype: {raw.dtype}")
+
+        def identity(values: ops.Tensor) -> ops.Tensor:
+            values = _tf["cast"](values, dtypes.int64, name="values")
+            if self.default_value is not None:
+                out_of_range = _tf["logical_or"](
+                    _tf["less"](values, np.int64(0)),
+                    _tf["greater_equal"](values, np.int64(self.number_buckets)),
+                    name="out_of_range",
+                )
+                default = _tf["fill"](_tf["shape"](values), np.int64(self.default_value))
+                values = _tf["where_v2"](out_of_range, default, values)
+            return values
+
+        return _categorical_ids(inputs, self.key, identity)
+
+    @property
+    def _num_buckets(self) -> int:
+        return self.number_buckets
+
+
+def categorical_column_with_identity(
+    key: str, num_buckets: int, default_value: int | None = None
+) -> IdentityCategoricalColumn:
+    """Integer features used as ids (``tf.compat.v1.feature_column.
+    categorical_column_with_identity``).
+
+    Args:
+      key: the feature's name.
+      num_buckets: ids are in ``[0, num_buckets)``.
+      default_value: the id of values outside that range (default None: kept, and
+        an embedding lookup of one raises at run time, as TF).
+
+    Returns:
+      An ``IdentityCategoricalColumn``.
+
+    Raises:
+      ValueError: ``num_buckets`` < 1 or ``default_value`` outside the range.
+    """
+    if num_buckets < 1:
+        raise ValueError(f"num_buckets {num_buckets} < 1, column_name {key}")
+    if default_value is not None and (default_value < 0 or default_value >= num_buckets):
+        raise ValueError(
+            f"default_value {default_value} not in range [0, {num_buckets}), column_name {key}"
+        )
+    _assert_key_is_string(key)
+    return IdentityCategoricalColumn(key, num_buckets, default_value)
+
+
+# -- dense columns of categorical ones --------------------------------------------------
+class IndicatorColumn(
+    DenseColumn,
+    collections.namedtuple("IndicatorColumn", ("categorical_column",)),
+):
+    """See ``indicator_column``."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"{self.categorical_column.name}_indicator"
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return self.categorical_column._parse_example_spec
+
+    def _transform_feature(self, inputs: Any) -> ops.Tensor:
+        pair = self.categorical_column._get_sparse_tensors(inputs)
+        size = self._variable_shape[-1]
+        if pair.weight_tensor is not None:
+            raise NotImplementedError(
+                "indicator_column of a weighted_categorical_column: not supported by "
+                "jtrain; use embedding_column or linear_model for weighted ids."
+            )
+        dense_ids = sparse_ops.sparse_tensor_to_dense(pair.id_tensor, default_value=-1)
+        one_hot = _tf["one_hot"](dense_ids, depth=size, on_value=1.0, off_value=0.0)
+        return _tf["reduce_sum"](one_hot, axis=[-2])
+
+    @property
+    def _variable_shape(self) -> tuple:
+        return (1, self.categorical_column._num_buckets)
+
+    def _get_dense_tensor(
+        self, inputs: Any, weight_collections: Any = None, trainable: Any = None
+    ) -> ops.Tensor:
+        return inputs.get(self)
+
+
+def indicator_column(categorical_column: CategoricalColumn) -> IndicatorColumn:
+    """The multi-hot ``[batch, num_buckets]`` float32 count of a categorical column's
+    ids (``tf.compat.v1.feature_column.indicator_column``).
+
+    Args:
+      categorical_column: a ``categorical_column_with_*`` or ``bucketized_column``.
+
+    Returns:
+      An ``IndicatorColumn``.
+
+    Raises:
+      ValueError: not a categorical column.
+    """
+    if not isinstance(categorical_column, CategoricalColumn):
+        raise ValueError(
+            "Unsupported input type. Input must be a CategoricalColumn. "
+            f"Given: {categorical_column}"
+        )
+    return IndicatorColumn(categorical_column)
+
+
+class EmbeddingColumn(
+    DenseColumn,
+    collections.namedtuple(
+        "EmbeddingColumn",
+        (
+            "categorical_column",
+            "dimension",
+            "combiner",
+            "initializer",
+            "ckpt_to_load_from",
+            "tensor_name_in_ckpt",
+            "max_norm",
+            "trainable",
+            "use_safe_embedding_lookup",
+        ),
+    ),
+):
+    """See ``embedding_column``."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"{self.categorical_column.name}_embedding"
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return self.categorical_column._parse_example_spec
+
+    def _transform_feature(self, inputs: Any) -> Any:
+        return inputs.get(self.categorical_column)
+
+    @property
+    def _variable_shape(self) -> tuple:
+        return (self.dimension,)
+
+    def _lookup(self, pair: IdWeightPair, weights: Any) -> ops.Tensor:
+        if self.ckpt_to_load_from is not None:
+            from adapters.v1.training.checkpoint_utils import init_from_checkpoint
+
+            init_from_checkpoint(self.ckpt_to_load_from, {self.tensor_name_in_ckpt: weights})
+        return embedding_ops.safe_embedding_lookup_sparse(
+            weights,
+            pair.id_tensor,
+            pair.weight_tensor,
+            combiner=self.combiner,
+            name=f"{self.name}_weights",
+            max_norm=self.max_norm,
+        )
+
+    def _get_dense_tensor(
+        self, inputs: Any, weight_collections: Any = None, trainable: Any = None
+    ) -> ops.Tensor:
+        pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
+        if weight_collections and ops.GraphKeys.GLOBAL_VARIABLES not in weight_collections:
+            weight_collections.append(ops.GraphKeys.GLOBAL_VARIABLES)
+        weights = vs.get_variable(
+            name="embedding_weights",
+            shape=(self.categorical_column._num_buckets, self.dimension),
+            dtype=dtypes.float32,
+            initializer=self.initializer,
+            trainable=self.trainable and trainable,
+            collections=weight_collections,
+        )
+        return self._lookup(pair, weights)
+
+
+def _check_embedding_args(
+    dimension: Any,
+    ckpt_to_load_from: Any,
+    tensor_name_in_ckpt: Any,
+    initializer: Any,
+    use_safe_embedding_lookup: bool,
+    column_name: str,
+) -> Any:
+    if dimension is None or dimension < 1:
+        raise ValueError(f"Invalid dimension {dimension}.")
+    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
+        raise ValueError(
+            "Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or none of them."
+        )
+    if initializer is not None and not callable(initializer):
+        raise ValueError(
+            f"initializer must be callable if specified. Embedding of column_name: {column_name}"
+        )
+    if not use_safe_embedding_lookup:
+        raise NotImplementedError(
+            "embedding_column(use_safe_embedding_lookup=False): jtrain keeps the missing "
+            "cells of dense features as id -1, which only the safe lookup drops; leave "
+            "use_safe_embedding_lookup=True (TF's default, the same values for valid ids)."
+        )
+    if initializer is None:
+        initializer = init_ops.truncated_normal_initializer(
+            mean=0.0, stddev=1 / math.sqrt(dimension)
+        )
+    return initializer
+
+
+def embedding_column(
+    categorical_column: CategoricalColumn,
+    dimension: int,
+    combiner: str = "mean",
+    initializer: Any = None,
+    ckpt_to_load_from: str | None = None,
+    tensor_name_in_ckpt: str | None = None,
+    max_norm: float | None = None,
+    trainable: bool = True,
+    use_safe_embedding_lookup: bool = True,
+) -> EmbeddingColumn:
+    """Learned ``dimension``-vectors of a categorical column's ids, combined per example
+    (``tf.compat.v1.feature_column.embedding_column``).
+
+    The table is the float32 variable ``<scope>/<column>_embedding/embedding_weights``
+    of shape ``[num_buckets, dimension]``; the lookup is
+    ``tf.nn.safe_embedding_lookup_sparse`` (ids < 0 dropped, empty rows zeros).
+
+    Args:
+      categorical_column: the ids' column.
+      dimension: the embedding size (>= 1).
+      combiner: ``"mean"`` (default), ``"sqrtn"`` or ``"sum"``.
+      initializer: the table's initializer (default: truncated normal of stddev
+        ``1/sqrt(dimension)``).
+      ckpt_to_load_from: a checkpoint to initialize the table from (with
+        ``tensor_name_in_ckpt``; ``tf.train.init_from_checkpoint``).
+      tensor_name_in_ckpt: the table's name in that checkpoint.
+      max_norm: if not None, rows with a larger L2 norm are scaled down to it.
+      trainable: whether the table is trainable (default True).
+      use_safe_embedding_lookup: must be True in jtrain (TF's default).
+
+    Returns:
+      An ``EmbeddingColumn``.
+
+    Raises:
+      ValueError: ``dimension`` < 1, only one of the checkpoint arguments, or a
+        non-callable initializer.
+      NotImplementedError: ``use_safe_embedding_lookup=False``.
+    """
+    initializer = _check_embedding_args(
+        dimension,
+        ckpt_to_load_from,
+        tensor_name_in_ckpt,
+        initializer,
+        use_safe_embedding_lookup,
+        categorical_column.name,
+    )
+    return EmbeddingColumn(
+        categorical_column,
+        dimension,
+        combiner,
+        initializer,
+        ckpt_to_load_from,
+        tensor_name_in_ckpt,
+        max_norm,
+        trainable,
+        use_safe_embedding_lookup,
+    )
