@@ -119,6 +119,7 @@ from adapters.v1.framework.v2_compat import (
     resource_variables_enabled,
 )
 from adapters.v1.ops import math_ops as _math_ops  # noqa: F401  (fills TF's op table)
+from adapters.v1.ops import segment_ops as _segment_ops  # noqa: F401  (fills TF's op table)
 from adapters.v1.ops import sort_ops as _sort_ops  # noqa: F401  (fills TF's op table)
 from adapters.v1.ops.array_ops import (
     broadcast_static_shape,
@@ -128,6 +129,7 @@ from adapters.v1.ops.array_ops import (
     meshgrid,
     placeholder,
     placeholder_with_default,
+    required_space_to_batch_paddings,
 )
 from adapters.v1.ops.check_ops import (
     assert_equal,
@@ -182,6 +184,7 @@ from adapters.v1.ops.data_flow_ops import (
 )
 from adapters.v1.ops.functional_ops import foldl, foldr, map_fn, scan
 from adapters.v1.ops.gradients_impl import UnconnectedGradients, gradients, hessians
+from adapters.v1.ops.image_ops import extract_image_patches
 from adapters.v1.ops.init_ops import (
     constant_initializer,
     glorot_normal_initializer,
@@ -635,10 +638,12 @@ __all__ = [
     "convert_to_tensor_or_indexed_slices",
     "einsum",
     "ensure_shape",
+    "extract_image_patches",
     "get_static_value",
     "is_numeric_tensor",
     "is_tensor",
     "meshgrid",
+    "required_space_to_batch_paddings",
     *sorted(_tf_names("")),
 ]
 

@@ -2,6 +2,9 @@
 
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework.sparse_tensor import SparseTensor
+from adapters.v1.ops.segment_ops import sparse_segment_mean as segment_mean
+from adapters.v1.ops.segment_ops import sparse_segment_sqrt_n as segment_sqrt_n
+from adapters.v1.ops.segment_ops import sparse_segment_sum as segment_sum
 from adapters.v1.ops.sparse_ops import from_dense
 from adapters.v1.ops.sparse_ops import sparse_add as add
 from adapters.v1.ops.sparse_ops import sparse_concat as concat
@@ -32,6 +35,9 @@ __all__ = [
     "reorder",
     "reshape",
     "retain",
+    "segment_mean",
+    "segment_sqrt_n",
+    "segment_sum",
     "softmax",
     "sparse_dense_matmul",
     "to_dense",

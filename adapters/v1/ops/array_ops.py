@@ -1657,3 +1657,264 @@ def index_with_tensors(x: ops.Tensor, items: tuple, dynamic: list[int]) -> ops.T
 
 def _full(item: Any) -> bool:
     return isinstance(item, slice) and item == slice(None)
+
+
+# -- dynamic_partition, setdiff1d, volume patches, space-to-batch paddings, to_complex ------
+def _dynamic_partition(data, partitions, num_partitions):
+    """``outputs[k] = data[partitions == k]`` (rows in order); ``partitions`` are known
+    when the step is compiled (their counts are the outputs' sizes)."""
+    parts = np.asarray(partitions)
+    if data.shape[: parts.ndim] != parts.shape:
+        mine, theirs = list(data.shape[: parts.ndim]), list(parts.shape)
+        k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b), 0)
+        bad = mine[k] if k < len(mine) else 0
+        raise OpValueError(
+            f"Dimensions must be equal, but are {bad} and {theirs[k]} for 'DynamicPartition' "
+            f"with input shapes: {list(data.shape)}, {theirs}."
+        )
+    rows = data.reshape((-1,) + data.shape[parts.ndim :])
+    flat = parts.reshape(-1)
+    return [jnp.take(rows, np.flatnonzero(flat == k), axis=0) for k in range(num_partitions)]
+
+
+def _partitions_in_range(data, partitions, num_partitions):
+    parts = np.asarray(partitions)
+    ok = bool(np.all((parts >= 0) & (parts < num_partitions)))
+    return jnp.asarray(ok), (jnp.asarray(parts, np.int32), jnp.asarray(num_partitions, np.int32))
+
+
+def _partitions_error(op: ops.Operation, parts: np.ndarray, limit: np.ndarray) -> Any:
+    """TF's message: ``partitions[1] = 5 is not in [0, 3)`` (the first bad one)."""
+    bad = np.argwhere((parts < 0) | (parts >= limit))
+    where = tuple(int(i) for i in bad[0]) if bad.size else ()
+    position = f"[{','.join(str(i) for i in where)}]" if parts.ndim else ""
+    value = parts[where] if parts.ndim else parts[()]
+    return errors.InvalidArgumentError(
+        None, op, f"partitions{position} = {int(value)} is not in [0, {int(limit)})"
+    )
+
+
+_dynamic_partition_op = define(
+    "dynamic_partition",
+    "DynamicPartition",
+    _dynamic_partition,
+    params="data, partitions, num_partitions, name=None",
+    tensors="data",
+    runtime_check=(_partitions_in_range, _partitions_error),
+)
+
+
+def dynamic_partition(
+    data: Any, partitions: Any, num_partitions: int, name: str | None = None
+) -> list[ops.Tensor]:
+    """``tf.dynamic_partition``: the rows of ``data`` split by ``partitions``.
+
+    ``outputs[k] = [data[j] for j where partitions[j] == k]`` in order, for ``k`` in
+    ``[0, num_partitions)``; ``partitions`` covers the leading dimensions of ``data``.
+
+    Args:
+      data: the tensor to split.
+      partitions: int32 partition of each row, of shape ``data.shape[:rank]``; known when
+        the step is compiled (a constant, or computed from shapes or fed integer
+        placeholders): the outputs' sizes are its counts.
+      num_partitions: the number of outputs (a Python int).
+      name: the op name (default ``"DynamicPartition"``).
+
+    Returns:
+      A list of ``num_partitions`` tensors of shape ``[None] + data.shape[rank:]``
+      (the row counts are not static, as TF's).
+
+    Raises:
+      ValueError: ``partitions``' shape is not ``data``'s leading shape.
+      InvalidArgumentError: (when run) a partition outside ``[0, num_partitions)``.
+      NotImplementedError: ``partitions`` computed from the step's data.
+
+    .. note:: TF's gradient is ``dynamic_stitch`` of the outputs' gradients, which is
+      JAX's derivative of the gather (each row lands in one output).
+    """
+    outputs = _dynamic_partition_op(data, partitions, num_partitions, name)
+    for out in outputs:
+        if out._shape is not None and out._shape:
+            out._shape = (None, *out._shape[1:])
+    return list(outputs)
+
+
+dynamic_partition._op_def = _dynamic_partition_op._op_def
+FUNCTIONS["dynamic_partition"] = dynamic_partition
+
+
+class ListDiff(NamedTuple):
+    """``tf.setdiff1d``'s result."""
+
+    out: Any
+    idx: Any
+
+
+def _setdiff1d(x, y, index_dtype="int32"):
+    x, y = np.asarray(x), np.asarray(y)
+    for what, v in (("x", x), ("y", y)):
+        if v.ndim != 1:
+            raise OpValueError(f"Shape must be rank 1 but is rank {v.ndim} for '{what}'")
+    keep = np.flatnonzero(~np.isin(x, y))
+    return x[keep], keep.astype(np_dtype(index_dtype))
+
+
+_setdiff1d_entry = define(
+    "setdiff1d",
+    "ListDiff",
+    _setdiff1d,
+    params="x, y, index_dtype='int32', name=None",
+    tensors="x y",
+)._op_def
+
+
+def setdiff1d(x: Any, y: Any, index_dtype: Any = "int32", name: str | None = None) -> ListDiff:
+    """``tf.setdiff1d``: the values of ``x`` not in ``y``, in ``x``'s order, and their
+    positions in ``x`` (repeats of ``x`` kept).
+
+    Args:
+      x: 1-D values.
+      y: 1-D values to remove (converted to ``x``'s dtype).
+      index_dtype: ``idx``'s dtype (default ``tf.int32``).
+      name: the name scope (default ``"ListDiff"``).
+
+    Returns:
+      ``ListDiff(out, idx)``, both of static shape ``[None]`` as TF's.
+
+    Raises:
+      ValueError: ``x`` or ``y`` is not 1-D.
+      NotImplementedError: ``x`` or ``y`` computed in the step: the output's size
+        depends on the values, which jtrain's static programs cannot hold.
+    """
+    from adapters.v1.ops.constant_op import constant
+
+    tx = ops.convert_to_tensor(x)
+    ty = ops.convert_to_tensor(y, dtype=tx.dtype)
+    values = []
+    for t in (tx, ty):
+        # a constant's value (a string constant's is a host value)
+        known = t.op._const_value
+        known = getattr(t.op, "_host_value", None) if known is None else known
+        if known is None:
+            raise NotImplementedError(
+                f"tf.setdiff1d of the computed tensor {t.name}: its output shape depends on "
+                "the values, which jtrain's static programs cannot hold; it works on constants"
+            )
+        values.append(np.asarray(known, np_dtype(t.dtype)))
+    out, idx = _setdiff1d(values[0], values[1], index_dtype)
+    with ops.name_scope(name or "ListDiff"):
+        result = ListDiff(constant(out.astype(values[0].dtype)), constant(idx))
+    for t in result:
+        t._shape = (None,)
+    return result
+
+
+setdiff1d._op_def = _setdiff1d_entry
+FUNCTIONS["setdiff1d"] = setdiff1d
+
+
+def _extract_volume_patches(input, ksizes, strides, padding):
+    from adapters.v1.ops.image_ops import _patch_axis
+
+    if len(ksizes) != 5 or len(strides) != 5:
+        raise OpValueError("ksizes and strides must be lists of 5 ints [1, p, r, c, 1]")
+    if ksizes[0] != 1 or ksizes[4] != 1 or strides[0] != 1 or strides[4] != 1:
+        raise OpValueError("Only support ksizes and strides across space.")
+    if padding not in ("SAME", "VALID"):
+        raise OpValueError(f"padding must be SAME or VALID, got {padding!r}")
+    axes = [_patch_axis(input.shape[a], ksizes[a], strides[a], 1, padding) for a in (1, 2, 3)]
+    pads = [(0, 0)] + [(lo, hi) for _, lo, hi in axes] + [(0, 0)]
+    padded = jnp.pad(input, pads)
+    (op, _, _), (orow, _, _), (ocol, _, _) = axes
+    sp, sr, sc = strides[1:4]
+    taps = [
+        padded[
+            :,
+            i : i + (op - 1) * sp + 1 : sp,
+            j : j + (orow - 1) * sr + 1 : sr,
+            k : k + (ocol - 1) * sc + 1 : sc,
+        ]
+        for i in range(ksizes[1])
+        for j in range(ksizes[2])
+        for k in range(ksizes[3])
+    ]
+    out = jnp.stack(taps, axis=4)  # [batch, op, orow, ocol, taps, depth]
+    return out.reshape(out.shape[:4] + (len(taps) * input.shape[4],))
+
+
+extract_volume_patches = define(
+    "extract_volume_patches",
+    "ExtractVolumePatches",
+    _extract_volume_patches,
+    params="input, ksizes, strides, padding, name=None",
+    tensors="input",
+    allowed=(
+        *("bfloat16", "float16", "float32", "float64"),
+        *("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"),
+    ),
+)
+
+
+def required_space_to_batch_paddings(
+    input_shape: Any, block_shape: Any, base_paddings: Any = None, name: str | None = None
+) -> tuple[ops.Tensor, ops.Tensor]:
+    """``tf.required_space_to_batch_paddings``: paddings making each spatial size (after
+    ``base_paddings``) divisible by its block, and the crops that undo the extra.
+
+    ``pad_end_extra = (block - (input + base_start + base_end) % block) % block``;
+    ``paddings = [base_start, base_end + pad_end_extra]``, ``crops = [0, pad_end_extra]``.
+
+    Args:
+      input_shape: int32 spatial sizes, ``[num_block_dims]``.
+      block_shape: int32 block sizes, ``[num_block_dims]``, of a static shape.
+      base_paddings: int32 ``[num_block_dims, 2]`` minimum paddings (default ``None``: 0).
+      name: the name scope (default ``"required_space_to_batch_paddings"``).
+
+    Returns:
+      ``(paddings, crops)``, int32 ``[num_block_dims, 2]`` tensors named ``paddings``
+      and ``crops`` in the scope.
+
+    Raises:
+      ValueError: ``block_shape``'s shape is not static and 1-D.
+    """
+    from adapters.v1.ops.constant_op import constant
+
+    with ops.name_scope(name or "required_space_to_batch_paddings"):
+        shape = ops.convert_to_tensor(input_shape, dtype=dtypes.int32, name="input_shape")
+        block = ops.convert_to_tensor(block_shape, dtype=dtypes.int32, name="block_shape")
+        if block._shape is None or len(block._shape) != 1 or block._shape[0] is None:
+            raise ValueError(f"Shape {block.shape} must be fully defined and of rank 1")
+        count = block._shape[0]
+        if base_paddings is None:
+            base = constant(np.zeros([count, 2], np.int32))
+        else:
+            base = ops.convert_to_tensor(base_paddings, dtype=dtypes.int32, name="base_paddings")
+        known = [t.op._const_value for t in (shape, block, base)]
+        if all(v is not None for v in known):
+            s, b, p = (np.asarray(v, np.int32) for v in known)
+            extra = (b - (s + p[:, 0] + p[:, 1]) % b) % b
+            paddings = np.stack([p[:, 0], p[:, 1] + extra], axis=1)
+            crops = np.stack([np.zeros_like(extra), extra], axis=1)
+            return (
+                identity(constant(paddings), name="paddings"),
+                identity(constant(crops), name="crops"),
+            )
+        start, end = base[:, 0], base[:, 1]
+        extra_t = (block - (shape + start + end) % block) % block
+        stack = FUNCTIONS["stack"]
+        return (
+            stack([start, end + extra_t], axis=1, name="paddings"),
+            stack([FUNCTIONS["zeros_like"](extra_t), extra_t], axis=1, name="crops"),
+        )
+
+
+for _bits, _default in ((64, "ToComplex64"), (128, "ToComplex128")):
+    # ``tf.to_complex64(x, name="ToComplex64")``: ``tf.cast(x, tf.complex64)``, deprecated in TF.
+    define(
+        f"to_complex{_bits}",
+        "Cast",
+        partial(lambda x, kind: x.astype(kind), kind=np.dtype(f"complex{_bits}")),
+        params=f"x, name='{_default}'",
+        tensors="x",
+        default_name=_default,
+    )

@@ -1,0 +1,372 @@
+"""TF1 ops that were missing from ``adapters.v1`` (an AttributeError before), checked
+live against TF 2.21 (``twin.py``): values, dtypes, static shapes (unknown dimensions
+included), gradients, and TF's errors for bad input.
+
+``tf.dynamic_partition``, ``tf.setdiff1d``, ``tf.sparse_segment_sum``/``_mean``/
+``_sqrt_n`` (and ``tf.sparse.segment_*``), ``tf.extract_image_patches``,
+``tf.extract_volume_patches``, ``tf.required_space_to_batch_paddings``,
+``tf.to_complex64``/``128``.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from adapters import v1 as jtf
+from tests.interop.twin import assert_twins, run_both, run_once, tf1
+
+pytestmark = pytest.mark.interop
+
+X = (np.arange(5 * 3, dtype=np.float32).reshape(5, 3) - 6.0) / 7.0
+X64 = X.astype(np.float64) * np.pi
+
+
+def _static(tensors):
+    """Static shapes as text (``[None, 3]``), to compare TF's and jtrain's."""
+    return [str(t.shape.as_list()) for t in tensors]
+
+
+def _graded(tf, build, x_value):
+    """``(values, static shapes, gradient of a weighted sum w.r.t. x)`` of ``build(tf, x)``."""
+    x = tf.constant(x_value)
+    outs = build(tf, x)
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    shapes = _static(outs)
+    floats = [o for o in outs if o.dtype.is_floating]
+    loss = tf.add_n(
+        [tf.reduce_sum(o * tf.cast(k + 2, o.dtype) * tf.sin(o)) for k, o in enumerate(floats)]
+    )
+    grad = tf.gradients(loss, x)[0]
+    return lambda sess: (sess.run(outs), shapes, sess.run(grad))
+
+
+def _error(build):
+    """``{module: (error class name, message)}`` of running ``build(tf)`` under each."""
+    out = {}
+    for tf in (tf1, jtf):
+
+        def script(tf, build=build):
+            t = build(tf)
+
+            def run(sess):
+                try:
+                    sess.run(t)
+                except Exception as e:  # noqa: BLE001 - the error is the result
+                    return type(e).__name__, getattr(e, "message", str(e))
+                return None
+
+            return run
+
+        out[tf is jtf] = run_once(tf, script)
+    return out[False], out[True]
+
+
+def _assert_same_error(build, expected):
+    theirs, ours = _error(build)
+    assert theirs is not None and ours is not None, (theirs, ours)
+    assert ours[0] == theirs[0] == "InvalidArgumentError"
+    assert expected in theirs[1], theirs[1]  # TF 2.21's words
+    assert expected in ours[1], ours[1]
+
+
+# -- dynamic_partition -----------------------------------------------------------------
+PARTITIONS = {
+    "rows": lambda tf, x: tf.dynamic_partition(x, [1, 0, 1, 2, 1], 4),
+    "elements": lambda tf, x: tf.dynamic_partition(
+        x, np.array([[0, 1, 0], [1, 1, 1], [0, 0, 0], [1, 0, 1], [0, 0, 1]], np.int32), 2
+    ),
+    "one partition": lambda tf, x: tf.dynamic_partition(x, [0, 0, 0, 0, 0], 1),
+    "computed data": lambda tf, x: tf.dynamic_partition(tf.square(x) + 1.0, [2, 0, 2, 0, 1], 3),
+}
+
+
+@pytest.mark.parametrize("case", list(PARTITIONS))
+def test_dynamic_partition_as_tf(case):
+    assert_twins(*run_both(lambda tf: _graded(tf, PARTITIONS[case], X)))
+
+
+def test_dynamic_partition_float64_and_int64_exact():
+    big = np.array([2**53 + 1, -(2**60) + 3, 7], np.int64)
+
+    def script(tf):
+        a = tf.dynamic_partition(tf.constant(big), [1, 0, 1], 2)
+        b = tf.dynamic_partition(tf.constant(X64), [0, 1, 0, 1, 1], 2)
+        return lambda sess: (sess.run(a), sess.run(b), _static(a + b))
+
+    assert_twins(*run_both(script), rtol=0)
+
+
+def test_dynamic_partition_errors_as_tf():
+    _assert_same_error(
+        lambda tf: tf.dynamic_partition(tf.constant(X), [0, 3, 1, -1, 0], 3),
+        "partitions[1] = 3 is not in [0, 3)",
+    )
+    for tf in (tf1, jtf):
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 5 and 2"):
+            run_once(tf, lambda tf: tf.dynamic_partition(tf.constant(X), [0, 1], 2))
+
+
+def test_dynamic_partition_fed_partitions_as_tf():
+    def script(tf):
+        parts = tf.placeholder(tf.int32, [5])
+        x = tf.constant(X)
+        outs = tf.dynamic_partition(x, parts, 2)
+        grad = tf.gradients(tf.reduce_sum(outs[0] * 3.0) + tf.reduce_sum(outs[1] ** 2), x)[0]
+        feeds = [{parts: [0, 1, 1, 0, 1]}, {parts: [1, 1, 1, 1, 1]}]
+        return lambda sess: ([sess.run([outs, grad], f) for f in feeds], _static(outs))
+
+    assert_twins(*run_both(script), rtol=1e-6)
+
+
+def test_dynamic_partition_of_the_steps_data_raises():
+    with jtf.Graph().as_default():
+        parts = jtf.cast(jtf.placeholder(jtf.float32, [5]), jtf.int32)
+        with pytest.raises(NotImplementedError, match="partitions"):
+            jtf.dynamic_partition(jtf.constant(X), parts, 2)
+
+
+# -- setdiff1d ---------------------------------------------------------------------------
+SETDIFF = {
+    "ints": lambda tf: tf.setdiff1d([5, 1, 2, 2, 3, 9, 1], [2, 9, 7]),
+    "index int64": lambda tf: tf.setdiff1d([4, 4, 1], [1], index_dtype=tf.int64),
+    "floats, int y": lambda tf: tf.setdiff1d([1.5, 2.0, 3.0], [2]),
+    "int64 exact": lambda tf: tf.setdiff1d(
+        tf.constant([2**53 + 1, 2**53, 5], tf.int64), tf.constant([2**53], tf.int64)
+    ),
+    "strings": lambda tf: tf.setdiff1d(["a", "bc", "d"], ["d"]),
+    "nothing left": lambda tf: tf.setdiff1d([1, 2], [2, 1]),
+}
+
+
+@pytest.mark.parametrize("case", list(SETDIFF))
+def test_setdiff1d_as_tf(case):
+    def script(tf):
+        out = SETDIFF[case](tf)
+        return lambda sess: (tuple(sess.run(out)), _static(out), type(out).__name__)
+
+    assert_twins(*run_both(script), rtol=0)
+
+
+def test_setdiff1d_rank_error_as_tf():
+    for tf in (tf1, jtf):
+        with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 2"):
+            run_once(tf, lambda tf: tf.setdiff1d([[1, 2]], [2]))
+
+
+# -- sparse_segment_sum / mean / sqrt_n -------------------------------------------------
+SEGMENTS = {
+    "sum": lambda tf, x: tf.sparse_segment_sum(x, [0, 2, 4, 1], [0, 0, 1, 3]),
+    "sum repeated rows": lambda tf, x: tf.sparse_segment_sum(x, [3, 3, 0], [0, 1, 1]),
+    "sum num_segments": lambda tf, x: tf.sparse_segment_sum(
+        x, [0, 2, 4], [0, 0, 2], num_segments=5
+    ),
+    "mean": lambda tf, x: tf.sparse_segment_mean(x, [0, 2, 4, 1, 1], [0, 0, 0, 2, 2]),
+    "mean num_segments": lambda tf, x: tf.sparse_segment_mean(
+        x, [4, 2, 1], [1, 1, 2], num_segments=4
+    ),
+    "sqrt_n": lambda tf, x: tf.sparse_segment_sqrt_n(x, [0, 2, 4, 1], [0, 0, 0, 2]),
+    "sqrt_n num_segments": lambda tf, x: tf.sparse_segment_sqrt_n(
+        x, [0, 1, 2], [0, 0, 1], num_segments=3
+    ),
+    "sparse.segment_sum": lambda tf, x: tf.sparse.segment_sum(x, [1, 2], [0, 1]),
+    "sparse.segment_mean": lambda tf, x: tf.sparse.segment_mean(x, [1, 2, 3], [0, 0, 1]),
+    "sparse.segment_sqrt_n": lambda tf, x: tf.sparse.segment_sqrt_n(x, [1, 2, 3], [0, 0, 1]),
+    "int64 ids": lambda tf, x: tf.sparse_segment_sum(
+        x, tf.constant([0, 1], tf.int64), tf.constant([0, 2], tf.int64)
+    ),
+    "computed ids with num_segments": lambda tf, x: tf.sparse_segment_mean(
+        x, tf.range(3), tf.cast(tf.range(3) // 2, tf.int32), num_segments=tf.shape(x)[0]
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SEGMENTS))
+def test_sparse_segment_as_tf(case):
+    assert_twins(*run_both(lambda tf: _graded(tf, SEGMENTS[case], X)), rtol=1e-6)
+
+
+def test_sparse_segment_empty_as_tf():
+    """No ids: no rows. (Values and shapes only: TF 2.21's gradient of it is read from
+    uninitialized memory, 1e36 and denormals that change between runs; jtrain's is 0.)"""
+
+    def script(tf):
+        none = tf.zeros([0], tf.int32)
+        out = tf.sparse_segment_sum(tf.constant(X), none, none)
+        return lambda sess: (sess.run(out), _static([out]))
+
+    assert_twins(*run_both(script), rtol=0)
+
+
+def test_sparse_segment_float64_int64_and_names_as_tf():
+    big = np.array([[2**53 + 1], [2**40 - 3], [-(2**61)]], np.int64)
+
+    def script(tf):
+        outs = [
+            tf.sparse_segment_sum(tf.constant(big), [0, 2, 1], [0, 0, 1]),
+            tf.sparse_segment_mean(tf.constant(X64), [0, 3, 4], [0, 1, 1]),
+            tf.sparse_segment_sqrt_n(tf.constant(X64), [0, 3, 4], [0, 1, 1], num_segments=3),
+        ]
+        return lambda sess: (sess.run(outs), _static(outs), [t.name for t in outs])
+
+    assert_twins(*run_both(script), rtol=0)
+
+
+SEGMENT_ERRORS = {
+    "index out of range": (
+        lambda tf: tf.sparse_segment_sum(tf.constant(X), [0, 5, 1], [0, 0, 1]),
+        "Bad: indices[1] == 5 out of range [0, 5)",
+    ),
+    "negative index": (
+        lambda tf: tf.sparse_segment_mean(tf.constant(X), [0, -1], [0, 0]),
+        "Bad: indices[1] == -1 out of range [0, 5)",
+    ),
+    "not increasing": (
+        lambda tf: tf.sparse_segment_sum(tf.constant(X), [0, 1, 2], [1, 0, 1], num_segments=3),
+        "segment ids are not increasing",
+    ),
+    "negative id": (
+        lambda tf: tf.sparse_segment_sum(tf.constant(X), [0, 1], [-1, 0]),
+        "Segment id -1 out of range [0, 1), possibly because 'segment_ids' input is not sorted.",
+    ),
+    "id past num_segments": (
+        lambda tf: tf.sparse_segment_sqrt_n(tf.constant(X), [0, 1], [0, 7], num_segments=3),
+        "segment ids must be < num_segments",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SEGMENT_ERRORS))
+def test_sparse_segment_errors_as_tf(case):
+    build, message = SEGMENT_ERRORS[case]
+    _assert_same_error(build, message)
+
+
+def test_sparse_segment_dtype_errors_as_tf():
+    for tf in (tf1, jtf):
+        with pytest.raises(TypeError, match="DataType int32 not in list of allowed values"):
+            run_once(tf, lambda tf: tf.sparse_segment_mean(tf.constant([1, 2, 3]), [0], [0]))
+
+
+def test_sparse_segment_fed_ids_as_tf():
+    """Integer ids fed to a placeholder are known when the step is compiled (one
+    program per fed value), as jtrain's other shapes read from values."""
+
+    def script(tf):
+        ids = tf.placeholder(tf.int32, [3])
+        x = tf.constant(X)
+        out = tf.sparse_segment_mean(x, [0, 2, 3], ids)
+        grad = tf.gradients(tf.reduce_sum(out * out), x)[0]
+        feeds = [{ids: [0, 0, 2]}, {ids: [1, 1, 1]}]
+        return lambda sess: ([sess.run([out, grad], f) for f in feeds], _static([out]))
+
+    assert_twins(*run_both(script), rtol=1e-6)
+
+
+def test_sparse_segment_ids_of_the_step_without_num_segments_raise():
+    with jtf.Graph().as_default():
+        ids = jtf.cast(jtf.placeholder(jtf.float32, [2]), jtf.int32)
+        with pytest.raises(NotImplementedError, match="pass num_segments"):
+            jtf.sparse_segment_sum(jtf.constant(X), [0, 1], ids)
+
+
+# -- patches -----------------------------------------------------------------------------
+IMAGES = (np.arange(2 * 5 * 6 * 3, dtype=np.float32).reshape(2, 5, 6, 3) - 40.0) / 9.0
+VOLUMES = (np.arange(2 * 4 * 5 * 3 * 2, dtype=np.float32).reshape(2, 4, 5, 3, 2) - 50) / 11.0
+PATCHES = {
+    "image VALID": (
+        lambda tf, x: tf.extract_image_patches(
+            x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 1, 1], "VALID"
+        ),
+        IMAGES,
+    ),
+    "image SAME rates": (
+        lambda tf, x: tf.extract_image_patches(
+            x, ksizes=[1, 2, 2, 1], strides=[1, 3, 2, 1], rates=[1, 2, 1, 1], padding="SAME"
+        ),
+        IMAGES,
+    ),
+    "image.extract_patches": (
+        lambda tf, x: tf.image.extract_patches(x, [1, 3, 2, 1], [1, 1, 2, 1], [1, 1, 2, 1], "SAME"),
+        IMAGES,
+    ),
+    "volume VALID": (
+        lambda tf, x: tf.extract_volume_patches(x, [1, 2, 3, 2, 1], [1, 1, 2, 1, 1], "VALID"),
+        VOLUMES,
+    ),
+    "volume SAME": (
+        lambda tf, x: tf.extract_volume_patches(x, [1, 3, 2, 2, 1], [1, 2, 2, 2, 1], "SAME"),
+        VOLUMES,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(PATCHES))
+def test_patches_as_tf(case):
+    build, value = PATCHES[case]
+    assert_twins(*run_both(lambda tf: _graded(tf, build, value)), rtol=1e-6)
+
+
+# -- required_space_to_batch_paddings, to_complex ----------------------------------------
+PADDINGS = {
+    "no base": lambda tf: tf.required_space_to_batch_paddings([4, 5], [2, 3]),
+    "base": lambda tf: tf.required_space_to_batch_paddings([7, 5], [4, 2], [[1, 0], [2, 3]]),
+    "computed shape": lambda tf: tf.required_space_to_batch_paddings(
+        tf.shape(tf.zeros([3, 6, 5]))[1:], [4, 2]
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(PADDINGS))
+def test_required_space_to_batch_paddings_as_tf(case):
+    def script(tf):
+        out = PADDINGS[case](tf)
+        return lambda sess: (sess.run(out), _static(out), [t.name for t in out])
+
+    assert_twins(*run_both(script), rtol=0)
+
+
+def test_to_complex_as_tf():
+    def script(tf):
+        outs = [
+            tf.to_complex64(tf.constant(X)),
+            tf.to_complex128(tf.constant(X64)),
+            tf.to_complex64(tf.constant([1, 2])),
+            tf.to_complex128(tf.constant(X), name="c"),
+        ]
+        return lambda sess: (sess.run(outs), _static(outs), [t.name for t in outs])
+
+    assert_twins(*run_both(script), rtol=0)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "dynamic_partition",
+        "setdiff1d",
+        "sparse_segment_sum",
+        "sparse_segment_mean",
+        "sparse_segment_sqrt_n",
+        "extract_image_patches",
+        "extract_volume_patches",
+        "required_space_to_batch_paddings",
+        "to_complex64",
+        "to_complex128",
+    ],
+)
+def test_signature_is_tfs(name):
+    def params(f):
+        return [
+            (p.name, None if p.default is p.empty else str(p.default))
+            for p in inspect.signature(f).parameters.values()
+        ]
+
+    assert name in jtf.__all__
+    theirs = params(getattr(tf1, name))
+    ours = params(getattr(jtf, name))
+    if name == "setdiff1d":  # TF's default is the DType tf.int32, ours its name
+        assert theirs[2] == ("index_dtype", "<dtype: 'int32'>")
+        theirs[2] = ("index_dtype", "int32")
+    assert ours == theirs
