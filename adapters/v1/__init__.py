@@ -227,6 +227,8 @@ from adapters.v1.ops.parsing_ops import (
     parse_example,
     parse_single_example,
     parse_single_sequence_example,
+    parse_tensor,
+    serialize_tensor,
 )
 from adapters.v1.ops.partitioned_variables import (
     fixed_size_partitioner,
@@ -511,6 +513,8 @@ __all__ = [
     "TensorInfo",
     "make_ndarray",
     "make_tensor_proto",
+    "parse_tensor",
+    "serialize_tensor",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "decode_csv",

@@ -11,6 +11,7 @@ an ``AttributeError`` from ``adapters/v1/_missing.py``.
 from __future__ import annotations
 
 import glob
+import re
 from typing import Any
 
 import numpy as np
@@ -307,3 +308,132 @@ def test_make_ndarray_pads_repeated_fields_as_tfs():
         ours = jtf.make_ndarray(build(tensor_pb2.TensorProto))
         assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
         assert ours.tolist() == theirs.tolist()
+
+
+# -- serialize_tensor / parse_tensor ----------------------------------------------------
+def _message(e: Any) -> str:
+    """An op error's own message: TF's lead with where the node was built and end with
+    the node; the proto text in TF's messages starts with protobuf's randomly spaced
+    ``goo.gle/debugonly`` marker (see ``parsing_ops._no_tensor``), removed here."""
+    lines = e.message.split("\n")
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("Node: "):
+            lines = lines[i + 1 :]
+            break
+    text = "\n".join(lines).split("\n\t [[")[0]
+    return re.sub(r"goo\.gle/debug\w+ *\n?", "", text)
+
+
+_SERIALIZE_CASES: list[tuple[str, Any, str]] = [
+    ("f32", [1.5, -2.0], "float32"),
+    ("f32_scalar", 3.25, "float32"),
+    ("f64", [0.1, 1e300], "float64"),
+    ("f16", [1.0, 65504.0], "float16"),
+    ("bf16", [1.0, 3.0], "bfloat16"),
+    ("i32", [[1, -2], [3, 4]], "int32"),
+    ("i64", [2**40, -(2**62)], "int64"),
+    ("i64_scalar", 2**40 + 1, "int64"),
+    ("u8", [0, 255], "uint8"),
+    ("u16", [7], "uint16"),
+    ("u64", [2**63 + 5], "uint64"),
+    ("bool", [True, False, True], "bool"),
+    ("c64", [1 + 2j], "complex64"),
+    ("c128", [[1 - 1j, 2j]], "complex128"),
+    ("string", [b"a", b"", b"bc\x00"], "string"),
+    ("string_scalar", b"hello", "string"),
+    ("empty", np.zeros((2, 0)), "float32"),
+]
+
+
+@pytest.mark.parametrize(
+    "name, value, dtype", _SERIALIZE_CASES, ids=[c[0] for c in _SERIALIZE_CASES]
+)
+def test_serialize_and_parse_tensor_as_tfs(name, value, dtype):
+    arr = np.array(value, dtype=object if dtype == "string" else jtf.as_dtype(dtype).as_numpy_dtype)
+
+    def build(tf: Any) -> Any:
+        dt = tf.as_dtype(dtype)
+        const = tf.constant(value, dtype=dt)
+        fed = tf.placeholder(dt, arr.shape)
+        top, io = tf.serialize_tensor(const), tf.io.serialize_tensor(fed)
+        back = tf.parse_tensor(top, dt)
+        back_io = tf.io.parse_tensor(io, dt)
+        static = (top.shape.as_list(), back.shape.dims, back.dtype.name)
+        return lambda sess: (static, sess.run([top, io, back, back_io], {fed: arr}))
+
+    theirs, ours = run_both(build)
+    assert ours[0] == theirs[0]
+    t_vals, o_vals = theirs[1], ours[1]
+    assert o_vals[0] == t_vals[0] and o_vals[1] == t_vals[1]  # the bytes
+    for t, o in zip(t_vals[2:], o_vals[2:], strict=True):
+        t, o = np.asarray(t), np.asarray(o)
+        assert (o.dtype, o.shape) == (t.dtype, t.shape)
+        assert o.tolist() == t.tolist() if t.dtype == object else o.tobytes() == t.tobytes()
+
+
+_PARSE_ERRORS: list[tuple[str, Any, str]] = [
+    ("type_mismatch", b'\x08\x01\x12\x04\x12\x02\x08\x02"\x08\x00\x00\xc0?\x00\x00\x00@', "int32"),
+    ("type_mismatch_f64", b"\x08\x02\x12\x00\x31\x00\x00\x00\x00\x00\x00\xf0?", "float16"),
+    ("garbage", b"garbage\xff", "float32"),
+    ("short_content", b'\x08\x01\x12\x04\x12\x02\x08\x02"\x04\x00\x00\x80?', "float32"),
+    ("no_dtype", b"", "float32"),
+    ("not_scalar", [b"\x08\x01\x12\x00"], "float32"),
+]
+
+
+@pytest.mark.parametrize("name, data, dtype", _PARSE_ERRORS, ids=[c[0] for c in _PARSE_ERRORS])
+def test_parse_tensor_errors_as_tfs(name, data, dtype):
+    arr = np.array(data, dtype=object)
+
+    def build(tf: Any) -> Any:
+        p = tf.placeholder(tf.string, arr.shape)
+        out = tf.parse_tensor(p, tf.as_dtype(dtype))
+
+        def run(sess: Any) -> Any:
+            try:
+                sess.run(out, {p: arr})
+            except tf.errors.InvalidArgumentError as e:
+                return _message(e)
+            return "no error"
+
+        return run
+
+    theirs, ours = run_both(build)
+    assert theirs != "no error"
+    assert ours == theirs
+
+
+_PARSE_FILLS: list[tuple[str, Any, str]] = [
+    ("float_val_fills", b"\x08\x01\x12\x04\x12\x02\x08\x03*\x04\x00\x00\x80?", "float32"),
+    (
+        "float_val_cut",
+        b"\x08\x01\x12\x04\x12\x02\x08\x01*\x08\x00\x00\x80?\x00\x00\x00@",
+        "float32",
+    ),
+    ("string_val_fills", b"\x08\x07\x12\x04\x12\x02\x08\x03B\x01a", "string"),
+    ("no_values", b"\x08\x03\x12\x04\x12\x02\x08\x02", "int32"),
+    ("half_val", b"\x08\x13\x12\x04\x12\x02\x08\x02j\x02\x80x", "float16"),
+]
+
+
+@pytest.mark.parametrize("name, data, dtype", _PARSE_FILLS, ids=[c[0] for c in _PARSE_FILLS])
+def test_parse_tensor_of_repeated_fields_as_tfs(name, data, dtype):
+    def build(tf: Any) -> Any:
+        p = tf.placeholder(tf.string, [])
+        out = tf.parse_tensor(p, tf.as_dtype(dtype))
+        return lambda sess: sess.run(out, {p: data})
+
+    theirs, ours = run_both(build)
+    assert (ours.dtype, ours.shape, ours.tolist()) == (theirs.dtype, theirs.shape, theirs.tolist())
+
+
+def test_parse_tensor_refuses_a_non_string_input():
+    def build(tf: Any) -> Any:
+        try:
+            tf.parse_tensor(tf.constant(1.0), tf.float32)
+        except TypeError as e:
+            message = str(e)
+        return lambda sess: message
+
+    theirs, ours = run_both(build)
+    assert ours == theirs

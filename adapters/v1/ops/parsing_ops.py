@@ -42,6 +42,8 @@ __all__ = [
     "decode_raw",
     "parse_example",
     "parse_single_example",
+    "parse_tensor",
+    "serialize_tensor",
 ]
 
 
@@ -451,3 +453,167 @@ def decode_csv(
     if not default_inputs:
         op._batch = compute  # element-wise already: any shape of records
     return list(op.outputs)
+
+
+# -- serialize_tensor / parse_tensor ------------------------------------------------------
+def _exact_constant(value: Any) -> Any:
+    """A constant's NumPy value with all its bits (int64 too), else ``value``.
+
+    ``host_inputs`` reads a device constant by running it outside the 64-bit scope,
+    which would cut an int64/float64 constant to 32 bits."""
+    if isinstance(value, ops.Tensor) and value.op.type == "Const" and value.op._host is None:
+        const = value.op._const_value
+        if const is not None:
+            return np.asarray(const, dtype=value._np_dtype)
+    return value
+
+
+def serialize_tensor(tensor: Any, name: str | None = None) -> ops.Tensor:
+    """``tf.io.serialize_tensor``: a tensor as a serialized ``TensorProto`` (a string scalar).
+
+    The proto is TF's ``Tensor::AsProtoTensorContent``: strings in ``string_val``,
+    every other dtype (bool, complex and float16 included) as its little-endian bytes
+    in ``tensor_content``, the shape always present.
+
+    Args:
+      tensor: a tensor of any dtype and shape.
+      name: the operation's name (default ``"SerializeTensor"``).
+
+    Returns:
+      A ``tf.string`` scalar, byte for byte TF's.
+    """
+    from adapters.v1.framework.graph_def import tensor_proto
+
+    (t,) = host_inputs([_exact_constant(tensor)])
+
+    def compute(session: Any, value: Any) -> tuple[Any, ...]:
+        arr = np.asarray(value, dtype=t._np_dtype)
+        return (tensor_proto(arr).SerializeToString(),)
+
+    op = ops.get_default_graph().create_op(
+        "SerializeTensor",
+        name or "SerializeTensor",
+        inputs=[t],
+        compute=compute,
+        output_specs=[((), np.dtype(object))],
+        host=placement([t]),
+    )
+    return op.outputs[0]
+
+
+def _invalid(message: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def _no_tensor(proto: Any) -> errors.InvalidArgumentError:
+    """TF's error for a proto that makes no tensor: the proto in text format.
+
+    .. note:: TF's text starts with protobuf's ``goo.gle/debugonly`` marker (randomly
+       spaced, so that nobody parses it); jtrain writes the text without it.
+    """
+    from google.protobuf import text_format
+
+    return _invalid("Cannot parse tensor from proto: " + text_format.MessageToString(proto))
+
+
+def _tensor_from_proto(data: bytes) -> np.ndarray:
+    """TF's ``Tensor::FromProto`` of serialized ``data``: repeated fields longer than
+    the shape are cut, shorter ones repeat their last value; ``tensor_content`` must
+    hold exactly the shape's bytes."""
+    from google.protobuf.message import DecodeError
+
+    from adapters.v1.framework import dtypes
+    from adapters.v1.framework.tensor_util import _FIELD, make_ndarray
+    from jtrain.protos import tensor_pb2
+
+    proto = tensor_pb2.TensorProto()
+    try:
+        proto.ParseFromString(data)
+    except DecodeError:
+        import base64
+
+        raise _invalid(
+            "Could not parse `serialized` as TensorProto, base64: "
+            + base64.b64encode(data).decode()
+        ) from None
+    dims = [d.size for d in proto.tensor_shape.dim]
+    try:
+        dt = dtypes.as_dtype(proto.dtype)
+    except TypeError:
+        raise _no_tensor(proto) from None
+    if proto.dtype == 0 or not dt.is_numpy_compatible or proto.tensor_shape.unknown_rank:
+        raise _no_tensor(proto)
+    if dt.is_quantized:
+        raise NotImplementedError(f"tf.io.parse_tensor: quantized dtype {dt.name} is not supported")
+    if any(d < 0 for d in dims):
+        raise _no_tensor(proto)
+    count = int(np.prod(dims, dtype=np.int64))
+    if proto.tensor_content and dt.name != "string":
+        if len(proto.tensor_content) != count * np.dtype(dt.as_numpy_dtype).itemsize:
+            raise _no_tensor(proto)
+    elif dt.name in _FIELD:
+        field = getattr(proto, _FIELD[dt.name])
+        per = 2 if dt.is_complex else 1
+        if len(field) > count * per:
+            del field[count * per :]
+    return make_ndarray(proto)
+
+
+def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> ops.Tensor:
+    """``tf.io.parse_tensor``: the tensor a serialized ``TensorProto`` holds.
+
+    Args:
+      serialized: a ``tf.string`` scalar, a serialized ``TensorProto``.
+      out_type: the ``DType`` the proto must have.
+      name: the operation's name (default ``"ParseTensor"``).
+
+    Returns:
+      A tensor of ``out_type`` and unknown shape (known when run).
+
+    Raises:
+      TypeError: ``serialized`` is not a string tensor.
+      NotImplementedError: ``out_type`` without NumPy values (resource, variant,
+        quantized types).
+      InvalidArgumentError (at run time): ``serialized`` is not a scalar, not a
+        ``TensorProto``, not a valid tensor, or of another dtype than ``out_type``
+        (TF's messages).
+    """
+    from adapters.v1.framework import dtypes
+    from adapters.v1.ops.string_ops import _string_input
+
+    dt = dtypes.as_dtype(out_type)
+    if not dt.is_numpy_compatible or dt.is_quantized:
+        raise NotImplementedError(
+            f"tf.io.parse_tensor: out_type {dt.name} has no host values in jtrain; parse "
+            "a numeric, bool or string tensor"
+        )
+    t = _string_input(serialized, "serialized", "ParseTensor")
+
+    def compute(session: Any, value: Any) -> tuple[Any, ...]:
+        arr = np.asarray(value, dtype=object)
+        if arr.shape != ():
+            dims = ",".join(map(str, arr.shape))
+            raise _invalid(f"Expected `serialized` to be a scalar, got shape: [{dims}]")
+        data = arr.item()
+        out = _tensor_from_proto(data.encode() if isinstance(data, str) else bytes(data))
+        got = dtypes.as_dtype(out.dtype)
+        if got != dt:
+            raise _invalid(
+                f"Type mismatch between parsed tensor ({_TF_TYPE_NAMES.get(got.name, got.name)}) "
+                f"and dtype ({_TF_TYPE_NAMES.get(dt.name, dt.name)})"
+            )
+        return (out,)
+
+    op = ops.get_default_graph().create_op(
+        "ParseTensor",
+        name or "ParseTensor",
+        inputs=[t],
+        compute=compute,
+        output_specs=[(None, np.dtype(dt.as_numpy_dtype))],
+        host=placement([t]),
+    )
+    return op.outputs[0]
+
+
+# TF's C++ ``DataTypeString`` where it differs from the Python name.
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
