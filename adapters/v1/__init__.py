@@ -246,7 +246,7 @@ from adapters.v1.ops.random_ops import (
     random_uniform,
     truncated_normal,
 )
-from adapters.v1.ops.script_ops import jax_function, numpy_function, py_func
+from adapters.v1.ops.script_ops import jax_function, numpy_function, py_func, py_function
 from adapters.v1.ops.sparse_ops import (
     sparse_add,
     sparse_concat,
@@ -391,6 +391,7 @@ __all__ = [
     "verify_tensor_all_finite",
     "numpy_function",
     "py_func",
+    "py_function",
     "user_ops",
     "fixed_size_partitioner",
     "min_max_variable_partitioner",

@@ -114,6 +114,21 @@ def no_gradient(op_type: str) -> None:
 NotDifferentiable = no_gradient
 
 
+PY_FUNCTION_GRADIENT = "jtrain:EagerPyFunc"  # the gradient name of tf.py_function's ops
+
+
+def _py_function_gradient(op: ops.Operation, *grads: Any) -> list[Any]:
+    raise LookupError(
+        f"No gradient defined for operation '{op.name}' (op type: EagerPyFunc). jtrain's "
+        "tf.py_function runs NumPy code, which it cannot differentiate (TF differentiates "
+        "it with a tape): write the differentiable part with tf.custom_gradient or "
+        "tf.jax_function."
+    )
+
+
+_REGISTRY[PY_FUNCTION_GRADIENT] = (_py_function_gradient, "jtrain")
+
+
 def registered_without_gradient(op_type: str) -> bool:
     """Whether the user declared ``op_type`` not differentiable (``no_gradient``)."""
     entry = _REGISTRY.get(op_type)

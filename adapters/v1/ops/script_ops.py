@@ -310,6 +310,22 @@ def py_func(
 
     .. note:: No gradient flows through it (TF: ``None``).
     """
+    op, single = _py_op(func, inp, Tout, stateful, name, "PyFunc", _py_outputs)
+    op._not_differentiable = True
+    return op.outputs[0] if single else list(op.outputs)
+
+
+def _py_op(
+    func: Callable[..., Any],
+    inp: Any,
+    Tout: Any,  # noqa: N803 - TF's argument name
+    stateful: bool,
+    name: str | None,
+    op_type: str,
+    outputs: Callable[[str, Any, list[Any], bool], list[np.ndarray]],
+) -> tuple[ops.Operation, bool]:
+    """The operation of ``py_func``/``py_function`` (``op_type``); ``outputs(op_name,
+    result, tout, single)`` turns the function's result into arrays of ``tout``."""
     from adapters.v1.framework import runtime_checks
     from adapters.v1.framework.dtypes import as_dtype
 
@@ -334,13 +350,13 @@ def py_func(
                 t.op._const_value if t.op._const_value is not None else next(it) for t in tensors
             ]
             try:
-                return tuple(_py_outputs(op.name, func(*_own_copies(args)), tout, single))
+                return tuple(outputs(op.name, func(*_own_copies(args)), tout, single))
             except Exception as e:  # noqa: BLE001 - the user's function: TF's error class
                 raise _py_error(op, e) from e
 
         op = graph.create_op(
-            "PyFunc",
-            name or "PyFunc",
+            op_type,
+            name or op_type,
             inputs=inputs,
             compute=host_compute,
             output_specs=specs,
@@ -351,7 +367,7 @@ def py_func(
 
         def call(*values: Any) -> tuple[Any, ...]:
             try:
-                out = _py_outputs(op.name, func(*_own_copies(values)), tout, single)
+                out = outputs(op.name, func(*_own_copies(values)), tout, single)
                 for i, (arr, t) in enumerate(zip(out, op.outputs, strict=True)):
                     if tuple(arr.shape) != t._shape:
                         raise errors.InvalidArgumentError(
@@ -388,12 +404,115 @@ def py_func(
             return tuple(outs)
 
         op = graph.create_op(
-            "PyFunc", name or "PyFunc", inputs=tensors, compute=compute, output_specs=specs
+            op_type, name or op_type, inputs=tensors, compute=compute, output_specs=specs
         )
         runtime_checks.mark(
             op, lambda: state.pop("error", errors.UnknownError(None, op, "py_func failed"))
         )
-    op._not_differentiable = True
+    return op, single
+
+
+class EagerValue(np.ndarray):
+    """What ``tf.py_function`` hands its function for each input: a NumPy array with
+    the methods TF's ``EagerTensor`` is mostly used through (``numpy()``,
+    ``get_shape()``); ``shape`` and ``dtype`` are NumPy's."""
+
+    def numpy(self) -> np.ndarray:
+        """The value as a plain NumPy array (``EagerTensor.numpy()``)."""
+        return np.asarray(self).view(np.ndarray)
+
+    def get_shape(self) -> Any:
+        """The shape as a ``TensorShape``."""
+        from adapters.v1.framework.tensor_shape import TensorShape
+
+        return TensorShape(list(self.shape))
+
+
+def _eager_value(value: Any) -> Any:
+    if isinstance(value, np.ndarray) and value.dtype.kind != "O":
+        return value.view(EagerValue)
+    if isinstance(value, np.ndarray):
+        return value
+    return np.asarray(value).view(EagerValue)
+
+
+def _eager_outputs(op_name: str, result: Any, tout: list[Any], single: bool) -> list[np.ndarray]:
+    """``py_function``'s results converted as TF converts them (``convert_to_tensor``
+    with the ``Tout`` dtype): arrays are cast; a Python value must fit the dtype."""
+    if result is None and not tout:
+        return []
+    if single or not isinstance(result, (list, tuple)):
+        result = [result]
+    if len(result) != len(tout):
+        raise errors.InvalidArgumentError(
+            None, None, f"{op_name} returns {len(result)} values, but expects {len(tout)} values"
+        )
+    out = []
+    for value, dtype in zip(result, tout, strict=True):
+        want = dtype.dtype
+        if isinstance(value, (np.ndarray, np.generic)):
+            out.append(np.asarray(value).view(np.ndarray).astype(want))
+            continue
+        arr = np.asarray(value, dtype=object if want.kind == "O" else None)
+        if want.kind != "O" and not np.can_cast(arr.dtype, want, "same_kind"):
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+        out.append(arr.astype(want))
+    return out
+
+
+def py_function(
+    func: Callable[..., Any] | None = None,
+    inp: Any = None,
+    Tout: Any = None,  # noqa: N803 - TF's argument name
+    name: str | None = None,
+) -> Any:
+    """``tf.py_function``: calls ``func`` on the values of ``inp`` when the step runs.
+
+    As :func:`py_func` (where it runs, its errors), with TF's ``py_function``
+    conventions: the op type is ``EagerPyFunc``, results are converted to ``Tout``
+    as ``tf.convert_to_tensor`` converts them (a float64 array for a float32 output
+    is cast; a Python ``1.5`` for an int32 output is an ``InvalidArgumentError``
+    ``TypeError: Cannot convert 1.5 to EagerTensor of dtype int32``), and an empty
+    ``Tout`` returns the operation.
+
+    Args:
+      func: a Python function of the input values.
+      inp: a list of tensors (default none).
+      Tout: a dtype (one tensor), a list of dtypes (a list), or ``None``/``[]``
+        (no outputs: the ``Operation``).
+      name: the op name (default ``"EagerPyFunc"``).
+
+    Returns:
+      A tensor, a list of tensors (unknown shapes: ``set_shape`` them), or the
+      ``Operation`` when there are no outputs.
+
+    Raises:
+      LookupError: ``tf.gradients`` through it (see the note).
+
+    .. note::
+       TF calls ``func`` with ``EagerTensor`` values, so it may use ``x.numpy()`` or TF
+       ops, and TF differentiates it with a tape. jtrain has no eager tensors: each
+       input is an :class:`EagerValue`, a NumPy array with ``.numpy()`` and
+       ``.get_shape()`` whose ``dtype`` is NumPy's (``float32``, not ``tf.float32``);
+       NumPy code works, TF ops inside ``func`` do not (they would build graph
+       nodes). A NumPy function has no derivative JAX can take, so a gradient through
+       it raises ``LookupError`` when the graph is built, where TF would compute one
+       (with respect to a constant input, which the op does not take as a graph input
+       here, ``tf.gradients`` gives ``None``): write differentiable parts with
+       ``tf.custom_gradient`` or ``tf.jax_function``.
+    """
+    from adapters.v1.ops.custom_gradient import PY_FUNCTION_GRADIENT
+
+    if Tout is None:
+        Tout = []
+
+    def call(*values: Any) -> Any:
+        return func(*[_eager_value(v) for v in values])  # type: ignore[misc]
+
+    op, single = _py_op(call, inp or [], Tout, True, name, "EagerPyFunc", _eager_outputs)
+    op._gradient_op_type = PY_FUNCTION_GRADIENT
+    if not op.outputs:
+        return op
     return op.outputs[0] if single else list(op.outputs)
 
 
