@@ -8,9 +8,11 @@ through ``tf.jax_function``. Each ``Session.run`` is one compiled XLA program.
 """
 
 from adapters.v1 import (
+    compat,
     data,
     debugging,
     distributions,
+    dtypes,
     feature_column,
     graph_util,
     image,
@@ -20,23 +22,30 @@ from adapters.v1 import (
     linalg,
     lookup,
     losses,
+    manip,
     math,
     metrics,
     mixed_precision,
     nn,
     python_io,
+    queue,
     random,
+    resource_loader,
     saved_model,
     sparse,
     strings,
     summary,
+    sysconfig,
+    test,
     tpu,
     train,
     user_ops,
+    version,
 )
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.client.data_parallel import jax_data_parallel
 from adapters.v1.client.session import InteractiveSession, Session, get_default_session
+from adapters.v1.dtypes import QUANTIZED_DTYPES
 from adapters.v1.framework.dtypes import (  # noqa: A004 - TF's names (tf.bool)
     DType,
     as_dtype,
@@ -227,8 +236,6 @@ from adapters.v1.ops.parsing_ops import (
     parse_example,
     parse_single_example,
     parse_single_sequence_example,
-    parse_tensor,
-    serialize_tensor,
 )
 from adapters.v1.ops.partitioned_variables import (
     fixed_size_partitioner,
@@ -246,7 +253,7 @@ from adapters.v1.ops.random_ops import (
     random_uniform,
     truncated_normal,
 )
-from adapters.v1.ops.script_ops import jax_function, numpy_function, py_func, py_function
+from adapters.v1.ops.script_ops import jax_function, numpy_function, py_func
 from adapters.v1.ops.sparse_ops import (
     sparse_add,
     sparse_concat,
@@ -326,6 +333,15 @@ from adapters.v1.ops.variables import (
 )
 from adapters.v1.platform import app, flags, gfile
 from adapters.v1.platform import tf_logging as logging
+from adapters.v1.sysconfig import CXX11_ABI_FLAG, MONOLITHIC_BUILD
+from adapters.v1.version import (
+    COMPILER_VERSION,
+    GIT_VERSION,
+    GRAPH_DEF_VERSION,
+    GRAPH_DEF_VERSION_MIN_CONSUMER,
+    GRAPH_DEF_VERSION_MIN_PRODUCER,
+    VERSION,
+)
 from jtrain import errors
 from jtrain.protos.attr_value_pb2 import AttrValue, NameAttrList
 from jtrain.protos.config_pb2 import (
@@ -348,7 +364,27 @@ globals().update(_tf_names(""))
 # ``tf.newaxis``: ``x[:, tf.newaxis]`` (a new axis in a strided slice).
 newaxis = None
 
+# TF's version (``version.py`` says why jtrain answers TF 2.21's).
+__version__ = VERSION
+
 __all__ = [
+    "compat",
+    "dtypes",
+    "manip",
+    "queue",
+    "resource_loader",
+    "sysconfig",
+    "test",
+    "version",
+    "COMPILER_VERSION",
+    "CXX11_ABI_FLAG",
+    "GIT_VERSION",
+    "GRAPH_DEF_VERSION",
+    "GRAPH_DEF_VERSION_MIN_CONSUMER",
+    "GRAPH_DEF_VERSION_MIN_PRODUCER",
+    "MONOLITHIC_BUILD",
+    "QUANTIZED_DTYPES",
+    "VERSION",
     "data",
     "debugging",
     "feature_column",
@@ -391,7 +427,6 @@ __all__ = [
     "verify_tensor_all_finite",
     "numpy_function",
     "py_func",
-    "py_function",
     "user_ops",
     "fixed_size_partitioner",
     "min_max_variable_partitioner",
@@ -514,8 +549,6 @@ __all__ = [
     "TensorInfo",
     "make_ndarray",
     "make_tensor_proto",
-    "parse_tensor",
-    "serialize_tensor",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "decode_csv",
