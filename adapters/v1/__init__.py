@@ -236,6 +236,8 @@ from adapters.v1.ops.parsing_ops import (
     parse_example,
     parse_single_example,
     parse_single_sequence_example,
+    parse_tensor,
+    serialize_tensor,
 )
 from adapters.v1.ops.partitioned_variables import (
     fixed_size_partitioner,
@@ -253,7 +255,7 @@ from adapters.v1.ops.random_ops import (
     random_uniform,
     truncated_normal,
 )
-from adapters.v1.ops.script_ops import jax_function, numpy_function, py_func
+from adapters.v1.ops.script_ops import jax_function, numpy_function, py_func, py_function
 from adapters.v1.ops.sparse_ops import (
     sparse_add,
     sparse_concat,
@@ -427,6 +429,7 @@ __all__ = [
     "verify_tensor_all_finite",
     "numpy_function",
     "py_func",
+    "py_function",
     "user_ops",
     "fixed_size_partitioner",
     "min_max_variable_partitioner",
@@ -549,6 +552,8 @@ __all__ = [
     "TensorInfo",
     "make_ndarray",
     "make_tensor_proto",
+    "parse_tensor",
+    "serialize_tensor",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "decode_csv",
