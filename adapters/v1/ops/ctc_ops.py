@@ -1,0 +1,451 @@
+"""TF's connectionist temporal classification ops (``tf.nn.ctc_*``).
+
+``tf.nn.ctc_loss`` (TF1's, op ``CTCLoss``) is one node computing TF's kernel
+(``core/util/ctc/ctc_loss_calculator.h``) in the step's XLA program: per batch
+entry ``b`` with ``T_b = sequence_length[b]`` frames and the label sequence
+``l`` (the labels of row ``b`` of the ``SparseTensor``, repeats collapsed when
+``preprocess_collapse_repeated``, ending at the first blank), the extended
+sequence ``l' = [blank, l_1, blank, ..., l_U, blank]`` and the softmax ``y`` of
+the logits,
+
+.. math::
+
+   \\alpha_t(u) = \\log y_t(l'_u) + \\operatorname{lse}(\\alpha_{t-1}(u),
+   \\alpha_{t-1}(u-1), \\alpha_{t-1}(u-2)), \\qquad
+   \\text{loss}_b = -\\operatorname{lse}_u(\\alpha_0(u) + \\beta_0(u)),
+
+in log space, with TF's order of operations: ``lse(a, b) = max + log1p(exp(min -
+max))`` (its ``exp``/``log1p`` in float32, as TF's ``expf``/``log1pf``, whatever
+the dtype), folded term by term as TF's loops do, and TF's pruning of the states
+that cannot reach the end (``-inf``). The gradient w.r.t. the logits is TF's
+kernel's, ``y_t(k) - exp(lse_{u: l'_u = k}(\\alpha_t(u) + \\beta_t(u)) +
+\\text{loss}_b)``, scaled by the loss's cotangent (TF's ``_CTCLossGrad``).
+
+The forward and backward recursions are ``lax.scan`` over time, vectorized over
+the batch. The labels arrive as the ``SparseTensor``'s indices and values; their
+rows become a dense ``[batch, min(nnz, max_time)]`` matrix inside the program (a
+longer row cannot fit in time: TF refuses it, or skips it with
+``ignore_longer_outputs_than_inputs``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework.op_def import FUNCTIONS, OpDef, _parse_signature, lift
+from adapters.v1.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from jtrain import errors
+
+__all__ = ["ctc_loss"]
+
+
+# -- TF's log-space sum -------------------------------------------------------------------
+def _lse(a: Any, b: Any) -> Any:
+    """TF's ``ctc::LogSumExp(a, b)``: ``-inf`` is the identity; otherwise the larger
+    plus ``log1pf(expf(smaller - larger))``, the correction in float32 (TF's ``expf``
+    and ``log1pf`` whatever the dtype)."""
+    neg_inf = jnp.asarray(-jnp.inf, a.dtype)
+    big = jnp.where(a > b, a, b)
+    small = jnp.where(a > b, b, a)
+    diff = jnp.where((a == neg_inf) | (b == neg_inf), 0, small - big).astype(jnp.float32)
+    both = big + jnp.log1p(jnp.exp(diff)).astype(a.dtype)
+    return jnp.where(a == neg_inf, b, jnp.where(b == neg_inf, a, both))
+
+
+# -- the labels of each batch entry ---------------------------------------------------------
+def _label_rows(indices: Any, values: Any, batch: int, width: int) -> tuple[Any, Any]:
+    """``(rows [batch, width], counts [batch])``: each batch entry's label values in
+    order (TF groups the sorted entries by their first index), and how many it has."""
+    n = values.shape[0]
+    b = indices[:, 0].astype(jnp.int32)
+    inside = (b >= 0) & (b < batch)
+    bs = jnp.where(inside, b, 0)
+    counts = jnp.zeros((batch,), jnp.int32).at[bs].add(inside.astype(jnp.int32))
+    starts = jnp.cumsum(counts) - counts
+    pos = jnp.arange(n, dtype=jnp.int32) - starts[bs]
+    keep = inside & (pos >= 0) & (pos < width)
+    rows = jnp.zeros((batch, width), jnp.int32)
+    rows = rows.at[jnp.where(keep, bs, batch), jnp.where(keep, pos, 0)].set(values, mode="drop")
+    return rows, counts
+
+
+def _extended(rows: Any, counts: Any, collapse: bool, blank: int) -> tuple[Any, Any]:
+    """``(l' [batch, 2 * width + 1], U [batch])``: TF's ``l'`` (blanks around the
+    labels kept: repeats dropped when ``collapse``, up to the first null label)."""
+    batch, width = rows.shape
+    i = jnp.arange(width)
+    valid = i[None, :] < counts[:, None]
+    same = jnp.concatenate([jnp.zeros((batch, 1), bool), rows[:, 1:] == rows[:, :-1]], axis=1)
+    kept = valid & ~same if collapse else valid
+    kept = kept & (rows < blank)
+    dest = jnp.cumsum(kept, axis=1) - 1
+    labels = jnp.full((batch, width), blank, jnp.int32)
+    b_index = jnp.broadcast_to(jnp.arange(batch)[:, None], (batch, width))
+    labels = labels.at[b_index, jnp.where(kept, dest, width)].set(rows, mode="drop")
+    size = jnp.sum(kept, axis=1).astype(jnp.int32)
+    lp = jnp.full((batch, 2 * width + 1), blank, jnp.int32)
+    lp = lp.at[:, 1::2].set(labels)
+    return lp, 2 * size + 1
+
+
+def _ctc_kernel(logits: Any, lp: Any, big_u: Any, seq: Any, merge: bool, blank: int):
+    """TF's ``CTCLossCalculator`` for every batch entry: ``(loss [B], gradient [T, B, C])``
+    (entries of ``seq == 0`` included: the caller zeroes the skipped ones)."""
+    dtype = logits.dtype
+    steps, batch, _ = logits.shape
+    width = lp.shape[1]
+    neg_inf = jnp.asarray(-jnp.inf, dtype)
+    m = jnp.max(logits, axis=-1, keepdims=True)
+    e = jnp.exp(logits - m)
+    y = e / jnp.sum(e, axis=-1, keepdims=True)
+    log_y = jnp.log(y)
+    ly = jnp.take_along_axis(log_y, jnp.broadcast_to(lp[None], (steps, batch, width)), axis=2)
+    u = jnp.arange(width)[None, :]
+    is_blank = lp == blank
+    stay = jnp.asarray(merge) | is_blank
+    prev2 = jnp.concatenate([jnp.full((batch, 2), -1, jnp.int32), lp[:, :-2]], axis=1)
+    skip_in = (u > 1) & ~is_blank & ~(merge & (lp == prev2))  # alpha: from u - 2
+    next2 = jnp.concatenate([lp[:, 2:], jnp.full((batch, 2), -1, jnp.int32)], axis=1)
+    skip_out = (u + 2 < big_u[:, None]) & ~is_blank & ~(merge & (lp == next2))  # beta
+    big_u_ = big_u[:, None]
+    seq_ = seq[:, None]
+
+    def window(t: Any) -> Any:  # TF's states alive at t (others stay -inf)
+        lo = jnp.maximum(0, big_u_ - 2 * (seq_ - t))
+        hi = jnp.minimum(big_u_, 2 * (t + 1))
+        return (u >= lo) & (u < hi)
+
+    def shift(a: Any, k: int) -> Any:
+        return jnp.concatenate([jnp.full((batch, k), neg_inf, dtype), a[:, :-k]], axis=1)
+
+    def unshift(a: Any, k: int) -> Any:
+        return jnp.concatenate([a[:, k:], jnp.full((batch, k), neg_inf, dtype)], axis=1)
+
+    alpha0 = jnp.where(u < 2, ly[0], neg_inf)
+
+    def forward(a: Any, t: Any) -> tuple[Any, Any]:
+        s = jnp.where(stay, a, neg_inf)
+        s = jnp.where(u > 0, _lse(s, shift(a, 1)), s)
+        s = jnp.where(skip_in, _lse(s, shift(a, 2)), s)
+        new = jnp.where(window(t) & (t < seq_), ly[t] + s, neg_inf)
+        return new, new
+
+    _, alphas = lax.scan(forward, alpha0, jnp.arange(1, steps))
+    alpha = jnp.concatenate([alpha0[None], alphas], axis=0)  # [T, B, U']
+
+    start = jnp.where((u >= big_u_ - 2) & (u < big_u_), jnp.zeros((), dtype), neg_inf)
+
+    def backward(b_next: Any, t: Any) -> tuple[Any, Any]:
+        ly_next = ly[jnp.minimum(t + 1, steps - 1)]
+        term = b_next + ly_next
+        v = jnp.where(stay, term, neg_inf)
+        v = jnp.where(u + 1 < big_u_, _lse(v, unshift(term, 1)), v)
+        v = jnp.where(skip_out, _lse(v, unshift(term, 2)), v)
+        rec = jnp.where(window(t) & (t < seq_ - 1), v, neg_inf)
+        new = jnp.where(t == seq_ - 1, start, rec)
+        return new, new
+
+    _, betas = lax.scan(
+        backward, jnp.full((batch, width), neg_inf, dtype), jnp.arange(steps), reverse=True
+    )
+    both = alpha + betas  # [T, B, U']
+
+    def fold(acc: Any, col: Any) -> tuple[Any, None]:
+        return _lse(acc, col), None
+
+    log_p, _ = lax.scan(fold, jnp.full((batch,), neg_inf, dtype), jnp.moveaxis(both[0], 1, 0))
+
+    # prob_sum[t, b, k] = lse over u with l'_u = k, in order of u (TF's loop).
+    classes = logits.shape[2]
+    t_idx = jnp.arange(steps)[:, None]
+    b_idx = jnp.arange(batch)[None, :]
+
+    def gather_class(acc: Any, k: Any) -> tuple[Any, None]:
+        col, label = k
+        cur = acc[t_idx, b_idx, label[None, :]]
+        return acc.at[t_idx, b_idx, label[None, :]].set(_lse(cur, col)), None
+
+    prob, _ = lax.scan(
+        gather_class,
+        jnp.full((steps, batch, classes), neg_inf, dtype),
+        (jnp.moveaxis(both, 2, 0), jnp.moveaxis(lp, 1, 0)),
+    )
+    diff = (prob - log_p[None, :, None]).astype(jnp.float32)
+    grad = y - jnp.exp(diff).astype(dtype)
+    grad = jnp.where(jnp.isneginf(log_p)[None, :, None], y, grad)
+    live = jnp.arange(steps)[:, None] < seq[None, :]
+    return -log_p, jnp.where(live[:, :, None], grad, jnp.zeros((), dtype))
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(4, 5, 6))
+def _ctc(inputs, labels_indices, labels_values, sequence_length, collapse, merge, ignore):
+    return _ctc_forward(
+        inputs, labels_indices, labels_values, sequence_length, collapse, merge, ignore
+    )
+
+
+def _ctc_forward(inputs, labels_indices, labels_values, sequence_length, collapse, merge, ignore):
+    steps, batch, classes = inputs.shape
+    blank = classes - 1
+    width = max(1, min(labels_values.shape[0], steps))
+    rows, counts = _label_rows(labels_indices, labels_values, batch, width)
+    lp, big_u = _extended(rows, counts, collapse, blank)
+    seq = sequence_length.astype(jnp.int32)
+    loss, grad = _ctc_kernel(inputs, lp, big_u, seq, merge, blank)
+    skipped = (seq == 0) | (counts > seq) if ignore else seq == 0
+    loss = jnp.where(skipped, jnp.zeros((), inputs.dtype), loss)
+    grad = jnp.where(skipped[None, :, None], jnp.zeros((), inputs.dtype), grad)
+    return loss, grad
+
+
+def _ctc_fwd(inputs, labels_indices, labels_values, sequence_length, collapse, merge, ignore):
+    loss, grad = _ctc_forward(
+        inputs, labels_indices, labels_values, sequence_length, collapse, merge, ignore
+    )
+    return (loss, grad), grad
+
+
+def _ctc_bwd(collapse, merge, ignore, grad, cotangents):
+    g_loss, _ = cotangents  # TF: the gradient output has no gradient of its own
+    return g_loss[None, :, None] * grad, None, None, None
+
+
+_ctc.defvjp(_ctc_fwd, _ctc_bwd)
+
+
+def _ctc_loss_impl(
+    inputs,
+    labels_indices,
+    labels_values,
+    sequence_length,
+    preprocess_collapse_repeated=False,
+    ctc_merge_repeated=True,
+    ignore_longer_outputs_than_inputs=False,
+):
+    if inputs.ndim != 3:
+        from adapters.v1.framework.op_def import OpValueError
+
+        raise OpValueError(
+            f"Shape must be rank 3 but is rank {inputs.ndim} for '{{{{node CTCLoss}}}} = "
+            f"CTCLoss' with input shapes: [{','.join(str(d) for d in inputs.shape)}]."
+        )
+    return _ctc(
+        inputs,
+        labels_indices,
+        labels_values,
+        sequence_length,
+        bool(preprocess_collapse_repeated),
+        bool(ctc_merge_repeated),
+        bool(ignore_longer_outputs_than_inputs),
+    )
+
+
+# -- TF's run-time errors ------------------------------------------------------------------
+def _ctc_valid(
+    inputs,
+    labels_indices,
+    labels_values,
+    sequence_length,
+    preprocess_collapse_repeated=False,
+    ctc_merge_repeated=True,
+    ignore_longer_outputs_than_inputs=False,
+):
+    """``(ok, data)``: whether TF's kernel accepts the arguments; the data replays its
+    checks on the host for TF's message (``_ctc_error``)."""
+    steps, batch, classes = inputs.shape
+    idx = labels_indices.astype(jnp.int64)
+    n = labels_values.shape[0]
+    b, col = idx[:, 0], idx[:, 1]
+    in_bounds = jnp.all((b >= 0) & (b < batch) & (col >= 0))
+    ordered = jnp.all((b[1:] > b[:-1]) | ((b[1:] == b[:-1]) & (col[1:] > col[:-1])))
+    seq = sequence_length.astype(jnp.int64)
+    seq_ok = jnp.all((seq >= 0) & (seq <= steps))
+    if n == 0:  # every row is empty
+        return jnp.zeros((), bool), (idx, labels_values, seq, jnp.asarray([steps, batch, classes]))
+    bs = jnp.clip(b, 0, batch - 1).astype(jnp.int32)
+    counts = jnp.zeros((batch,), jnp.int32).at[bs].add(1)
+    nonempty = jnp.all(counts > 0)
+    # Entry i's label: kept (not a collapsed repeat), null (>= num_classes - 1).
+    v = labels_values
+    same_row = jnp.concatenate([jnp.zeros((1,), bool), b[1:] == b[:-1]])
+    repeat = same_row & jnp.concatenate([jnp.zeros((1,), bool), v[1:] == v[:-1]])
+    kept = ~repeat if preprocess_collapse_repeated else jnp.ones((n,), bool)
+    null = kept & (v >= classes - 1)
+    # Whether a null comes before entry i in its row.
+    before = jnp.cumsum(null.astype(jnp.int32)) - null.astype(jnp.int32)
+    start = lax.cummax(jnp.where(same_row, 0, jnp.arange(n)), axis=0)
+    null_before = before > before[start]
+    after_null = jnp.any(kept & ~null & null_before)
+    negative = jnp.any(kept & ~null & (v < 0))
+    enough = jnp.ones((), bool) if ignore_longer_outputs_than_inputs else jnp.all(counts <= seq)
+    ok = in_bounds & ordered & seq_ok & nonempty & ~after_null & ~negative & enough
+    return ok, (idx, labels_values, seq.astype(jnp.int64), jnp.asarray([steps, batch, classes]))
+
+
+def _ctc_error(op: ops.Operation, indices, values, seq, dims) -> errors.OpError:
+    """TF's ``InvalidArgumentError`` of the first check its kernel fails (its order)."""
+    steps, batch, classes = (int(d) for d in dims)
+    fail = functools.partial(errors.InvalidArgumentError, None, op)
+    bound = [batch, int(indices[:, 1].max()) + 1 if len(indices) else 0]
+    for i, (row, col) in enumerate(indices.tolist()):
+        if not (0 <= row < bound[0] and 0 <= col < bound[1]):
+            return fail(
+                f"label SparseTensor is not valid: indices[{i}] = [{row},{col}] is out of "
+                f"bounds: need 0 <= index < [{bound[0]},{bound[1]}]"
+            )
+        if i and (row, col) <= tuple(indices[i - 1].tolist()):
+            return fail(
+                f"label SparseTensor is not valid: indices[{i}] = [{row},{col}] is out of "
+                "order. Many sparse ops require sorted indices.\n    Use `tf.sparse.reorder` "
+                "to create a correctly ordered copy.\n\n"
+            )
+    for b_, s in enumerate(seq.tolist()):
+        if s > steps:
+            return fail(f"sequence_length({b_}) <= {steps}")
+    for b_, s in enumerate(seq.tolist()):
+        if s < 0:
+            return fail(f"seq_len({b_}) < 0")
+    rows: list[list[int]] = [[] for _ in range(batch)]
+    for (row, _), value in zip(indices.tolist(), values.tolist(), strict=True):
+        rows[row].append(int(value))
+    collapse = bool(op._static_attrs.get("preprocess_collapse_repeated"))
+    ignore = bool(op._static_attrs.get("ignore_longer_outputs_than_inputs"))
+    for b_, label in enumerate(rows):
+        if not label:
+            return fail(f"Labels length is zero in batch {b_}")
+        kept: list[int] = []
+        finished = False
+        for i, value in enumerate(label):
+            if i == 0 or not collapse or value != label[i - 1]:
+                if value >= classes - 1:
+                    finished = True
+                elif finished:
+                    return fail(
+                        "Saw a non-null label (index >= num_classes - 1) following a null "
+                        f"label, batch: {b_} num_classes: {classes} labels: "
+                        f"{','.join(map(str, label))} labels seen so far: "
+                        f"{','.join(map(str, kept))}"
+                    )
+                else:
+                    kept.append(value)
+        if any(k < 0 for k in kept):
+            return fail(
+                f"All labels must be nonnegative integers, batch: {b_} labels: "
+                f"{','.join(map(str, kept))}"
+            )
+        if not ignore and len(label) > seq[b_]:
+            return fail(
+                "Not enough time for target transition sequence (required: "
+                f"{len(label)}, available: {int(seq[b_])}){b_}You can turn this error into a "
+                "warning by using the flag ignore_longer_outputs_than_inputs"
+            )
+    return fail("CTCLoss: invalid arguments")
+
+
+_CTC_LOSS_OP = lift(
+    OpDef(
+        names=("nn.ctc_loss",),
+        op_type="CTCLoss",
+        impl=_ctc_loss_impl,
+        signature=_parse_signature(
+            "inputs, labels_indices, labels_values, sequence_length, "
+            "preprocess_collapse_repeated=False, ctc_merge_repeated=True, "
+            "ignore_longer_outputs_than_inputs=False, name=None"
+        ),
+        tensors=("inputs", "labels_indices", "labels_values", "sequence_length"),
+        same_dtype=(),
+        allowed={
+            "inputs": ("float32", "float64"),
+            "labels_indices": ("int64",),
+            "labels_values": ("int32",),
+            "sequence_length": ("int32",),
+        },
+        default_name="CTCLoss",
+        tf_gradient="TF's kernel: softmax minus the state occupation of each class, times "
+        "the loss's cotangent; no second derivative",
+        runtime_check=(_ctc_valid, _ctc_error),
+    )
+)
+
+
+def _sparse_labels(labels: Any) -> SparseTensor:
+    if isinstance(labels, SparseTensorValue):
+        return SparseTensor.from_value(labels)
+    if not isinstance(labels, SparseTensor):
+        raise TypeError(
+            "Expected argument `labels` to be a SparseTensor. Received "
+            f"labels={labels} of type: {type(labels).__name__}"
+        )
+    return labels
+
+
+def ctc_loss(
+    labels: Any,
+    inputs: Any = None,
+    sequence_length: Any = None,
+    preprocess_collapse_repeated: bool = False,
+    ctc_merge_repeated: bool = True,
+    ignore_longer_outputs_than_inputs: bool = False,
+    time_major: bool = True,
+    logits: Any = None,
+) -> Any:
+    """The CTC (connectionist temporal classification) loss (``tf.compat.v1.nn.ctc_loss``).
+
+    The blank is the last class (``num_classes - 1``); a label ``>= num_classes - 1``
+    ends the sequence (a later real label is an error).
+
+    Args:
+      labels: an int32 ``SparseTensor`` ``[batch, max_label_length]``; row ``b``'s
+        values in order are batch entry ``b``'s labels.
+      inputs: the logits, float ``[max_time, batch, num_classes]``
+        (``[batch, max_time, num_classes]`` when ``time_major=False``); float16 and
+        bfloat16 are computed in float32, as TF.
+      sequence_length: int32 ``[batch]``, each entry's number of frames.
+      preprocess_collapse_repeated: merge repeated labels first (default False).
+      ctc_merge_repeated: let repeated outputs merge into one label (default True).
+      ignore_longer_outputs_than_inputs: give loss 0 and gradient 0 to an entry
+        whose labels outnumber its frames instead of failing (default False).
+      time_major: whether ``inputs`` is time-major (default True).
+      logits: ``inputs``' other (deprecated) name.
+
+    Returns:
+      The loss ``[batch]`` (negative log probability) of ``inputs``' dtype.
+
+    Raises:
+      TypeError: ``labels`` is not a ``SparseTensor``.
+      InvalidArgumentError: at run time, as TF's kernel: labels longer than an
+        entry's frames ("Not enough time for target transition sequence"), a
+        ``sequence_length`` above ``max_time`` or negative, an empty label row,
+        unsorted or out-of-range label indices, negative labels.
+
+    .. note:: TF's gradient is its kernel's: w.r.t. the logits (the softmax is inside
+       the op); an entry with ``sequence_length == 0`` has loss 0 and gradient 0.
+    """
+    sp = _sparse_labels(labels)
+    if inputs is not None and logits is not None:
+        raise ValueError("Cannot specify both 'logits' and 'inputs'.")
+    x = ops.convert_to_tensor(logits if inputs is None else inputs, name="logits")
+    if not time_major:
+        x = FUNCTIONS["transpose"](x, [1, 0, 2])
+    original = x.dtype
+    narrow = dtypes.as_dtype(original).name in ("float16", "bfloat16")
+    if narrow:
+        x = FUNCTIONS["cast"](x, "float32")
+    loss, _ = _CTC_LOSS_OP(
+        x,
+        sp.indices,
+        sp.values,
+        sequence_length,
+        preprocess_collapse_repeated=preprocess_collapse_repeated,
+        ctc_merge_repeated=ctc_merge_repeated,
+        ignore_longer_outputs_than_inputs=ignore_longer_outputs_than_inputs,
+    )
+    if narrow:
+        loss = FUNCTIONS["cast"](loss, original)
+    return loss

@@ -1,0 +1,216 @@
+"""``tf.nn.ctc_*`` checked live against TF 2.21 (``twin.py``): losses, their gradients,
+decodings, dtypes, static shapes and TF's errors.
+
+Until ``adapters/v1/ops/ctc_ops.py`` these names raised ``AttributeError``.
+
+Float32 precision: jtrain's CTC loss follows TF's kernel operation by operation
+(log space, TF's ``LogSumExp`` order, TF's pruned states), but the softmax's ``exp``
+is XLA's, TF's is Eigen's: they differ by an ulp on some inputs, so losses agree to
+``rtol=1e-6`` and gradients (``softmax - occupation``, differences of numbers in
+[0, 1]) to ``atol=1e-6`` (measured: at most 5e-7).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tensorflow as real_tf
+
+from adapters import v1 as jtf
+from tests.interop.twin import assert_twins, run_both
+
+pytestmark = pytest.mark.interop
+
+RS = np.random.RandomState(0)
+X = (RS.randn(6, 3, 5) * 2).astype(np.float32)  # [time, batch, classes]; blank = 4
+INDICES = np.array([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [2, 0], [2, 1], [2, 2]], np.int64)
+VALUES = np.array([1, 2, 2, 3, 3, 0, 1, 0], np.int32)
+SEQ = np.array([6, 4, 5], np.int32)
+GRAD_ATOL = 1e-6
+
+
+def _loss_and_grad(x=X, indices=INDICES, values=VALUES, seq=SEQ, **kwargs):
+    def script(tf):
+        logits = tf.constant(x)
+        labels = tf.SparseTensor(indices, values, [x.shape[1], 4])
+        loss = tf.nn.ctc_loss(labels, logits, seq, **kwargs)
+        weights = np.array([1.0, -0.5, 0.25][: x.shape[1]], x.dtype)  # |gradient| <= 1
+        grad = tf.gradients(tf.reduce_sum(loss * weights), logits)[0]
+        shapes = (loss.shape.as_list(), grad.shape.as_list())
+        return lambda sess: (*sess.run([loss, grad]), shapes)
+
+    return run_both(script)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"preprocess_collapse_repeated": True},
+        {"ctc_merge_repeated": False},
+        {"preprocess_collapse_repeated": True, "ctc_merge_repeated": False},
+    ],
+    ids=["default", "collapse", "no-merge", "collapse-no-merge"],
+)
+def test_ctc_loss_values_gradients_shapes(kwargs):
+    (t_loss, t_grad, t_shapes), (o_loss, o_grad, o_shapes) = _loss_and_grad(**kwargs)
+    assert o_shapes == t_shapes == ([3], [6, 3, 5])
+    assert_twins(t_loss, o_loss)
+    assert_twins(t_grad, o_grad, atol=GRAD_ATOL)
+
+
+def test_ctc_loss_trailing_null_labels_end_the_sequence():
+    # a label >= num_classes - 1 ends the row's sequence (it still counts for the time)
+    values = np.array([1, 4, 4, 3, 3, 0, 4, 0 + 4], np.int32)
+    (t_loss, t_grad, _), (o_loss, o_grad, _) = _loss_and_grad(values=values)
+    assert_twins(t_loss, o_loss)
+    assert_twins(t_grad, o_grad, atol=GRAD_ATOL)
+
+
+def test_ctc_loss_float64():
+    x = (RS.randn(5, 2, 4) * 3).astype(np.float64)
+    indices = np.array([[0, 0], [0, 1], [1, 0]], np.int64)
+    (t_loss, t_grad, _), (o_loss, o_grad, _) = _loss_and_grad(
+        x, indices, np.array([0, 2, 1], np.int32), np.array([5, 3], np.int32)
+    )
+    assert o_loss.dtype == np.float64
+    # TF's LogSumExp takes expf/log1pf (float32) for float64 too: so does jtrain.
+    assert_twins(t_loss, o_loss, rtol=1e-7)
+    assert_twins(t_grad, o_grad, atol=1e-7)
+
+
+def test_ctc_loss_batch_major_and_logits_name():
+    xb = np.transpose(X, [1, 0, 2]).copy()
+
+    def script(tf):
+        labels = tf.SparseTensor(INDICES, VALUES, [3, 4])
+        x = tf.constant(xb)
+        loss = tf.nn.ctc_loss(labels, logits=x, sequence_length=SEQ, time_major=False)
+        grad = tf.gradients(loss, x)[0]
+        return lambda sess: sess.run([loss, grad])
+
+    (t_loss, t_grad), (o_loss, o_grad) = run_both(script)
+    assert_twins(t_loss, o_loss)
+    assert_twins(t_grad, o_grad, atol=GRAD_ATOL)
+
+
+def test_ctc_loss_ignore_longer_outputs_and_empty_sequence():
+    # entry 0: 3 labels in 2 frames (skipped: 0, zero gradient); entry 2: no frames
+    seq = np.array([2, 4, 0], np.int32)
+    (t_loss, t_grad, _), (o_loss, o_grad, _) = _loss_and_grad(
+        seq=seq, ignore_longer_outputs_than_inputs=True
+    )
+    assert t_loss[0] == 0 and t_loss[2] == 0 and not np.any(t_grad[:, [0, 2]])
+    assert_twins(t_loss, o_loss)
+    assert_twins(t_grad, o_grad, atol=GRAD_ATOL)
+
+
+def test_ctc_loss_no_valid_path_is_inf_with_softmax_gradient():
+    # labels 1,2,2 need 4 frames (a blank between the 2s); 3 frames: no path, loss inf,
+    # TF's kernel gives the softmax as gradient.
+    seq = np.array([3, 4, 5], np.int32)
+    (t_loss, t_grad, _), (o_loss, o_grad, _) = _loss_and_grad(seq=seq)
+    assert np.isinf(t_loss[0])
+    assert_twins(t_loss, o_loss)
+    assert_twins(t_grad, o_grad, atol=GRAD_ATOL)
+
+
+def test_ctc_loss_placeholders_fed_sparse_labels_and_static_shapes():
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, None, 5])
+        seq = tf.placeholder(tf.int32, [None])
+        labels = tf.sparse_placeholder(tf.int32)
+        loss = tf.nn.ctc_loss(labels, x, seq)
+        grad = tf.gradients(tf.reduce_mean(loss), x)[0]
+        feed = {
+            x: X,
+            seq: SEQ,
+            labels: tf.SparseTensorValue(INDICES, VALUES, np.array([3, 3], np.int64)),
+        }
+        shapes = (loss.shape.as_list(), grad.shape.as_list())
+        return lambda sess: (*sess.run([loss, grad], feed), shapes)
+
+    (t_loss, t_grad, t_shapes), (o_loss, o_grad, o_shapes) = run_both(script)
+    assert o_shapes == t_shapes
+    assert_twins(t_loss, o_loss)
+    assert_twins(t_grad, o_grad, atol=GRAD_ATOL)
+
+
+def test_ctc_loss_node_and_dtype_of_float16():
+    def script(tf):
+        x = tf.constant(X.astype(np.float16))
+        labels = tf.SparseTensor(INDICES, VALUES, [3, 4])
+        loss = tf.nn.ctc_loss(labels, x, SEQ)
+        return lambda sess: sess.run(loss)
+
+    theirs, ours = run_both(script)
+    assert ours.dtype == np.float16
+    assert_twins(theirs, ours, rtol=1e-3)
+
+    with jtf.Graph().as_default():
+        labels = jtf.SparseTensor(INDICES, VALUES, [3, 4])
+        loss = jtf.nn.ctc_loss(labels, jtf.constant(X), SEQ)
+        assert loss.op.type == "CTCLoss" and loss.op.name == "CTCLoss"
+
+
+def _error_of(tf, indices, values, seq, **kwargs):
+    graph = tf.Graph()
+    with graph.as_default():
+        labels = tf.SparseTensor(np.array(indices, np.int64).reshape(-1, 2), values, [2, 10])
+        loss = tf.nn.ctc_loss(labels, tf.constant(X[:4, :2]), np.array(seq, np.int32), **kwargs)
+        with tf.Session(graph=graph) as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(loss)
+    return info.value.message
+
+
+@pytest.mark.parametrize(
+    "indices, values, seq, kwargs",
+    [
+        ([[0, 0], [0, 1], [0, 2], [1, 0]], [1, 2, 3, 3], [2, 4], {}),
+        ([[0, 0], [0, 1], [1, 0]], [1, 2, 3], [0, 4], {}),
+        ([[0, 0], [0, 1], [1, 0]], [1, 2, 3], [5, 4], {}),
+        ([[0, 0], [0, 1], [1, 0]], [1, 2, 3], [-1, 4], {}),
+        ([[0, 0], [0, 1]], [1, 2], [4, 4], {}),
+        ([[0, 0], [0, 1], [1, 0]], [4, 2, 3], [4, 4], {}),
+        ([[0, 0], [0, 1], [1, 0]], [-1, 2, 3], [4, 4], {}),
+        ([[0, 1], [0, 0], [1, 0]], [1, 2, 3], [4, 4], {}),
+        ([[0, 0], [0, 1], [2, 0]], [1, 2, 3], [4, 4], {}),
+        ([[0, 0], [0, 1], [0, 2], [1, 0]], [1, 1, 1, 2], [2, 4], {}),
+    ],
+    ids=[
+        "not enough time",
+        "no frames",
+        "sequence_length > max_time",
+        "negative sequence_length",
+        "empty label row",
+        "label after null",
+        "negative label",
+        "unsorted",
+        "batch index out of range",
+        "not enough time counts repeats",
+    ],
+)
+def test_ctc_loss_errors_as_tf(indices, values, seq, kwargs):
+    values = np.array(values, np.int32)
+    theirs = _error_of(real_tf.compat.v1, indices, values, seq, **kwargs)
+    ours = _error_of(jtf, indices, values, seq, **kwargs)
+    assert ours in theirs, (ours, theirs)
+
+
+def test_ctc_loss_collapse_counts_raw_labels_for_time():
+    # TF checks the time against the raw label count, before collapsing repeats.
+    indices = [[0, 0], [0, 1], [0, 2], [1, 0]]
+    values = np.array([1, 1, 1, 2], np.int32)
+    theirs = _error_of(
+        real_tf.compat.v1, indices, values, [2, 4], preprocess_collapse_repeated=True
+    )
+    ours = _error_of(jtf, indices, values, [2, 4], preprocess_collapse_repeated=True)
+    assert ours in theirs and "required: 3, available: 2" in ours
+
+
+def test_ctc_loss_refuses_dense_labels():
+    for tf in (real_tf.compat.v1, jtf):
+        with tf.Graph().as_default():
+            with pytest.raises(TypeError, match="Expected argument `labels` to be a SparseTensor"):
+                tf.nn.ctc_loss(tf.constant([[1, 2]]), tf.constant(X), SEQ)
