@@ -59,3 +59,27 @@ def test_py_function_as_tf():
     assert ours[1:] == theirs[1:]
     assert ours[1] == [([1.0, 2.0], "float32", 3, [2])]
     assert ours[-1] == ["TypeError: Cannot convert 1.5 to EagerTensor of dtype int32"]
+
+
+def test_decorator_and_argument_errors_as_tf():
+    def script(tf):
+        @tf.py_function(Tout=tf.float32)
+        def double(a):
+            return a.numpy() * 2
+
+        y = double(tf.constant([1.0, 2.5]))
+        errors = []
+        for kwargs in (
+            {"func": lambda a: a, "inp": [1.0]},
+            {"func": lambda a: a, "Tout": tf.float32},
+            {"inp": [1.0], "Tout": tf.float32},
+        ):
+            try:
+                tf.py_function(**kwargs)
+            except TypeError as e:
+                errors.append(str(e))
+        return lambda sess: (sess.run(y).tolist(), double.__name__, errors)
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+    assert ours[0] == [2.0, 5.0] and len(ours[2]) == 3

@@ -8,6 +8,7 @@ the step's XLA program (it must be a pure JAX function).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -478,15 +479,20 @@ def py_function(
     Args:
       func: a Python function of the input values.
       inp: a list of tensors (default none).
-      Tout: a dtype (one tensor), a list of dtypes (a list), or ``None``/``[]``
-        (no outputs: the ``Operation``).
+      Tout: a dtype (one tensor), a list of dtypes (a list), or ``[]`` (no outputs:
+        the ``Operation``). Required.
       name: the op name (default ``"EagerPyFunc"``).
+
+    With ``func=None`` it is a decorator (``@tf.py_function(Tout=tf.float32)``):
+    the decorated function's call builds the op on its arguments.
 
     Returns:
       A tensor, a list of tensors (unknown shapes: ``set_shape`` them), or the
       ``Operation`` when there are no outputs.
 
     Raises:
+      TypeError: ``Tout`` missing, ``inp`` missing, or ``inp`` given to the decorator
+        (TF's messages).
       LookupError: ``tf.gradients`` through it (see the note).
 
     .. note::
@@ -504,12 +510,40 @@ def py_function(
     from adapters.v1.ops.custom_gradient import PY_FUNCTION_GRADIENT
 
     if Tout is None:
-        Tout = []
+        raise TypeError(
+            "Missing required argument: 'Tout'\n"
+            "  If using tf.py_function as a decorator, set `Tout`\n"
+            "  **by name** above the function:\n"
+            "  `@tf.py_function(Tout=tout)`"
+        )
+    if func is None:
+        if inp is not None:
+            raise TypeError(
+                "Don't set the `inp` argument when using tf.py_function as a "
+                "decorator (`func=None`)."
+            )
+
+        def decorator(fun: Callable[..., Any]) -> Callable[..., Any]:
+            @functools.wraps(fun)
+            def wrapper(*args: Any) -> Any:
+                return py_function(fun, inp=args, Tout=Tout, name=name)
+
+            return wrapper
+
+        return decorator
+    if inp is None:
+        raise TypeError(
+            "Missing argument `inp`:\n"
+            "  You must set the `inp` argument (the list of arguments to the\n"
+            "  function), unless you use `tf.py_function` as a decorator"
+            "(`func=None`)."
+        )
+    user = func
 
     def call(*values: Any) -> Any:
-        return func(*[_eager_value(v) for v in values])  # type: ignore[misc]
+        return user(*[_eager_value(v) for v in values])
 
-    op, single = _py_op(call, inp or [], Tout, True, name, "EagerPyFunc", _eager_outputs)
+    op, single = _py_op(call, inp, Tout, True, name, "EagerPyFunc", _eager_outputs)
     op._gradient_op_type = PY_FUNCTION_GRADIENT
     if not op.outputs:
         return op
