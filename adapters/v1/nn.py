@@ -21,7 +21,7 @@ from adapters.v1.ops.candidate_sampling_ops import (  # noqa: F401
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
-from adapters.v1.ops.ctc_ops import ctc_loss  # noqa: F401
+from adapters.v1.ops.ctc_ops import ctc_greedy_decoder, ctc_loss  # noqa: F401
 from adapters.v1.ops.embedding_ops import (  # noqa: F401
     embedding_lookup,
     embedding_lookup_sparse,
@@ -43,6 +43,7 @@ __all__ = sorted(
         "all_candidate_sampler",
         "bidirectional_dynamic_rnn",
         "compute_accidental_hits",
+        "ctc_greedy_decoder",
         "ctc_loss",
         "dropout",
         "dynamic_rnn",

@@ -214,3 +214,68 @@ def test_ctc_loss_refuses_dense_labels():
         with tf.Graph().as_default():
             with pytest.raises(TypeError, match="Expected argument `labels` to be a SparseTensor"):
                 tf.nn.ctc_loss(tf.constant([[1, 2]]), tf.constant(X), SEQ)
+
+
+# -- ctc_greedy_decoder -------------------------------------------------------------------
+GREEDY_X = np.round(RS.randn(7, 3, 4), 0).astype(np.float32)  # rounded: ties between classes
+
+
+def _decoded(sess_result):
+    decoded, log_probs = sess_result
+    sp = decoded[0]
+    return (np.asarray(sp.indices), np.asarray(sp.values), np.asarray(sp.dense_shape), log_probs)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"merge_repeated": False}, {"blank_index": 0}, {"blank_index": -2}],
+    ids=["default", "no-merge", "blank-0", "blank--2"],
+)
+@pytest.mark.parametrize("fed", [False, True], ids=["computed", "fed"])
+def test_ctc_greedy_decoder(kwargs, fed):
+    seq = np.array([7, 3, 0], np.int32)
+
+    def script(tf):
+        if fed:
+            x = tf.placeholder(tf.float32, [None, None, 4])
+            feed = {x: GREEDY_X}
+        else:
+            x = tf.constant(GREEDY_X) * 1.0
+            feed = {}
+        decoded, log_probs = tf.nn.ctc_greedy_decoder(x, seq, **kwargs)
+        sp = decoded[0]
+        shapes = [t.shape.as_list() for t in (sp.indices, sp.values, sp.dense_shape, log_probs)]
+        return lambda sess: (_decoded(sess.run((decoded, log_probs), feed)), shapes, len(decoded))
+
+    theirs, ours = run_both(script)
+    assert ours[1:] == theirs[1:]
+    assert_twins(theirs[0], ours[0])
+
+
+def test_ctc_greedy_decoder_float64_and_errors():
+    x64 = RS.randn(4, 2, 3)
+
+    def script(tf):
+        decoded, log_probs = tf.nn.ctc_greedy_decoder(tf.constant(x64), [4, 2])
+        return lambda sess: _decoded(sess.run((decoded, log_probs)))
+
+    theirs, ours = run_both(script)
+    assert ours[3].dtype == np.float64
+    assert_twins(theirs, ours)
+
+    for tf in (real_tf.compat.v1, jtf):
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.constant(x64.astype(np.float32))
+            d, _ = tf.nn.ctc_greedy_decoder(x, [5, 2])
+            d2, _ = tf.nn.ctc_greedy_decoder(x, [4, 2], blank_index=3)
+            with tf.Session(graph=graph) as sess:
+                with pytest.raises(
+                    tf.errors.FailedPreconditionError, match=r"sequence_length\(0\) <= 4"
+                ):
+                    sess.run(d[0].values)
+                with pytest.raises(
+                    tf.errors.InvalidArgumentError,
+                    match="blank_index expected to be between -3 and 2 but was 3",
+                ):
+                    sess.run(d2[0].values)

@@ -35,6 +35,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from adapters.v1.framework import dtypes, ops
@@ -42,7 +43,7 @@ from adapters.v1.framework.op_def import FUNCTIONS, OpDef, _parse_signature, lif
 from adapters.v1.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from jtrain import errors
 
-__all__ = ["ctc_loss"]
+__all__ = ["ctc_loss", "ctc_greedy_decoder"]
 
 
 # -- TF's log-space sum -------------------------------------------------------------------
@@ -449,3 +450,185 @@ def ctc_loss(
     if narrow:
         loss = FUNCTIONS["cast"](loss, original)
     return loss
+
+
+# -- decoders (host operations) -----------------------------------------------------------
+def _decoder_inputs(op_type: str, inputs: Any, sequence_length: Any) -> tuple[Any, Any]:
+    x = ops.convert_to_tensor(inputs, name="inputs")
+    seq = ops.convert_to_tensor(sequence_length, name="sequence_length")
+    x_dtype = dtypes.as_dtype(x.dtype).name
+    if x_dtype not in ("float32", "float64"):
+        raise TypeError(
+            f"Value passed to parameter 'inputs' has DataType {x_dtype} not in list of "
+            "allowed values: float32, float64"
+        )
+    if dtypes.as_dtype(seq.dtype).name != "int32":
+        raise TypeError(
+            f"Value passed to parameter 'sequence_length' has DataType "
+            f"{dtypes.as_dtype(seq.dtype).name} not in list of allowed values: int32"
+        )
+    for t, rank, what in ((x, 3, "inputs"), (seq, 1, "sequence_length")):
+        if t._shape is not None and len(t._shape) != rank:
+            raise ValueError(
+                f"Shape must be rank {rank} but is rank {len(t._shape)} for '{op_type}' ({what})"
+            )
+    return x, seq
+
+
+def _check_decoder_inputs(op: ops.Operation, x: np.ndarray, seq: np.ndarray) -> None:
+    """TF's ``CTCDecodeHelper::ValidateInputsGenerateOutputs`` checks, at run time."""
+    if x.size == 0:
+        raise errors.InvalidArgumentError(None, op, "inputs must not be empty")
+    if x.shape[1] != seq.shape[0]:
+        raise errors.FailedPreconditionError(
+            None,
+            op,
+            f"len(sequence_length) != batch_size.  len(sequence_length):  {seq.shape[0]} "
+            f"batch_size: {x.shape[1]}",
+        )
+    for b, s in enumerate(seq.tolist()):
+        if not s <= x.shape[0]:
+            raise errors.FailedPreconditionError(None, op, f"sequence_length({b}) <= {x.shape[0]}")
+
+
+def _sparse_paths(
+    paths: list[list[list[int]]], batch: int, top_paths: int
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """TF's ``StoreAllDecodedSequences``: per path ``p`` the ``(indices [n, 2], values [n],
+    dense_shape [2])`` (int64) of every batch entry's ``p``-th decoding."""
+    out = []
+    for p in range(top_paths):
+        rows = [paths[b][p] for b in range(batch)]
+        indices = np.array(
+            [[b, t] for b, row in enumerate(rows) for t in range(len(row))], np.int64
+        ).reshape(-1, 2)
+        values = np.array([v for row in rows for v in row], np.int64)
+        longest = max((len(r) for r in rows), default=0)
+        out.append((indices, values, np.array([batch, longest], np.int64)))
+    return out
+
+
+def _decoder_node(
+    op_type: str,
+    name: str,
+    x: Any,
+    seq: Any,
+    decode: Any,
+    top_paths: int,
+) -> tuple[list[SparseTensor], Any]:
+    """A host node running ``decode(op, x, seq) -> (paths, log_probs)`` on NumPy values:
+    outputs TF's ``decoded_indices``, ``decoded_values``, ``decoded_shape`` per path, then
+    ``log_probability [batch, top_paths]``."""
+    from adapters.v1.ops.data_flow_ops import placement
+
+    # TF's shape function: the batch of ``inputs`` merged with ``sequence_length``'s.
+    batch = x._shape[1] if x._shape is not None else None
+    if batch is None and seq._shape is not None:
+        batch = seq._shape[0]
+    specs = (
+        [((None, 2), np.dtype(np.int64))] * top_paths
+        + [((None,), np.dtype(np.int64))] * top_paths
+        + [((2,), np.dtype(np.int64))] * top_paths
+        + [((batch, top_paths), np.dtype(dtypes.as_dtype(x.dtype).as_numpy_dtype))]
+    )
+    node: list[ops.Operation] = []
+
+    def compute(session: Any, xv: Any, sv: Any) -> tuple[Any, ...]:
+        xv, sv = np.asarray(xv), np.asarray(sv)
+        _check_decoder_inputs(node[0], xv, sv)
+        paths, log_probs = decode(node[0], xv, sv)
+        parts = _sparse_paths(paths, xv.shape[1], top_paths)
+        return (
+            *(p[0] for p in parts),
+            *(p[1] for p in parts),
+            *(p[2] for p in parts),
+            np.asarray(log_probs, xv.dtype).reshape(xv.shape[1], top_paths),
+        )
+
+    op = ops.get_default_graph().create_op(
+        op_type,
+        name,
+        inputs=[x, seq],
+        compute=compute,
+        output_specs=specs,
+        host=placement([x, seq]),
+    )
+    node.append(op)
+    out = op.outputs
+    decoded = [
+        SparseTensor(out[p], out[top_paths + p], out[2 * top_paths + p]) for p in range(top_paths)
+    ]
+    return decoded, out[3 * top_paths]
+
+
+def _greedy(merge_repeated: bool, blank_index: int):
+    def decode(op: ops.Operation, x: np.ndarray, seq: np.ndarray):
+        steps, batch, classes = x.shape
+        blank = classes + blank_index if blank_index < 0 else blank_index
+        if not 0 <= blank < classes:
+            raise errors.InvalidArgumentError(
+                None,
+                op,
+                f"blank_index expected to be between {-classes} and {classes - 1} but was "
+                f"{blank_index}",
+            )
+        paths, log_probs = [], np.zeros((batch,), x.dtype)
+        for b in range(batch):
+            row: list[int] = []
+            prev = -1
+            total = x.dtype.type(0)
+            for t in range(int(seq[b])):
+                k = int(np.argmax(x[t, b]))  # the first maximum, as TF's RowMax
+                total = x.dtype.type(total + -x[t, b, k])
+                if k != blank and not (merge_repeated and k == prev):
+                    row.append(k)
+                prev = k
+            paths.append([row])
+            log_probs[b] = total
+        return paths, log_probs
+
+    return decode
+
+
+def ctc_greedy_decoder(
+    inputs: Any,
+    sequence_length: Any,
+    merge_repeated: bool = True,
+    blank_index: int | None = None,
+) -> tuple[list[SparseTensor], Any]:
+    """Best-path decoding of logits (``tf.nn.ctc_greedy_decoder``, op ``CTCGreedyDecoder``).
+
+    At each frame the class of the greatest logit (the first, on ties); blanks are
+    dropped and, with ``merge_repeated``, a class equal to the previous frame's is too.
+
+    Args:
+      inputs: float32/float64 logits ``[max_time, batch, num_classes]``.
+      sequence_length: int32 ``[batch]``.
+      merge_repeated: merge repeated classes (default True).
+      blank_index: the blank's class (default ``num_classes - 1``; negative counts
+        from ``num_classes``).
+
+    Returns:
+      ``([decoded], neg_sum_logits)``: ``decoded`` an int64 ``SparseTensor``
+      ``[batch, max_decoded_length]``; ``neg_sum_logits [batch, 1]`` the negated sum
+      of each frame's greatest logit.
+
+    Raises:
+      InvalidArgumentError / FailedPreconditionError: at run time, as TF's kernel
+        (``sequence_length(b) <= max_time``, a ``blank_index`` out of range).
+
+    .. note:: A host operation (as TF's kernel, on the CPU): its outputs' sizes
+       depend on the data. It runs after the step's program when its inputs are
+       computed in it (then the step's device ops cannot read its outputs), before
+       it when they are fed.
+    """
+    x, seq = _decoder_inputs("CTCGreedyDecoder", inputs, sequence_length)
+    blank = -1 if blank_index is None else int(blank_index)
+    return _decoder_node(
+        "CTCGreedyDecoder",
+        "CTCGreedyDecoder",
+        x,
+        seq,
+        _greedy(bool(merge_repeated), blank),
+        1,
+    )
