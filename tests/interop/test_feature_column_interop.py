@@ -201,3 +201,210 @@ def test_linear_model_names_and_values() -> None:
         }
 
     _check(_model(build, feeds, api="linear_model", units=2))
+
+
+def test_weighted_categorical_columns() -> None:
+    def build(tf: Any) -> Any:
+        fc = tf.feature_column
+        f = {
+            "ids": tf.sparse_placeholder(tf.int64, shape=[None, 3]),
+            "w": tf.sparse_placeholder(tf.float32, shape=[None, 3]),
+            "word": tf.placeholder(tf.string, [None, 2]),
+            "ww": tf.placeholder(tf.float32, [None, 2]),
+        }
+        ids = fc.weighted_categorical_column(fc.categorical_column_with_identity("ids", 4), "w")
+        words = fc.weighted_categorical_column(
+            fc.categorical_column_with_vocabulary_list("word", ["a", "b", "c"]), "ww"
+        )
+        columns = [
+            fc.embedding_column(ids, 2, initializer=_const_init(tf, 4, 2)),
+            fc.indicator_column(ids),
+            fc.embedding_column(words, 3, combiner="sum", initializer=_const_init(tf, 3, 3)),
+            fc.indicator_column(words),
+        ]
+        return f, columns
+
+    def feeds(tf: Any, f: Any) -> Any:
+        idx = np.array([[0, 0], [0, 2], [2, 1]], np.int64)
+        yield {
+            f["ids"]: tf.SparseTensorValue(idx, np.array([3, 1, 3], np.int64), [3, 3]),
+            f["w"]: tf.SparseTensorValue(idx, np.array([0.5, 2.0, -1.0], np.float32), [3, 3]),
+            f["word"]: np.array([[b"a", b"c"], [b"", b""], [b"b", b""]], object),
+            f["ww"]: np.array([[1.5, 0.25], [0.0, 0.0], [3.0, 0.0]], np.float32),
+        }
+
+    _check(_model(build, feeds))
+
+
+def test_linear_model_of_weighted_and_vocabulary_columns() -> None:
+    def build(tf: Any) -> Any:
+        fc = tf.feature_column
+        f = {
+            "ids": tf.sparse_placeholder(tf.int64, shape=[None, 3]),
+            "w": tf.sparse_placeholder(tf.float32, shape=[None, 3]),
+            "color": tf.placeholder(tf.string, [None, 1]),
+        }
+        columns = [
+            fc.weighted_categorical_column(fc.categorical_column_with_identity("ids", 4), "w"),
+            fc.categorical_column_with_vocabulary_list("color", ["r", "g"], num_oov_buckets=2),
+        ]
+        return f, columns
+
+    def feeds(tf: Any, f: Any) -> Any:
+        idx = np.array([[0, 0], [0, 2], [2, 1]], np.int64)
+        yield {
+            f["ids"]: tf.SparseTensorValue(idx, np.array([3, 1, 3], np.int64), [3, 3]),
+            f["w"]: tf.SparseTensorValue(idx, np.array([0.5, 2.0, 1.5], np.float32), [3, 3]),
+            f["color"]: np.array([[b"g"], [b"blue"], [b""]], object),
+        }
+
+    for combiner in ("sum", "mean", "sqrtn"):
+        # sqrtn's gradient: see test_embedding_of_string_hash_bucket_dense_and_sparse.
+        _check(
+            _model(build, feeds, api="linear_model", units=3, sparse_combiner=combiner,
+                   gradients=combiner != "sqrtn")
+        )  # fmt: skip
+
+
+def test_vocabulary_file_columns(tmp_path: Any) -> None:
+    words = tmp_path / "words.txt"
+    words.write_text("apple\nbanana\ncherry\ndate\n")
+    numbers = tmp_path / "numbers.txt"
+    numbers.write_text("7\n-3\n100\n")
+
+    def build(tf: Any) -> Any:
+        fc = tf.feature_column
+        f = {
+            "fruit": tf.placeholder(tf.string, [None, 2]),
+            "num": tf.placeholder(tf.int64, [None]),
+            "n32": tf.sparse_placeholder(tf.int32, shape=[None, 2]),
+        }
+        fruit = fc.categorical_column_with_vocabulary_file("fruit", str(words), num_oov_buckets=2)
+        short = fc.categorical_column_with_vocabulary_file(
+            "fruit", str(words), vocabulary_size=2, default_value=1
+        )
+        num = fc.categorical_column_with_vocabulary_file("num", str(numbers), dtype=tf.int64)
+        n32 = fc.categorical_column_with_vocabulary_file(
+            "n32", str(numbers), dtype=tf.int32, num_oov_buckets=1
+        )
+        columns = [
+            fc.embedding_column(fruit, 2, initializer=_const_init(tf, 6, 2)),
+            fc.indicator_column(short),
+            fc.indicator_column(num),
+            fc.indicator_column(n32),
+        ]
+        return f, columns
+
+    def feeds(tf: Any, f: Any) -> Any:
+        yield {
+            f["fruit"]: np.array([[b"cherry", b"kiwi"], [b"", b"apple"], [b"date", b"x"]], object),
+            f["num"]: np.array([100, -1, 5], np.int64),
+            f["n32"]: tf.SparseTensorValue(
+                np.array([[0, 1], [2, 0]], np.int64), np.array([-3, 9], np.int32), [3, 2]
+            ),
+        }
+
+    _check(_model(build, feeds))
+
+
+def test_shared_embedding_columns_share_one_table() -> None:
+    def build(tf: Any) -> Any:
+        fc = tf.feature_column
+        f = {
+            "query": tf.placeholder(tf.int64, [None, 2]),
+            "doc": tf.sparse_placeholder(tf.int64, shape=[None, 2]),
+        }
+        query = fc.categorical_column_with_identity("query", 5)
+        doc = fc.categorical_column_with_identity("doc", 5)
+        columns = fc.shared_embedding_columns(
+            [query, doc], 3, combiner="sum", initializer=_const_init(tf, 5, 3)
+        )
+        return f, columns
+
+    def feeds(tf: Any, f: Any) -> Any:
+        yield {
+            f["query"]: np.array([[1, 4], [-1, -1], [0, 0]], np.int64),
+            f["doc"]: tf.SparseTensorValue(
+                np.array([[0, 0], [1, 1]], np.int64), np.array([4, 2], np.int64), [3, 2]
+            ),
+        }
+
+    _check(_model(build, feeds))
+
+
+def test_parse_example_spec_feeds_input_layer() -> None:
+    """``make_parse_example_spec`` of every kind of column (the specs TF gives); its
+    dense features parsed by ``tf.parse_example`` into ``input_layer`` twice in one
+    graph (``input_layer_1``), with ``cols_to_vars``, ``weight_collections`` and
+    ``trainable=False``; the categorical features fed (jtrain's embedding lookups
+    need a fed ``SparseTensor``, not one parsed in the graph)."""
+
+    def script(tf: Any) -> Any:
+        fc = tf.feature_column
+        age = fc.numeric_column("age", default_value=-1.0)
+        city = fc.categorical_column_with_hash_bucket("city", 4)
+        kind = fc.categorical_column_with_identity("kind", 3)
+        columns = [
+            age,
+            fc.bucketized_column(age, [18.0, 65.0]),
+            fc.numeric_column("xy", shape=(2,), dtype=tf.int64, default_value=[0, 0]),
+            fc.embedding_column(city, 2, initializer=_const_init(tf, 4, 2)),
+            fc.indicator_column(kind),
+        ]
+        weighted = fc.weighted_categorical_column(
+            fc.categorical_column_with_vocabulary_list("v", [1, 2]), "vw", dtype=tf.int32
+        )
+        spec = fc.make_parse_example_spec(columns + [weighted])
+        serialized = tf.placeholder(tf.string, [None])
+        features = tf.parse_example(serialized, {k: spec[k] for k in ("age", "xy")})
+        features["city"] = tf.placeholder(tf.string, [None, 2], name="city")
+        features["kind"] = tf.placeholder(tf.int64, [None, 2], name="kind")
+        cols_to_vars: dict = {}
+        out = fc.input_layer(
+            features, columns, weight_collections=["mine"], cols_to_vars=cols_to_vars
+        )
+        frozen = fc.input_layer(features, columns[3:4], trainable=False)
+        names = {
+            "spec": sorted((k, type(v).__name__, repr(v)) for k, v in spec.items()),
+            "vars": sorted((c.name, [v.op.name for v in vs]) for c, vs in cols_to_vars.items()),
+            "collections": [
+                [v.op.name for v in tf.get_collection(key)]
+                for key in (
+                    "mine",
+                    tf.GraphKeys.MODEL_VARIABLES,
+                    tf.GraphKeys.TRAINABLE_VARIABLES,
+                    tf.GraphKeys.GLOBAL_VARIABLES,
+                )
+            ],  # fmt: skip
+            "shapes": [out.get_shape().as_list(), frozen.get_shape().as_list()],
+        }
+        init = tf.tables_initializer()
+
+        def run(sess: Any) -> Any:
+            sess.run(init)
+            examples = [_example(30.0, [1, 2]), _example(None, None), _example(70.0, [5, -4])]
+            feed = {
+                serialized: np.array(examples, object),
+                features["city"]: np.array([[b"paris", b""], [b"x", b"rome"], [b"", b""]], object),
+                features["kind"]: np.array([[2, -1], [-1, -1], [0, 1]], np.int64),
+            }
+            return names, sess.run([out, frozen], feed)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1], rtol=0.0)
+
+
+def _example(age: Any, xy: Any) -> bytes:
+    """A serialized ``tf.train.Example`` (TF's protos)."""
+    import tensorflow as real_tf
+
+    feature = {}
+    if age is not None:
+        feature["age"] = real_tf.train.Feature(float_list=real_tf.train.FloatList(value=[age]))
+    if xy is not None:
+        feature["xy"] = real_tf.train.Feature(int64_list=real_tf.train.Int64List(value=xy))
+    example = real_tf.train.Example(features=real_tf.train.Features(feature=feature))
+    return example.SerializeToString()

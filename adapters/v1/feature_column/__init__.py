@@ -16,23 +16,31 @@ from adapters.v1.feature_column.feature_column_v2 import (
     bucketized_column,
     categorical_column_with_hash_bucket,
     categorical_column_with_identity,
+    categorical_column_with_vocabulary_file,
     categorical_column_with_vocabulary_list,
+    crossed_column,
     embedding_column,
     indicator_column,
     numeric_column,
+    shared_embedding_columns,
+    weighted_categorical_column,
 )
 
 __all__ = [
     "bucketized_column",
     "categorical_column_with_hash_bucket",
     "categorical_column_with_identity",
+    "categorical_column_with_vocabulary_file",
     "categorical_column_with_vocabulary_list",
+    "crossed_column",
     "embedding_column",
     "indicator_column",
     "input_layer",
     "linear_model",
     "make_parse_example_spec",
     "numeric_column",
+    "shared_embedding_columns",
+    "weighted_categorical_column",
 ]
 
 __getattr__ = missing_name_getattr("tf.feature_column", globals())

@@ -36,10 +36,14 @@ __all__ = [
     "bucketized_column",
     "categorical_column_with_hash_bucket",
     "categorical_column_with_identity",
+    "categorical_column_with_vocabulary_file",
     "categorical_column_with_vocabulary_list",
+    "crossed_column",
     "embedding_column",
     "indicator_column",
     "numeric_column",
+    "shared_embedding_columns",
+    "weighted_categorical_column",
 ]
 
 _tf = FUNCTIONS
@@ -191,6 +195,11 @@ def _expand_sparse(sp: SparseTensor) -> SparseTensor:
     return sparse_ops.sparse_reshape(sp, shape)
 
 
+def _is_all_cells(sp: Any) -> bool:
+    """Whether ``sp`` holds every cell of a dense feature (see ``_cells``)."""
+    return bool(getattr(sp, "_jtrain_all_cells", False))
+
+
 def _cells(dense: ops.Tensor) -> SparseTensor:
     """Every cell of a ``[batch, n]`` tensor as a ``SparseTensor`` (row-major, as TF's
     ``where`` lists them)."""
@@ -206,9 +215,11 @@ def _cells(dense: ops.Tensor) -> SparseTensor:
     rows = _tf["reshape"](_tf["tile"](_tf["expand_dims"](_tf["range"](0, batch), 1), [1, n]), [-1])
     cols = _tf["tile"](_tf["range"](0, n), [batch])
     indices = _tf["cast"](_tf["transpose"](_tf["stack"]([rows, cols])), dtypes.int64)
-    return SparseTensor(
+    sp = SparseTensor(
         indices, _tf["reshape"](dense, [-1]), _tf["shape"](dense, out_type=dtypes.int64)
     )
+    sp._jtrain_all_cells = True
+    return sp
 
 
 def _categorical_ids(inputs: Any, key: str, transform: Any) -> SparseTensor:
@@ -365,7 +376,9 @@ class BucketizedColumn(
         ids = _tf["reshape"](tensor, (-1,)) + (len(self.boundaries) + 1) * cols
         indices = _tf["cast"](_tf["transpose"](_tf["stack"]((rows, cols))), dtypes.int64)
         dense_shape = _tf["cast"](_tf["stack"]([batch, dim]), dtypes.int64)
-        return IdWeightPair(SparseTensor(indices, ids, dense_shape), None)
+        sp = SparseTensor(indices, ids, dense_shape)
+        sp._jtrain_all_cells = True
+        return IdWeightPair(sp, None)
 
 
 def bucketized_column(source_column: NumericColumn, boundaries: Any) -> BucketizedColumn:
@@ -688,13 +701,12 @@ class IndicatorColumn(
     def _transform_feature(self, inputs: Any) -> ops.Tensor:
         pair = self.categorical_column._get_sparse_tensors(inputs)
         size = self._variable_shape[-1]
-        if pair.weight_tensor is not None:
-            raise NotImplementedError(
-                "indicator_column of a weighted_categorical_column: not supported by "
-                "jtrain; use embedding_column or linear_model for weighted ids."
-            )
         dense_ids = sparse_ops.sparse_tensor_to_dense(pair.id_tensor, default_value=-1)
         one_hot = _tf["one_hot"](dense_ids, depth=size, on_value=1.0, off_value=0.0)
+        if pair.weight_tensor is not None:
+            # TF scatters each id's weight into its bucket (sparse_merge, scatter_nd).
+            weights = sparse_ops.sparse_tensor_to_dense(pair.weight_tensor)
+            one_hot = one_hot * _tf["expand_dims"](weights, -1)
         return _tf["reduce_sum"](one_hot, axis=[-2])
 
     @property
@@ -881,4 +893,393 @@ def embedding_column(
         max_norm,
         trainable,
         use_safe_embedding_lookup,
+    )
+
+
+# -- vocabulary file, weighted and shared columns -------------------------------------
+class VocabularyFileCategoricalColumn(
+    CategoricalColumn,
+    collections.namedtuple(
+        "VocabularyFileCategoricalColumn",
+        (
+            "key",
+            "vocabulary_file",
+            "vocabulary_size",
+            "num_oov_buckets",
+            "dtype",
+            "default_value",
+            "file_format",
+        ),
+    ),
+):
+    """See ``categorical_column_with_vocabulary_file``."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.key
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return {self.key: VarLenFeature(self.dtype)}
+
+    def _transform_feature(self, inputs: Any) -> SparseTensor:
+        raw, _ = inputs._raw_feature(self.key)
+        if self.dtype.is_integer != raw.dtype.is_integer:
+            raise ValueError(
+                "Column dtype and SparseTensors dtype must be compatible. key: "
+                f"{self.key}, column dtype: {self.dtype}, tensor dtype: {raw.dtype}"
+            )
+        _assert_string_or_int(raw.dtype, prefix=f"column_name: {self.key} input_tensor")
+        # TF reads integer words as the whole line (WHOLE_LINE): a delimiter no line
+        # holds makes column 0 the whole line.
+        integer = raw.dtype.is_integer
+        key_dtype = dtypes.int64 if integer and self.num_oov_buckets else raw.dtype
+        with ops.name_scope(f"{self.key}_lookup"):
+            init = lookup_ops.TextFileInitializer(
+                self.vocabulary_file,
+                key_dtype,
+                0 if integer else lookup_ops.TextFileIndex.WHOLE_LINE,
+                dtypes.int64,
+                lookup_ops.TextFileIndex.LINE_NUMBER,
+                vocab_size=self.vocabulary_size,
+                delimiter="\n" if integer else "\t",
+            )
+            if self.num_oov_buckets:
+                table: Any = lookup_ops.StaticVocabularyTable(
+                    init, self.num_oov_buckets, lookup_key_dtype=raw.dtype
+                )
+            else:
+                table = lookup_ops.StaticHashTable(init, self.default_value)
+        return _categorical_ids(inputs, self.key, table.lookup)
+
+    @property
+    def _num_buckets(self) -> int:
+        return self.vocabulary_size + self.num_oov_buckets
+
+
+def categorical_column_with_vocabulary_file(
+    key: str,
+    vocabulary_file: str,
+    vocabulary_size: int | None = None,
+    num_oov_buckets: int = 0,
+    default_value: int | None = None,
+    dtype: Any = dtypes.string,
+) -> VocabularyFileCategoricalColumn:
+    """Ids by line number in a vocabulary file, one word a line
+    (``tf.compat.v1.feature_column.categorical_column_with_vocabulary_file``).
+
+    The table is read when ``tf.tables_initializer()`` runs (its first
+    ``vocabulary_size`` lines); other values get ``default_value`` (default -1) or,
+    with ``num_oov_buckets``, a bucket after the vocabulary, as
+    ``categorical_column_with_vocabulary_list``.
+
+    Args:
+      key: the feature's name.
+      vocabulary_file: the file's path.
+      vocabulary_size: the number of words (default None: the file's line count,
+        counted now).
+      num_oov_buckets: the number of out-of-vocabulary buckets (default 0).
+      default_value: the id of other values (default None: -1).
+      dtype: the feature's dtype, string (default) or integer.
+
+    Returns:
+      A ``VocabularyFileCategoricalColumn``.
+
+    Raises:
+      ValueError: no file, a missing file when counting, a size < 1, both
+        ``num_oov_buckets`` and ``default_value``, ``num_oov_buckets`` < 0, a dtype not
+        string or integer.
+      NotImplementedError: a ``tfrecord.gz`` vocabulary.
+    """
+    if not vocabulary_file:
+        raise ValueError(f"Missing vocabulary_file in {key}.")
+    if vocabulary_file.endswith("tfrecord.gz"):
+        raise NotImplementedError(
+            "categorical_column_with_vocabulary_file: jtrain reads text vocabularies; "
+            f"{vocabulary_file} is a tfrecord.gz file."
+        )
+    if vocabulary_size is None:
+        import os
+
+        if not os.path.exists(vocabulary_file):
+            raise ValueError(f"vocabulary_file in {key} does not exist.")
+        with open(vocabulary_file, "rb") as f:
+            vocabulary_size = sum(1 for _ in f)
+    if vocabulary_size < 1:
+        raise ValueError(f"Invalid vocabulary_size in {key}.")
+    if num_oov_buckets:
+        if default_value is not None:
+            raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
+        if num_oov_buckets < 0:
+            raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
+    dtype = dtypes.as_dtype(dtype)
+    _assert_string_or_int(dtype, prefix=f"column_name: {key}")
+    _assert_key_is_string(key)
+    return VocabularyFileCategoricalColumn(
+        key,
+        vocabulary_file,
+        vocabulary_size,
+        0 if num_oov_buckets is None else num_oov_buckets,
+        dtype,
+        -1 if default_value is None else default_value,
+        None,
+    )
+
+
+class WeightedCategoricalColumn(
+    CategoricalColumn,
+    collections.namedtuple(
+        "WeightedCategoricalColumn", ("categorical_column", "weight_feature_key", "dtype")
+    ),
+):
+    """See ``weighted_categorical_column``."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"{self.categorical_column.name}_weighted_by_{self.weight_feature_key}"
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        config = dict(self.categorical_column._parse_example_spec)
+        if self.weight_feature_key in config:
+            raise ValueError(
+                f"Parse config {config[self.weight_feature_key]} already exists for "
+                f"{self.weight_feature_key}."
+            )
+        config[self.weight_feature_key] = VarLenFeature(self.dtype)
+        return config
+
+    @property
+    def _num_buckets(self) -> int:
+        return self.categorical_column._num_buckets
+
+    def _transform_feature(self, inputs: Any) -> tuple:
+        weights = inputs.get(self.weight_feature_key)
+        if self.dtype != weights.dtype:
+            raise ValueError(f"Bad dtype, expected {self.dtype}, but got {weights.dtype}.")
+        ids = inputs.get(self.categorical_column)
+        if _is_sparse(weights) == _is_all_cells(ids):
+            raise NotImplementedError(
+                f"weighted_categorical_column {self.name}: jtrain needs the ids' and the "
+                "weights' features both dense or both SparseTensors (TF requires the same "
+                "indices for both)."
+            )
+        if not _is_sparse(weights):
+            # TF drops the weights' 0.0 cells as it drops the ids' missing ones: with
+            # TF's requirement of the same cells for both, every cell kept is the same.
+            weights = _cells(weights)
+        if not weights.dtype.is_floating:
+            weights = SparseTensor(
+                weights.indices, _tf["cast"](weights.values, dtypes.float32), weights.dense_shape
+            )
+        return ids, weights
+
+    def _get_sparse_tensors(
+        self, inputs: Any, weight_collections: Any = None, trainable: Any = None
+    ) -> Any:
+        ids, weights = inputs.get(self)
+        return IdWeightPair(ids, weights)
+
+
+def weighted_categorical_column(
+    categorical_column: CategoricalColumn, weight_feature_key: str, dtype: Any = dtypes.float32
+) -> WeightedCategoricalColumn:
+    """A categorical column whose ids carry the weights of feature
+    ``weight_feature_key`` (``tf.compat.v1.feature_column.weighted_categorical_column``).
+
+    Args:
+      categorical_column: the ids' column.
+      weight_feature_key: the weights' feature (same indices as the ids).
+      dtype: the weights' dtype (default float32; integer or floating).
+
+    Returns:
+      A ``WeightedCategoricalColumn``.
+
+    Raises:
+      ValueError: a dtype that is not integer or floating.
+      NotImplementedError (when the model is built): ids and weights not both dense
+        or both ``SparseTensor``s.
+    """
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if dtype is None or not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype {dtype} is not convertible to float.")
+    return WeightedCategoricalColumn(categorical_column, weight_feature_key, dtype)
+
+
+class SharedEmbeddingColumn(
+    DenseColumn,
+    collections.namedtuple(
+        "_SharedEmbeddingColumn",
+        (
+            "categorical_column",
+            "dimension",
+            "combiner",
+            "initializer",
+            "shared_embedding_collection_name",
+            "ckpt_to_load_from",
+            "tensor_name_in_ckpt",
+            "max_norm",
+            "trainable",
+            "use_safe_embedding_lookup",
+        ),
+    ),
+):
+    """See ``shared_embedding_columns``."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"{self.categorical_column.name}_shared_embedding"
+
+    @property
+    def _var_scope_name(self) -> str:
+        return self.shared_embedding_collection_name
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return self.categorical_column._parse_example_spec
+
+    def _transform_feature(self, inputs: Any) -> Any:
+        return inputs.get(self.categorical_column)
+
+    @property
+    def _variable_shape(self) -> tuple:
+        return (self.dimension,)
+
+    _lookup = EmbeddingColumn._lookup
+
+    def _get_dense_tensor(
+        self, inputs: Any, weight_collections: Any = None, trainable: Any = None
+    ) -> ops.Tensor:
+        with ops.name_scope(None, default_name=self.name):
+            pair = self.categorical_column._get_sparse_tensors(
+                inputs, weight_collections=weight_collections, trainable=trainable
+            )
+            shape = (self.categorical_column._num_buckets, self.dimension)
+            shared = ops.get_collection(self.shared_embedding_collection_name)
+            if shared:
+                if len(shared) > 1:
+                    raise ValueError(
+                        f"Collection {shared} can only contain one variable. Suggested fix "
+                        "A: Choose a unique name for this collection. Suggested fix B: Do "
+                        "not add any variables to this collection. The feature_column "
+                        "library already adds a variable under the hood."
+                    )
+                weights = shared[0]
+                if tuple(weights.get_shape().as_list()) != shape:
+                    raise ValueError(
+                        f"Shared embedding collection {self.shared_embedding_collection_name}"
+                        f" contains variable {weights.name} of unexpected shape "
+                        f"{weights.get_shape()}. Expected shape is {shape}. Suggested fix A: "
+                        "Choose a unique name for this collection. Suggested fix B: Do not "
+                        "add any variables to this collection. The feature_column library "
+                        "already adds a variable under the hood."
+                    )
+            else:
+                weights = vs.get_variable(
+                    name="embedding_weights",
+                    shape=shape,
+                    dtype=dtypes.float32,
+                    initializer=self.initializer,
+                    trainable=self.trainable and trainable,
+                    collections=weight_collections,
+                )
+                ops.add_to_collection(self.shared_embedding_collection_name, weights)
+            return self._lookup(pair, weights)
+
+
+def shared_embedding_columns(
+    categorical_columns: Any,
+    dimension: int,
+    combiner: str = "mean",
+    initializer: Any = None,
+    shared_embedding_collection_name: str | None = None,
+    ckpt_to_load_from: str | None = None,
+    tensor_name_in_ckpt: str | None = None,
+    max_norm: float | None = None,
+    trainable: bool = True,
+    use_safe_embedding_lookup: bool = True,
+) -> list:
+    """Embedding columns of several categorical columns sharing one table
+    (``tf.compat.v1.feature_column.shared_embedding_columns``).
+
+    The table is created by the first of them that a model builds, as
+    ``<scope>/<collection name>/embedding_weights`` (default name: the columns' names
+    sorted and joined by ``_`` plus ``_shared_embedding``), and kept in the graph
+    collection of that name.
+
+    Args:
+      categorical_columns: categorical columns of one type and number of buckets.
+      dimension, combiner, initializer, ckpt_to_load_from, tensor_name_in_ckpt,
+        max_norm, trainable, use_safe_embedding_lookup: as ``embedding_column``.
+      shared_embedding_collection_name: the collection (and variable scope) name.
+
+    Returns:
+      A list of ``SharedEmbeddingColumn``, in the order of ``categorical_columns``.
+
+    Raises:
+      ValueError: as ``embedding_column``; columns not categorical, of different
+        types or numbers of buckets.
+    """
+    initializer = _check_embedding_args(
+        dimension, ckpt_to_load_from, tensor_name_in_ckpt, initializer,
+        use_safe_embedding_lookup, "",
+    )  # fmt: skip
+    columns = sorted(categorical_columns, key=lambda x: x.name)
+    c0 = columns[0]
+    if not isinstance(c0, CategoricalColumn):
+        raise ValueError(
+            "All categorical_columns must be subclasses of _CategoricalColumn. "
+            f"Given: {c0}, of type: {type(c0)}"
+        )
+    num_buckets = c0._num_buckets
+    while isinstance(c0, WeightedCategoricalColumn):
+        c0 = c0.categorical_column
+    for c in columns[1:]:
+        while isinstance(c, WeightedCategoricalColumn):
+            c = c.categorical_column
+        if not isinstance(c, type(c0)):
+            raise ValueError(
+                "To use shared_embedding_column, all categorical_columns must have the "
+                "same type, or be weighted_categorical_column or sequence column of the "
+                f"same type. Given column: {c0} of type: {type(c0)} does not match given "
+                f"column: {c} of type: {type(c)}"
+            )
+        if num_buckets != c._num_buckets:
+            raise ValueError(
+                "To use shared_embedding_column, all categorical_columns must have the "
+                f"same number of buckets. ven column: {c0} with buckets: {num_buckets} "
+                f"does  not match column: {c} with buckets: {c._num_buckets}"
+            )
+    if not shared_embedding_collection_name:
+        shared_embedding_collection_name = "_".join(c.name for c in columns)
+        shared_embedding_collection_name += "_shared_embedding"
+    return [
+        SharedEmbeddingColumn(
+            column,
+            dimension,
+            combiner,
+            initializer,
+            shared_embedding_collection_name,
+            ckpt_to_load_from,
+            tensor_name_in_ckpt,
+            max_norm,
+            trainable,
+            use_safe_embedding_lookup,
+        )  # fmt: skip
+        for column in categorical_columns
+    ]
+
+
+def crossed_column(keys: Any, hash_bucket_size: int, hash_key: int | None = None) -> Any:
+    """``tf.compat.v1.feature_column.crossed_column``: not supported by jtrain.
+
+    Raises:
+      NotImplementedError: always (TF's crosses have a data-dependent number of ids per
+        example, hashed with ``FingerprintCat64``; jtrain's programs have static shapes).
+    """
+    raise NotImplementedError(
+        "tf.feature_column.crossed_column: jtrain does not build feature crosses (their "
+        "number per example depends on the data); hash a combined string feature with "
+        "categorical_column_with_hash_bucket instead, or cross the features before "
+        "feeding them."
     )
