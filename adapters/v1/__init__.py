@@ -132,6 +132,7 @@ from adapters.v1.ops import segment_ops as _segment_ops  # noqa: F401  (fills TF
 from adapters.v1.ops import sort_ops as _sort_ops  # noqa: F401  (fills TF's op table)
 from adapters.v1.ops.array_ops import (
     broadcast_static_shape,
+    edit_distance,
     ensure_shape,
     identity,
     identity_n,
@@ -679,6 +680,7 @@ __all__ = [
     # array and linear-algebra names outside the op table (ops/array_ops.py, linalg_ops.py)
     "broadcast_static_shape",
     "convert_to_tensor_or_indexed_slices",
+    "edit_distance",
     "einsum",
     "ensure_shape",
     "extract_image_patches",

@@ -26,7 +26,7 @@ X64 = X.astype(np.float64) * np.pi
 
 def _static(tensors):
     """Static shapes as text (``[None, 3]``), to compare TF's and jtrain's."""
-    return [str(t.shape.as_list()) for t in tensors]
+    return [str(t.shape) for t in tensors]
 
 
 def _graded(tf, build, x_value):
@@ -370,3 +370,72 @@ def test_signature_is_tfs(name):
         assert theirs[2] == ("index_dtype", "<dtype: 'int32'>")
         theirs[2] = ("index_dtype", "int32")
     assert ours == theirs
+
+
+# -- edit_distance -----------------------------------------------------------------------
+def _sparse(tf, indices, values, shape, dtype=None):
+    return tf.SparseTensor(indices, tf.constant(values, dtype), shape)
+
+
+EDITS = {
+    "one row each": lambda tf: (
+        _sparse(tf, [[0, 0], [0, 1], [1, 0]], [1, 2, 3], [2, 2]),
+        _sparse(tf, [[0, 0], [1, 0]], [1, 4], [2, 1]),
+    ),
+    "longer sequences, gaps in positions": lambda tf: (
+        _sparse(
+            tf,
+            [[0, 0], [0, 1], [0, 2], [0, 4], [1, 1], [1, 3], [2, 0]],
+            [3, 1, 4, 1, 5, 9, 2],
+            [3, 5],
+        ),
+        _sparse(tf, [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]], [3, 4, 1, 9, 5, 5], [3, 4]),
+    ),
+    "empty truth and empty hypothesis rows": lambda tf: (
+        _sparse(tf, [[0, 0], [0, 1], [2, 0]], [1, 2, 7], [4, 3]),
+        _sparse(tf, [[1, 0], [2, 0], [2, 1]], [5, 7, 7], [4, 2]),
+    ),
+    "rank 3, int64 values": lambda tf: (
+        _sparse(tf, [[0, 0, 0], [0, 1, 0], [1, 1, 1]], [2**40, 2**40 + 1, 3], [2, 2, 2], tf.int64),
+        _sparse(tf, [[0, 0, 0], [0, 0, 1], [1, 1, 0]], [2**40, 2, 3], [2, 2, 3], tf.int64),
+    ),
+    "float values, truth wider": lambda tf: (
+        _sparse(tf, [[0, 0], [0, 1]], [0.5, 1.5], [1, 2]),
+        _sparse(tf, [[0, 0], [0, 1], [1, 0]], [0.5, 2.5, 1.0], [2, 2]),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(EDITS))
+def test_edit_distance_as_tf(case):
+    def script(tf):
+        hyp, truth = EDITS[case](tf)
+        outs = [tf.edit_distance(hyp, truth), tf.edit_distance(hyp, truth, normalize=False)]
+        return lambda sess: (sess.run(outs), _static(outs), [t.name for t in outs])
+
+    assert_twins(*run_both(script), rtol=1e-6)
+
+
+def test_edit_distance_fed_sparse_as_tf():
+    def script(tf):
+        hyp = tf.sparse_placeholder(tf.int32, shape=[None, None])
+        truth = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], [1, 2, 3], [2, 2])
+        out = tf.edit_distance(hyp, truth)
+        values = tf1.SparseTensorValue if tf is tf1 else jtf.SparseTensorValue
+        feeds = [
+            values(np.array([[0, 0], [1, 1]]), np.array([1, 3], np.int32), np.array([2, 3])),
+            values(np.array([[1, 0]]), np.array([2], np.int32), np.array([2, 1])),
+        ]
+        return lambda sess: ([sess.run(out, {hyp: f}) for f in feeds], _static([out]))
+
+    assert_twins(*run_both(script), rtol=1e-6)
+
+
+def test_edit_distance_errors_as_tf():
+    for tf in (tf1, jtf):
+        with pytest.raises(TypeError, match="Hypothesis must be a SparseTensor."):
+            run_once(tf, lambda tf: tf.edit_distance(tf.constant([1]), tf.constant([1])))
+    with jtf.Graph().as_default():
+        words = jtf.SparseTensor([[0, 0]], ["a"], [1, 1])
+        with pytest.raises(NotImplementedError, match="string values"):
+            jtf.edit_distance(words, words)

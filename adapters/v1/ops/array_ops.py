@@ -1918,3 +1918,149 @@ for _bits, _default in ((64, "ToComplex64"), (128, "ToComplex128")):
         tensors="x",
         default_name=_default,
     )
+
+
+# -- edit_distance -------------------------------------------------------------------------
+def _sequences(indices, values, dense_shape, out_shape):
+    """A sparse tensor's sequences as ``([groups, longest] values, [groups] lengths)``:
+    group ``g`` holds the values whose leading coordinates ravel to ``g`` in
+    ``out_shape`` (TF's group-by), in their order (indices row-major, as TF needs)."""
+    groups = int(np.prod(out_shape, dtype=np.int64))
+    longest = int(dense_shape[-1]) if len(dense_shape) else 0
+    lead = indices[:, :-1].astype(np.int32)
+    strides = np.cumprod([1, *out_shape[::-1]])[:-1][::-1].astype(np.int32)
+    group = jnp.sum(lead * jnp.asarray(strides), axis=1).astype(np.int32)
+    count = jax.ops.segment_sum(jnp.ones_like(group), group, groups)
+    start = jnp.cumsum(count) - count
+    rank = jnp.arange(group.shape[0], dtype=np.int32) - start[group]
+    seqs = jnp.zeros((groups, max(longest, 1)), values.dtype)
+    seqs = seqs.at[group, rank].set(values, mode="drop")
+    return seqs, count
+
+
+def _levenshtein(hyp, hyp_len, truth, truth_len):
+    """Edit distances of ``[groups, Lh]`` and ``[groups, Lt]`` sequences (lengths given),
+    one dynamic-programming row over the truth per hypothesis element; a row's
+    insertions are a running minimum (``row[j] = min_k tmp[k] + j - k``)."""
+    positions = jnp.arange(truth.shape[1] + 1, dtype=np.int32)
+    row0 = jnp.broadcast_to(positions, (hyp.shape[0], positions.shape[0]))
+
+    def step(row, i):
+        cost = (hyp[:, i, None] != truth).astype(np.int32)  # [groups, Lt]
+        tmp = jnp.concatenate(
+            [row[:, :1] + 1, jnp.minimum(row[:, 1:] + 1, row[:, :-1] + cost)], axis=1
+        )
+        new = lax.cummin(tmp - positions, axis=1) + positions
+        return jnp.where((i < hyp_len)[:, None], new, row), None
+
+    row, _ = lax.scan(step, row0, jnp.arange(hyp.shape[1], dtype=np.int32))
+    return jnp.take_along_axis(row, truth_len[:, None].astype(np.int32), axis=1)[:, 0]
+
+
+def _edit_distance(
+    hypothesis_indices,
+    hypothesis_values,
+    hypothesis_shape,
+    truth_indices,
+    truth_values,
+    truth_shape,
+    normalize=True,
+):
+    hyp_shape, truth_shape = list(hypothesis_shape), list(truth_shape)
+    if len(hyp_shape) != len(truth_shape):
+        raise OpValueError(
+            f"hypothesis and truth must have the same rank, got {len(hyp_shape)} and "
+            f"{len(truth_shape)}"
+        )
+    out_shape = [max(int(a), int(b)) for a, b in zip(hyp_shape[:-1], truth_shape[:-1], strict=True)]
+    hyp, hyp_len = _sequences(hypothesis_indices, hypothesis_values, hyp_shape, out_shape)
+    truth, truth_len = _sequences(truth_indices, truth_values, truth_shape, out_shape)
+    distance = _levenshtein(hyp, hyp_len, truth, truth_len).astype(np.float32)
+    if normalize:  # TF: an empty truth gives inf, 0 where the hypothesis is empty too
+        empty = jnp.where(hyp_len == 0, 0.0, np.inf).astype(np.float32)
+        shares = distance / jnp.maximum(truth_len, 1).astype(np.float32)
+        distance = jnp.where(truth_len == 0, empty, shares)
+    return distance.reshape(out_shape)
+
+
+def _edit_distance_signature(
+    hypothesis_indices,
+    hypothesis_values,
+    hypothesis_shape,
+    truth_indices,
+    truth_values,
+    truth_shape,
+    normalize=True,
+    name=None,
+):
+    """TF's ``EditDistance`` op (``tf.raw_ops.EditDistance``)."""
+
+
+_edit_distance_op = lift(
+    OpDef(
+        names=("edit_distance",),
+        op_type="EditDistance",
+        impl=_edit_distance,
+        signature=inspect.signature(_edit_distance_signature),
+        tensors=("hypothesis_indices", "hypothesis_values", "truth_indices", "truth_values"),
+        same_dtype=("hypothesis_values", "truth_values"),
+        default_name="edit_distance",
+    )
+)
+
+
+def edit_distance(
+    hypothesis: Any, truth: Any, normalize: bool = True, name: str = "edit_distance"
+) -> ops.Tensor:
+    """``tf.edit_distance``: the Levenshtein distance between sequences of two sparse tensors.
+
+    The sequences are grouped by all but the last index coordinate: ``output[g] =
+    levenshtein(hypothesis[g], truth[g])`` (insertions, deletions and substitutions
+    cost 1), divided by ``len(truth[g])`` when ``normalize``.
+
+    Args:
+      hypothesis: a ``SparseTensor`` (or ``SparseTensorValue``) of numeric sequences,
+        indices in row-major order.
+      truth: a ``SparseTensor`` of the same rank and values' dtype.
+      normalize: divide by the truth's length (default ``True``).
+      name: the op name (default ``"edit_distance"``).
+
+    Returns:
+      float32 of shape ``max(hypothesis.dense_shape, truth.dense_shape)[:-1]``.
+
+    Raises:
+      TypeError: ``hypothesis`` or ``truth`` is not a ``SparseTensor`` (TF's message).
+      NotImplementedError: string values (map them to ids first, e.g. with a lookup
+        table), or dense shapes that depend on the step's data.
+
+    .. note:: As TF, with ``normalize`` an empty truth gives ``inf``, and 0 where the
+      hypothesis is empty too.
+    """
+    from adapters.v1.framework.sparse_tensor import SparseTensor, SparseTensorValue
+
+    pair = []
+    for what, value in (("Hypothesis", hypothesis), ("Truth", truth)):
+        if isinstance(value, SparseTensorValue):
+            value = SparseTensor.from_value(value)
+        if not isinstance(value, SparseTensor):
+            raise TypeError(f"{what} must be a SparseTensor.")
+        if value.dtype is not None and value.dtype.name == "string":
+            raise NotImplementedError(
+                "tf.edit_distance of string values: XLA has no strings; map them to integer "
+                "ids first (e.g. with tf.contrib.lookup / a lookup table), then compare those"
+            )
+        pair.append(value)
+    hyp, tru = pair
+    out = _edit_distance_op(
+        hyp.indices,
+        hyp.values,
+        hyp.dense_shape,
+        tru.indices,
+        tru.values,
+        tru.dense_shape,
+        normalize,
+        name=name,
+    )
+    if any(t.op._const_value is None for t in (hyp.dense_shape, tru.dense_shape)):
+        out._shape = None  # TF's shape function: unknown rank unless both shapes are constants
+    return out
