@@ -141,6 +141,7 @@ from adapters.v1.ops.array_ops import (
     placeholder_with_default,
     required_space_to_batch_paddings,
 )
+from adapters.v1.ops.base64_ops import decode_base64, encode_base64
 from adapters.v1.ops.check_ops import (
     assert_equal,
     assert_greater,
@@ -216,7 +217,9 @@ from adapters.v1.ops.io_ops import (
     TextLineReader,
     TFRecordReader,
     WholeFileReader,
+    matching_files,
     read_file,
+    write_file,
 )
 from adapters.v1.ops.linalg_ops import einsum
 from adapters.v1.ops.logging_ops import Print
@@ -232,6 +235,7 @@ from adapters.v1.ops.parsing_ops import (
     FixedLenSequenceFeature,
     SparseFeature,
     VarLenFeature,
+    decode_compressed,
     decode_csv,
     decode_raw,
     parse_example,
@@ -555,6 +559,11 @@ __all__ = [
     "make_tensor_proto",
     "parse_tensor",
     "serialize_tensor",
+    "decode_base64",
+    "decode_compressed",
+    "encode_base64",
+    "matching_files",
+    "write_file",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "decode_csv",

@@ -3,18 +3,20 @@ the queues and ``read_file``."""
 
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework.graph_io import write_graph
+from adapters.v1.ops.base64_ops import decode_base64, encode_base64
 from adapters.v1.ops.data_flow_ops import (
     PaddingFIFOQueue,
     PriorityQueue,
     QueueBase,
     RandomShuffleQueue,
 )
-from adapters.v1.ops.io_ops import read_file
+from adapters.v1.ops.io_ops import matching_files, read_file, write_file
 from adapters.v1.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
     SparseFeature,
     VarLenFeature,
+    decode_compressed,
     decode_csv,
     decode_raw,
     parse_example,
@@ -53,6 +55,11 @@ __all__ = [
     "parse_single_example",
     "parse_tensor",
     "serialize_tensor",
+    "decode_base64",
+    "decode_compressed",
+    "encode_base64",
+    "matching_files",
+    "write_file",
     "read_file",
     "tf_record_iterator",
     "write_graph",

@@ -437,3 +437,192 @@ def test_parse_tensor_refuses_a_non_string_input():
 
     theirs, ours = run_both(build)
     assert ours == theirs
+
+
+# -- base64, decode_compressed --------------------------------------------------------
+def _host_outcome(tf: Any, build: Any, data: Any) -> Any:
+    """``build(tf, x)`` run with ``data`` fed to a string placeholder ``x``: the static
+    shape, dtype and value, or the run-time error's class and message."""
+    arr = np.asarray(data, dtype=object)
+    x = tf.placeholder(tf.string, arr.shape)
+    out = build(tf, x)
+    static = (out.shape.as_list(), out.dtype.name)
+
+    def run(sess: Any) -> Any:
+        try:
+            value = sess.run(out, {x: arr})
+        except tf.errors.OpError as e:
+            return static, type(e).__name__, _message(e)
+        return static, np.asarray(value, dtype=object).tolist()
+
+    return run
+
+
+_B64_DECODE = [
+    b"aGVsbG8_Pg",
+    b"aGVsbG8_Pg==",
+    b"YWI=",
+    b"YWI",
+    b"YQ",
+    b"YR",
+    b"YQ==",
+    b"",
+    b"AAAA",
+    b"-_-_",
+    [[b"YWJj", b"eA"]],
+]
+_B64_BAD = [b"aGVsbG8/Pg", b"a", b"aGVsbG8_P g", b"YQ=", b"Y===", b"YQ==YQ==", b"YWJ+"]
+
+
+@pytest.mark.parametrize("data", _B64_DECODE + _B64_BAD, ids=repr)
+def test_decode_base64_as_tfs(data):
+    theirs, ours = run_both(
+        lambda tf: _host_outcome(tf, lambda tf, x: tf.io.decode_base64(x), data)
+    )
+    assert ours == theirs
+
+
+_B64_ENCODE = [b"hello?>", b"", b"a", b"ab", b"abc", b"\xff\xfe\xfd\xfc", [[b"x", b"yz\x00"]]]
+
+
+@pytest.mark.parametrize("pad", [False, True])
+@pytest.mark.parametrize("data", _B64_ENCODE, ids=repr)
+def test_encode_base64_as_tfs(data, pad):
+    theirs, ours = run_both(
+        lambda tf: _host_outcome(tf, lambda tf, x: tf.encode_base64(x, pad=pad), data)
+    )
+    assert ours == theirs
+    back = run_both(
+        lambda tf: _host_outcome(tf, lambda tf, x: tf.decode_base64(tf.encode_base64(x, pad)), data)
+    )
+    assert back[1] == back[0]
+
+
+def _compressed() -> dict:
+    import gzip
+    import zlib
+
+    raw = b"hello world" * 3
+    z = zlib.compress(raw)
+    return {
+        "zlib": (z, "ZLIB"),
+        "gzip": (gzip.compress(raw, mtime=0), "GZIP"),
+        "none": (raw, ""),
+        "zlib_vector": ([z, zlib.compress(b"")], "ZLIB"),
+        "zlib_no_checksum": (z[:-3], "ZLIB"),
+        "zlib_trailing": (z + b"xx", "ZLIB"),
+        "empty_zlib": (b"", "ZLIB"),
+        "junk_zlib": (b"junk", "ZLIB"),
+        "junk_gzip": (b"junk", "GZIP"),
+        "zlib_as_gzip": (z, "GZIP"),
+        "bad_type": (z, "BZ2"),
+        "none_name": (raw, "NONE"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_compressed()))
+def test_decode_compressed_as_tfs(case):
+    data, kind = _compressed()[case]
+    theirs, ours = run_both(
+        lambda tf: _host_outcome(tf, lambda tf, x: tf.io.decode_compressed(x, kind), data)
+    )
+    assert ours == theirs
+
+
+# -- write_file, matching_files -------------------------------------------------------
+def test_write_file_as_tfs(tmp_path):
+    def build(tf: Any) -> Any:
+        root = tmp_path / ("tf" if tf is tf1 else "j")
+        path = tf.placeholder(tf.string)
+        data = tf.placeholder(tf.string, [])
+        op = tf.write_file(path, data)
+        top = tf.io.write_file(str(root / "top.bin"), b"\x00\x01")
+
+        def run(sess: Any) -> Any:
+            out = [
+                type(op).__name__,
+                op.type,
+                sess.run(op, {path: str(root / "a/b/c.bin"), data: b"xyz"}),
+            ]
+            sess.run(op, {path: str(root / "a/b/c.bin"), data: b"over"})  # overwrites
+            sess.run(top)
+            out.append(sorted(str(p.relative_to(root)) for p in root.rglob("*")))
+            out.append((root / "a/b/c.bin").read_bytes())
+            for feed in (
+                {path: str(root / "top.bin/x"), data: b""},
+                {path: np.array([str(root / "q")] * 2, object), data: b""},
+            ):
+                try:
+                    sess.run(op, feed)
+                except tf.errors.OpError as e:
+                    out.append((type(e).__name__, _message(e).replace(str(root), "ROOT")))
+            return out
+
+        return run
+
+    theirs, ours = run_both(build)
+    assert ours == theirs
+
+
+def test_write_file_static_rank_errors_as_tfs():
+    def build(tf: Any) -> Any:
+        try:
+            tf.write_file(tf.placeholder(tf.string, [2]), "x")
+        except ValueError as e:
+            message = str(e).split(" for ")[0]
+        return lambda sess: message
+
+    theirs, ours = run_both(build)
+    assert ours == theirs == "Shape must be rank 0 but is rank 1"
+
+
+def test_matching_files_as_tfs(tmp_path):
+    for name in ("b.txt", "a.txt", "c.dat", ".hidden", "sub/d.txt", "sub/.e.txt"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    root = str(tmp_path)
+    patterns = [
+        f"{root}/*.txt",
+        f"{root}/*",
+        f"{root}/[ab].txt",
+        f"{root}/[!a].*",
+        f"{root}/?.txt",
+        f"{root}/*/d.txt",
+        f"{root}/*/*",
+        f"{root}/nothing/*",
+        f"{root}/a.txt",
+        f"{root}/z.txt",
+        f"{root}/**",
+        [f"{root}/b*", f"{root}/a*", f"{root}/a*"],
+    ]
+
+    def build(tf: Any) -> Any:
+        outs = [tf.matching_files(p) for p in patterns]
+        fed = tf.placeholder(tf.string)
+        bad = tf.io.matching_files(fed)
+        static = [o.shape.as_list() for o in outs]
+
+        def run(sess: Any) -> Any:
+            got = [[v.decode().replace(root, "ROOT") for v in sess.run(o)] for o in outs]
+            try:
+                sess.run(bad, {fed: [["x"]]})
+            except tf.errors.InvalidArgumentError as e:
+                got.append(_message(e))
+            return static, got
+
+        return run
+
+    theirs, ours = run_both(build)
+    assert ours == theirs
+
+
+def test_matching_files_static_rank_error_as_tfs():
+    def build(tf: Any) -> Any:
+        try:
+            tf.matching_files(tf.placeholder(tf.string, [2, 2]))
+        except ValueError as e:
+            message = str(e)
+        return lambda sess: message
+
+    theirs, ours = run_both(build)
+    assert ours == theirs

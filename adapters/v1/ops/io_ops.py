@@ -36,6 +36,8 @@ __all__ = [
     "WholeFileReader",
     "IdentityReader",
     "read_file",
+    "write_file",
+    "matching_files",
 ]
 
 _STRING = np.dtype(object)
@@ -407,3 +409,176 @@ def read_file(filename: Any, name: str | None = None) -> ops.Tensor:
         )
         .outputs[0]
     )
+
+
+def _check_rank(t: ops.Tensor, rank: int, how: str, name: str, op_type: str, inputs: list) -> None:
+    """TF's shape-function error for an input of a known rank above ``rank``."""
+    if t._shape is None or len(t._shape) <= rank:
+        return
+    shapes = ", ".join(
+        "?"
+        if x._shape is None
+        else "[" + ",".join("?" if d is None else str(d) for d in x._shape) + "]"
+        for x in inputs
+    )
+    raise ValueError(
+        f"Shape must be {how} {rank} but is rank {len(t._shape)} for "
+        f"'{{{{node {name}}}}} = {op_type}[]({', '.join(x.op.name for x in inputs)})' with "
+        f"input shapes: {shapes}."
+    )
+
+
+def _scalar_path(value: Any, what: str) -> str:
+    arr = np.asarray(value, dtype=object)
+    if arr.shape != ():
+        dims = ",".join(map(str, arr.shape))
+        raise errors.InvalidArgumentError(
+            None, None, f"{what} tensor must be scalar, but had shape: [{dims}]"
+        )
+    item = arr.item()
+    return item.decode() if isinstance(item, bytes) else str(item)
+
+
+def write_file(filename: Any, contents: Any, name: str | None = None) -> ops.Operation:
+    """``tf.io.write_file``: writes ``contents`` to the file ``filename`` when run.
+
+    Missing parent directories are created, as TF does. A local file appears only
+    complete: the bytes go to a temporary file in the same directory, renamed over
+    ``filename`` (other file systems: through ``tf.gfile``).
+
+    Args:
+      filename: a string scalar, the path.
+      contents: a string scalar, the bytes to write.
+      name: the operation's name (default ``"WriteFile"``).
+
+    Returns:
+      The ``WriteFile`` operation (``sess.run`` of it returns ``None``).
+
+    Raises:
+      TypeError: a non-string input.
+      InvalidArgumentError (at run time): ``filename`` or ``contents`` not a scalar.
+      FailedPreconditionError, PermissionDeniedError (at run time): TF's file errors.
+    """
+    from adapters.v1.ops.data_flow_ops import placement
+    from adapters.v1.ops.string_ops import _string_input
+
+    name_t = _string_input(filename, "filename", "WriteFile")
+    data_t = _string_input(contents, "contents", "WriteFile")
+    for t in (name_t, data_t):
+        _check_rank(t, 0, "rank", name or "WriteFile", "WriteFile", [name_t, data_t])
+
+    def compute(session: Any, path_value: Any, data_value: Any) -> tuple[Any, ...]:
+        path = _scalar_path(path_value, "Input filename")
+        data = np.asarray(data_value, dtype=object)
+        if data.shape != ():
+            dims = ",".join(map(str, data.shape))
+            raise errors.InvalidArgumentError(
+                None, None, f"Contents tensor must be scalar, but had shape: [{dims}]"
+            )
+        item = data.item()
+        _write_atomically(path, item.encode() if isinstance(item, str) else bytes(item))
+        return ()
+
+    return ops.get_default_graph().create_op(
+        "WriteFile",
+        name or "WriteFile",
+        inputs=[name_t, data_t],
+        compute=compute,
+        output_specs=[],
+        host=placement([name_t, data_t]),
+    )
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    import os
+    import tempfile
+
+    from adapters.v1.platform.gfile import _fsspec, _translated
+
+    parent = os.path.dirname(path)
+    if parent and not gfile.Exists(parent):
+        gfile.MakeDirs(parent)
+    if _fsspec(path) is not None:
+        with gfile.GFile(path, "wb") as f:
+            f.write(data)
+        return
+    local = path[len("file://") :] if path.startswith("file://") else path
+    with _translated(path):
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{os.path.basename(local)}.", suffix=".tmp", dir=os.path.dirname(local) or "."
+        )
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            os.replace(tmp, local)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+
+def matching_files(pattern: Any, name: str | None = None) -> ops.Tensor:
+    """``tf.io.matching_files``: the files matching a glob pattern (or patterns), sorted.
+
+    ``*``, ``?`` and ``[...]`` match within one path component (``**`` is ``*``); a
+    pattern matching nothing gives an empty vector. The names of all patterns are
+    sorted together, duplicates kept.
+
+    Args:
+      pattern: a string scalar or vector of patterns.
+      name: the operation's name (default ``"MatchingFiles"``).
+
+    Returns:
+      A ``tf.string`` vector of unknown length.
+
+    Raises:
+      TypeError: a non-string pattern.
+      InvalidArgumentError (at run time): a pattern of rank above 1.
+
+    .. note:: Local names starting with ``.`` match ``*`` as in TF (Python's ``glob``
+       skips them unless asked); other file systems match through ``tf.gfile.Glob``.
+    """
+    from adapters.v1.ops.data_flow_ops import placement
+    from adapters.v1.ops.string_ops import _string_input
+
+    t = _string_input(pattern, "pattern", "MatchingFiles")
+    _check_rank(t, 1, "at most rank", name or "MatchingFiles", "MatchingFiles", [t])
+
+    def compute(session: Any, value: Any) -> tuple[Any, ...]:
+        arr = np.asarray(value, dtype=object)
+        if arr.ndim > 1:
+            dims = ",".join(map(str, arr.shape))
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Input patterns tensor must be scalar or vector, but had shape: [{dims}]",
+            )
+        found: list[str] = []
+        for p in arr.reshape(-1).tolist():
+            found.extend(_glob(p.decode() if isinstance(p, bytes) else str(p)))
+        out = np.empty(len(found), dtype=object)
+        out[:] = [f.encode() for f in sorted(found)]
+        return (out,)
+
+    op = ops.get_default_graph().create_op(
+        "MatchingFiles",
+        name or "MatchingFiles",
+        inputs=[t],
+        compute=compute,
+        output_specs=[((None,), _STRING)],
+        host=placement([t]),
+    )
+    return op.outputs[0]
+
+
+def _glob(pattern: str) -> list[str]:
+    """TF's ``GetMatchingPaths`` of one pattern (unsorted)."""
+    import glob
+
+    from adapters.v1.platform.gfile import _fsspec
+
+    if _fsspec(pattern) is not None:
+        return gfile.Glob(pattern)
+    if pattern.startswith("file://"):
+        return ["file://" + p for p in glob.glob(pattern[len("file://") :], include_hidden=True)]
+    return glob.glob(pattern, include_hidden=True)

@@ -44,6 +44,7 @@ __all__ = [
     "parse_single_example",
     "parse_tensor",
     "serialize_tensor",
+    "decode_compressed",
 ]
 
 
@@ -617,3 +618,65 @@ def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> ops
 
 # TF's C++ ``DataTypeString`` where it differs from the Python name.
 _TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+# -- decode_compressed ------------------------------------------------------------------
+def _inflate(data: bytes, wbits: int) -> bytes:
+    """One zlib/gzip stream inflated as TF's ``ZlibInputStream`` reads it: what
+    follows the stream's end is ignored."""
+    import re
+    import zlib
+
+    d = zlib.decompressobj(wbits)
+    try:
+        return d.decompress(data)
+    except zlib.error as e:
+        m = re.match(r"Error (-?\d+) while decompressing data: (.*)", str(e))
+        code, text = (m.group(1), m.group(2)) if m else ("?", str(e))
+        raise errors.DataLossError(
+            None, None, f"inflate() failed with error {code}: {text}"
+        ) from None
+
+
+def decode_compressed(
+    bytes: Any,  # noqa: A002 - TF's name
+    compression_type: str = "",
+    name: str | None = None,
+) -> ops.Tensor:
+    """``tf.io.decode_compressed``: each string inflated (``"ZLIB"``, ``"GZIP"``) or
+    passed through (``""``).
+
+    Args:
+      bytes: a string tensor of compressed records.
+      compression_type: ``""`` (default, no compression), ``"ZLIB"`` or ``"GZIP"``.
+      name: the operation's name (default ``"DecodeCompressed"``).
+
+    Returns:
+      A string tensor of ``bytes``'s shape.
+
+    Raises:
+      NotImplementedError: ``"ZSTD"`` (no zstd codec in jtrain's Python).
+      InvalidArgumentError (at run time): another ``compression_type`` (TF's message).
+      DataLossError (at run time): data that does not inflate (zlib's message, as TF).
+    """
+    from adapters.v1.ops.string_ops import _unary
+
+    kind = compression_type.decode() if isinstance(compression_type, bytes_) else compression_type
+    if kind == "ZSTD":
+        raise NotImplementedError(
+            "tf.io.decode_compressed: compression_type='ZSTD' is not supported by jtrain; "
+            "decompress with the zstandard package in a tf.numpy_function"
+        )
+
+    def decode(data: bytes_) -> bytes_:
+        if kind == "":
+            return data
+        if kind == "ZLIB":
+            return _inflate(data, 15)
+        if kind == "GZIP":
+            return _inflate(data, 31)
+        raise errors.InvalidArgumentError(
+            None, None, "Only ZLIB, ZSTD, GZIP or NONE are supported compressions"
+        )
+
+    return _unary("DecodeCompressed", name, bytes, decode)
