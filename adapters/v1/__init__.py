@@ -46,6 +46,7 @@ from adapters.v1._missing import missing_name_getattr
 from adapters.v1.client.data_parallel import jax_data_parallel
 from adapters.v1.client.session import InteractiveSession, Session, get_default_session
 from adapters.v1.dtypes import QUANTIZED_DTYPES
+from adapters.v1.framework.device_spec import DeviceSpec
 from adapters.v1.framework.dtypes import (  # noqa: A004 - TF's names (tf.bool)
     DType,
     as_dtype,
@@ -97,6 +98,17 @@ from adapters.v1.framework.ops import (
     get_default_graph,
     name_scope,
     reset_default_graph,
+)
+from adapters.v1.framework.scopes import (
+    NoGradient,
+    colocate_with,
+    container,
+    executing_eagerly_outside_functions,
+    get_logger,
+    init_scope,
+    initialize_all_tables,
+    no_regularizer,
+    op_scope,
 )
 from adapters.v1.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from adapters.v1.framework.tensor_shape import (
@@ -195,6 +207,7 @@ from adapters.v1.ops.data_flow_ops import (
 )
 from adapters.v1.ops.functional_ops import foldl, foldr, map_fn, scan
 from adapters.v1.ops.gradients_impl import UnconnectedGradients, gradients, hessians
+from adapters.v1.ops.gradients_util import AggregationMethod
 from adapters.v1.ops.image_ops import extract_image_patches
 from adapters.v1.ops.init_ops import (
     constant_initializer,
@@ -392,6 +405,17 @@ __all__ = [
     "MONOLITHIC_BUILD",
     "QUANTIZED_DTYPES",
     "VERSION",
+    "AggregationMethod",
+    "DeviceSpec",
+    "NoGradient",
+    "colocate_with",
+    "container",
+    "executing_eagerly_outside_functions",
+    "get_logger",
+    "init_scope",
+    "initialize_all_tables",
+    "no_regularizer",
+    "op_scope",
     "data",
     "debugging",
     "feature_column",

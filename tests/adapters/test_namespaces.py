@@ -78,6 +78,7 @@ def test_temp_dirs():
 
 class _Case(tf.test.TestCase):
     __test__ = False  # run by test_test_case_runs
+
     def test_graph_and_evaluate(self):
         x = tf.constant([1.0, 2.0])
         self.assertAllClose(x + 1.0, [2.0, 3.0])
@@ -94,3 +95,19 @@ def test_test_case_runs():
     unittest.defaultTestLoader.loadTestsFromTestCase(_Case).run(result)
     assert result.testsRun == 2 and len(result.skipped) == 1  # TF's test_session skipped
     assert result.wasSuccessful(), result.failures + result.errors
+
+
+def test_device_spec_and_graph_scopes():
+    spec = tf.DeviceSpec.from_string("/job:ps/task:1/gpu:0")
+    assert spec.to_string() == "/job:ps/task:1/device:GPU:0"
+    spec.device_index = None
+    assert spec.to_string() == "/job:ps/task:1/device:GPU:*"
+    with pytest.raises(ValueError, match="Unknown attribute 'bogus'"):
+        tf.DeviceSpec.from_string("/bogus:1")
+    g = tf.Graph()
+    with g.as_default(), tf.container("c1") as name:
+        assert name == "c1" and g._container == "c1"
+    assert g._container == ""
+    with pytest.raises(ValueError, match="ignore_existing is not True"):
+        with g.colocate_with(None):
+            pass

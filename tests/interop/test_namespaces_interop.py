@@ -420,3 +420,123 @@ def test_assert_proto_equals_failure():
     result = unittest.TestResult()
     Case().run(result)
     assert result.wasSuccessful(), result.failures + result.errors
+
+
+# -- top-level graph helpers ---------------------------------------------------------------
+HELPERS = (
+    "AggregationMethod DeviceSpec NoGradient colocate_with container "
+    "executing_eagerly_outside_functions get_logger init_scope initialize_all_tables "
+    "no_regularizer op_scope"
+).split()
+
+
+def test_helpers_exist_in_both():
+    for name in HELPERS:
+        assert hasattr(tf1, name) and hasattr(jtf, name), name
+
+
+def test_aggregation_method_constants():
+    for name in ("ADD_N", "DEFAULT", "EXPERIMENTAL_TREE", "EXPERIMENTAL_ACCUMULATE_N"):
+        assert getattr(jtf.AggregationMethod, name) == getattr(tf1.AggregationMethod, name)
+
+
+def test_gradients_accept_tfs_aggregation_methods():
+    def script(tf):
+        x = tf.constant([1.0, 2.0])
+        y = x * x + x * 3.0 + tf.sin(x)
+        methods = (None, 0, 1, 2)
+        grads = [tf.gradients(y, x, aggregation_method=m)[0] for m in methods]
+        return lambda sess: sess.run(grads)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+
+
+def test_aliases_and_scopes():
+    import logging
+
+    def script(tf):
+        a = tf.constant([1.0, 2.0], name="a")
+        with tf.op_scope([a], "named", "default") as s1:
+            b = tf.identity(a, name="b")
+        with tf.op_scope([a], None, "default") as s2:
+            pass
+        k = tf.constant(0.0, name="k")
+        with tf.control_dependencies([k]):
+            with tf.name_scope("outer"):
+                with tf.init_scope():
+                    c = tf.identity(a, name="c")
+                d = tf.identity(a, name="d")
+        with tf.container("experiment0") as name:
+            e = tf.identity(a, name="e")
+        with tf.colocate_with(a):
+            f = tf.identity(a, name="f")
+        with tf.colocate_with(a.op), tf.colocate_with(None, ignore_existing=True):
+            g = tf.identity(a, name="g")
+        with tf.get_default_graph().colocate_with(tf.Variable(1.0, name="v")):
+            h = tf.identity(a, name="h")
+        init = tf.initialize_all_tables()
+        names = [s1, s2, b.name, c.name, d.name, name, e.name, f.name, g.name, h.name,
+                 init.name, [i.name for i in c.op.control_inputs],
+                 [i.name for i in d.op.control_inputs],
+                 tf.executing_eagerly_outside_functions(), tf.no_regularizer(a)]  # fmt: skip
+        return lambda sess: (names, sess.run([b, c, d, e, f, g, h]))
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1])
+    assert jtf.NoGradient is jtf.no_gradient
+    assert jtf.get_logger() is logging.getLogger("tensorflow") is tf1.get_logger()
+
+
+def test_colocate_with_errors():
+    for tf in (tf1, jtf):
+        with tf.Graph().as_default() as g:
+            with pytest.raises(ValueError, match="^Trying to reset colocation .op is None. but "):
+                with tf.colocate_with(None):
+                    pass
+            with pytest.raises(ValueError, match="ignore_existing is not True$"):
+                with g.colocate_with(None):
+                    pass
+            with pytest.raises(TypeError):
+                with g.colocate_with(object()):
+                    pass
+
+
+DEVICE_STRINGS = [
+    "", "/job:ps/replica:1/task:2/device:GPU:3", "/job:worker/cpu:0", "/gpu:1", "GPU:*",
+    "/device:CPU:*", "/task:0", "/job:a/device:TPU:0", "/device:XLA_GPU:1", "cpu:2",
+    "/job:x/replica:r", "/job:x/bogus:1", "/gpu:0/cpu:0", "/device:GPU:0/GPU:1", "job",
+    "/device:GPU", "//job:w//task:3/",
+]  # fmt: skip
+
+
+def _device_outcomes(tf):
+    out = []
+    for spec in DEVICE_STRINGS:
+        out.append(_outcome(lambda s=spec: tf.DeviceSpec.from_string(s).to_string()))
+        out.append(_outcome(lambda s=spec: repr(tf.DeviceSpec().parse_from_string(s))))
+    d = tf.DeviceSpec(job="ps", replica="1", task=0, device_type="gpu", device_index=2)
+    out.append(d.to_string())
+    d.job, d.device_index = "worker", None
+    out.append(d.to_string())
+    d.merge_from(tf.DeviceSpec(task=5, device_type="CPU"))
+    out.append(repr(d))
+    out.append(d.make_merged_spec(tf.DeviceSpec.from_string("/device:GPU:7")).to_string())
+    out.append(d.replace(job="chief", replica=None).to_string())
+    out.append(_outcome(lambda: d.replace(host=1)))
+    out.append(_outcome(lambda: tf.DeviceSpec(task="x")))
+    out.append(d == tf.DeviceSpec.from_string(d.to_string()))
+    out.append(d == d.to_string())
+    out.append(hash(d) == hash(tf.DeviceSpec.from_string(d.to_string())))
+    return out
+
+
+def test_device_spec_as_tfs_v1():
+    theirs = _device_outcomes(tf1)
+    ours = _device_outcomes(jtf)
+    for i, (t, o) in enumerate(zip(theirs, ours, strict=True)):
+        if isinstance(t, tuple) and t[0] == "TypeError":  # messages name the class's module
+            assert o[0] == "TypeError", (i, t, o)
+        else:
+            assert o == t, (i, t, o)

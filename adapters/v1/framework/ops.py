@@ -767,6 +767,44 @@ class Graph:
         finally:
             stack.pop()
 
+    @contextlib.contextmanager
+    def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
+        """Ops created inside are to live on ``op``'s device (``Graph.colocate_with``).
+
+        Accepted and checked only: XLA places the computation. ``op`` is an
+        ``Operation``, a tensor or variable (its op), or a value TF converts to a
+        constant (as TF, which then colocates with that new ``Const``).
+
+        Raises:
+          ValueError: ``op`` is ``None`` without ``ignore_existing=True`` (TF's message).
+          TypeError: ``op`` converts to no tensor.
+        """
+        if op is None and not ignore_existing:
+            raise ValueError(
+                "Trying to reset colocation (op is None) but ignore_existing is not True"
+            )
+        if op is not None and not isinstance(op, Operation):
+            with self.as_default():
+                convert_to_tensor(op)
+        yield
+
+    @contextlib.contextmanager
+    def container(self, container_name: str) -> Iterator[str]:
+        """The resource container of the stateful ops created inside (``Graph.container``).
+
+        Recorded only (``Graph._container``): jtrain's sessions keep one store of
+        values per session, so containers group nothing.
+
+        Yields:
+          ``container_name``.
+        """
+        previous = getattr(self, "_container", "")
+        self._container = container_name
+        try:
+            yield container_name
+        finally:
+            self._container = previous
+
     @property
     def _device_stack(self) -> list[Any]:
         stack = getattr(self._local, "device_stack", None)
