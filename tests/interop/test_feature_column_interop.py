@@ -408,3 +408,121 @@ def _example(age: Any, xy: Any) -> bytes:
         feature["xy"] = real_tf.train.Feature(int64_list=real_tf.train.Int64List(value=xy))
     example = real_tf.train.Example(features=real_tf.train.Features(feature=feature))
     return example.SerializeToString()
+
+
+def _error(call: Any) -> Any:
+    """``(error class, message)``: classes named without their module (TF's and
+    jtrain's live in different modules), tensors without their ``str`` (jtrain's
+    ``str(Tensor)`` is not TF1's, reported)."""
+    import re
+
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - compared with TF's
+        message = re.sub(r"<class '(?:[\w]+\.)*(\w+)'>", r"\1", str(e))
+        return type(e).__name__, message.split(" Given: Tensor(")[0].split(" Given: <tf.Tensor")[0]
+    return None
+
+
+_BAD_CALLS = {
+    "dimension": lambda tf, fc: fc.embedding_column(fc.categorical_column_with_identity("a", 3), 0),
+    "ckpt": lambda tf, fc: fc.embedding_column(
+        fc.categorical_column_with_identity("a", 3), 2, ckpt_to_load_from="x"
+    ),
+    "shape_type": lambda tf, fc: fc.numeric_column("a", shape=(1.5,)),
+    "shape_value": lambda tf, fc: fc.numeric_column("a", shape=(2, 0)),
+    "numeric_dtype": lambda tf, fc: fc.numeric_column("a", dtype=tf.string),
+    "default_shape": lambda tf, fc: fc.numeric_column("a", shape=(2,), default_value=[1.0]),
+    "default_type": lambda tf, fc: fc.numeric_column("a", dtype=tf.int32, default_value=0.5),
+    "normalizer": lambda tf, fc: fc.numeric_column("a", normalizer_fn=3),
+    "key": lambda tf, fc: fc.numeric_column(3),
+    "bucket_source": lambda tf, fc: fc.bucketized_column("a", [1.0]),
+    "bucket_empty": lambda tf, fc: fc.bucketized_column(fc.numeric_column("a"), []),
+    "bucket_sorted": lambda tf, fc: fc.bucketized_column(fc.numeric_column("a"), [2.0, 1.0]),
+    "bucket_2d": lambda tf, fc: fc.bucketized_column(fc.numeric_column("a", shape=(2, 2)), [1.0]),
+    "hash_size": lambda tf, fc: fc.categorical_column_with_hash_bucket("a", 0),
+    "hash_dtype": lambda tf, fc: fc.categorical_column_with_hash_bucket("a", 3, tf.float32),
+    "vocab_empty": lambda tf, fc: fc.categorical_column_with_vocabulary_list("a", []),
+    "vocab_dup": lambda tf, fc: fc.categorical_column_with_vocabulary_list("a", ["x", "x"]),
+    "vocab_both": lambda tf, fc: fc.categorical_column_with_vocabulary_list(
+        "a", ["x"], default_value=3, num_oov_buckets=2
+    ),
+    "vocab_dtype": lambda tf, fc: fc.categorical_column_with_vocabulary_list(
+        "a", ["x"], dtype=tf.int64
+    ),
+    "identity_buckets": lambda tf, fc: fc.categorical_column_with_identity("a", 0),
+    "identity_default": lambda tf, fc: fc.categorical_column_with_identity("a", 3, 3),
+    "indicator": lambda tf, fc: fc.indicator_column(fc.numeric_column("a")),
+    "weighted_dtype": lambda tf, fc: fc.weighted_categorical_column(
+        fc.categorical_column_with_identity("a", 3), "w", dtype=tf.string
+    ),
+    "file_missing": lambda tf, fc: fc.categorical_column_with_vocabulary_file("a", "/nonexistent"),
+    "file_size": lambda tf, fc: fc.categorical_column_with_vocabulary_file("a", "/x", 0),
+    "shared_buckets": lambda tf, fc: fc.shared_embedding_columns(
+        [fc.categorical_column_with_identity("a", 3), fc.categorical_column_with_identity("b", 4)],
+        2,
+    ),
+    "shared_types": lambda tf, fc: fc.shared_embedding_columns(
+        [
+            fc.categorical_column_with_identity("a", 3),
+            fc.categorical_column_with_hash_bucket("b", 3),
+        ],
+        2,
+    ),  # fmt: skip
+    "input_layer_categorical": lambda tf, fc: fc.input_layer(
+        {"a": tf.placeholder(tf.int64, [None])}, [fc.categorical_column_with_identity("a", 3)]
+    ),
+    "duplicate": lambda tf, fc: fc.input_layer(
+        {"a": tf.placeholder(tf.float32, [None])}, [fc.numeric_column("a"), fc.numeric_column("a")]
+    ),
+    "empty": lambda tf, fc: fc.input_layer({}, []),
+    "dict": lambda tf, fc: fc.input_layer({}, {"a": fc.numeric_column("a")}),
+    "missing": lambda tf, fc: fc.input_layer(
+        {"b": tf.placeholder(tf.float32, [None])}, [fc.numeric_column("a")]
+    ),
+    "rank0": lambda tf, fc: fc.input_layer(
+        {"a": tf.placeholder(tf.float32, [])}, [fc.numeric_column("a")]
+    ),
+    "numeric_sparse": lambda tf, fc: fc.input_layer(
+        {"a": tf.sparse_placeholder(tf.float32, shape=[None, 2])}, [fc.numeric_column("a")]
+    ),
+    "hash_input_dtype": lambda tf, fc: fc.input_layer(
+        {"a": tf.placeholder(tf.int64, [None])},
+        [fc.indicator_column(fc.categorical_column_with_hash_bucket("a", 3))],
+    ),
+    "vocab_input_dtype": lambda tf, fc: fc.input_layer(
+        {"a": tf.placeholder(tf.int64, [None])},
+        [fc.indicator_column(fc.categorical_column_with_vocabulary_list("a", ["x"]))],
+    ),
+    "identity_input_dtype": lambda tf, fc: fc.input_layer(
+        {"a": tf.placeholder(tf.string, [None])},
+        [fc.indicator_column(fc.categorical_column_with_identity("a", 3))],
+    ),
+    "batch_sizes": lambda tf, fc: fc.input_layer(
+        {"a": tf.placeholder(tf.float32, [2]), "b": tf.placeholder(tf.float32, [3])},
+        [fc.numeric_column("a"), fc.numeric_column("b")],
+    ),
+    "weights_dtype": lambda tf, fc: fc.input_layer(
+        {"a": tf.placeholder(tf.int64, [None]), "w": tf.placeholder(tf.float64, [None])},
+        [
+            fc.indicator_column(
+                fc.weighted_categorical_column(fc.categorical_column_with_identity("a", 3), "w")
+            )
+        ],
+    ),  # fmt: skip
+    "linear_bad_column": lambda tf, fc: fc.linear_model({}, ["a"]),
+    "parse_spec_conflict": lambda tf, fc: fc.make_parse_example_spec(
+        [fc.numeric_column("a"), fc.categorical_column_with_identity("a", 3)]
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BAD_CALLS))
+def test_errors_as_tf(case: str) -> None:
+    def script(tf: Any) -> Any:
+        error = _error(lambda: _BAD_CALLS[case](tf, tf.feature_column))
+        return lambda sess: error
+
+    theirs, ours = run_both(script)
+    assert theirs is not None
+    assert ours == theirs

@@ -113,7 +113,7 @@ class CategoricalColumn(FeatureColumn):
 # -- helpers ----------------------------------------------------------------------------
 def _assert_key_is_string(key: Any) -> None:
     if not isinstance(key, str):
-        raise ValueError(f"key must be a string. Got: type {type(key)}. Given key: {key}")
+        raise ValueError(f"key must be a string. Got: type {type(key)}. Given key: {key}.")
 
 
 def _assert_string_or_int(dtype: Any, prefix: str) -> None:
