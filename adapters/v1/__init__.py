@@ -196,7 +196,9 @@ from adapters.v1.ops.custom_gradient import (
     NotDifferentiable,
     RegisterGradient,
     custom_gradient,
+    grad_pass_through,
     no_gradient,
+    recompute_grad,
 )
 from adapters.v1.ops.data_flow_ops import (
     FIFOQueue,
@@ -273,7 +275,13 @@ from adapters.v1.ops.random_ops import (
     random_uniform,
     truncated_normal,
 )
-from adapters.v1.ops.script_ops import jax_function, numpy_function, py_func, py_function
+from adapters.v1.ops.script_ops import (
+    jax_function,
+    numpy_function,
+    py_func,
+    py_function,
+    timestamp,
+)
 from adapters.v1.ops.sparse_ops import (
     sparse_add,
     sparse_concat,
@@ -654,6 +662,9 @@ __all__ = [
     "UnconnectedGradients",
     "hessians",
     "custom_gradient",
+    "grad_pass_through",
+    "recompute_grad",
+    "timestamp",
     "RegisterGradient",
     "NotDifferentiable",
     "no_gradient",

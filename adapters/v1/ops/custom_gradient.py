@@ -38,8 +38,10 @@ __all__ = [
     "RegisterGradient",
     "custom_gradient",
     "get_gradient_function",
+    "grad_pass_through",
     "lookup_gradient",
     "no_gradient",
+    "recompute_grad",
     "registered_without_gradient",
 ]
 
@@ -222,6 +224,70 @@ def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
         return _graph_mode_decorator(f, args, kwargs)
 
     return decorated
+
+
+def grad_pass_through(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``tf.grad_pass_through``: ``f``'s values with the identity as its gradient.
+
+    .. math:: \\frac{\\partial L}{\\partial x} = \\frac{\\partial L}{\\partial f(x)}
+
+    Built as TF builds it, on :func:`custom_gradient`: the incoming gradients are
+    the gradients of ``f``'s arguments (one output per argument), and the variables
+    ``f`` reads get ``None``. ``tf.grad_pass_through(v.assign)(y)`` lets a gradient
+    reach ``y`` through an assignment.
+
+    Args:
+      f: a function of tensors (positional arguments).
+
+    Returns:
+      The wrapped function.
+    """
+
+    @custom_gradient
+    def passing(*args: Any) -> Any:
+        def grad(*dys: Any, variables: Any = None) -> Any:
+            if variables is not None:
+                return dys, [None] * len(variables)
+            return dys
+
+        return f(*args), grad
+
+    return functools.wraps(f)(passing)
+
+
+def recompute_grad(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``tf.recompute_grad``: ``f`` whose backward pass may recompute its forward one.
+
+    Values and gradients (of the inputs and of the variables ``f`` reads) are
+    those of ``f`` itself.
+
+    Args:
+      f: a function of tensors (positional arguments).
+
+    Returns:
+      The wrapped function.
+
+    Raises:
+      ValueError: keyword arguments at the call (TF's graph-mode message).
+
+    .. note::
+       TF keeps only ``f``'s inputs for the backward pass and runs ``f`` again
+       there, trading compute for memory. A jtrain step is one XLA program that
+       XLA schedules as a whole (it rematerializes where memory requires), so the
+       wrapper changes no value and adds no ops. In classic TF1 graphs TF 2.21 fails
+       (``SystemError``) when ``f`` reads a reference variable; jtrain accepts it.
+    """
+
+    @functools.wraps(f)
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            raise ValueError(
+                "The custom_gradient decorator currently supports keywords "
+                "arguments only when eager execution is enabled."
+            )
+        return f(*args)
+
+    return inner
 
 
 def _as_tensor(x: Any) -> ops.Tensor:

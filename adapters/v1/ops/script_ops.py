@@ -559,3 +559,31 @@ def numpy_function(
 ) -> Any:
     """``tf.numpy_function``: ``py_func`` (same arguments and behaviour)."""
     return py_func(func, inp, Tout, stateful=stateful, name=name)
+
+
+def timestamp(name: str | None = None) -> ops.Tensor:
+    """``tf.timestamp``: the host's clock, in float64 seconds since the Unix epoch.
+
+    Read once per ``Session.run`` that needs it, when the run starts (before the step
+    program, as a host value); inside a ``tf.cond``/loop body, when the program
+    reaches it (a host callback). Never folded into a constant. TF's ``Timestamp``
+    op reads the clock when the op executes within the run.
+
+    Args:
+      name: the op name (default ``"Timestamp"``).
+
+    Returns:
+      A float64 scalar tensor (microsecond resolution, as TF's).
+    """
+    import time
+
+    from adapters.v1.framework import dtypes
+
+    def now() -> Any:
+        return np.float64(time.time_ns() // 1000) / 1e6  # TF's EnvTime::NowMicros() / 1e6
+
+    op, _ = _py_op(now, [], dtypes.float64, True, name, "Timestamp", _py_outputs)
+    op._not_differentiable = True
+    out = op.outputs[0]
+    out.set_shape([])
+    return out
