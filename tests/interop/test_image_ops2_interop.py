@@ -1,0 +1,330 @@
+"""``tf.image``'s non-max suppression family, checked live against TF 2.21 (``twin.py``):
+selected indices and scores bit for bit, dtypes, static shapes and TF's errors.
+
+Before ``adapters/v1/ops/non_max_suppression_ops.py`` every name here raised
+``AttributeError`` in ``adapters.v1``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adapters import v1 as jtf
+from tests.interop.twin import assert_twins, run_both, run_once, tf1
+
+pytestmark = pytest.mark.interop
+
+
+def _boxes(seed: int, n: int, spread: float = 3.0, flip: bool = True) -> np.ndarray:
+    """Random overlapping boxes, some with flipped corners and some empty."""
+    rng = np.random.RandomState(seed)
+    y, x = rng.uniform(0, spread, (2, n))
+    h, w = rng.uniform(0.2, 1.5, (2, n))
+    boxes = np.stack([y, x, y + h, x + w], 1).astype(np.float32)
+    if flip:
+        boxes[::3] = boxes[::3][:, [2, 3, 0, 1]]  # (y2, x2, y1, x1)
+        boxes[1::5] = boxes[1::5][:, [0, 3, 2, 1]]  # x flipped only
+    boxes[4::7, 2] = boxes[4::7, 0]  # zero height: IoU 0 with everything
+    return boxes
+
+
+def _scores(seed: int, n: int, ties: bool = True) -> np.ndarray:
+    rng = np.random.RandomState(seed + 100)
+    scores = rng.uniform(0, 1, n).astype(np.float32)
+    if ties:
+        scores = np.round(scores * 4) / 4  # many equal scores: ties go to the lower index
+    return scores.astype(np.float32)
+
+
+def _exact(theirs, ours):
+    assert_twins(theirs, ours, rtol=0.0, atol=0.0)
+
+
+# Boxes whose float32 IoU is exactly 0.5 with box 0 (kept at threshold 0.5: TF drops
+# only above it), and one a hair above.
+AT_THRESHOLD = np.array(
+    [[0, 0, 1, 1], [0, 0, 1, 2], [1, 0, 0, 1.0000001], [0, 0.5, 1, 1.5], [0, 0, 2, 1]],
+    np.float32,
+)
+
+
+@pytest.mark.parametrize(
+    "seed, n, max_out, iou, score",
+    [
+        (0, 12, 5, 0.5, float("-inf")),
+        (1, 30, 30, 0.3, float("-inf")),
+        (2, 30, 10, 0.7, 0.4),
+        (3, 20, 0, 0.5, float("-inf")),
+        (4, 25, 25, 0.0, float("-inf")),
+        (5, 25, 25, 1.0, 0.5),
+    ],
+)
+def test_non_max_suppression_matches_tf(seed, n, max_out, iou, score):
+    boxes, scores = _boxes(seed, n), _scores(seed, n)
+
+    def script(tf):
+        out = [
+            tf.image.non_max_suppression(boxes, scores, max_out, iou, score),
+            tf.image.non_max_suppression(
+                tf.constant(boxes), tf.constant(scores), tf.constant(max_out), iou, score
+            ),
+        ]
+        shapes = [o.shape.as_list() for o in out]
+        return lambda sess: (sess.run(out), shapes)
+
+    theirs, ours = run_both(script)
+    _exact(theirs, ours)
+    assert ours[1] == [[None], [None]]
+
+
+@pytest.mark.parametrize("iou", [0.5, 0.49999997, 0.0])
+def test_iou_ties_at_the_threshold_match_tf(iou):
+    scores = np.array([0.9, 0.8, 0.7, 0.6, 0.5], np.float32)
+
+    def script(tf):
+        out = tf.image.non_max_suppression(AT_THRESHOLD, scores, 5, iou)
+        return lambda sess: sess.run(out)
+
+    _exact(*run_both(script))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize(
+    "sigma, score", [(0.0, float("-inf")), (0.5, 0.0), (0.1, 0.2), (1.0, 0.05)]
+)
+def test_non_max_suppression_with_scores_soft_nms_matches_tf(dtype, sigma, score):
+    boxes, scores = _boxes(7, 24).astype(dtype), _scores(7, 24, ties=False).astype(dtype)
+
+    def script(tf):
+        # (V5's thresholds take the boxes' dtype: Python floats are float32 tensors)
+        iou_t, score_t, sigma_t = (tf.constant(v, dtype) for v in (0.5, score, sigma))
+        out = tf.image.non_max_suppression_with_scores(
+            boxes, scores, 20, iou_t, score_t, soft_nms_sigma=sigma_t
+        )
+        shapes = [o.shape.as_list() for o in out]
+        return lambda sess: (sess.run(list(out)), shapes)
+
+    _exact(*run_both(script))
+
+
+def test_with_scores_of_float16_boxes_and_python_thresholds_is_tfs_type_error():
+    boxes, scores = _boxes(7, 4).astype(np.float16), _scores(7, 4).astype(np.float16)
+    _raises(
+        lambda tf: tf.image.non_max_suppression_with_scores(boxes, scores, 2),
+        TypeError,
+        "Input 'iou_threshold' of 'NonMaxSuppressionV5' Op has type float32 that does not "
+        "match type float16 of argument 'boxes'",
+    )
+
+
+def test_non_max_suppression_overlaps_matches_tf():
+    rng = np.random.RandomState(3)
+    overlaps = rng.uniform(0, 1, (15, 15)).astype(np.float32)
+    scores = _scores(3, 15)
+
+    def script(tf):
+        out = [
+            tf.image.non_max_suppression_overlaps(overlaps, scores, 15),
+            tf.image.non_max_suppression_overlaps(overlaps, scores, 4, 0.8, 0.3),
+            tf.image.non_max_suppression_overlaps(overlaps, scores, 15, overlap_threshold=1.5),
+        ]
+        return lambda sess: sess.run(out)
+
+    _exact(*run_both(script))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"score_threshold": 0.3},
+        {"tile_size": 4},
+        {"tile_size": 3, "iou_threshold": 0.3},
+        {"sorted_input": True},
+        {"canonicalized_coordinates": True},
+    ],
+)
+def test_non_max_suppression_padded_matches_tf(kwargs):
+    boxes = np.stack([_boxes(11, 14, flip=False), _boxes(12, 14, flip=False)])
+    boxes[1] = boxes[1][:, [2, 3, 0, 1]]  # the second image's corners flipped
+    scores = np.stack([_scores(11, 14, ties=False), _scores(12, 14)])
+    if kwargs.get("sorted_input"):
+        order = np.argsort(-scores, axis=1, kind="stable")
+        scores = np.take_along_axis(scores, order, 1)
+        boxes = np.take_along_axis(boxes, order[..., None], 1)
+
+    def script(tf):
+        b = tf.placeholder(tf.float32, [2, 14, 4])
+        s = tf.placeholder(tf.float32, [2, 14])
+        batched = tf.image.non_max_suppression_padded(
+            b, s, 6, pad_to_max_output_size=True, **kwargs
+        )
+        single = tf.image.non_max_suppression_padded(
+            tf.constant(boxes[0]), scores[0], 20, pad_to_max_output_size=False, **kwargs
+        )
+        padded = tf.image.non_max_suppression_padded(
+            tf.constant(boxes[1]), scores[1], 9, pad_to_max_output_size=True, **kwargs
+        )
+        out = [list(batched), list(single), list(padded)]
+        shapes = [[t.shape.as_list() for t in o] for o in out]
+        return lambda sess: (sess.run(out, {b: boxes, s: scores}), shapes)
+
+    _exact(*run_both(script))
+
+
+@pytest.mark.parametrize(
+    "q, per_class, total, kwargs",
+    [
+        (1, 3, 5, {}),
+        (3, 4, 20, {}),
+        (3, 2, 4, {"pad_per_class": True}),
+        (3, 2, 20, {"pad_per_class": True}),
+        (1, 5, 8, {"clip_boxes": False, "score_threshold": 0.3, "iou_threshold": 0.3}),
+    ],
+)
+def test_combined_non_max_suppression_matches_tf(q, per_class, total, kwargs):
+    n, classes = 10, 3
+    rng = np.random.RandomState(q * 10 + per_class)
+    boxes = np.stack([_boxes(k, n * q, spread=1.0).reshape(n, q, 4) for k in range(2)])
+    boxes = (boxes / 2.0 - 0.2).astype(np.float32)  # some coordinates outside [0, 1]
+    # distinct scores (TF's priority queue and std::sort leave equal scores' order open)
+    scores = rng.permutation(2 * n * classes).reshape(2, n, classes).astype(np.float32) / 60
+
+    def script(tf):
+        b = tf.placeholder(tf.float32, [2, n, q, 4])
+        s = tf.placeholder(tf.float32, [2, n, classes])
+        out = tf.image.combined_non_max_suppression(b, s, per_class, total, **kwargs)
+        shapes = [t.shape.as_list() for t in out]
+        return lambda sess: (sess.run(list(out), {b: boxes, s: scores}), shapes)
+
+    _exact(*run_both(script))
+
+
+def test_combined_non_max_suppression_has_no_gradient_as_tf():
+    boxes = _boxes(0, 6, spread=1.0).reshape(1, 6, 1, 4) / 2
+    scores = _scores(0, 6, ties=False).reshape(1, 6, 1)
+
+    def script(tf):
+        b = tf.constant(boxes)
+        out = tf.image.combined_non_max_suppression(b, scores, 3, 3)
+        grad = tf.gradients(tf.reduce_sum(out.nmsed_boxes), b)
+        return lambda sess: sess.run(grad)
+
+    for tf in (tf1, jtf):
+        with pytest.raises(LookupError, match="No gradient defined for operation"):
+            run_once(tf, script)
+
+
+# -- TF's errors -------------------------------------------------------------------------
+
+
+def _raises(build, error, match):
+    """``build(tf)`` raises ``error`` (a class or the name of one of ``tf.errors``) under
+    both (TF possibly only when run)."""
+    for tf in (tf1, jtf):
+        expected = getattr(tf.errors, error) if isinstance(error, str) else error
+
+        def script(tf, build=build):
+            out = build(tf)
+            return lambda sess: sess.run(out)
+
+        with pytest.raises(expected, match=match):
+            run_once(tf, script)
+
+
+BOXES, SCORES = _boxes(0, 6), _scores(0, 6)
+
+
+@pytest.mark.parametrize(
+    "build, error, match",
+    [
+        (
+            lambda tf: tf.image.non_max_suppression(BOXES, SCORES, 3, 1.5),
+            "InvalidArgumentError",
+            r"iou_threshold must be in \[0, 1\]",
+        ),
+        (
+            lambda tf: tf.image.non_max_suppression(BOXES, SCORES, -1),
+            "InvalidArgumentError",
+            "output size must be non-negative",
+        ),
+        (
+            lambda tf: tf.image.non_max_suppression(BOXES[0], SCORES, 3),
+            ValueError,
+            "Shape must be rank 2 but is rank 1",
+        ),
+        (
+            lambda tf: tf.image.non_max_suppression(BOXES[:, :3], SCORES, 3),
+            ValueError,
+            "Dimension must be 4 but is 3",
+        ),
+        (
+            lambda tf: tf.image.non_max_suppression(BOXES, SCORES[:4], 3),
+            ValueError,
+            "Dimensions must be equal, but are 6 and 4",
+        ),
+        (
+            lambda tf: tf.image.non_max_suppression_padded(
+                tf.constant(BOXES[None]), SCORES[None], 3
+            ),
+            ValueError,
+            r"'pad_to_max_output_size' \(value False\) must be True for batched input",
+        ),
+        (
+            lambda tf: tf.image.combined_non_max_suppression(
+                BOXES.reshape(1, 6, 1, 4), SCORES.reshape(1, 6, 1), 3, 3, iou_threshold=2.0
+            ),
+            "InvalidArgumentError",
+            r"iou_threshold must be in \[0, 1\]",
+        ),
+        (
+            lambda tf: tf.image.combined_non_max_suppression(
+                BOXES.reshape(1, 6, 1, 4), SCORES.reshape(1, 6, 1), 3, 0
+            ),
+            ValueError,
+            "max_total_size should be > 0",
+        ),
+        (
+            lambda tf: tf.image.combined_non_max_suppression(
+                BOXES.reshape(1, 6, 1, 4), SCORES.reshape(1, 6, 1), 0, 3
+            ),
+            "InvalidArgumentError",
+            "max_size_per_class must be positive",
+        ),
+        (
+            lambda tf: tf.image.combined_non_max_suppression(
+                BOXES.reshape(1, 6, 1, 4), SCORES.reshape(1, 6, 1), -1, 3
+            ),
+            ValueError,
+            "Dimension size, given by scalar input 2, must be non-negative but is -1",
+        ),
+    ],
+)
+def test_errors_match_tf(build, error, match):
+    _raises(build, error, match)
+
+
+def test_computed_inputs_of_the_unpadded_forms_raise_not_implemented():
+    """TF returns a ``[None]`` result of a data-dependent size, which jtrain's static
+    programs cannot hold: a clear error naming the padded form instead."""
+    with jtf.Graph().as_default():
+        b = jtf.placeholder(jtf.float32, [6, 4])
+        for call in (
+            lambda: jtf.image.non_max_suppression(b, SCORES, 3),
+            lambda: jtf.image.non_max_suppression_with_scores(b, SCORES, 3),
+            lambda: jtf.image.non_max_suppression_padded(b, SCORES, 3),
+        ):
+            with pytest.raises(NotImplementedError, match="pad_to_max_output_size=True"):
+                call()
+
+
+def test_non_max_suppression_of_float16_boxes_matches_tf():
+    """V3's thresholds have their own dtype: float16 boxes take Python thresholds."""
+    boxes, scores = _boxes(9, 30).astype(np.float16), _scores(9, 30).astype(np.float16)
+
+    def script(tf):
+        out = tf.image.non_max_suppression(boxes, scores, 12, 0.4, 0.25)
+        return lambda sess: sess.run(out)
+
+    _exact(*run_both(script))
