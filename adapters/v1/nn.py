@@ -21,7 +21,7 @@ from adapters.v1.ops.candidate_sampling_ops import (  # noqa: F401
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
-from adapters.v1.ops.ctc_ops import ctc_greedy_decoder, ctc_loss  # noqa: F401
+from adapters.v1.ops.ctc_ops import ctc_greedy_decoder, ctc_loss, ctc_loss_v2  # noqa: F401
 from adapters.v1.ops.embedding_ops import (  # noqa: F401
     embedding_lookup,
     embedding_lookup_sparse,
@@ -45,6 +45,7 @@ __all__ = sorted(
         "compute_accidental_hits",
         "ctc_greedy_decoder",
         "ctc_loss",
+        "ctc_loss_v2",
         "dropout",
         "dynamic_rnn",
         "embedding_lookup",

@@ -279,3 +279,73 @@ def test_ctc_greedy_decoder_float64_and_errors():
                     match="blank_index expected to be between -3 and 2 but was 3",
                 ):
                     sess.run(d2[0].values)
+
+
+# -- ctc_loss_v2 (TF 2's API in compat.v1) ------------------------------------------------
+V2_LABELS = np.array([[1, 2, 2, 0], [3, 3, 0, 0], [4, 1, 4, 2]], np.int32)
+V2_LABEL_LENGTH = np.array([3, 2, 4], np.int32)
+
+
+def _v2(kwargs, sparse=False, seq=SEQ, x=X):
+    def script(tf):
+        logits = tf.constant(x)
+        if sparse:
+            rows = [(b, i) for b in range(3) for i in range(V2_LABEL_LENGTH[b])]
+            labels = tf.SparseTensor(
+                np.array(rows, np.int64), np.array([V2_LABELS[r] for r in rows], np.int32), [3, 4]
+            )
+            length = None
+        else:
+            labels, length = V2_LABELS, V2_LABEL_LENGTH
+        loss = tf.nn.ctc_loss_v2(labels, logits, length, seq, **kwargs)
+        grad = tf.gradients(tf.reduce_sum(loss * [1.0, -0.5, 0.25]), logits)[0]
+        shapes = (loss.shape.as_list(), grad.shape.as_list())
+        return lambda sess: (*sess.run([loss, grad]), shapes)
+
+    return run_both(script)
+
+
+@pytest.mark.parametrize(
+    "kwargs, sparse",
+    [
+        ({}, False),
+        ({"blank_index": 2}, False),
+        ({"blank_index": -1}, False),
+        ({"blank_index": 0}, True),
+        ({"blank_index": 2}, True),
+        ({"blank_index": -3}, True),
+    ],
+    ids=[
+        "dense",
+        "dense-blank-2",
+        "dense-blank--1",
+        "sparse-blank-0",
+        "sparse-blank-2",
+        "sparse-blank--3",
+    ],
+)
+def test_ctc_loss_v2(kwargs, sparse):
+    (t_loss, t_grad, t_shapes), (o_loss, o_grad, o_shapes) = _v2(kwargs, sparse)
+    assert o_shapes == t_shapes
+    assert_twins(t_loss, o_loss)
+    assert_twins(t_grad, o_grad, atol=GRAD_ATOL)
+
+
+def test_ctc_loss_v2_batch_major_and_impossible_alignment():
+    xb = np.transpose(X, [1, 0, 2]).copy()
+    (t_loss, t_grad, _), (o_loss, o_grad, _) = _v2({"logits_time_major": False}, x=xb)
+    assert_twins(t_loss, o_loss)
+    assert_twins(t_grad, o_grad, atol=GRAD_ATOL)
+    # dense labels longer than the frames: TF's dense path gives a finite loss, no error
+    (t_loss, t_grad, _), (o_loss, o_grad, _) = _v2({}, seq=np.array([6, 1, 5], np.int32))
+    assert np.all(np.isfinite(t_loss))
+    assert_twins(t_loss, o_loss)
+    assert_twins(t_grad, o_grad, atol=GRAD_ATOL)
+
+
+def test_ctc_loss_v2_sparse_needs_blank_index():
+    for tf in (real_tf.compat.v1, jtf):
+        with tf.Graph().as_default():
+            labels = tf.SparseTensor(INDICES, VALUES, [3, 4])
+            with pytest.raises(ValueError, match="Argument `blank_index` must be provided"):
+                tf.nn.ctc_loss_v2(labels, tf.constant(X), None, SEQ)

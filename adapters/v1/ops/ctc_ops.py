@@ -43,7 +43,7 @@ from adapters.v1.framework.op_def import FUNCTIONS, OpDef, _parse_signature, lif
 from adapters.v1.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from jtrain import errors
 
-__all__ = ["ctc_loss", "ctc_greedy_decoder"]
+__all__ = ["ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder"]
 
 
 # -- TF's log-space sum -------------------------------------------------------------------
@@ -632,3 +632,234 @@ def ctc_greedy_decoder(
         _greedy(bool(merge_repeated), blank),
         1,
     )
+
+
+# -- ctc_loss_v2 with dense labels (TF's ctc_loss_dense) ----------------------------------
+def _logsumexp(x: Any, axis: int, keepdims: bool = False) -> Any:
+    """TF's ``reduce_logsumexp``: the finite maximum (else 0) subtracted, ``log`` of the
+    sum of ``exp``, the maximum added back."""
+    raw = jnp.max(x, axis=axis, keepdims=True)
+    top = lax.stop_gradient(jnp.where(jnp.isfinite(raw), raw, jnp.zeros((), x.dtype)))
+    out = jnp.log(jnp.sum(jnp.exp(x - top), axis=axis, keepdims=keepdims))
+    return out + (top if keepdims else jnp.squeeze(top, axis))
+
+
+def _dense_ctc(logits: Any, labels: Any, label_length: Any, logit_length: Any):
+    """TF's ``ctc_loss_and_grad`` (blank 0): ``(loss [B], gradient [T, B, C])``.
+
+    States: 0 the start, ``1..L`` the labels, ``L+1..2L+1`` the blanks after each;
+    a forward and a backward pass over time, each step renormalized (the
+    normalizers summed into the likelihood), with unreachable states at
+    ``log(1e-307)`` rather than ``-inf`` where TF puts them so.
+    """
+    steps, batch, classes = logits.shape
+    width = labels.shape[1]
+    n_label = width + 1
+    n_states = 2 * n_label
+    f32 = jnp.float32
+    log_0 = jnp.asarray(np.float32(np.log(np.float64(0) + 1e-307)), f32)
+    log_p = jax.nn.log_softmax(logits, axis=-1)
+    labels = labels.astype(jnp.int32)
+    # observed log-probabilities of each state [T, B, S]
+    label_lp = jnp.take_along_axis(
+        log_p, jnp.broadcast_to(labels[None], (steps, batch, width)), axis=2
+    )
+    blank_lp = jnp.broadcast_to(log_p[:, :, :1], (steps, batch, n_label))
+    observed = jnp.concatenate(
+        [jnp.full((steps, batch, 1), -jnp.inf, f32), label_lp, blank_lp], axis=2
+    )
+    # transitions trans[b, to, from]
+    trans = jnp.eye(n_states, dtype=f32)
+    trans = trans.at[1, 0].set(1.0)
+    s = np.arange(n_label)
+    trans = trans.at[s[1:], s[:-1] + n_label].set(1.0)  # blank -> next label
+    trans = trans.at[s + n_label, s].set(1.0)  # label (or start) -> its blank
+    trans = jnp.broadcast_to(trans, (batch, n_states, n_states))
+    if width > 1:
+        repeat = labels[:, :-1] == labels[:, 1:]
+        trans = trans.at[:, s[2:], s[1:-1]].add(1.0 - repeat.astype(f32))
+    log_trans = jnp.log(trans)
+    initial = jnp.where(jnp.arange(n_states) == 0, jnp.zeros((), f32), log_0)
+    initial = jnp.broadcast_to(initial, (batch, n_states))
+    ends = jnp.concatenate([jnp.arange(n_label), jnp.arange(n_label)])
+    final = jnp.where(ends[None, :] == label_length[:, None], jnp.zeros((), f32), log_0)
+    mask = (jnp.arange(steps)[:, None] < logit_length[None, :]).astype(f32)  # [T, B]
+
+    def forward(state: Any, obs: Any) -> tuple[Any, Any]:
+        new = _logsumexp(state[:, None, :] + log_trans, axis=-1) + obs
+        new = new - _logsumexp(new, axis=-1, keepdims=True)
+        return new, new
+
+    _, fwd = lax.scan(forward, initial, observed)
+
+    back_trans = jnp.swapaxes(log_trans, 1, 2)
+
+    def backward(carry: Any, elems: Any) -> tuple[Any, Any]:
+        state, cum = carry
+        obs, m = elems
+        new = _logsumexp((state + obs)[:, None, :] + back_trans, axis=-1)
+        total = _logsumexp(new, axis=-1, keepdims=True)
+        new = new - total
+        cum = cum + total[:, 0] * m
+        out = new * m[:, None] + final * (1.0 - m[:, None])
+        return (out, cum), (out, cum)
+
+    _, (bwd, cums) = lax.scan(
+        backward, (final, jnp.zeros((batch,), f32)), (observed, mask), reverse=True
+    )
+    bwd_next = jnp.concatenate([bwd[1:], final[None]], axis=0)  # bwd[t + 1]
+    both = fwd + bwd_next
+    both = both - _logsumexp(both, axis=2, keepdims=True)
+    both = both + jnp.log(mask[:, :, None])
+    log_likelihood = bwd[0, :, 0] + cums[0]
+    # class occupation [T, B, C]: blank from the blank states, class k from label states
+    label_states = both[:, :, 1:n_label]
+    one_hot = jnp.where(
+        (labels - 1)[:, :, None] == jnp.arange(classes - 1)[None, None, :],
+        jnp.zeros((), f32),
+        jnp.asarray(-jnp.inf, f32),
+    )
+    label_occ = _logsumexp(label_states[:, :, :, None] + one_hot[None], axis=2)
+    blank_occ = _logsumexp(both[:, :, n_label:], axis=2, keepdims=True)
+    occupation = jnp.concatenate([blank_occ, label_occ], axis=-1)
+    grad = jnp.exp(log_p) - jnp.exp(occupation)
+    grad = grad * mask[:, :, None]
+    return -log_likelihood, grad
+
+
+@jax.custom_vjp
+def _dense_loss(logits, labels, label_length, logit_length):
+    return _dense_ctc(logits, labels, label_length, logit_length)[0]
+
+
+def _dense_fwd(logits, labels, label_length, logit_length):
+    loss, grad = _dense_ctc(logits, labels, label_length, logit_length)
+    return loss, grad
+
+
+def _dense_bwd(grad, g_loss):
+    return jnp.reshape(g_loss, (1, -1, 1)) * grad, None, None, None
+
+
+_dense_loss.defvjp(_dense_fwd, _dense_bwd)
+
+
+_CTC_DENSE_OP = lift(
+    OpDef(
+        names=("nn.ctc_loss_v2",),
+        op_type="IdentityN",
+        impl=_dense_loss,
+        signature=_parse_signature("logits, labels, label_length, logit_length, name=None"),
+        tensors=("logits", "labels", "label_length", "logit_length"),
+        same_dtype=(),
+        allowed={
+            "logits": ("float32",),
+            "labels": ("int32", "int64"),
+            "label_length": ("int32", "int64"),
+            "logit_length": ("int32", "int64"),
+        },
+        default_name="IdentityN",
+        tf_gradient="TF's ctc_loss_dense custom gradient: softmax minus the normalized "
+        "state occupation of each class, masked beyond logit_length",
+    )
+)
+
+
+def ctc_loss_v2(
+    labels: Any,
+    logits: Any,
+    label_length: Any,
+    logit_length: Any,
+    logits_time_major: bool = True,
+    unique: Any = None,
+    blank_index: int | None = None,
+    name: str | None = None,
+) -> Any:
+    """The CTC loss of TF 2's API (``tf.compat.v1.nn.ctc_loss_v2``).
+
+    With a ``SparseTensor`` of labels, ``tf.nn.ctc_loss`` (TF1's kernel) after moving
+    the class ``blank_index`` last, as TF; with dense labels ``[batch,
+    max_label_length]`` and ``label_length``, TF's ``ctc_loss_dense``: a normalized
+    forward-backward over states in log space (log-softmax of the logits, TF's
+    ``reduce_logsumexp``), its gradient TF's custom one.
+
+    Args:
+      labels: int ``[batch, max_label_length]`` (padded) or a ``SparseTensor``.
+      logits: float ``[frames, batch, num_labels]`` (``[batch, frames, num_labels]``
+        when ``logits_time_major=False``).
+      label_length: int ``[batch]`` (``None`` with a ``SparseTensor``).
+      logit_length: int ``[batch]``.
+      logits_time_major: default True.
+      unique: ``ctc_unique_labels(labels)`` (TPU speed-up in TF; the same loss).
+      blank_index: the blank's class (default 0; required with a ``SparseTensor``;
+        negative counts from ``num_labels``).
+      name: the name scope (default ``"ctc_loss_dense"``).
+
+    Returns:
+      The loss ``[batch]``.
+
+    Raises:
+      ValueError: a ``SparseTensor`` without ``blank_index`` (TF's message).
+
+    .. note:: As TF's dense path, an impossible alignment (labels longer than the
+       frames) gives a large finite loss (states at ``log(1e-307)``), not an error.
+    """
+    if isinstance(labels, (SparseTensor, SparseTensorValue)):
+        sp = _sparse_labels(labels)
+        if blank_index is None:
+            raise ValueError(
+                "Argument `blank_index` must be provided when labels is a SparseTensor."
+            )
+        x = ops.convert_to_tensor(logits)
+        classes = x._shape[2] if x._shape is not None else None
+        if classes is None:
+            raise NotImplementedError(
+                "tf.nn.ctc_loss_v2 with a SparseTensor and a blank_index needs the logits' "
+                "number of classes in their static shape"
+            )
+        if blank_index < 0:
+            blank_index += classes
+        if blank_index != classes - 1:
+            x = FUNCTIONS["concat"](
+                [
+                    x[:, :, :blank_index],
+                    x[:, :, blank_index + 1 :],
+                    x[:, :, blank_index : blank_index + 1],
+                ],
+                axis=2,
+            )
+            sp = SparseTensor(
+                sp.indices,
+                FUNCTIONS["where"](sp.values < blank_index, sp.values, sp.values - 1),
+                sp.dense_shape,
+            )
+        return ctc_loss(sp, x, logit_length, time_major=logits_time_major)
+    if blank_index is None:
+        blank_index = 0
+    with ops.name_scope(name or "ctc_loss_dense"):
+        x = ops.convert_to_tensor(logits, name="logits")
+        lab = ops.convert_to_tensor(labels, name="labels")
+        lab_len = ops.convert_to_tensor(label_length, name="label_length")
+        logit_len = ops.convert_to_tensor(logit_length, name="logit_length")
+        original = x.dtype
+        narrow = dtypes.as_dtype(original).name in ("float16", "bfloat16")
+        if narrow:
+            x = FUNCTIONS["cast"](x, "float32")
+        if not logits_time_major:
+            x = FUNCTIONS["transpose"](x, [1, 0, 2])
+        if blank_index != 0:
+            if blank_index < 0:
+                blank_index += x._shape[2]
+            x = FUNCTIONS["concat"](
+                [
+                    x[:, :, blank_index : blank_index + 1],
+                    x[:, :, :blank_index],
+                    x[:, :, blank_index + 1 :],
+                ],
+                axis=2,
+            )
+            lab = FUNCTIONS["where"](lab < blank_index, lab + 1, lab)
+        loss = _CTC_DENSE_OP(x, lab, lab_len, logit_len)
+        if narrow:
+            loss = FUNCTIONS["cast"](loss, original)
+        return loss
