@@ -526,3 +526,123 @@ def test_errors_as_tf(case: str) -> None:
     theirs, ours = run_both(script)
     assert theirs is not None
     assert ours == theirs
+
+
+def _training_model(tf: Any) -> Any:
+    """``input_layer`` (an embedding, a bucketized and a numeric column) into
+    ``linear_model``-style logits; features fed."""
+    fc = tf.feature_column
+    f = {
+        "words": tf.placeholder(tf.string, [None, 2]),
+        "x": tf.placeholder(tf.float32, [None]),
+        "tag": tf.placeholder(tf.int64, [None]),
+    }
+    x = fc.numeric_column("x")
+    columns = [
+        fc.embedding_column(
+            fc.categorical_column_with_vocabulary_list("words", ["a", "b", "c"], num_oov_buckets=1),
+            2, initializer=_const_init(tf, 4, 2),
+        ),
+        fc.bucketized_column(x, [0.0, 1.0]),
+        x,
+    ]  # fmt: skip
+    hidden = fc.input_layer(f, columns)
+    logits = fc.linear_model(f, [fc.categorical_column_with_identity("tag", 3), x], units=1)
+    w = tf.constant(np.linspace(0.5, -0.5, 6, dtype=np.float32).reshape(6, 1))
+    y = tf.constant(np.array([[1.0], [0.0], [1.0]], np.float32))
+    loss = tf.reduce_mean(tf.square(tf.matmul(hidden, w) + logits - y))
+    feed = {
+        f["words"]: np.array([[b"a", b"z"], [b"", b"c"], [b"b", b"b"]], object),
+        f["x"]: np.array([-0.5, 0.5, 2.0], np.float32),
+        f["tag"]: np.array([2, 0, -1], np.int64),
+    }
+    return loss, feed
+
+
+def test_training_steps_and_checkpoint_interchange(tmp_path: Any) -> None:
+    """Three SGD steps (sparse updates of the embedding table) give TF's losses and
+    variables; a checkpoint jtrain writes restores in TF with the same model output.
+
+    The loss's ``matmul`` and ``reduce_mean`` sum in XLA's order, not Eigen's: values
+    within twin.py's usual float32 tolerance (the columns' outputs are bit-equal in
+    the tests above)."""
+
+    def script(tf: Any) -> Any:
+        loss, feed = _training_model(tf)
+        train = tf.train.GradientDescentOptimizer(0.3).minimize(loss)
+        init = tf.tables_initializer()
+        saver = tf.train.Saver()
+
+        def run(sess: Any) -> Any:
+            sess.run(init)
+            losses = [sess.run([loss, train], feed)[0] for _ in range(3)]
+            if tf is jtf:
+                saver.save(sess, str(tmp_path / "model"))
+            values = {v.op.name: sess.run(v) for v in tf.global_variables()}
+            return losses, values, sess.run(loss, feed)
+
+        return run
+
+    from tests.interop.twin import jtf, run_once, tf1
+
+    theirs, ours = run_both(script)
+    assert sorted(ours[1]) == sorted(theirs[1])
+    assert_twins(theirs, ours)
+
+    def restore(tf: Any) -> Any:
+        loss, feed = _training_model(tf)
+        saver, init = tf.train.Saver(), tf.tables_initializer()
+
+        def run(sess: Any) -> Any:
+            sess.run(init)
+            saver.restore(sess, str(tmp_path / "model"))
+            return sess.run(loss, feed)
+
+        return run
+
+    assert_twins(run_once(tf1, restore), ours[2])
+
+
+def test_static_batch_rank1_sparse_integer_hash_and_bucketized_embedding() -> None:
+    """A static batch (TF's static output shape), rank-1 ``SparseTensor`` features
+    (expanded to ``[batch, 1]``), integer features hashed by their decimal strings,
+    multi-dimensional numeric columns, repeated ids counted by the indicator, and an
+    embedding of a bucketized column."""
+
+    def build(tf: Any) -> Any:
+        fc = tf.feature_column
+        f = {
+            "n": tf.placeholder(tf.int32, [3, 2]),
+            "s": tf.sparse_placeholder(tf.int64, shape=[3]),
+            "m": tf.placeholder(tf.float64, [3, 2, 2]),
+            "v": tf.placeholder(tf.float32, [3, 2]),
+            "r": tf.placeholder(tf.int64, [3, 3]),
+        }
+        v = fc.numeric_column("v", shape=(2,))
+        columns = [
+            fc.indicator_column(fc.categorical_column_with_hash_bucket("n", 6, dtype=tf.int32)),
+            fc.embedding_column(
+                fc.categorical_column_with_hash_bucket("s", 5, dtype=tf.int64), 2,
+                initializer=_const_init(tf, 5, 2),
+            ),
+            fc.numeric_column("m", shape=(2, 2), dtype=tf.float64),
+            fc.embedding_column(
+                fc.bucketized_column(v, [0.0, 1.0]), 2, combiner="sum",
+                initializer=_const_init(tf, 6, 2),
+            ),
+            fc.indicator_column(fc.categorical_column_with_identity("r", 4)),
+        ]  # fmt: skip
+        return f, columns
+
+    def feeds(tf: Any, f: Any) -> Any:
+        yield {
+            f["n"]: np.array([[12, -1], [-1, -1], [7, 123456]], np.int32),
+            f["s"]: tf.SparseTensorValue(
+                np.array([[0], [2]], np.int64), np.array([-5, 99], np.int64), [3]
+            ),
+            f["m"]: np.arange(12, dtype=np.float64).reshape(3, 2, 2) / 3,
+            f["v"]: np.array([[-1.0, 0.5], [1.0, 0.0], [7.0, -7.0]], np.float32),
+            f["r"]: np.array([[1, 1, 3], [-1, -1, -1], [0, 3, 0]], np.int64),
+        }
+
+    _check(_model(build, feeds))
