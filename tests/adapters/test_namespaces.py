@@ -111,3 +111,13 @@ def test_device_spec_and_graph_scopes():
     with pytest.raises(ValueError, match="ignore_existing is not True"):
         with g.colocate_with(None):
             pass
+
+
+def test_nest_round_trip_and_errors():
+    s = {"b": 1, "a": [2, (3, None)]}
+    assert tf.nest.flatten(s) == [2, 3, None, 1]
+    assert tf.nest.pack_sequence_as(s, [5, 6, 7, 8]) == {"b": 8, "a": [5, (6, 7)]}
+    with pytest.raises(TypeError, match="same sequence type"):
+        tf.nest.assert_same_structure((1, 2), [1, 2])
+    with pytest.raises(NotImplementedError, match="expand_composites"):
+        tf.nest.flatten(s, expand_composites=True)

@@ -47,6 +47,7 @@ CLAIMED = {
     ),
     "manip": ("batch_to_space_nd gather_nd reshape reverse roll scatter_nd space_to_batch_nd tile"),
     "queue": "FIFOQueue PaddingFIFOQueue PriorityQueue QueueBase RandomShuffleQueue",
+    "nest": "assert_same_structure flatten is_nested map_structure pack_sequence_as",
     "sysconfig": (
         "CXX11_ABI_FLAG CXX_VERSION MONOLITHIC_BUILD get_build_info get_compile_flags "
         "get_include get_lib get_link_flags"
@@ -540,3 +541,62 @@ def test_device_spec_as_tfs_v1():
             assert o[0] == "TypeError", (i, t, o)
         else:
             assert o == t, (i, t, o)
+
+
+# -- tf.nest ------------------------------------------------------------------------------
+def _nest_cases():
+    import collections
+
+    P = collections.namedtuple("P", "x y")
+    Q = collections.namedtuple("P", "x y")
+    od = collections.OrderedDict([("b", 1), ("a", 2)])
+    structures = [{"b": 1, "a": [2, (3, None)]}, None, "ab", {1, 2}, [], (1,), P(1, (2,)),
+                  od, range(2), [[1]], {"a": P(2, None)}, b"x"]  # fmt: skip
+    pairs = [((1, [2]), (1, [2, 3])), ((1, 2), [1, 2]), ({"a": 1}, {"b": 1}), ([1], [[1]]),
+             ([[1]], [1]), ({"a": 1}, od), (P(1, 2), Q(1, 2)), (P(1, (2,)), P(1, [2])),
+             ([1, None], [1, (None,)]), ("ab", ["a"]), ((1, 2), [1, 2, 3]),
+             ({"a": 1}, {"a": 1, "b": 2}), ({"b": 1, "a": 2}, {"a": 1, "c": 2}),
+             ({"a": 1}, [1]), (range(2), [1, 2]), (P(1, 2), (1, 2))]  # fmt: skip
+    packs = [({"b": 0, "a": [0, P(0, 0)]}, [1, 2, 3, 4]), ([0, 0], [1]), ([0], 5), (0, [1, 2]),
+             (0, [7]), (od, [1, 2]), (range(2), [1, 2]), ((), [])]  # fmt: skip
+    return structures, pairs, packs
+
+
+def _nest_outcomes(tf):
+    structures, pairs, packs = _nest_cases()
+    n = tf.nest
+    out = []
+    for s in structures:
+        out.append(_outcome(lambda s=s: repr(n.flatten(s))))
+        out.append(n.is_nested(s))
+        out.append(_outcome(lambda s=s: repr(n.map_structure(lambda v: [v], s))))
+    for a, b in pairs:
+        for check in (True, False):
+            out.append(_outcome(lambda a=a, b=b, c=check: n.assert_same_structure(a, b, c)))
+            out.append(_outcome(lambda a=a, b=b, c=check: repr(
+                n.map_structure(lambda x, y: (x, y), a, b, check_types=c))))  # fmt: skip
+    for s, flat in packs:
+        out.append(_outcome(lambda s=s, f=flat: repr(n.pack_sequence_as(s, f))))
+    out.append(_outcome(lambda: n.map_structure(lambda a: a, (1, [2]), bogus=1)))
+    out.append(_outcome(lambda: n.map_structure(lambda a: a)))
+    out.append(_outcome(lambda: n.map_structure(3, [1])))
+    return out
+
+
+def test_nest_as_tfs():
+    theirs, ours = _nest_outcomes(tf1), _nest_outcomes(jtf)
+    for i, (t, o) in enumerate(zip(theirs, ours, strict=True)):
+        assert o == t, (i, t, o)
+
+
+def test_nest_flattens_graph_values_as_leaves():
+    def script(tf):
+        a = tf.constant([1.0, 2.0])
+        v = tf.Variable(3.0)
+        s = {"w": (a, v), "b": [a * 2.0]}
+        flat = tf.nest.flatten(s)
+        doubled = tf.nest.map_structure(lambda t: t * 2.0, s)
+        return lambda sess: (len(flat), sess.run(doubled))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
