@@ -21,7 +21,13 @@ from adapters.v1.ops.candidate_sampling_ops import (  # noqa: F401
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
-from adapters.v1.ops.ctc_ops import ctc_greedy_decoder, ctc_loss, ctc_loss_v2  # noqa: F401
+from adapters.v1.ops.ctc_ops import (  # noqa: F401
+    collapse_repeated,
+    ctc_greedy_decoder,
+    ctc_loss,
+    ctc_loss_v2,
+    ctc_unique_labels,
+)
 from adapters.v1.ops.embedding_ops import (  # noqa: F401
     embedding_lookup,
     embedding_lookup_sparse,
@@ -42,10 +48,12 @@ __all__ = sorted(
         *tf_names("nn"),
         "all_candidate_sampler",
         "bidirectional_dynamic_rnn",
+        "collapse_repeated",
         "compute_accidental_hits",
         "ctc_greedy_decoder",
         "ctc_loss",
         "ctc_loss_v2",
+        "ctc_unique_labels",
         "dropout",
         "dynamic_rnn",
         "embedding_lookup",

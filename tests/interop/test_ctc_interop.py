@@ -349,3 +349,44 @@ def test_ctc_loss_v2_sparse_needs_blank_index():
             labels = tf.SparseTensor(INDICES, VALUES, [3, 4])
             with pytest.raises(ValueError, match="Argument `blank_index` must be provided"):
                 tf.nn.ctc_loss_v2(labels, tf.constant(X), None, SEQ)
+
+
+# -- ctc_unique_labels, collapse_repeated -------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_ctc_unique_labels(dtype):
+    labels = np.array([[3, 4, 4, 3, 0], [1, 1, 2, 2, 2], [0, 5, 0, 5, 7]], dtype)
+
+    def script(tf):
+        fed = tf.placeholder(tf.as_dtype(dtype), [3, 5])
+        y, idx = tf.nn.ctc_unique_labels(fed)
+        shapes = [y.shape.as_list(), idx.shape.as_list()]
+        return lambda sess: (sess.run([y, idx], {fed: labels}), shapes)
+
+    (theirs, t_shapes), (ours, o_shapes) = run_both(script)
+    assert_twins(theirs, ours)
+    # TF's map_fn leaves the unique labels' width unknown; jtrain knows it
+    assert t_shapes == [[3, None], [3, 5]] and o_shapes == [[3, 5], [3, 5]]
+
+
+def test_collapse_repeated_of_constants():
+    def script(tf):
+        out = [
+            tf.nn.collapse_repeated([[3, 4, 4, 3, 0], [1, 1, 2, 2, 2]], [5, 3]),
+            tf.nn.collapse_repeated(
+                tf.constant(np.array([[1, 1, 2], [3, 3, 3]], np.int64)),
+                tf.constant([3, 2], tf.int64),
+            ),
+        ]
+        shapes = [[t.shape.as_list() for t in pair] for pair in out]
+        return lambda sess: (sess.run(out), shapes)
+
+    (theirs, t_shapes), (ours, o_shapes) = run_both(script)
+    assert o_shapes == t_shapes
+    assert_twins(theirs, ours)
+
+
+def test_collapse_repeated_of_computed_labels_raises():
+    with jtf.Graph().as_default():
+        labels = jtf.placeholder(jtf.int32, [2, 5])
+        with pytest.raises(NotImplementedError, match="data-dependent shape"):
+            jtf.nn.collapse_repeated(labels, [5, 3])

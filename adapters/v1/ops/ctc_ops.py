@@ -43,7 +43,13 @@ from adapters.v1.framework.op_def import FUNCTIONS, OpDef, _parse_signature, lif
 from adapters.v1.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from jtrain import errors
 
-__all__ = ["ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder"]
+__all__ = [
+    "collapse_repeated",
+    "ctc_greedy_decoder",
+    "ctc_loss",
+    "ctc_loss_v2",
+    "ctc_unique_labels",
+]
 
 
 # -- TF's log-space sum -------------------------------------------------------------------
@@ -863,3 +869,96 @@ def ctc_loss_v2(
         if narrow:
             loss = FUNCTIONS["cast"](loss, original)
         return loss
+
+
+# -- label helpers ------------------------------------------------------------------------
+def _unique_labels(labels: Any) -> tuple[Any, Any]:
+    """Per row: the distinct labels in order of first appearance padded with 0 (int64),
+    and each label's index among them (int32)."""
+    n = labels.shape[1]
+    eq = labels[:, :, None] == labels[:, None, :]  # [B, i, j]
+    earlier = jnp.arange(n)[None, :, None] > jnp.arange(n)[None, None, :]
+    first = ~jnp.any(eq & earlier, axis=2)
+    order = jnp.cumsum(first, axis=1) - 1
+    idx = jnp.take_along_axis(order, jnp.argmax(eq, axis=2), axis=1).astype(jnp.int32)
+    rows = jnp.broadcast_to(jnp.arange(labels.shape[0])[:, None], labels.shape)
+    y = jnp.zeros(labels.shape, jnp.int64)
+    y = y.at[rows, jnp.where(first, order, n)].set(labels.astype(jnp.int64), mode="drop")
+    return y, idx
+
+
+_UNIQUE_OP = lift(
+    OpDef(
+        names=("nn.ctc_unique_labels",),
+        op_type="CTCUniqueLabels",
+        impl=_unique_labels,
+        signature=_parse_signature("labels, name=None"),
+        tensors=("labels",),
+        same_dtype=(),
+        allowed={"labels": ("int32", "int64")},
+        default_name="ctc_unique_labels",
+    )
+)
+
+
+def ctc_unique_labels(labels: Any, name: str | None = None) -> list[Any]:
+    """The unique labels of each row and the index of each label among them
+    (``tf.nn.ctc_unique_labels``): ``[[3, 4, 4, 3]] -> ([[3, 4, 0, 0]], [[0, 1, 1, 0]])``.
+
+    Args:
+      labels: int32/int64 ``[batch, max_label_length]``.
+      name: the name scope (default ``"ctc_unique_labels"``).
+
+    Returns:
+      ``[unique, idx]``: int64 ``[batch, max_label_length]`` padded with 0, and int32
+      ``[batch, max_label_length]``.
+
+    .. note:: TF computes it with ``map_fn``: its static shape of ``unique`` is
+       ``[batch, None]``; jtrain's knows the width (``max_label_length``).
+    """
+    with ops.name_scope(name or "ctc_unique_labels"):
+        y, idx = _UNIQUE_OP(ops.convert_to_tensor(labels, name="labels"))
+        return [y, idx]
+
+
+def collapse_repeated(labels: Any, seq_length: Any, name: str | None = None) -> tuple[Any, Any]:
+    """Repeated labels merged into one (``tf.nn.collapse_repeated``):
+    ``[[A, A, B, B, A]] -> [[A, B, A]]``, rows padded with 0 to the longest.
+
+    Args:
+      labels: ``[batch, max_length]``, a constant.
+      seq_length: ``[batch]``, a constant.
+      name: the name scope (default ``"collapse_repeated_labels"``).
+
+    Returns:
+      ``(collapsed [batch, new_max_length], new_seq_length [batch])`` of the inputs'
+      dtypes.
+
+    Raises:
+      NotImplementedError: an input is computed in the graph: the result's width is the
+        longest collapsed row, a data-dependent shape that jtrain's static programs
+        cannot hold (``ctc_loss``'s ``preprocess_collapse_repeated`` collapses in the op).
+    """
+    from adapters.v1.ops.constant_op import constant
+
+    with ops.name_scope(name or "collapse_repeated_labels"):
+        lab = ops.convert_to_tensor(labels, name="labels")
+        length = ops.convert_to_tensor(seq_length, name="seq_length")
+        values = lab.op._const_value, length.op._const_value
+        if values[0] is None or values[1] is None:
+            computed = lab if values[0] is None else length
+            raise NotImplementedError(
+                f"tf.nn.collapse_repeated of the computed tensor {computed.name}: its output "
+                "width is the longest collapsed row, a data-dependent shape that jtrain's "
+                "static programs cannot hold; it works on constants (ctc_loss's "
+                "preprocess_collapse_repeated collapses inside the op)"
+            )
+        x = np.asarray(values[0])
+        n = np.asarray(values[1])
+        keep = np.concatenate([np.ones_like(x[:, :1], bool), x[:, 1:] != x[:, :-1]], axis=1)
+        keep &= np.arange(x.shape[1])[None, :] < n[:, None]
+        new_length = keep.sum(axis=1)
+        out = np.zeros((x.shape[0], int(new_length.max(initial=0))), x.dtype)
+        for b in range(x.shape[0]):
+            out[b, : new_length[b]] = x[b][keep[b]]
+        return constant(out), constant(new_length.astype(n.dtype))
