@@ -28,13 +28,18 @@ from adapters.v1.data.iterator_ops import (
     make_initializable_iterator,
     make_one_shot_iterator,
 )
-from adapters.v1.data.readers import TextLineDataset, TFRecordDataset
+from adapters.v1.data.readers import (
+    FixedLengthRecordDataset,
+    TextLineDataset,
+    TFRecordDataset,
+)
 
 __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "FixedLengthRecordDataset",
     "Iterator",
     "TFRecordDataset",
     "TextLineDataset",

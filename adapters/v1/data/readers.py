@@ -1,4 +1,5 @@
-"""Datasets reading files: ``TFRecordDataset`` and ``TextLineDataset``.
+"""Datasets reading files: ``TFRecordDataset``, ``TextLineDataset`` and
+``FixedLengthRecordDataset``.
 
 Each reads its files one after another, in the order given, each to its end, as
 TF's readers do with ``num_parallel_reads=None``. Records come from
@@ -20,7 +21,7 @@ from adapters.v1.framework import dtypes, ops
 from jtrain import errors
 from jtrain.records.tf_record import tf_record_iterator
 
-__all__ = ["TFRecordDataset", "TextLineDataset"]
+__all__ = ["FixedLengthRecordDataset", "TFRecordDataset", "TextLineDataset"]
 
 _log = logging.getLogger(__name__)
 
@@ -138,3 +139,170 @@ class TextLineDataset(_FileDataset):
             return
         for line in data.split(b"\n")[: -1 if data.endswith(b"\n") else None]:
             yield line[:-1] if line.endswith(b"\r") else line
+
+
+_U64 = 1 << 64
+
+
+class FixedLengthRecordDataset(_FileDataset):
+    """The fixed-size records of binary files (CIFAR-10's format), as scalar
+    ``tf.string`` elements.
+
+    Each file is ``header_bytes``, records of ``record_bytes``, then ``footer_bytes``.
+    As TF 2.21: an uncompressed file whose body (size less header and footer) is not
+    a whole number of records fails with ``InvalidArgumentError`` before giving any
+    of its records; a compressed one gives its whole records, then fails with
+    ``DataLossError``; a file shorter than its header and footer gives nothing.
+
+    Args:
+      filenames: a file name, a list of them, or a ``tf.string`` tensor of them.
+      record_bytes: the size of each record (> 0).
+      header_bytes: bytes skipped at the start of each file (default ``None``: 0).
+      footer_bytes: bytes ignored at the end of each file (default ``None``: 0).
+      buffer_size: accepted, unused (files are read in 1 MiB chunks).
+      compression_type: ``""`` (default), ``"ZLIB"`` or ``"GZIP"``.
+      num_parallel_reads: accepted; files are read one after another, in order.
+      name: unused (TF's op name).
+
+    Raises:
+      InvalidArgumentError (when iterated): ``record_bytes`` not positive, a
+        negative header or footer size, another compression, a body that is not
+        whole records (TF's messages).
+      NotFoundError (when iterated): a missing file.
+    """
+
+    def __init__(
+        self,
+        filenames: Any,
+        record_bytes: Any,
+        header_bytes: Any = None,
+        footer_bytes: Any = None,
+        buffer_size: Any = None,
+        compression_type: Any = None,
+        num_parallel_reads: Any = None,
+        name: str | None = None,
+    ):
+        super().__init__(filenames, compression_type)
+        self._sizes = (record_bytes, header_bytes, footer_bytes)
+
+    def _size(self, value: Any) -> int:
+        if isinstance(value, ops.Tensor):
+            from adapters.v1.framework.tensor_util import get_static_value
+
+            value = get_static_value(value)
+            if value is None:
+                raise NotImplementedError(
+                    "tf.data.FixedLengthRecordDataset: record, header and footer sizes "
+                    "must be known when the graph is built (Python ints or constants)"
+                )
+        return 0 if value is None else int(value)
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        record, header, footer = (self._size(v) for v in self._sizes)
+        if record <= 0:
+            raise errors.InvalidArgumentError(None, None, "`record_bytes` must be > 0")
+        if header < 0:
+            raise errors.InvalidArgumentError(None, None, "`header_bytes` must be >= 0")
+        if footer < 0:
+            raise errors.InvalidArgumentError(None, None, "`footer_bytes` must be >= 0")
+        compression = self._compression_of(run)
+        if compression not in ("", "ZLIB", "GZIP"):
+            raise errors.InvalidArgumentError(None, None, "Unsupported compression_type.")
+        for path in self._paths(run):
+            _log.debug("tf.data reading %s", path)
+            records = (
+                _compressed_records(path, compression, record, header, footer)
+                if compression
+                else _plain_records(path, record, header, footer)
+            )
+            for data in records:
+                out = np.empty((), dtype=object)
+                out[()] = data
+                yield (out,)
+
+
+def _not_whole(path: str, header: int, footer: int, body: int, record: int) -> str:
+    return (
+        f"Excluding the header ({header} bytes) and footer ({footer} bytes), input file "
+        f'"{path}" has body length {body} bytes, which is not an exact multiple of the '
+        f"record length ({record} bytes)."
+    )
+
+
+def _plain_records(path: str, record: int, header: int, footer: int) -> Iterator[bytes]:
+    """TF's uncompressed reading: the body's size is checked from the file's size
+    (TF's unsigned arithmetic) before any record is read."""
+    from adapters.v1.platform import gfile
+
+    if not gfile.Exists(path):
+        raise errors.NotFoundError(None, None, f"{path}; No such file or directory")
+    size = gfile.Stat(path).length
+    body = (size - header - footer) % _U64
+    if body % record:
+        raise errors.InvalidArgumentError(
+            None, None, _not_whole(path, header, footer, body, record)
+        )
+    if header > size:
+        raise _short(path, "Read less bytes than requested")
+    count = (size - header - footer) // record if size >= header + footer else 0
+    if count == 0:
+        return
+    with gfile.GFile(path, "rb") as f:
+        f.read(header)
+        for _ in range(count):
+            yield f.read(record)
+
+
+def _short(path: str, original: str) -> errors.InternalError:
+    """TF 2.21's error for a file that ends within its header (and footer): an
+    ``OutOfRange`` of its reader turned into an ``InternalError``."""
+    return errors.InternalError(
+        None,
+        None,
+        f'FixedLengthRecordDataset returned `OutOfRange` in the header or footer of "{path}". '
+        f"Original message: {original}",
+    )
+
+
+def _compressed_records(
+    path: str, compression: str, record: int, header: int, footer: int
+) -> Iterator[bytes]:
+    """TF's compressed reading: the header skipped and a footer's worth read ahead
+    (errors there fail the read), then whole records while a footer's worth of data
+    follows them. A partial record at the end is a ``DataLossError``; a stream error
+    while reading records ends the file quietly, as in TF."""
+    import zlib
+
+    from adapters.v1.ops.parsing_ops import _inflate_error
+    from adapters.v1.platform import gfile
+
+    if not gfile.Exists(path):
+        raise errors.NotFoundError(None, None, f"{path}; No such file or directory")
+    inflate = zlib.decompressobj(15 if compression == "ZLIB" else 31)
+    buf, total, skip = bytearray(), 0, header
+    started = header == 0 and footer == 0
+    with gfile.GFile(path, "rb") as f:
+        while True:
+            raw = f.read(1 << 20)
+            try:
+                chunk = inflate.decompress(raw) if raw else inflate.flush()
+            except zlib.error as e:
+                if not started:
+                    raise _inflate_error(e) from None
+                return
+            total += len(chunk)
+            if skip:
+                cut = min(skip, len(chunk))
+                chunk, skip = chunk[cut:], skip - cut
+            buf += chunk
+            started = started or (skip == 0 and len(buf) >= footer)
+            while len(buf) >= record + footer:
+                yield bytes(buf[:record])
+                del buf[:record]
+            if not raw or inflate.eof:
+                break
+    if not started:
+        raise _short(path, "EOF reached")
+    if len(buf) > footer:
+        body = total - header - footer
+        raise errors.DataLossError(None, None, _not_whole(path, header, footer, body, record))

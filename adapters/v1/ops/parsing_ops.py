@@ -621,21 +621,24 @@ _TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 
 
 # -- decode_compressed ------------------------------------------------------------------
+def _inflate_error(e: Exception) -> errors.DataLossError:
+    """A ``zlib.error`` in TF's words (``inflate() failed with error -3: ...``)."""
+    import re
+
+    m = re.match(r"Error (-?\d+) while decompressing data: (.*)", str(e))
+    code, text = (m.group(1), m.group(2)) if m else ("?", str(e))
+    return errors.DataLossError(None, None, f"inflate() failed with error {code}: {text}")
+
+
 def _inflate(data: bytes, wbits: int) -> bytes:
     """One zlib/gzip stream inflated as TF's ``ZlibInputStream`` reads it: what
     follows the stream's end is ignored."""
-    import re
     import zlib
 
-    d = zlib.decompressobj(wbits)
     try:
-        return d.decompress(data)
+        return zlib.decompressobj(wbits).decompress(data)
     except zlib.error as e:
-        m = re.match(r"Error (-?\d+) while decompressing data: (.*)", str(e))
-        code, text = (m.group(1), m.group(2)) if m else ("?", str(e))
-        raise errors.DataLossError(
-            None, None, f"inflate() failed with error {code}: {text}"
-        ) from None
+        raise _inflate_error(e) from None
 
 
 def decode_compressed(
