@@ -62,14 +62,14 @@ def _goldens_scripts() -> list[str]:
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The whole test suite on the CPU."""
-    session.install("-e", ".[test]")
+    session.install("-e", ".[test,image]")
     session.run("pytest", *CPU_SUITE, *session.posargs, env=CPU_ENV)
 
 
 @nox.session(python=PYTHON)
 def tests_x64(session: nox.Session) -> None:
     """The same suite with JAX's x64 mode on (``tests`` runs JAX's default, x64 off)."""
-    session.install("-e", ".[test]")
+    session.install("-e", ".[test,image]")
     env = {**CPU_ENV, "JTRAIN_TEST_X64": "1"}
     session.run("pytest", *CPU_SUITE, *session.posargs, env=env)
 
@@ -77,7 +77,7 @@ def tests_x64(session: nox.Session) -> None:
 @nox.session(python=PYTHON, venv_backend="uv")
 def tests_floor(session: nox.Session) -> None:
     """The suite on the lowest versions pyproject.toml allows (uv's lowest-direct)."""
-    session.install("--resolution", "lowest-direct", "-e", ".[test]")
+    session.install("--resolution", "lowest-direct", "-e", ".[test,image]")
     session.run(
         "python",
         "-c",
@@ -89,7 +89,7 @@ def tests_floor(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def tests_gpu(session: nox.Session) -> None:
     """The same suite with JAX's CUDA build; run it where an NVIDIA GPU exists."""
-    session.install("-e", ".[test]")
+    session.install("-e", ".[test,image]")
     session.install("jax[cuda12]")
     session.run("python", "-c", "import jax; print(jax.devices())")
     # tests/conftest.py defaults JAX_PLATFORMS to cpu: name the GPU platform first here
@@ -119,7 +119,7 @@ def goldens(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def interop(session: nox.Session) -> None:
     """jtrain against real TensorFlow: each reads what the other wrote."""
-    session.install("-e", ".[test]", TENSORFLOW, TF_KERAS, "tensorboard")
+    session.install("-e", ".[test,image]", TENSORFLOW, TF_KERAS, "tensorboard")
     env = {**CPU_ENV, **TF_ENV}
     # Two workers, as the CPU suite: each test works in its own tmp_path (660 tests: 10 min
     # in one process on the CI machine, 2.6 min in two here).

@@ -10,6 +10,18 @@ from adapters.v1.ops.data_flow_ops import (
     QueueBase,
     RandomShuffleQueue,
 )
+from adapters.v1.ops.image_codecs import (
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
+)
 from adapters.v1.ops.io_ops import matching_files, read_file, write_file
 from adapters.v1.ops.parsing_ops import (
     FixedLenFeature,
@@ -47,8 +59,18 @@ __all__ = [
     "TFRecordCompressionType",
     "TFRecordOptions",
     "TFRecordWriter",
+    "decode_and_crop_jpeg",
+    "decode_bmp",
     "decode_csv",
+    "decode_gif",
+    "decode_image",
+    "decode_jpeg",
+    "decode_png",
     "decode_raw",
+    "encode_jpeg",
+    "encode_png",
+    "extract_jpeg_shape",
+    "is_jpeg",
     "gfile",
     "match_filenames_once",
     "parse_example",
