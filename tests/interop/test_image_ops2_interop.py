@@ -328,3 +328,85 @@ def test_non_max_suppression_of_float16_boxes_matches_tf():
         return lambda sess: sess.run(out)
 
     _exact(*run_both(script))
+
+
+# -- draw_bounding_boxes ------------------------------------------------------------------
+
+DRAW_BOXES = np.array(
+    [
+        [[0, 0, 1, 1], [0.2, 0.3, 0.7, 0.9], [-0.5, 0.1, 0.4, 1.7], [0.9, 0.9, 0.1, 0.1]],
+        [[0.5, -0.2, 1.4, 0.6], [1.2, 0, 1.5, 1], [0.33, 0.25, 0.34, 0.26], [0, 0, 0, 0]],
+    ],
+    np.float32,
+)  # (inverted, outside and one-pixel boxes included)
+
+
+@pytest.mark.parametrize("depth", [1, 3, 4])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize(
+    "colors",
+    [None, np.array([[0.25, 0.5, 0.75, 1.0], [0.1, 0.2, 0.3, 0.4], [1, 1, 1, 1]], np.float32)],
+)
+def test_draw_bounding_boxes_matches_tf(depth, dtype, colors):
+    images = np.random.RandomState(depth).uniform(0, 1, (2, 7, 9, depth)).astype(dtype)
+
+    def script(tf):
+        x = tf.placeholder(dtype, [2, 7, 9, depth])
+        b = tf.placeholder(tf.float32, [2, 4, 4])
+        out = tf.image.draw_bounding_boxes(x, b, colors=colors)
+        # (DrawBoundingBoxes: not differentiable, None; V2, with colors: LookupError below)
+        grad = tf.gradients(tf.reduce_sum(out), [x, b]) if colors is None else None
+        return lambda sess: (
+            sess.run(out, {x: images, b: DRAW_BOXES}),
+            out.shape.as_list(),
+            grad,
+        )
+
+    _exact(*run_both(script))
+
+
+def test_draw_bounding_boxes_with_colors_has_no_gradient_as_tf():
+    def build(tf):
+        x = tf.constant(np.zeros((2, 5, 5, 3), np.float32))
+        out = tf.image.draw_bounding_boxes(x, DRAW_BOXES, colors=np.ones((1, 3), np.float32))
+        return tf.gradients(tf.reduce_sum(out), x)
+
+    _raises(build, LookupError, "No gradient defined for operation")
+
+
+@pytest.mark.parametrize(
+    "build, error, match",
+    [
+        (
+            lambda tf: tf.image.draw_bounding_boxes(np.zeros((5, 5, 3), np.float32), DRAW_BOXES),
+            ValueError,
+            "Shape must be rank 4 but is rank 3",
+        ),
+        (
+            lambda tf: tf.image.draw_bounding_boxes(np.zeros((2, 5, 5, 2), np.float32), DRAW_BOXES),
+            ValueError,
+            r"Channel depth should be either 1 \(GRY\), 3 \(RGB\), or 4 \(RGBA\)",
+        ),
+        (
+            lambda tf: tf.image.draw_bounding_boxes(
+                np.zeros((2, 5, 5, 3), np.float32), DRAW_BOXES[..., :3]
+            ),
+            ValueError,
+            "Dimension must be 4 but is 3",
+        ),
+        (
+            lambda tf: tf.image.draw_bounding_boxes(np.zeros((1, 5, 5, 3), np.float32), DRAW_BOXES),
+            "InvalidArgumentError",
+            "The batch sizes should be the same",
+        ),
+        (
+            lambda tf: tf.image.draw_bounding_boxes(
+                np.zeros((2, 5, 5, 3), np.float32), DRAW_BOXES, colors=np.ones((2, 2), np.float32)
+            ),
+            "InvalidArgumentError",
+            "colors must have equal or more channels than the image provided",
+        ),
+    ],
+)
+def test_draw_bounding_boxes_errors_match_tf(build, error, match):
+    _raises(build, error, match)

@@ -47,6 +47,7 @@ import numpy as np
 
 from adapters.v1.framework import ops
 from adapters.v1.framework.op_def import FUNCTIONS, define, np_dtype
+from adapters.v1.ops._no_gradient import without_gradient
 from jtrain import errors
 
 __all__: list[str] = []
@@ -758,28 +759,7 @@ def _greedy_device(
     return jax.lax.fori_loop(0, n, body, state)[2]
 
 
-@jax.custom_vjp
-def _no_gradient(x: jax.Array) -> jax.Array:
-    """TF registers no gradient for ``CombinedNonMaxSuppression``: ``tf.gradients``
-    through it raises TF's ``LookupError`` (when jtrain traces the step)."""
-    return x
-
-
-def _no_gradient_fwd(x: jax.Array) -> tuple[jax.Array, None]:
-    return x, None
-
-
-def _no_gradient_bwd(_: None, g: jax.Array) -> tuple[jax.Array]:
-    raise LookupError(
-        "No gradient defined for operation 'combined_non_max_suppression' (op type: "
-        "CombinedNonMaxSuppression). In general every operation must have an associated "
-        "`@tf.RegisterGradient` for correct autodiff, which this op is lacking. If you want "
-        "to pretend this operation is a constant in your program, you may insert "
-        "`tf.stop_gradient`."
-    )
-
-
-_no_gradient.defvjp(_no_gradient_fwd, _no_gradient_bwd)
+_no_gradient = without_gradient("CombinedNonMaxSuppression")  # TF registers none
 
 
 def _combined(
