@@ -582,3 +582,51 @@ def test_sets_names_are_tfs():
         assert [p.name for p in mine.parameters.values()] == [
             p.name for p in inspect.signature(getattr(tf1.sets, name)).parameters.values()
         ]
+
+
+# -- fingerprint -------------------------------------------------------------------------
+FINGERPRINTS = {
+    "strings": lambda tf: tf.fingerprint(tf.constant(["ab", "c", ""])),
+    "string rows": lambda tf: tf.fingerprint(tf.constant([["a", "b"], ["", "xyz"]])),
+    "string rows of one": lambda tf: tf.fingerprint(tf.constant([["a"], ["b"]])),
+    "int32 rows": lambda tf: tf.fingerprint(tf.constant([[1, 2, 3], [3, 4, 5]])),
+    "int64 exact": lambda tf: tf.fingerprint(tf.constant([2**53 + 1, 2**53], tf.int64)),
+    "float32": lambda tf: tf.fingerprint(tf.constant(X)),
+    "float64, named": lambda tf: tf.fingerprint(tf.constant(X64), name="fp"),
+    "bool, uint8": lambda tf: tf.concat(
+        [
+            tf.fingerprint(tf.constant([[True, False], [False, False]])),
+            tf.fingerprint(tf.constant([[7, 255], [0, 1]], tf.uint8)),
+        ],
+        0,
+    ),
+    "computed in the step": lambda tf: tf.fingerprint(tf.constant(X) * 2.0 + 1.0),
+    "empty": lambda tf: tf.fingerprint(tf.zeros([0, 3])),
+}
+
+
+@pytest.mark.parametrize("case", list(FINGERPRINTS))
+def test_fingerprint_as_tf(case):
+    def script(tf):
+        out = FINGERPRINTS[case](tf)
+        return lambda sess: (sess.run(out), _static([out]), out.name)
+
+    assert_twins(*run_both(script), rtol=0)
+
+
+def test_fingerprint_fed_as_tf():
+    def script(tf):
+        data = tf.placeholder(tf.int32, [None, 2])
+        out = tf.fingerprint(data)
+        feeds = [{data: [[1, 2]]}, {data: [[5, 6], [7, 8], [9, 9]]}]
+        return lambda sess: ([sess.run(out, f) for f in feeds], _static([out]))
+
+    assert_twins(*run_both(script), rtol=0)
+
+
+def test_fingerprint_errors_as_tf():
+    for tf in (tf1, jtf):
+        with pytest.raises(ValueError, match="Unsupported method: md5"):
+            run_once(tf, lambda tf: tf.fingerprint(tf.constant([1, 2]), method="md5"))
+        with pytest.raises(ValueError, match="Shape must be at least rank 1 but is rank 0"):
+            run_once(tf, lambda tf: tf.fingerprint(tf.constant(1)))

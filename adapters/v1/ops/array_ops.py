@@ -2064,3 +2064,62 @@ def edit_distance(
     if any(t.op._const_value is None for t in (hyp.dense_shape, tru.dense_shape)):
         out._shape = None  # TF's shape function: unknown rank unless both shapes are constants
     return out
+
+
+# -- fingerprint -----------------------------------------------------------------------------
+def fingerprint(data: Any, method: Any = "farmhash64", name: str | None = None) -> ops.Tensor:
+    """``tf.fingerprint``: FarmHash ``Fingerprint64`` of each row of ``data``, as 8 bytes.
+
+    Row ``i`` (``data[i]``, all its elements) is hashed from its bytes in little-endian
+    order; a string row of one string from the string, a string row of several from
+    the concatenated fingerprints of its strings (TF's kernel). The 64-bit value is
+    stored little-endian.
+
+    Args:
+      data: a tensor of rank >= 1 (numbers, bools or strings).
+      method: the hash (default ``"farmhash64"``, the only one TF has).
+      name: the op name (default ``"Fingerprint"``).
+
+    Returns:
+      uint8 ``[data.shape[0], 8]``. Computed on the host, as TF's CPU-only kernel:
+      before the step for constants and fed placeholders, after it otherwise.
+
+    Raises:
+      ValueError: ``method`` is not ``"farmhash64"``, or ``data`` is a scalar (TF's
+        messages, when the graph is built).
+      InvalidArgumentError: (when run) ``data`` is a scalar of unknown static rank.
+    """
+    from adapters.v1.ops.sets_ops import host_op
+    from adapters.v1.ops.string_ops import fingerprint64
+
+    tensor = ops.convert_to_tensor(data, name="data")
+    method_value = method.decode() if isinstance(method, bytes) else str(method)
+    if method_value != "farmhash64":  # TF's shape function reads the constant method
+        raise ValueError(f"Unsupported method: {method_value}")
+    if tensor._shape is not None and len(tensor._shape) == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+
+    def one(buffer: bytes) -> np.ndarray:
+        return np.frombuffer(np.uint64(fingerprint64(buffer)).astype("<u8").tobytes(), np.uint8)
+
+    def compute(op: Any, value: Any) -> tuple[np.ndarray]:
+        value = np.asarray(value)
+        if value.ndim == 0:
+            raise errors.InvalidArgumentError(
+                None, op, "`data` should have at least one dimension: []"
+            )
+        rows = value.reshape(value.shape[0], -1) if value.shape[0] else value.reshape(0, 0)
+        out = np.zeros((rows.shape[0], 8), np.uint8)
+        for i, row in enumerate(rows):
+            if value.dtype == object:
+                strings = [s.encode() if isinstance(s, str) else bytes(s) for s in row]
+                if len(strings) == 1:
+                    out[i] = one(strings[0])
+                else:
+                    out[i] = one(b"".join(one(s).tobytes() for s in strings))
+            else:
+                out[i] = one(row.astype(row.dtype.newbyteorder("<")).tobytes())
+        return (out,)
+
+    rows = None if tensor._shape is None or not tensor._shape else tensor._shape[0]
+    return host_op("Fingerprint", [tensor], compute, [((rows, 8), np.uint8)], name).outputs[0]

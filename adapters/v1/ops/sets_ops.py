@@ -90,7 +90,11 @@ def _check_dtype(tensor: Any, message: str) -> None:
         raise TypeError(message.format(dtype=_dtype_text(tensor.dtype), valid=_VALID_TEXT))
 
 
-def _host(op_type: str, inputs: list[Any], compute: Any, specs: list[Any]) -> ops.Operation:
+def host_op(
+    op_type: str, inputs: list[Any], compute: Any, specs: list[Any], name: str | None = None
+) -> ops.Operation:
+    """A host operation: ``compute(op, *NumPy inputs) -> outputs`` before the step (its
+    inputs constants or fed placeholders) or after it; ``specs`` its ``(shape, dtype)``s."""
     # A constant's exact value (``host_inputs`` evaluates it, which loses int64 bits
     # with x64 off: 2**53 + 1 gave 1).
     exact = [
@@ -103,7 +107,7 @@ def _host(op_type: str, inputs: list[Any], compute: Any, specs: list[Any]) -> op
     holder: list[ops.Operation] = []
     op = ops.get_default_graph().create_op(
         op_type,
-        op_type,
+        name or op_type,
         inputs=flat,
         compute=lambda session, *values: compute(holder[0], *values),
         output_specs=specs,
@@ -136,7 +140,7 @@ def set_size(a: Any, validate_indices: bool = True) -> ops.Tensor:
         lead, sets = _groups(op, (indices, values, shape), validate_indices)
         return (np.asarray([s.size for s in sets], np.int32).reshape(lead),)
 
-    op = _host("SetSize", [a.indices, a.values, a.dense_shape], compute, [(None, np.int32)])
+    op = host_op("SetSize", [a.indices, a.values, a.dense_shape], compute, [(None, np.int32)])
     return op.outputs[0]
 
 
@@ -202,7 +206,7 @@ def _set_operation(a: Any, b: Any, operation: str, validate_indices: bool) -> Sp
 
     values_dtype = (a.values if a_sparse else a).dtype
     specs = [((None, rank), np.int64), ((None,), values_dtype), ((rank,), np.int64)]
-    op = _host(op_type, inputs, compute, specs)
+    op = host_op(op_type, inputs, compute, specs)
     indices, values, shape = op.outputs
     return SparseTensor(indices, values, shape)
 
