@@ -112,7 +112,11 @@ from adapters.v1.framework.scopes import (
     no_regularizer,
     op_scope,
 )
-from adapters.v1.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from adapters.v1.framework.sparse_tensor import (
+    SparseTensor,
+    SparseTensorValue,
+    convert_to_tensor_or_sparse_tensor,
+)
 from adapters.v1.framework.tensor_shape import (
     Dimension,
     TensorShape,
@@ -263,6 +267,7 @@ from adapters.v1.ops.parsing_ops import (
     serialize_tensor,
 )
 from adapters.v1.ops.partitioned_variables import (
+    create_partitioned_variables,
     fixed_size_partitioner,
     min_max_variable_partitioner,
     variable_axis_size_partitioner,
@@ -305,6 +310,7 @@ from adapters.v1.ops.state_ops import (
     assign,
     assign_add,
     assign_sub,
+    batch_scatter_update,
     count_up_to,
     scatter_add,
     scatter_div,
@@ -473,6 +479,7 @@ __all__ = [
     "py_function",
     "user_ops",
     "fixed_size_partitioner",
+    "create_partitioned_variables",
     "min_max_variable_partitioner",
     "variable_axis_size_partitioner",
     "control_flow_v2_enabled",
@@ -559,6 +566,7 @@ __all__ = [
     "SparseFeature",
     "SparseTensor",
     "SparseTensorValue",
+    "convert_to_tensor_or_sparse_tensor",
     "IndexedSlices",
     "IndexedSlicesValue",
     "clip_by_average_norm",
@@ -714,6 +722,7 @@ __all__ = [
     "assign",
     "assign_add",
     "assign_sub",
+    "batch_scatter_update",
     "count_up_to",
     "scatter_add",
     "scatter_div",

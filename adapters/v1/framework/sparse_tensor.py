@@ -18,7 +18,7 @@ from adapters.v1.framework import ops, tensor_shape
 from adapters.v1.framework.tensor_shape import TensorShape
 from jtrain.records.parsing_ops import SparseTensorValue
 
-__all__ = ["SparseTensor", "SparseTensorValue"]
+__all__ = ["SparseTensor", "SparseTensorValue", "convert_to_tensor_or_sparse_tensor"]
 
 
 class SparseTensor:
@@ -134,3 +134,35 @@ def _shape_of_value(dense_shape: ops.Tensor) -> TensorShape:
         if partial is not None and partial.shape == (rank[0],):
             return TensorShape([None if d is None or int(d) < 0 else int(d) for d in partial])
     return TensorShape([None] * rank[0])
+
+
+def convert_to_tensor_or_sparse_tensor(
+    value: Any, dtype: Any = None, name: str | None = None
+) -> ops.Tensor | SparseTensor:
+    """``tf.convert_to_tensor_or_sparse_tensor``: a ``SparseTensor`` as it is (a
+    ``SparseTensorValue`` made one), anything else ``tf.convert_to_tensor``.
+
+    Args:
+      value: a ``SparseTensor``, ``SparseTensorValue`` or what ``convert_to_tensor`` takes.
+      dtype: the dtype required (optional).
+      name: the name of a new tensor.
+
+    Returns:
+      A ``SparseTensor`` or a ``Tensor``.
+
+    Raises:
+      RuntimeError: a sparse value of another dtype (TF's message).
+      TypeError, ValueError: as ``convert_to_tensor``.
+    """
+    if dtype is not None:
+        dtype = ops.as_dtype(dtype)
+    if isinstance(value, SparseTensorValue):  # as TF's from_value: int64 indices and shape
+        value = SparseTensor(value.indices, value.values, value.dense_shape)
+    if isinstance(value, SparseTensor):
+        if dtype is not None and dtype.base_dtype != ops.as_dtype(value.dtype).base_dtype:
+            raise RuntimeError(
+                f"Sparse dtype mismatch. Requested: {dtype.name},  Actual: "
+                f"{ops.as_dtype(value.dtype).name}"
+            )
+        return value
+    return ops.convert_to_tensor(value, dtype=dtype, name=name)

@@ -25,6 +25,7 @@ __all__ = [
     "PartitionInfo",
     "PartitionedVariable",
     "SaveSliceInfo",
+    "create_partitioned_variables",
     "fixed_size_partitioner",
     "min_max_variable_partitioner",
     "variable_axis_size_partitioner",
@@ -471,3 +472,60 @@ def get_partitioned_variable(
     result = PartitionedVariable(name, shape, dtype, slices, partitions)
     partitioned[name] = result
     return result
+
+
+def create_partitioned_variables(
+    shape: Any,
+    slicing: Any,
+    initializer: Any,
+    dtype: Any = np.float32,
+    trainable: bool = True,
+    collections: Any = None,
+    name: str | None = None,
+    reuse: Any = None,
+) -> list[Any]:
+    """``tf.create_partitioned_variables`` (deprecated in TF): a variable made of slices.
+
+    The variable ``<scope>/part_<i>`` slices are created as ``tf.get_variable`` with a
+    partitioner returning ``slicing`` creates them, in a variable scope ``name``
+    (default a unique ``"PartitionedVariable"``).
+
+    Args:
+      shape: the full shape (fully known, rank at least 1).
+      slicing: the number of slices along each axis (one axis above 1 at most).
+      initializer: an initializer (called per slice with its ``partition_info``), or
+        the full value (a NumPy array or tensor, sliced).
+      dtype: the dtype (default float32).
+      trainable: whether the slices are trainable (default True).
+      collections: the collections (default ``[GLOBAL_VARIABLES]``).
+      name: the variable scope's name.
+      reuse: reuse the slices of an existing partitioned variable.
+
+    Returns:
+      The list of slice variables.
+
+    Raises:
+      ValueError: ``shape`` and ``slicing`` differ in length, ``shape`` is empty, or
+        TF's partitioning and sharing errors.
+    """
+    from adapters.v1.ops import variable_scope as vs
+
+    if len(shape) != len(slicing):
+        raise ValueError(
+            "The 'shape' and 'slicing' of a partitioned Variable must have the length: "
+            f"shape: {shape}, slicing: {slicing}"
+        )
+    if len(shape) < 1:
+        raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shape}")
+    with vs.variable_scope(name, "PartitionedVariable", reuse=reuse) as scope:
+        variable = get_partitioned_variable(
+            scope.name,
+            shape=shape,
+            dtype=dtype,
+            initializer=initializer,
+            reuse=scope.reuse,
+            trainable=trainable,
+            collections=collections,
+            partitioner=lambda **unused: slicing,
+        )
+    return list(variable)

@@ -29,6 +29,7 @@ __all__ = [
     "assign",
     "assign_add",
     "assign_sub",
+    "batch_scatter_update",
     "count_up_to",
     "scatter_add",
     "scatter_div",
@@ -196,3 +197,48 @@ scatter_min: Any
 scatter_nd_update: Any
 scatter_nd_add: Any
 scatter_nd_sub: Any
+
+
+def batch_scatter_update(
+    ref: Any, indices: Any, updates: Any, use_locking: bool = True, name: str | None = None
+) -> Any:
+    """``tf.batch_scatter_update`` (deprecated in TF): ``scatter_update`` on the last axis
+    of ``indices``, batched over its leading axes.
+
+    .. math:: \\mathrm{ref}[b_0, \\ldots, b_{k-2}, \\mathrm{indices}[b_0, \\ldots, b_{k-1}]]
+        = \\mathrm{updates}[b_0, \\ldots, b_{k-1}]
+
+    Built as TF builds it: the batch positions are prepended to each index and the
+    result is ``scatter_nd_update`` (op ``ScatterNdUpdate``, in the root name scope
+    unless ``name`` is given, as TF's ``name_scope(None)``).
+
+    Args:
+      ref: the variable.
+      indices: int32/int64 indices of known rank ``k``.
+      updates: the values, of shape ``indices.shape + ref.shape[k:]``.
+      use_locking: accepted (TF's default True).
+      name: the name scope.
+
+    Returns:
+      ``ref`` after the update.
+
+    Raises:
+      ValueError: ``indices`` has an unknown rank (TF's message names ``batch_gather``).
+    """
+    import jax.numpy as jnp
+
+    from adapters.v1.ops.script_ops import lift
+
+    with ops.name_scope(name):
+        indices = ops.convert_to_tensor(indices, name="indices")
+        rank = indices.get_shape().ndims
+        if rank is None:
+            raise ValueError("batch_gather does not allow indices with unknown shape.")
+
+        def nd_indices(a: Any) -> Any:
+            batch = jnp.moveaxis(jnp.indices(a.shape, dtype=a.dtype)[: rank - 1], 0, -1)
+            return jnp.concatenate([batch, a[..., None]], axis=-1)
+
+        final = lift(nd_indices, [indices], name="concat")
+        scatter_nd = globals()["scatter_nd_update"]  # made by the _SCATTERS loop above
+        return scatter_nd(ref, final, updates, use_locking=use_locking)
