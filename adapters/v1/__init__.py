@@ -9,6 +9,7 @@ through ``tf.jax_function``. Each ``Session.run`` is one compiled XLA program.
 
 from adapters.v1 import (
     compat,
+    config,
     data,
     debugging,
     distributions,
@@ -406,6 +407,7 @@ __version__ = VERSION
 
 __all__ = [
     "compat",
+    "config",
     "dtypes",
     "manip",
     "nest",

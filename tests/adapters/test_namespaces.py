@@ -121,3 +121,16 @@ def test_nest_round_trip_and_errors():
         tf.nest.assert_same_structure((1, 2), [1, 2])
     with pytest.raises(NotImplementedError, match="expand_composites"):
         tf.nest.flatten(s, expand_composites=True)
+
+
+def test_config_lists_jax_devices():
+    logical = tf.config.list_logical_devices("CPU")
+    assert [d.name for d in logical] == [f"/device:CPU:{i}" for i in range(len(jax.devices("cpu")))]
+    (cpu,) = tf.config.list_physical_devices("CPU")
+    assert cpu == ("/physical_device:CPU:0", "CPU")
+    assert tf.config.experimental.list_physical_devices is tf.config.list_physical_devices
+    with pytest.raises(ValueError, match="non-GPU"):
+        tf.config.experimental.set_memory_growth(cpu, True)
+    with pytest.raises(RuntimeError, match="^Visible devices cannot be modified"):
+        tf.config.set_visible_devices([])
+    tf.config.set_visible_devices(tf.config.list_physical_devices())  # unchanged: accepted

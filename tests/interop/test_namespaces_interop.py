@@ -48,6 +48,14 @@ CLAIMED = {
     "manip": ("batch_to_space_nd gather_nd reshape reverse roll scatter_nd space_to_batch_nd tile"),
     "queue": "FIFOQueue PaddingFIFOQueue PriorityQueue QueueBase RandomShuffleQueue",
     "nest": "assert_same_structure flatten is_nested map_structure pack_sequence_as",
+    "config": (
+        "LogicalDevice PhysicalDevice experimental get_visible_devices list_logical_devices "
+        "list_physical_devices set_visible_devices"
+    ),
+    "config.experimental": (
+        "get_memory_growth get_visible_devices list_logical_devices list_physical_devices "
+        "set_memory_growth set_visible_devices"
+    ),
     "sysconfig": (
         "CXX11_ABI_FLAG CXX_VERSION MONOLITHIC_BUILD get_build_info get_compile_flags "
         "get_include get_lib get_link_flags"
@@ -70,7 +78,9 @@ def _public(module):
 
 @pytest.mark.parametrize("namespace", sorted(CLAIMED))
 def test_namespace_has_tf_names_claimed_and_names_the_rest(namespace):
-    theirs, ours = getattr(tf1, namespace), getattr(jtf, namespace)
+    theirs, ours = tf1, jtf
+    for part in namespace.split("."):
+        theirs, ours = getattr(theirs, part), getattr(ours, part)
     claimed = set(CLAIMED[namespace].split())
     assert claimed <= _public(theirs), claimed - _public(theirs)
     for name in claimed:
@@ -600,3 +610,39 @@ def test_nest_flattens_graph_values_as_leaves():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours)
+
+
+# -- tf.config ----------------------------------------------------------------------------
+def _config_outcomes(tf):
+    c = tf.config
+    out = [repr(c.list_logical_devices())]  # TF's runtime starts here (JAX's already has)
+    for kind in (None, "CPU", "cpu", "GPU", "XPU"):
+        out += [repr(c.list_physical_devices(kind)), repr(c.list_logical_devices(kind))]
+        out += [repr(c.get_visible_devices(kind)), repr(c.experimental.list_physical_devices(kind))]
+    cpu = c.list_physical_devices("CPU")[0]
+    out.append(cpu._fields)
+    for call in (
+        lambda: c.set_visible_devices([cpu]),
+        lambda: c.set_visible_devices(cpu),
+        lambda: c.set_visible_devices([], "GPU"),
+        lambda: c.set_visible_devices([cpu], "CPU"),
+        lambda: c.set_visible_devices([cpu], "GPU"),
+        lambda: c.set_visible_devices("x"),
+        lambda: c.set_visible_devices([]),
+        lambda: c.experimental.set_visible_devices([], "CPU"),
+        lambda: c.experimental.get_memory_growth(cpu),
+        lambda: c.experimental.set_memory_growth(cpu, True),
+        lambda: c.experimental.get_memory_growth(("/physical_device:GPU:9", "GPU")),
+    ):
+        kind, text = _outcome(call)
+        if isinstance(text, str):
+            text = text.split(" (JAX")[0]  # ours adds what to do instead
+        out.append((kind, text))
+    return out
+
+
+def test_config_devices_as_tfs():
+    theirs, ours = _config_outcomes(tf1), _config_outcomes(jtf)
+    for i, (t, o) in enumerate(zip(theirs, ours, strict=True)):
+        assert o == t, (i, t, o)
+    assert jtf.config.list_physical_devices()[0] == tf1.config.list_physical_devices()[0]
