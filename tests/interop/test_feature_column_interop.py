@@ -510,6 +510,12 @@ _BAD_CALLS = {
             )
         ],
     ),  # fmt: skip
+    "cross_size": lambda tf, fc: fc.crossed_column(["a", "b"], 0),
+    "cross_keys": lambda tf, fc: fc.crossed_column(["a"], 3),
+    "cross_key_type": lambda tf, fc: fc.crossed_column(["a", fc.numeric_column("b")], 3),
+    "cross_hashed": lambda tf, fc: fc.crossed_column(
+        ["a", fc.categorical_column_with_hash_bucket("b", 3)], 3
+    ),
     "linear_bad_column": lambda tf, fc: fc.linear_model({}, ["a"]),
     "parse_spec_conflict": lambda tf, fc: fc.make_parse_example_spec(
         [fc.numeric_column("a"), fc.categorical_column_with_identity("a", 3)]
@@ -646,3 +652,48 @@ def test_static_batch_rank1_sparse_integer_hash_and_bucketized_embedding() -> No
         }
 
     _check(_model(build, feeds))
+
+
+def test_crossed_columns_of_dense_features_and_bucketized_columns() -> None:
+    """TF's ``SparseCross`` ids (``FingerprintCat64`` chains): string and integer
+    features (``''`` and ``-1`` crossed as values), a bucketized column, a nested
+    cross, a custom ``hash_key``, in embedding, indicator and linear model."""
+
+    def build(tf: Any) -> Any:
+        fc = tf.feature_column
+        f = {
+            "edu": tf.placeholder(tf.string, [None]),
+            "job": tf.placeholder(tf.string, [None, 2]),
+            "n": tf.placeholder(tf.int32, [None, 1]),
+            "age": tf.placeholder(tf.float32, [None]),
+        }
+        age = fc.bucketized_column(fc.numeric_column("age"), [18.0, 40.0, 65.0])
+        edu_job = fc.crossed_column(["edu", "job"], 7)
+        columns = [
+            fc.indicator_column(edu_job),
+            fc.embedding_column(
+                fc.crossed_column([age, edu_job, "n"], 11), 2, combiner="sum",
+                initializer=_const_init(tf, 11, 2),
+            ),
+            fc.indicator_column(fc.crossed_column(["n", "edu"], 5, hash_key=12345)),
+        ]  # fmt: skip
+        return f, columns
+
+    def feeds(tf: Any, f: Any) -> Any:
+        yield {
+            f["edu"]: np.array([b"phd", b"", b"hs"], object),
+            f["job"]: np.array([[b"dev", b"ops"], [b"", b"x"], [b"hs", b"hs"]], object),
+            f["n"]: np.array([[3], [-1], [2**30]], np.int32),
+            f["age"]: np.array([17.0, 40.0, 99.0], np.float32),
+        }
+
+    _check(_model(build, feeds))
+
+    def linear(tf: Any) -> Any:
+        f, columns = build(tf)
+        age = tf.feature_column.bucketized_column(
+            tf.feature_column.numeric_column("age"), [18.0, 40.0, 65.0]
+        )
+        return f, [columns[0].categorical_column, tf.feature_column.crossed_column([age, "edu"], 9)]
+
+    _check(_model(linear, feeds, api="linear_model", units=2))

@@ -1270,16 +1270,176 @@ def shared_embedding_columns(
     ]
 
 
-def crossed_column(keys: Any, hash_bucket_size: int, hash_key: int | None = None) -> Any:
-    """``tf.compat.v1.feature_column.crossed_column``: not supported by jtrain.
+_DEFAULT_HASH_KEY = 0xDECAFCAFFE  # TF's sparse_cross_hashed default
+_K_MUL = 0xC6A4A7935BD1E995
+
+
+def _fingerprint_cat64(fp1: Any, fp2: Any) -> Any:
+    """TF's ``FingerprintCat64`` of two uint64 arrays (wrapping uint64 arithmetic)."""
+    import jax.numpy as jnp
+
+    mul = jnp.uint64(_K_MUL)
+
+    def shift_mix(v: Any) -> Any:
+        return v ^ (v >> jnp.uint64(47))
+
+    result = fp1 ^ mul
+    result = result ^ (shift_mix(fp2 * mul) * mul)
+    result = result * mul
+    result = shift_mix(result) * mul
+    return shift_mix(result)
+
+
+def _fingerprint64(strings: ops.Tensor) -> ops.Tensor:
+    """FarmHash ``Fingerprint64`` of each string, as the int64 of its bits (a host op
+    where the strings are, as TF's ``SparseCross`` hashes them)."""
+    from adapters.v1.ops.data_flow_ops import host_inputs, placement
+
+    (tensor,) = host_inputs([strings])
+
+    def compute(session: Any, value: Any) -> tuple:
+        arr = np.asarray(value)
+        flat = [string_ops.fingerprint64(bytes(v)) for v in arr.reshape(-1)]
+        return (np.asarray(flat, np.uint64).view(np.int64).reshape(arr.shape),)
+
+    op = ops.get_default_graph().create_op(
+        "Fingerprint64", "fingerprint", inputs=[tensor], compute=compute,
+        output_specs=[(tensor._shape, np.dtype(np.int64))], host=placement([tensor]),
+    )  # fmt: skip
+    return op.outputs[0]
+
+
+class CrossedColumn(
+    CategoricalColumn,
+    collections.namedtuple("CrossedColumn", ("keys", "hash_bucket_size", "hash_key")),
+):
+    """See ``crossed_column``."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        names = [k.name if isinstance(k, FeatureColumn) else k for k in _leaf_keys(self)]
+        return "_X_".join(sorted(names))
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        config: dict = {}
+        for key in self.keys:
+            if isinstance(key, FeatureColumn):
+                config.update(key._parse_example_spec)
+            else:
+                config[key] = VarLenFeature(dtypes.string)
+        return config
+
+    @property
+    def _num_buckets(self) -> int:
+        return self.hash_bucket_size
+
+    def _transform_feature(self, inputs: Any) -> SparseTensor:
+        # TF's SparseCross takes the SparseTensors first, then the dense tensors.
+        sparse, dense = [], []
+        for key in _leaf_keys(self):
+            if isinstance(key, str):
+                tensor, expand = inputs._raw_feature(key)
+                if _is_sparse(tensor):
+                    raise NotImplementedError(
+                        f"crossed_column {self.name}: feature {key} is a SparseTensor, whose "
+                        "crosses per example depend on the data (jtrain's programs have "
+                        "static shapes); feed it as a dense [batch, n] tensor."
+                    )
+                # Hashed where the strings are fed (host), then expanded as TF's builder.
+                tensor = _fingerprint64(tensor) if tensor.dtype == dtypes.string else tensor
+                dense.append(_tf["expand_dims"](tensor, -1) if expand else tensor)
+            elif isinstance(key, CategoricalColumn):
+                pair = key._get_sparse_tensors(inputs)
+                if pair.weight_tensor is not None:
+                    raise ValueError(
+                        "crossed_column does not support weight_tensor, but the given column "
+                        f"populates weight_tensor. Given column: {key.name}"
+                    )
+                if not isinstance(key, BucketizedColumn):
+                    raise NotImplementedError(
+                        f"crossed_column {self.name}: jtrain crosses dense features and "
+                        f"bucketized columns; {key.name}'s ids may be absent per example "
+                        "(crosses depending on the data). Cross the feature's name instead."
+                    )
+                sparse.append(
+                    _tf["reshape"](pair.id_tensor.values, [-1, key.source_column.shape[0]])
+                )
+            else:
+                raise ValueError(f"Unsupported column type. Given: {key}")
+        parts = []
+        for tensor in sparse + dense:
+            shape = tensor._shape
+            if shape is None or len(shape) != 2 or shape[1] is None:
+                raise NotImplementedError(
+                    f"crossed_column {self.name}: jtrain crosses features of shape [batch, n] "
+                    f"with n known when the graph is built, got {shape}."
+                )
+            parts.append(_tf["cast"](tensor, dtypes.int64))
+        key = np.uint64(_DEFAULT_HASH_KEY if self.hash_key is None else self.hash_key)
+        buckets = np.uint64(self.hash_bucket_size)
+
+        def cross(*values: Any) -> Any:
+            import jax.numpy as jnp
+
+            batch = values[0].shape[0]
+            hashed = jnp.full((batch, 1), key, jnp.uint64)
+            for v in values:
+                h = _fingerprint_cat64(hashed[:, :, None], v.astype(jnp.uint64)[:, None, :])
+                hashed = h.reshape(batch, -1)
+            return (hashed % buckets).astype(jnp.int64)
+
+        with ops.name_scope(None, "SparseCross"):
+            return _cells(lift(cross, parts, name="SparseCross"))
+
+
+def _leaf_keys(cross: CrossedColumn) -> list:
+    keys: list = []
+    for k in cross.keys:
+        keys.extend(_leaf_keys(k) if isinstance(k, CrossedColumn) else [k])
+    return keys
+
+
+def crossed_column(keys: Any, hash_bucket_size: int, hash_key: int | None = None) -> CrossedColumn:
+    """Ids of the crosses of several features: per example, every combination of one
+    value of each, hashed (``tf.compat.v1.feature_column.crossed_column``).
+
+    A combination's id is TF's ``SparseCross``: starting from ``hash_key``, the
+    ``FingerprintCat64`` with each value's hash (FarmHash ``Fingerprint64`` of a
+    string, an integer's own bits) in TF's order (bucketized columns first, then the
+    named features; the last feature varies fastest), modulo ``hash_bucket_size``.
+
+    Args:
+      keys: feature names (dense string or integer features, ``''``/``-1`` cells
+        crossed as values, as TF) and ``bucketized_column``s; nested crossed columns
+        are flattened.
+      hash_bucket_size: the number of ids (>= 1).
+      hash_key: the first value of the hash chain (default TF's ``0xDECAFCAFFE``).
+
+    Returns:
+      A ``CrossedColumn``.
 
     Raises:
-      NotImplementedError: always (TF's crosses have a data-dependent number of ids per
-        example, hashed with ``FingerprintCat64``; jtrain's programs have static shapes).
+      ValueError: ``hash_bucket_size`` < 1, fewer than two keys, or a key that is not
+        a string or a categorical column, or a hash-bucket column.
+      NotImplementedError (when the model is built): a ``SparseTensor`` feature or a
+        categorical column other than ``bucketized_column`` (their crosses per example
+        depend on the data; jtrain's programs have static shapes).
     """
-    raise NotImplementedError(
-        "tf.feature_column.crossed_column: jtrain does not build feature crosses (their "
-        "number per example depends on the data); hash a combined string feature with "
-        "categorical_column_with_hash_bucket instead, or cross the features before "
-        "feeding them."
-    )
+    if not hash_bucket_size or hash_bucket_size < 1:
+        raise ValueError(f"hash_bucket_size must be > 1. hash_bucket_size: {hash_bucket_size}")
+    if not keys or len(keys) < 2:
+        raise ValueError(f"keys must be a list with length > 1. Given: {keys}")
+    for key in keys:
+        if not isinstance(key, (str, CategoricalColumn)):
+            raise ValueError(
+                "Unsupported key type. All keys must be either string, or categorical "
+                f"column except HashedCategoricalColumn. Given: {key}"
+            )
+        if isinstance(key, HashedCategoricalColumn):
+            raise ValueError(
+                "categorical_column_with_hash_bucket is not supported for crossing. Hashing "
+                "before crossing will increase probability of collision. Instead, use the "
+                f"feature name as a string. Given: {key}"
+            )
+    return CrossedColumn(tuple(keys), hash_bucket_size, hash_key)

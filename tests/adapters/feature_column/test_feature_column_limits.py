@@ -19,9 +19,19 @@ def _graph():
         yield graph
 
 
-def test_crossed_column_raises_naming_it() -> None:
-    with pytest.raises(NotImplementedError, match="crossed_column"):
-        fc.crossed_column(["a", "b"], 10)
+def test_crossed_column_of_sparse_features_raises_naming_it() -> None:
+    features = {
+        "a": tf.sparse_placeholder(tf.string, shape=[None, 2]),
+        "b": tf.placeholder(tf.string, [None, 1]),
+        "c": tf.placeholder(tf.string, [None, 1]),
+    }
+    crossed = fc.crossed_column(["a", "b"], 10)
+    with pytest.raises(NotImplementedError, match="crossed_column a_X_b: feature a"):
+        fc.input_layer(features, [fc.indicator_column(crossed)])
+    vocab = fc.categorical_column_with_vocabulary_list("c", ["x"])
+    crossed = fc.crossed_column([vocab, "b"], 10)
+    with pytest.raises(NotImplementedError, match="crossed_column b_X_c: .*bucketized"):
+        fc.input_layer(features, [fc.indicator_column(crossed)])
 
 
 def test_unsafe_embedding_lookup_raises_naming_the_argument() -> None:
