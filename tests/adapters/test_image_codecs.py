@@ -198,3 +198,18 @@ def test_what_jtrain_does_not_reproduce_raises(graph):
     webp = b"RIFF\x10\x00\x00\x00WEBPVP8 " + b"\0" * 8
     with tf.Session() as sess, pytest.raises(NotImplementedError, match="WebP"):
         sess.run(tf.io.decode_image(s), {s: webp})
+
+
+def test_adjust_and_random_jpeg_quality_keep_dtype_and_size(graph):
+    img = np.full((8, 10, 3), 0.5, np.float32)
+    x = tf.placeholder(tf.float32, [8, 10, 3])
+    adjusted = tf.image.adjust_jpeg_quality(x, 75, dct_method="INTEGER_ACCURATE")
+    noisy = tf.image.random_jpeg_quality(tf.constant(img), 20, 80)
+    assert adjusted.shape.as_list() == [None, None, 3] and adjusted.dtype == tf.float32
+    with tf.Session() as sess:
+        a, n = sess.run([adjusted, noisy], {x: img})
+    for out in (a, n):
+        assert out.shape == (8, 10, 3) and out.dtype == np.float32
+        assert np.abs(out - img).max() <= 1 / 255 + 1e-7  # a flat image stays flat
+    with pytest.raises(ValueError, match="less than"):
+        tf.image.random_jpeg_quality(img, 50, 50)

@@ -482,3 +482,43 @@ def test_dataset_map_decodes_images_of_different_sizes(tmp_path):
     theirs, ours = run_both(script)
     assert ours[2] == theirs[2] == [([None, None, 3], "uint8")] * 2
     assert_twins(theirs[:2], ours[:2], rtol=0)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
+def test_adjust_jpeg_quality_matches_tf(dtype):
+    images = [_image(10, 13, 3, seed=5), _image(9, 8, 1, seed=6)]
+
+    def script(tf):
+        fed = tf.placeholder(getattr(tf, dtype), [10, 13, 3])
+        quality = tf.placeholder(tf.int32, [])
+        outs = [tf.image.adjust_jpeg_quality(fed, quality, dct_method="INTEGER_ACCURATE")]
+        gray = images[1] if dtype == "uint8" else images[1] / 255.0
+        ds = tf.data.Dataset.from_tensors(gray.astype(dtype)).map(
+            lambda i: tf.image.adjust_jpeg_quality(i, 30, dct_method="INTEGER_ACCURATE")
+        )
+        outs.append(ds.make_one_shot_iterator().get_next())
+        sigs = [_signature(o) for o in outs]
+        value = images[0] if dtype == "uint8" else images[0] / 255.0
+        feed = {fed: value.astype(dtype), quality: 60}
+        return lambda sess: (sess.run(outs, feed), sigs)
+
+    theirs, ours = run_both(script)
+    assert ours[1] == theirs[1]
+    assert_twins(theirs[0], ours[0], rtol=0)
+
+
+def test_random_jpeg_quality_arguments_as_tf():
+    from adapters import v1 as jtf
+
+    img = _image(4, 4, 3)
+    for low, high in ((-1, 50), (10, 101), (50, 50), (60, 20)):
+        messages = []
+        for tf in (real_tf.compat.v1, jtf):
+            with tf.Graph().as_default(), pytest.raises(ValueError) as info:
+                tf.image.random_jpeg_quality(img, low, high)
+            messages.append(str(info.value))
+        assert messages[0] == messages[1]
+    for tf in (real_tf.compat.v1, jtf):
+        with tf.Graph().as_default():
+            out = tf.image.random_jpeg_quality(tf.constant(img), 20, 80)
+            assert _signature(out) == ([None, None, 3], "uint8")

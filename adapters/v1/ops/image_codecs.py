@@ -33,6 +33,7 @@ from jtrain import errors
 from jtrain.image import png
 
 __all__ = [
+    "adjust_jpeg_quality",
     "decode_and_crop_jpeg",
     "decode_bmp",
     "decode_gif",
@@ -43,6 +44,7 @@ __all__ = [
     "encode_png",
     "extract_jpeg_shape",
     "is_jpeg",
+    "random_jpeg_quality",
 ]
 
 _STRING = np.dtype(object)
@@ -716,6 +718,44 @@ def _encode_op(op_type: str, name: str | None, tensor: ops.Tensor, fn: Callable)
     return op.outputs[0]
 
 
+def _jpeg_bytes(
+    value: np.ndarray,
+    format: str,  # noqa: A002
+    quality: int,
+    progressive: bool = False,
+    optimize: bool = False,
+    subsample: bool = True,
+    dpi: tuple[int, int] = (300, 300),
+) -> bytes:
+    """``value`` as a JPEG file, written by Pillow's libjpeg with TF's settings."""
+    Image = _pillow()
+    if value.ndim != 3:
+        raise _invalid(f"image must be 3-dimensional{list(value.shape)}")
+    channels = value.shape[2]
+    shape = ",".join(str(d) for d in value.shape)
+    if format:
+        want = {"grayscale": 1, "rgb": 3}[format]
+        if channels != want:
+            raise _invalid(f"format {format} expects {want} channels, got [{shape}]")
+    elif channels not in (1, 3):
+        raise _invalid(f"image must have 1 or 3 channels, got [{shape}]")
+    if not 0 <= quality <= 100:
+        raise _invalid(f"quality must be in [0,100], got {quality}")
+    im = Image.fromarray(value[..., 0] if channels == 1 else value)
+    buf = io.BytesIO()
+    im.save(
+        buf,
+        "JPEG",
+        quality=quality,
+        progressive=progressive,
+        optimize=optimize,
+        # 4:2:0 or 4:4:4 (a gray image's one component is never subsampled, as TF)
+        subsampling=2 if subsample and channels == 3 else 0,
+        dpi=dpi,
+    )
+    return buf.getvalue()
+
+
 def encode_png(image: Any, compression: int = -1, name: str | None = None) -> ops.Tensor:
     """PNG-encodes a uint8 or uint16 ``[height, width, channels]`` image
     (``tf.io.encode_png``): 1 to 4 channels (gray, gray and alpha, RGB, RGBA).
@@ -796,36 +836,108 @@ def encode_jpeg(
         raise NotImplementedError("EncodeJpeg: xmp_metadata is not supported; drop it")
     tensor = _image_input(image, "EncodeJpeg", (_UINT8,))
 
+    if density_unit == "cm":
+        raise NotImplementedError(
+            "EncodeJpeg: density_unit='cm' is not supported (Pillow writes dots per inch); use 'in'"
+        )
+
     def encode(value: np.ndarray) -> bytes:
-        Image = _pillow()
-        if value.ndim != 3:
-            raise _invalid(f"image must be 3-dimensional{list(value.shape)}")
-        channels = value.shape[2]
-        shape = ",".join(str(d) for d in value.shape)
-        if format:
-            want = {"grayscale": 1, "rgb": 3}[format]
-            if channels != want:
-                raise _invalid(f"format {format} expects {want} channels, got [{shape}]")
-        elif channels not in (1, 3):
-            raise _invalid(f"image must have 1 or 3 channels, got [{shape}]")
-        if not 0 <= quality <= 100:
-            raise _invalid(f"quality must be in [0,100], got {quality}")
-        im = Image.fromarray(value[..., 0] if channels == 1 else value)
-        buf = io.BytesIO()
-        options: dict[str, Any] = {
-            "quality": quality,
-            "progressive": progressive,
-            "optimize": optimize_size,
-            # 4:2:0 or 4:4:4 (a gray image's one component is never subsampled, as TF)
-            "subsampling": 2 if chroma_downsampling and channels == 3 else 0,
-            "dpi": (x_density, y_density),
-        }
-        if density_unit == "cm":
-            raise NotImplementedError(
-                "EncodeJpeg: density_unit='cm' is not supported (Pillow writes dots per "
-                "inch); use 'in'"
-            )
-        im.save(buf, "JPEG", **options)
-        return buf.getvalue()
+        return _jpeg_bytes(
+            value,
+            format,
+            quality,
+            progressive=progressive,
+            optimize=optimize_size,
+            subsample=chroma_downsampling,
+            dpi=(x_density, y_density),
+        )
 
     return _encode_op("EncodeJpeg", name, tensor, encode)
+
+
+def adjust_jpeg_quality(
+    image: Any, jpeg_quality: Any, dct_method: str = "", name: str | None = None
+) -> ops.Tensor:
+    """``image`` JPEG-encoded at ``jpeg_quality`` and decoded again
+    (``tf.image.adjust_jpeg_quality``), in its dtype: TF's ``convert_image_dtype`` to
+    uint8 (saturating), ``EncodeJpegVariableQuality``, ``decode_jpeg`` with
+    ``dct_method`` and back.
+
+    Args:
+      image: a 3-D image of 1 or 3 channels, any dtype ``convert_image_dtype`` takes.
+      jpeg_quality: an int or int32 scalar tensor, 0-100.
+      dct_method: as :func:`decode_jpeg` (see its note: only ``"INTEGER_ACCURATE"``
+        gives TF's values).
+      name: the name scope.
+
+    Raises:
+      InvalidArgumentError (at run time): quality outside [0, 100], 2 or 4 channels.
+
+    .. note::
+       One host op does TF's four (``convert_image_dtype``, ``EncodeJpegVariableQuality``,
+       ``DecodeJpeg``, ``convert_image_dtype``): use it where TF's input pipelines do
+       (a ``tf.data`` map function, a fed or read image); a step's own tensors cannot
+       feed the step again after a host op.
+    """
+    with ops.name_scope(name, "adjust_jpeg_quality"):
+        tensor = ops.convert_to_tensor(image, name="image")
+        channels = tensor.shape.as_list()[-1] if tensor.shape.ndims else None
+        dtype = np.dtype(tensor.dtype.dtype)
+        if tensor._shape is not None and len(tensor._shape) != 3:
+            raise ValueError(
+                f"Shape must be rank 3 but is rank {len(tensor._shape)} for "
+                "'{{node EncodeJpegVariableQuality}}'"
+            )
+        (quality,) = host_inputs([jpeg_quality])
+        settings = _Settings("DecodeJpeg", channels or 0, _UINT8)
+        settings.accurate = dct_method == "INTEGER_ACCURATE"
+        if dct_method not in ("", "INTEGER_FAST", "INTEGER_ACCURATE"):
+            settings.error = "dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}"
+
+        def compute(session: Any, value: Any, q: Any) -> tuple[np.ndarray]:
+            # TF's four ops (convert, encode, decode, convert back) in one host op.
+            import jax.numpy as jnp
+
+            from adapters.v1.framework import _x64
+            from adapters.v1.ops.image_ops import _convert
+
+            if settings.error is not None:
+                raise _invalid(settings.error)
+            with _x64.exact():
+                as_uint8 = np.asarray(_convert(jnp.asarray(value), np.uint8, saturate=True))
+                data = _jpeg_bytes(as_uint8, "", int(np.asarray(q)))
+                decoded = _decode_jpeg(data, settings)
+                return (np.asarray(_convert(jnp.asarray(decoded), dtype, saturate=True)),)
+
+        inputs = [tensor, quality]
+        op = ops.get_default_graph().create_op(
+            "AdjustJpegQuality",
+            "AdjustJpegQuality",
+            inputs=inputs,
+            compute=compute,
+            output_specs=[((None, None, channels), dtype)],  # decode_jpeg's, as TF
+            host=placement(inputs),
+        )
+        return op.outputs[0]
+
+
+def random_jpeg_quality(
+    image: Any, min_jpeg_quality: int, max_jpeg_quality: int, seed: int | None = None
+) -> ops.Tensor:
+    """:func:`adjust_jpeg_quality` at a quality drawn uniformly from
+    ``[min_jpeg_quality, max_jpeg_quality)`` (``tf.image.random_jpeg_quality``); the
+    draws differ from TF's, as every jtrain random op's.
+
+    Raises:
+      ValueError: a bound outside [0, 100], or ``min_jpeg_quality >= max_jpeg_quality``.
+    """
+    from adapters.v1.ops import random_ops
+
+    if not (0 <= min_jpeg_quality <= 100 and 0 <= max_jpeg_quality <= 100):
+        raise ValueError("jpeg encoding range must be between 0 and 100.")
+    if min_jpeg_quality >= max_jpeg_quality:
+        raise ValueError("`min_jpeg_quality` must be less than `max_jpeg_quality`.")
+    quality = random_ops.random_uniform(
+        [], min_jpeg_quality, max_jpeg_quality, seed=seed, dtype=ops.as_dtype(np.int32)
+    )
+    return adjust_jpeg_quality(image, quality)
