@@ -750,3 +750,109 @@ def test_fixed_length_record_dataset_from_fed_file_names(tmp_path):
         assert oi.dtype == ti.dtype and ol.dtype == tl.dtype
         np.testing.assert_array_equal(oi, ti)
         np.testing.assert_array_equal(ol, tl)
+
+
+# -- parse_sequence_example -----------------------------------------------------------
+def _sequence_examples() -> list[bytes]:
+    from jtrain.protos import example_pb2
+
+    def ints(*v: int) -> Any:
+        return {"int64_list": {"value": list(v)}}
+
+    def floats(*v: float) -> Any:
+        return {"float_list": {"value": list(v)}}
+
+    def strings(*v: bytes) -> Any:
+        return {"bytes_list": {"value": list(v)}}
+
+    rows = [
+        (
+            {"label": ints(1), "tags": strings(b"a", b"b"), "w": floats(0.5, 1.5)},
+            {
+                "tok": [ints(3), ints(4), ints(5)],
+                "emb": [floats(1, 2), floats(3, 4)],
+                "ragged": [ints(1, 2, 3), ints()],
+                "word": [strings(b"x"), strings(b"yz")],
+            },
+        ),
+        (
+            {"label": ints(2), "tags": strings(), "w": floats(2.5, 3.5)},
+            {
+                "tok": [ints(7)],
+                "emb": [floats(5, 6), floats(7, 8), floats(9, 0)],
+                "ragged": [ints(9)],
+                "word": [strings(b"w")],
+            },
+        ),
+        (
+            {"label": ints(3), "tags": strings(b"c"), "w": floats(4.5, 5.5)},
+            {"tok": [], "emb": [], "ragged": [], "word": []},
+        ),
+    ]
+    out = []
+    for context, lists in rows:
+        ex = example_pb2.SequenceExample(
+            context={"feature": context},
+            feature_lists={"feature_list": {k: {"feature": v} for k, v in lists.items()}},
+        )
+        out.append(ex.SerializeToString())
+    return out
+
+
+def test_parse_sequence_example_as_tfs():
+    records = _sequence_examples()
+
+    def build(tf: Any) -> Any:
+        x = tf.placeholder(tf.string, [3])
+        context, lists, lengths = tf.io.parse_sequence_example(
+            x,
+            context_features={
+                "label": tf.FixedLenFeature([], tf.int64),
+                "tags": tf.VarLenFeature(tf.string),
+                "w": tf.FixedLenFeature([2], tf.float32),
+                "missing": tf.FixedLenFeature([1], tf.float32, default_value=[-1.0]),
+            },
+            sequence_features={
+                "tok": tf.FixedLenSequenceFeature([], tf.int64),
+                "emb": tf.FixedLenSequenceFeature([2], tf.float32),
+                "ragged": tf.VarLenFeature(tf.int64),
+                "word": tf.FixedLenSequenceFeature([], tf.string),
+            },
+        )
+        flat = {}
+        for prefix, d in (("c", context), ("s", lists), ("n", lengths)):
+            for k, v in sorted(d.items()):
+                parts = [v.indices, v.values, v.dense_shape] if hasattr(v, "indices") else [v]
+                for i, t in enumerate(parts):
+                    flat[f"{prefix}/{k}/{i}"] = t
+        static = {
+            k: (t.shape.as_list() if t.shape.dims is not None else None, t.dtype.name)
+            for k, t in flat.items()
+        }
+
+        def run(sess: Any) -> Any:
+            got = sess.run(flat, {x: np.array(records, object)})
+            return static, {k: (v.dtype.name, v.shape, v.tolist()) for k, v in got.items()}
+
+        return run
+
+    theirs, ours = run_both(build)
+    assert ours[0] == theirs[0]
+    assert ours[1] == theirs[1]
+
+
+def test_parse_sequence_example_refuses_a_padding_default_as_tf():
+    def build(tf: Any) -> Any:
+        try:
+            tf.io.parse_sequence_example(
+                tf.placeholder(tf.string, [2]),
+                sequence_features={
+                    "tok": tf.FixedLenSequenceFeature([], tf.int64, default_value=-7)
+                },
+            )
+        except ValueError as e:
+            message = str(e)
+        return lambda sess: message
+
+    theirs, ours = run_both(build)
+    assert ours == theirs

@@ -38,6 +38,7 @@ __all__ = [
     "SparseFeature",
     "VarLenFeature",
     "parse_single_sequence_example",
+    "parse_sequence_example",
     "decode_csv",
     "decode_raw",
     "parse_example",
@@ -683,3 +684,149 @@ def decode_compressed(
         )
 
     return _unary("DecodeCompressed", name, bytes, decode)
+
+
+# -- parse_sequence_example -------------------------------------------------------------
+def _batch_sparse(parts: list[Any], dtype: np.dtype) -> tuple[np.ndarray, ...]:
+    """Per-example ``SparseTensorValue``s stacked on a new leading batch dimension."""
+    rank = len(parts[0].dense_shape) if parts else 1
+    indices = [
+        np.concatenate([np.full((len(p.indices), 1), b, np.int64), p.indices], axis=1)
+        for b, p in enumerate(parts)
+    ]
+    dense = np.max([p.dense_shape for p in parts], axis=0) if parts else np.zeros(rank, np.int64)
+    return (
+        np.concatenate(indices) if indices else np.zeros((0, rank + 1), np.int64),
+        np.concatenate([np.asarray(p.values, dtype) for p in parts]).astype(dtype)
+        if parts
+        else np.zeros(0, dtype),
+        np.asarray([len(parts), *dense], np.int64),
+    )
+
+
+def _padded(rows: list[np.ndarray], shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """``[batch, longest, *shape]``: each example's steps, padded with 0 or ``b""``."""
+    longest = max((len(r) for r in rows), default=0)
+    out = np.empty((len(rows), longest, *shape), dtype)
+    out[...] = b"" if dtype.kind == "O" else 0
+    for b, r in enumerate(rows):
+        out[b, : len(r)] = r
+    return out
+
+
+def parse_sequence_example(
+    serialized: Any,
+    context_features: Mapping[str, Any] | None = None,
+    sequence_features: Mapping[str, Any] | None = None,
+    example_names: Any = None,
+    name: str | None = None,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Parses a batch of serialized ``SequenceExample``s (``tf.io.parse_sequence_example``).
+
+    Each record is parsed as by ``parse_single_sequence_example``, then batched: dense
+    context features ``[batch, *shape]``; ``FixedLenSequenceFeature``s
+    ``[batch, longest, *shape]``, padded with 0 or ``b""``, with their lengths;
+    ``VarLenFeature``s ``SparseTensor``s with a leading batch dimension.
+
+    Args:
+      serialized: a string vector.
+      context_features: ``FixedLenFeature``/``VarLenFeature`` specs of the context.
+      sequence_features: ``FixedLenSequenceFeature``/``VarLenFeature`` specs of the
+        feature lists.
+      example_names: accepted, unused (TF names records in its messages).
+      name: the op name (default ``"ParseSequenceExample"``).
+
+    Returns:
+      ``(context, feature_lists, lengths)``: dicts of tensors; ``lengths`` holds an
+      int64 ``[batch]`` vector per ``FixedLenSequenceFeature``.
+
+    Raises:
+      ValueError: an invalid spec, a ``FixedLenSequenceFeature`` with a
+        ``default_value`` (TF's message; at graph build).
+      InvalidArgumentError (at run time): as ``parse_single_sequence_example``.
+    """
+    del example_names
+    from jtrain.records.parsing_ops import (
+        parse_single_sequence_example as parse_sequence,
+    )
+
+    context_features = dict(context_features or {})
+    sequence_features = dict(sequence_features or {})
+    _specs(context_features, in_example=True)
+    for key, spec in sequence_features.items():
+        if isinstance(spec, FixedLenFeature):
+            raise ValueError(f"sequence feature {key!r} must be a FixedLenSequenceFeature")
+    _specs(sequence_features, in_example=False)
+    for key, spec in sorted(sequence_features.items()):
+        if isinstance(spec, FixedLenSequenceFeature) and spec.default_value is not None:
+            raise ValueError(f"Value feature_list.dense_defaults[{key}] must be None")
+    ckeys, skeys = sorted(context_features), sorted(sequence_features)
+    lkeys = [k for k in skeys if not isinstance(sequence_features[k], VarLenFeature)]
+    (tensor,) = host_inputs([serialized])
+    batch = tensor._shape[0] if tensor._shape is not None and len(tensor._shape) == 1 else None
+    dtypes_ = {}
+    specs: list = []
+    for features, key_list, leading in (
+        (context_features, ckeys, (batch,)),
+        (sequence_features, skeys, (batch, None)),
+    ):
+        for key in key_list:
+            spec = features[key]
+            dtype = np.dtype(_NUMPY[_dtype(key, spec.dtype)])
+            dtypes_[id(features), key] = dtype
+            if isinstance(spec, VarLenFeature):
+                rank = len(leading) + 1
+                specs += [
+                    ((None, rank), np.dtype(np.int64)),
+                    ((None,), dtype),
+                    ((rank,), np.dtype(np.int64)),
+                ]
+            else:
+                specs.append(((*leading, *(int(d) for d in spec.shape)), dtype))
+    specs += [((batch,), np.dtype(np.int64)) for _ in lkeys]
+
+    def compute(session: Any, value: Any) -> tuple[Any, ...]:
+        records = np.asarray(value, dtype=object)
+        if records.ndim != 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected serialized to be a vector, got shape: {list(records.shape)}"
+            )
+        parsed = [parse_sequence(r, context_features, sequence_features) for r in records.tolist()]
+        results: list = []
+        for index, features, key_list in (
+            (0, context_features, ckeys),
+            (1, sequence_features, skeys),
+        ):
+            for key in key_list:
+                spec, dtype = features[key], dtypes_[id(features), key]
+                got = [p[index][key] for p in parsed]
+                if isinstance(spec, VarLenFeature):
+                    results += _batch_sparse(got, dtype)
+                elif index == 0:
+                    shape = tuple(int(d) for d in spec.shape)
+                    results.append(
+                        np.stack(got).astype(dtype) if got else np.zeros((0, *shape), dtype)
+                    )
+                else:
+                    shape = tuple(int(d) for d in spec.shape)
+                    results.append(_padded(got, shape, dtype))
+        for key in lkeys:
+            results.append(np.asarray([len(p[1][key]) for p in parsed], np.int64))
+        return tuple(results)
+
+    op = ops.get_default_graph().create_op(
+        "ParseSequenceExample",
+        name or "ParseSequenceExample",
+        inputs=[tensor],
+        compute=compute,
+        output_specs=specs,
+        host=placement([tensor]),
+    )
+    n_context = sum(3 if isinstance(context_features[k], VarLenFeature) else 1 for k in ckeys)
+    n_sequence = sum(3 if isinstance(sequence_features[k], VarLenFeature) else 1 for k in skeys)
+    outs = op.outputs
+    return (
+        _outputs(ckeys, context_features, outs[:n_context]),
+        _outputs(skeys, sequence_features, outs[n_context : n_context + n_sequence]),
+        dict(zip(lkeys, outs[n_context + n_sequence :], strict=True)),
+    )
