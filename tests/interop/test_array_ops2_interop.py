@@ -266,6 +266,13 @@ def test_sparse_segment_fed_ids_as_tf():
     assert_twins(*run_both(script), rtol=1e-6)
 
 
+def test_sparse_segment_sparse_gradient_raises():
+    """TF's sparse_gradient=True gives an IndexedSlices gradient: not supported."""
+    with jtf.Graph().as_default():
+        with pytest.raises(NotImplementedError, match="sparse_gradient=False"):
+            jtf.sparse_segment_sum(jtf.constant(X), [0, 1], [0, 0], sparse_gradient=True)
+
+
 def test_sparse_segment_ids_of_the_step_without_num_segments_raise():
     with jtf.Graph().as_default():
         ids = jtf.cast(jtf.placeholder(jtf.float32, [2]), jtf.int32)

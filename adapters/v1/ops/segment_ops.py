@@ -44,11 +44,6 @@ def _segment_ids(segment_ids: Any) -> Any:
 
 def _reduce(kind: str):
     def impl(data, indices, segment_ids, num_segments=None, sparse_gradient=False):
-        if sparse_gradient:
-            raise NotImplementedError(
-                f"tf.sparse_segment_{kind}(sparse_gradient=True): the IndexedSlices gradient "
-                "is not supported; pass sparse_gradient=False (the same values, dense)"
-            )
         ids = _segment_ids(segment_ids)
         if num_segments is None:
             known = np.asarray(segment_ids)
@@ -196,6 +191,11 @@ def _sparse_segment(kind: str) -> Any:
         num_segments: Any = None,
         sparse_gradient: bool = False,
     ) -> ops.Tensor:
+        if sparse_gradient:
+            raise NotImplementedError(
+                f"tf.sparse_segment_{kind}(sparse_gradient=True): the IndexedSlices gradient "
+                "is not supported; pass sparse_gradient=False (the same values, dense)"
+            )
         if num_segments is not None:
             return counted(data, indices, segment_ids, name, num_segments, sparse_gradient)
         ids = segment_ids
