@@ -280,3 +280,36 @@ def test_debugging_settings_as_tf():
         == settings(real_tf.compat.v1)
         == [False, True, None, True, None, False, None, True, False]
     )
+
+
+def test_sparse_tensor_checks_as_tf():
+    def script(tf):
+        out = []
+        s = tf.SparseTensor([[0, 1]], [1.0], [2, 3])
+        op = tf.assert_rank(s, 2)
+        out.append((op.name, op.type))
+        for check in (
+            lambda: tf.assert_rank(s, 3),
+            lambda: tf.assert_rank_in(s, [1, 3]),
+            lambda: tf.assert_type(s, tf.int32),
+            lambda: tf.debugging.assert_shapes([(s, ("N", 4))]),
+        ):
+            try:
+                check()
+            except (ValueError, TypeError) as e:
+                out.append((type(e).__name__, str(e)))
+        p = tf.sparse_placeholder(tf.float32)
+        fed = tf.assert_rank(p, 3)
+
+        def run(sess):
+            try:
+                sess.run(fed, {p: tf.SparseTensorValue([[0, 1]], [1.0], [2, 3])})
+            except tf.errors.InvalidArgumentError as e:
+                out.append(_assertion_lines(e.message))
+            return out
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+    assert len(ours) == 6
