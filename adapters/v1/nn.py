@@ -23,6 +23,8 @@ from adapters.v1.ops.candidate_sampling_ops import (  # noqa: F401
 )
 from adapters.v1.ops.ctc_ops import (  # noqa: F401
     collapse_repeated,
+    ctc_beam_search_decoder,
+    ctc_beam_search_decoder_v2,
     ctc_greedy_decoder,
     ctc_loss,
     ctc_loss_v2,
@@ -50,6 +52,8 @@ __all__ = sorted(
         "bidirectional_dynamic_rnn",
         "collapse_repeated",
         "compute_accidental_hits",
+        "ctc_beam_search_decoder",
+        "ctc_beam_search_decoder_v2",
         "ctc_greedy_decoder",
         "ctc_loss",
         "ctc_loss_v2",

@@ -390,3 +390,102 @@ def test_collapse_repeated_of_computed_labels_raises():
         labels = jtf.placeholder(jtf.int32, [2, 5])
         with pytest.raises(NotImplementedError, match="data-dependent shape"):
             jtf.nn.collapse_repeated(labels, [5, 3])
+
+
+# -- ctc_beam_search_decoder --------------------------------------------------------------
+def _beam(x, seq, v2=False, **kwargs):
+    def script(tf):
+        fn = tf.nn.ctc_beam_search_decoder_v2 if v2 else tf.nn.ctc_beam_search_decoder
+        decoded, log_probs = fn(tf.constant(x), seq, **kwargs)
+        shapes = [
+            [
+                [t.shape.as_list() for t in (sp.indices, sp.values, sp.dense_shape)]
+                for sp in decoded
+            ],
+            log_probs.shape.as_list(),
+        ]
+
+        def run(sess):
+            out, lp = sess.run((decoded, log_probs))
+            return [(sp.indices, sp.values, sp.dense_shape) for sp in out], lp, shapes
+
+        return run
+
+    return run_both(script)
+
+
+BEAM_CASES = [
+    # (seed, time, batch, classes, rounded logits: ties)
+    (0, 6, 3, 5, False),
+    (1, 7, 2, 4, True),
+    (2, 5, 2, 3, True),
+    (3, 8, 1, 6, False),
+]
+
+
+@pytest.mark.parametrize("seed, steps, batch, classes, rounded", BEAM_CASES)
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"beam_width": 1},
+        {"beam_width": 3, "top_paths": 2},
+        {"beam_width": 5, "top_paths": 3, "merge_repeated": False},
+        {},
+        {"beam_width": 20, "top_paths": 4},
+    ],
+    ids=["w1", "w3-top2", "w5-top3-no-merge", "default", "w20-top4"],
+)
+def test_ctc_beam_search_decoder(seed, steps, batch, classes, rounded, kwargs):
+    rs = np.random.RandomState(seed)
+    x = rs.randn(steps, batch, classes).astype(np.float32)
+    if rounded:
+        x = np.round(x)
+    seq = rs.randint(1, steps + 1, size=batch).astype(np.int32)
+
+    def script(tf):
+        decoded, log_probs = tf.nn.ctc_beam_search_decoder(tf.constant(x), seq, **kwargs)
+
+        def run(sess):
+            try:
+                out, lp = sess.run((decoded, log_probs))
+            except tf.errors.InvalidArgumentError as e:
+                return e.message.split("\n")[-2 if "Node" in e.message else -1]
+            return [(sp.indices, sp.values, sp.dense_shape) for sp in out], lp
+
+        return run
+
+    theirs, ours = run_both(script)
+    if isinstance(theirs, str):  # fewer leaves than top_paths: TF's error
+        assert isinstance(ours, str) and ours in theirs
+        return
+    # the paths bit for bit; the log-probabilities within an ulp (the C library's
+    # log1pf, which jtrain's NumPy evaluates in double then rounds)
+    assert_twins(theirs[0], ours[0])
+    assert_twins(theirs[1], ours[1], rtol=2e-7)
+
+
+def test_ctc_beam_search_decoder_v2_shapes_and_float64():
+    rs = np.random.RandomState(7)
+    x = rs.randn(5, 2, 4)
+    theirs, ours = _beam(x, np.array([5, 3], np.int32), v2=True, beam_width=4, top_paths=2)
+    assert ours[2] == theirs[2]
+    assert ours[1].dtype == np.float64
+    assert_twins(theirs[0], ours[0])
+    # TF's LogSumExp corrects in float32 (glibc's log1pf, not correctly rounded): one
+    # float32 ulp of the correction term, measured at most 1.5e-9 relative
+    assert_twins(theirs[1], ours[1], rtol=1e-8)
+
+
+def test_ctc_beam_search_decoder_errors():
+    x = np.zeros((3, 1, 3), np.float32)
+    for tf in (real_tf.compat.v1, jtf):
+        graph = tf.Graph()
+        with graph.as_default():
+            decoded, _ = tf.nn.ctc_beam_search_decoder(
+                tf.constant(x), [3], beam_width=2, top_paths=3
+            )
+            with tf.Session(graph=graph) as sess:
+                with pytest.raises(
+                    tf.errors.InvalidArgumentError, match="requested more paths than the beam width"
+                ):
+                    sess.run(decoded[0].values)

@@ -31,6 +31,7 @@ longer row cannot fit in time: TF refuses it, or skips it with
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import jax
@@ -45,6 +46,8 @@ from jtrain import errors
 
 __all__ = [
     "collapse_repeated",
+    "ctc_beam_search_decoder",
+    "ctc_beam_search_decoder_v2",
     "ctc_greedy_decoder",
     "ctc_loss",
     "ctc_loss_v2",
@@ -962,3 +965,366 @@ def collapse_repeated(labels: Any, seq_length: Any, name: str | None = None) -> 
         for b in range(x.shape[0]):
             out[b, : new_length[b]] = x[b][keep[b]]
         return constant(out), constant(new_length.astype(n.dtype))
+
+
+# -- beam search: TF's CTCBeamSearchDecoder on the host, its TopN and libstdc++'s sorts ----
+def _sift_down(a: list, hole: int, n: int, value: Any, less: Any, top: int = 0) -> None:
+    """libstdc++'s ``__adjust_heap`` then ``__push_heap`` on ``a[:n]``."""
+    child = hole
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if less(a[child], a[child - 1]):
+            child -= 1
+        a[hole] = a[child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        a[hole] = a[child - 1]
+        hole = child - 1
+    _sift_up(a, hole, top, value, less)
+
+
+def _sift_up(a: list, hole: int, top: int, value: Any, less: Any) -> None:
+    parent = (hole - 1) // 2
+    while hole > top and less(a[parent], value):
+        a[hole] = a[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    a[hole] = value
+
+
+def _make_heap(a: list, n: int, less: Any) -> None:
+    if n < 2:
+        return
+    parent = (n - 2) // 2
+    while True:
+        _sift_down(a, parent, n, a[parent], less, parent)
+        if parent == 0:
+            return
+        parent -= 1
+
+
+def _pop_heap(a: list, n: int, less: Any) -> None:
+    if n > 1:
+        value = a[n - 1]
+        a[n - 1] = a[0]
+        _sift_down(a, 0, n - 1, value, less)
+
+
+def _push_heap(a: list, n: int, less: Any) -> None:
+    _sift_up(a, n - 1, 0, a[n - 1], less)
+
+
+def _sort_heap(a: list, n: int, less: Any) -> None:
+    while n > 1:
+        n -= 1
+        _pop_heap(a, n + 1, less)
+
+
+def _std_sort(a: list, less: Any) -> None:
+    """libstdc++'s ``std::sort`` (introsort, threshold 16, final insertion sort): the
+    order it leaves equal elements in is TF's."""
+
+    def insertion(lo: int, hi: int) -> None:
+        for i in range(lo + 1, hi):
+            if less(a[i], a[lo]):
+                val = a[i]
+                a[lo + 1 : i + 1] = a[lo:i]
+                a[lo] = val
+            else:
+                linear(i)
+
+    def linear(i: int) -> None:
+        val = a[i]
+        j = i - 1
+        while less(val, a[j]):
+            a[i] = a[j]
+            i = j
+            j -= 1
+        a[i] = val
+
+    def median_to_first(r: int, x: int, y: int, z: int) -> None:
+        if less(a[x], a[y]):
+            if less(a[y], a[z]):
+                a[r], a[y] = a[y], a[r]
+            elif less(a[x], a[z]):
+                a[r], a[z] = a[z], a[r]
+            else:
+                a[r], a[x] = a[x], a[r]
+        elif less(a[x], a[z]):
+            a[r], a[x] = a[x], a[r]
+        elif less(a[y], a[z]):
+            a[r], a[z] = a[z], a[r]
+        else:
+            a[r], a[y] = a[y], a[r]
+
+    def partition(lo: int, hi: int, pivot: int) -> int:
+        while True:
+            while less(a[lo], a[pivot]):
+                lo += 1
+            hi -= 1
+            while less(a[pivot], a[hi]):
+                hi -= 1
+            if not lo < hi:
+                return lo
+            a[lo], a[hi] = a[hi], a[lo]
+            lo += 1
+
+    def introsort(lo: int, hi: int, depth: int) -> None:
+        while hi - lo > 16:
+            if depth == 0:
+                part = a[lo:hi]
+                _make_heap(part, len(part), less)
+                _sort_heap(part, len(part), less)
+                a[lo:hi] = part
+                return
+            depth -= 1
+            mid = lo + (hi - lo) // 2
+            median_to_first(lo, lo + 1, mid, hi - 1)
+            cut = partition(lo + 1, hi, lo)
+            introsort(cut, hi, depth)
+            hi = cut
+
+    n = len(a)
+    if n < 2:
+        return
+    introsort(0, n, 2 * (n.bit_length() - 1))
+    if n > 16:
+        insertion(0, 16)
+        for i in range(16, n):
+            linear(i)
+    else:
+        insertion(0, n)
+
+
+class _TopN:
+    """TF's ``gtl::TopN`` (``core/lib/gtl/top_n.h``) of beam entries, greater
+    ``newp.total`` first: an unsorted vector, then a heap once full."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.items: list[Any] = []
+        self.state = "unordered"
+
+    @staticmethod
+    def less(a: Any, b: Any) -> bool:  # TF's BeamComparer: a > b
+        return bool(a.newp[0] > b.newp[0])
+
+    def size(self) -> int:
+        return min(len(self.items), self.limit)
+
+    def push(self, v: Any) -> None:
+        a, less = self.items, self.less
+        if self.state != "heap":
+            a.append(v)
+            if not (self.state == "unordered" or less(a[-1], a[0])):
+                a[0], a[-1] = a[-1], a[0]
+            if len(a) == self.limit + 1:
+                _make_heap(a, len(a), less)
+                _pop_heap(a, len(a), less)
+                self.state = "heap"
+        elif less(v, a[0]):
+            a[-1] = v
+            _push_heap(a, len(a), less)
+            _pop_heap(a, len(a), less)
+
+    def peek_bottom(self) -> Any:
+        a = self.items
+        if self.state == "unordered":
+            low = 0
+            for i in range(1, len(a)):
+                if self.less(a[low], a[i]):
+                    low = i
+            a[0], a[low] = a[low], a[0]
+            self.state = "bottom"
+        return a[0]
+
+    def extract(self) -> list[Any]:
+        out, self.items = self.items, []
+        if self.state != "heap":
+            _std_sort(out, self.less)
+        else:
+            out.pop()
+            _sort_heap(out, len(out), self.less)
+        self.state = "unordered"
+        return out
+
+
+class _Entry:
+    """A beam entry: ``newp``/``oldp`` are ``[total, blank, label]`` log-probabilities."""
+
+    __slots__ = ("parent", "label", "children", "oldp", "newp")
+
+    def __init__(self, parent: Any, label: int, zero: Any):
+        self.parent = parent
+        self.label = label
+        self.children: dict[int, _Entry] = {}
+        self.oldp = [zero, zero, zero]
+        self.newp = [zero, zero, zero]
+
+    def label_seq(self, merge_repeated: bool) -> list[int]:
+        labels: list[int] = []
+        prev = -1
+        c = self
+        while c.parent is not None:
+            if not merge_repeated or c.label != prev:
+                labels.append(c.label)
+            prev = c.label
+            c = c.parent
+        return labels[::-1]
+
+
+def _beam_search(beam_width: int, top_paths: int, merge_repeated: bool):
+    def decode(op: ops.Operation, x: np.ndarray, seq: np.ndarray):
+        steps, batch, classes = x.shape
+        kind = x.dtype.type
+        neg_inf = kind(-np.inf)
+        blank = classes - 1
+
+        def lse(a: Any, b: Any) -> Any:  # TF's LogSumExp (float32 correction)
+            if a == neg_inf:
+                return b
+            if b == neg_inf:
+                return a
+            big, small = (a, b) if a > b else (b, a)
+            e = np.float32(math.exp(float(np.float32(small - big))))  # expf
+            return kind(big + kind(np.float32(math.log1p(float(e)))))  # log1pf
+
+        paths, log_probs = [], np.zeros((batch, top_paths), x.dtype)
+        for b in range(batch):
+            root = _Entry(None, -1, neg_inf)
+            root.newp = [kind(0), kind(0), neg_inf]
+            leaves = _TopN(beam_width)
+            leaves.push(root)
+            for t in range(int(seq[b])):
+                raw = x[t, b]
+                # TF's normalizer: max + log(sum(exp(raw - max))), summed in order with
+                # the C library's exp/log (math's, rounded to the dtype).
+                top = raw.max()
+                total = kind(0)
+                for v in raw:
+                    total = kind(total + kind(math.exp(float(kind(v - top)))))
+                top = kind(top + kind(math.log(float(total))))
+                branches = leaves.extract()
+                for e in branches:
+                    e.oldp = list(e.newp)
+                for e in branches:
+                    if e.parent is not None:
+                        p = e.parent
+                        if p.newp[0] != neg_inf:
+                            previous = p.oldp[1] if e.label == p.label else p.oldp[0]
+                            e.newp[2] = lse(e.newp[2], previous)
+                        e.newp[2] = kind(e.newp[2] + kind(raw[e.label] - top))
+                    e.newp[1] = kind(kind(e.oldp[0] + raw[blank]) - top)
+                    e.newp[0] = lse(e.newp[1], e.newp[2])
+                    leaves.push(e)
+
+                def candidate(prob: list, leaves: _TopN = leaves) -> bool:
+                    return bool(
+                        prob[0] > neg_inf
+                        and (leaves.size() < beam_width or prob[0] > leaves.peek_bottom().newp[0])
+                    )
+
+                for e in branches:
+                    if not candidate(e.oldp):
+                        continue
+                    for label in range(classes - 1):
+                        c = e.children.get(label)
+                        if c is None:
+                            c = e.children[label] = _Entry(e, label, neg_inf)
+                        if c.newp[0] != neg_inf:
+                            continue
+                        c.newp[1] = neg_inf
+                        previous = e.oldp[1] if label == e.label else e.oldp[0]
+                        c.newp[2] = kind(kind(raw[label] - top) + previous)
+                        c.newp[0] = c.newp[2]
+                        if candidate(c.newp):
+                            if leaves.size() == beam_width:
+                                leaves.peek_bottom().newp = [neg_inf, neg_inf, neg_inf]
+                            leaves.push(c)
+                        else:
+                            c.oldp = [neg_inf, neg_inf, neg_inf]
+                            c.newp = [neg_inf, neg_inf, neg_inf]
+            if top_paths > beam_width:
+                raise errors.InvalidArgumentError(
+                    None, op, "requested more paths than the beam width."
+                )
+            if top_paths > leaves.size():
+                raise errors.InvalidArgumentError(
+                    None, op, "Less leaves in the beam search than requested."
+                )
+            best = _TopN(top_paths)
+            for e in leaves.items[: leaves.size()]:
+                best.push(e)
+            chosen = best.extract()[:top_paths]
+            paths.append([e.label_seq(merge_repeated) for e in chosen])
+            log_probs[b] = [e.newp[0] for e in chosen]
+        return paths, log_probs
+
+    return decode
+
+
+def _beam_search_decoder(
+    inputs: Any, sequence_length: Any, beam_width: int, top_paths: int, merge_repeated: bool
+) -> tuple[list[SparseTensor], Any]:
+    for attr, value in (("beam_width", beam_width), ("top_paths", top_paths)):
+        if int(value) < 1:
+            raise ValueError(
+                f"Attr '{attr}' of 'CTCBeamSearchDecoder' Op passed {int(value)} less than "
+                "minimum 1."
+            )
+    x, seq = _decoder_inputs("CTCBeamSearchDecoder", inputs, sequence_length)
+    return _decoder_node(
+        "CTCBeamSearchDecoder",
+        "CTCBeamSearchDecoder",
+        x,
+        seq,
+        _beam_search(int(beam_width), int(top_paths), bool(merge_repeated)),
+        int(top_paths),
+    )
+
+
+def ctc_beam_search_decoder(
+    inputs: Any,
+    sequence_length: Any,
+    beam_width: int = 100,
+    top_paths: int = 1,
+    merge_repeated: bool = True,
+) -> tuple[list[SparseTensor], Any]:
+    """Beam search decoding of logits (``tf.compat.v1.nn.ctc_beam_search_decoder``,
+    op ``CTCBeamSearchDecoder``): TF's algorithm (``core/util/ctc/ctc_beam_search.h``)
+    with its beam (``gtl::TopN``) and libstdc++'s sorts, so ties break as in TF.
+
+    The blank is the last class. Each frame's scores are the log-softmax of the
+    logits (TF's ``max + log(sum(exp(logit - max)))`` subtracted), summed in log space
+    with TF's ``LogSumExp``.
+
+    Args:
+      inputs: float32/float64 logits ``[max_time, batch, num_classes]``.
+      sequence_length: int32 ``[batch]``.
+      beam_width: the beam's size (default 100).
+      top_paths: how many decodings to return (default 1).
+      merge_repeated: merge repeated classes of a path (default True).
+
+    Returns:
+      ``(decoded, log_probabilities)``: ``top_paths`` int64 ``SparseTensor``s and
+      ``[batch, top_paths]`` scores.
+
+    Raises:
+      ValueError: ``beam_width`` or ``top_paths`` below 1.
+      InvalidArgumentError / FailedPreconditionError: at run time, as TF's kernel
+        (``top_paths > beam_width``, fewer paths than requested, a bad
+        ``sequence_length``).
+
+    .. note:: A host operation, as ``ctc_greedy_decoder`` (its outputs' sizes
+       depend on the data).
+    """
+    return _beam_search_decoder(inputs, sequence_length, beam_width, top_paths, merge_repeated)
+
+
+def ctc_beam_search_decoder_v2(
+    inputs: Any, sequence_length: Any, beam_width: int = 100, top_paths: int = 1
+) -> tuple[list[SparseTensor], Any]:
+    """``tf.compat.v1.nn.ctc_beam_search_decoder_v2``: ``ctc_beam_search_decoder`` with
+    ``merge_repeated=False`` (TF 2's ``tf.nn.ctc_beam_search_decoder``)."""
+    return _beam_search_decoder(inputs, sequence_length, beam_width, top_paths, False)
