@@ -8,6 +8,7 @@ through ``tf.jax_function``. Each ``Session.run`` is one compiled XLA program.
 """
 
 from adapters.v1 import (
+    bitwise,
     compat,
     config,
     data,
@@ -406,6 +407,7 @@ newaxis = None
 __version__ = VERSION
 
 __all__ = [
+    "bitwise",
     "compat",
     "config",
     "dtypes",

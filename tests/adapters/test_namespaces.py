@@ -134,3 +134,12 @@ def test_config_lists_jax_devices():
     with pytest.raises(RuntimeError, match="^Visible devices cannot be modified"):
         tf.config.set_visible_devices([])
     tf.config.set_visible_devices(tf.config.list_physical_devices())  # unchanged: accepted
+
+
+def test_bitwise_int64_exact_and_shift_clamped():
+    x = tf.constant(np.array([2**62 + 1, -8], np.int64))
+    y = tf.constant(np.array([70, -3], np.int64))
+    with tf.Session() as sess:
+        left, right = sess.run([tf.bitwise.left_shift(x, y), tf.bitwise.right_shift(x, y)])
+    assert left.tolist() == [-(2**63), -8]  # 70 clamps to 63, -3 to 0
+    assert right.tolist() == [0, -8]

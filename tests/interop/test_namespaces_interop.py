@@ -45,6 +45,7 @@ CLAIMED = {
         "complex64 double float16 float32 float64 half int16 int32 int64 int8 qint16 qint32 "
         "qint8 quint16 quint8 resource saturate_cast string uint16 uint32 uint64 uint8 variant"
     ),
+    "bitwise": "bitwise_and bitwise_or bitwise_xor invert left_shift right_shift",
     "manip": ("batch_to_space_nd gather_nd reshape reverse roll scatter_nd space_to_batch_nd tile"),
     "queue": "FIFOQueue PaddingFIFOQueue PriorityQueue QueueBase RandomShuffleQueue",
     "nest": "assert_same_structure flatten is_nested map_structure pack_sequence_as",
@@ -646,3 +647,45 @@ def test_config_devices_as_tfs():
     for i, (t, o) in enumerate(zip(theirs, ours, strict=True)):
         assert o == t, (i, t, o)
     assert jtf.config.list_physical_devices()[0] == tf1.config.list_physical_devices()[0]
+
+
+# -- tf.bitwise --------------------------------------------------------------------------------
+BIT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+@pytest.mark.parametrize("dtype", BIT_DTYPES)
+def test_bitwise_ops_as_tfs(dtype):
+    info = np.iinfo(dtype)
+    x = np.array([info.min, info.max, 0, 1, 5, 100 % (int(info.max) + 1)], dtype=dtype)
+    bits = info.bits
+    # shift amounts past the width and negative ones: TF clamps them to [0, bits - 1]
+    shifts = [0, 1, bits - 1, bits, bits + 7, 3]
+    if info.min < 0:
+        shifts[-1] = -2
+    y = np.array(shifts, dtype=dtype)
+
+    def script(tf):
+        a, b = tf.constant(x), tf.constant(y)
+        ops = [tf.bitwise.bitwise_and(a, b), tf.bitwise.bitwise_or(a, b),
+               tf.bitwise.bitwise_xor(a, b, name="xor"), tf.bitwise.invert(a),
+               tf.bitwise.left_shift(a, b), tf.bitwise.right_shift(a, b),
+               tf.bitwise.bitwise_and(a, 3)]  # fmt: skip
+        static = [(t.dtype.name, t.shape.as_list(), t.op.type) for t in ops]
+        return lambda sess: (sess.run(ops), static)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+
+
+def test_bitwise_errors_and_gradient():
+    def script(tf):
+        f = tf.constant([1.0, 2.0])
+        i, h = tf.constant([1]), tf.constant([1.5])
+        errors = [_outcome(lambda: tf.bitwise.invert(f))[0],
+                  _outcome(lambda: tf.bitwise.bitwise_and(i, h))[0]]  # fmt: skip
+        n = tf.constant([3, 4])
+        grads = tf.gradients(tf.cast(tf.bitwise.invert(n), tf.float32), n)
+        return lambda sess: (errors, [g is None for g in grads])
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
