@@ -697,3 +697,29 @@ def test_crossed_columns_of_dense_features_and_bucketized_columns() -> None:
         return f, [columns[0].categorical_column, tf.feature_column.crossed_column([age, "edu"], 9)]
 
     _check(_model(linear, feeds, api="linear_model", units=2))
+
+
+def test_reused_variable_scopes_share_the_tables() -> None:
+    """``input_layer`` and ``linear_model`` built twice in a reusing variable scope (a
+    TF1 train/eval tower) share their variables, named as TF names them."""
+
+    def script(tf: Any) -> Any:
+        fc = tf.feature_column
+        f = {"a": tf.placeholder(tf.int64, [None, 2])}
+        ids = fc.categorical_column_with_identity("a", 4)
+        cols = [fc.embedding_column(ids, 2, initializer=_const_init(tf, 4, 2))]
+        outs = []
+        for _ in range(2):
+            with tf.variable_scope("m", reuse=tf.AUTO_REUSE):
+                outs.append(fc.input_layer(f, cols))
+        with tf.variable_scope("n"):
+            outs.append(fc.linear_model(f, [ids]))
+        with tf.variable_scope("n", reuse=True):
+            outs.append(fc.linear_model(f, [ids]))
+        names = sorted(v.op.name for v in tf.global_variables())
+        feed = {f["a"]: np.array([[1, 3], [-1, 0]], np.int64)}
+        return lambda sess: (names, sess.run(outs, feed))
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1], rtol=0.0)

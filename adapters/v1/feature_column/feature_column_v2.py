@@ -1209,9 +1209,16 @@ def shared_embedding_columns(
 
     Args:
       categorical_columns: categorical columns of one type and number of buckets.
-      dimension, combiner, initializer, ckpt_to_load_from, tensor_name_in_ckpt,
-        max_norm, trainable, use_safe_embedding_lookup: as ``embedding_column``.
+      dimension: the embedding size (>= 1).
+      combiner: ``"mean"`` (default), ``"sqrtn"`` or ``"sum"``.
+      initializer: the table's initializer (default: truncated normal of stddev
+        ``1/sqrt(dimension)``).
       shared_embedding_collection_name: the collection (and variable scope) name.
+      ckpt_to_load_from: a checkpoint to initialize the table from.
+      tensor_name_in_ckpt: the table's name in that checkpoint.
+      max_norm: if not None, rows with a larger L2 norm are scaled down to it.
+      trainable: whether the table is trainable (default True).
+      use_safe_embedding_lookup: must be True in jtrain (TF's default).
 
     Returns:
       A list of ``SharedEmbeddingColumn``, in the order of ``categorical_columns``.
