@@ -410,3 +410,110 @@ def test_draw_bounding_boxes_with_colors_has_no_gradient_as_tf():
 )
 def test_draw_bounding_boxes_errors_match_tf(build, error, match):
     _raises(build, error, match)
+
+
+# -- sample_distorted_bounding_box ------------------------------------------------------
+# jtrain draws with jax.random, TF with Philox: the crops differ. Checked against TF: the
+# outputs' dtypes and static shapes, the constraints every crop of both satisfies, the
+# whole-image fallback (deterministic, equal) and TF's errors.
+
+SDBB_BOXES = np.array([[[0.1, 0.2, 0.5, 0.6], [0.3, 0.3, 0.9, 0.8]]], np.float32)
+
+
+def _check_crop(begin, size, bbox, image, boxes, covered, aspect, area):
+    """The kernel's guarantees for one crop (or the whole-image fallback)."""
+    h, w = int(image[0]), int(image[1])
+    (y, x, z), (ch, cw, depth) = begin.tolist(), size.tolist()
+    assert z == 0 and depth == int(np.array(-1).astype(begin.dtype))  # (uint8: 255, as TF)
+    assert 0 <= y and 0 <= x and y + ch <= h and x + cw <= w
+    np.testing.assert_array_equal(
+        bbox, np.float32([[[y / h, x / w, (y + ch) / h, (x + cw) / w]]]).astype(np.float32)
+    )
+    if (y, x, ch, cw) == (0, 0, h, w):
+        return "fallback"
+    crop_area = np.float32(cw * ch)
+    assert np.float32(area[0]) * np.float32(w) * np.float32(h) <= crop_area
+    assert crop_area <= np.float32(area[1]) * np.float32(w) * np.float32(h)
+    # width = lrint(height * ratio), ratio in [low, high] (the height may move by one after)
+    assert aspect[0] * (ch - 1) - 0.5 <= cw <= aspect[1] * (ch + 1) + 0.5
+    rects = [
+        (int(b[1] * np.float32(w)), int(b[0] * np.float32(h)), int(b[3] * np.float32(w)),
+         int(b[2] * np.float32(h)))
+        for b in boxes.reshape(-1, 4)
+    ] or [(0, 0, w, h)]  # fmt: skip
+    ok = False
+    for x0, y0, x1, y1 in rects:
+        inter_w = min(x + cw, x1) - max(x, x0)
+        inter_h = min(y + ch, y1) - max(y, y0)
+        box_area = (x1 - x0) * (y1 - y0)
+        if box_area >= 1 and inter_w >= 0 and inter_h >= 0:
+            ok |= np.float32(inter_w * inter_h) / np.float32(box_area) >= np.float32(covered)
+    assert ok
+    return "crop"
+
+
+@pytest.mark.parametrize(
+    "dtype, image, boxes, kwargs",
+    [
+        (np.int32, [40, 60, 3], SDBB_BOXES, {"min_object_covered": 0.5}),
+        (np.int64, [33, 17, 1], SDBB_BOXES, {"aspect_ratio_range": (0.5, 2.0)}),
+        (
+            np.int32,
+            [50, 50, 3],
+            SDBB_BOXES,
+            {"area_range": (0.3, 0.6), "min_object_covered": 0.2, "max_attempts": 20},
+        ),
+        (np.uint8, [24, 30, 3], np.zeros((1, 0, 4), np.float32), {
+            "use_image_if_no_bounding_boxes": True, "area_range": (0.1, 0.5)}),
+    ],
+)  # fmt: skip
+def test_sample_distorted_bounding_box_keeps_tfs_constraints(dtype, image, boxes, kwargs):
+    def script(tf):
+        out = tf.image.sample_distorted_bounding_box(
+            tf.constant(np.asarray(image, dtype)), boxes, seed=7, **kwargs
+        )
+        specs = [(o.dtype.name, o.shape.as_list()) for o in out]
+        return lambda sess: (specs, [sess.run(list(out)) for _ in range(25)])
+
+    (t_specs, t_runs), (o_specs, o_runs) = run_both(script)
+    assert o_specs == t_specs
+    covered = kwargs.get("min_object_covered", 0.1)
+    aspect = kwargs.get("aspect_ratio_range", (0.75, 1.33))
+    area = kwargs.get("area_range", (0.05, 1.0))
+    kinds = {"ours": set(), "tf": set()}
+    for who, runs in (("tf", t_runs), ("ours", o_runs)):
+        for begin, size, bbox in runs:
+            assert begin.dtype == size.dtype == np.dtype(dtype) and bbox.dtype == np.float32
+            kinds[who].add(_check_crop(begin, size, bbox, image, boxes, covered, aspect, area))
+    assert "crop" in kinds["ours"] and "crop" in kinds["tf"]
+
+
+def test_sample_distorted_bounding_box_falls_back_to_the_whole_image_as_tf():
+    def script(tf):
+        out = tf.image.sample_distorted_bounding_box(
+            [40, 60, 3], SDBB_BOXES, min_object_covered=1.0, area_range=(0.05, 0.1)
+        )
+        return lambda sess: [sess.run(list(out)) for _ in range(3)]
+
+    theirs, ours = run_both(script)
+    _exact(theirs, ours)
+    np.testing.assert_array_equal(ours[0][1], [40, 60, -1])
+
+
+@pytest.mark.parametrize(
+    "kwargs, boxes, match",
+    [
+        ({}, np.zeros((1, 0, 4), np.float32), "No bounding boxes provided as input"),
+        ({"area_range": (0.0, 1.0)}, SDBB_BOXES, "Area range must be non-negative"),
+        ({"area_range": (0.1, 1.5)}, SDBB_BOXES, "Area range must be less then or equal to 1.0"),
+        ({"aspect_ratio_range": (-1, 1)}, SDBB_BOXES, "Aspect ratio range must be non-negative"),
+        ({"max_attempts": 0}, SDBB_BOXES, "Max attempts must be non-negative: 0"),
+        ({"min_object_covered": -0.5}, SDBB_BOXES, "Min object covered must be non-negative"),
+    ],
+)
+def test_sample_distorted_bounding_box_errors_match_tf(kwargs, boxes, match):
+    _raises(
+        lambda tf: list(tf.image.sample_distorted_bounding_box([40, 60, 3], boxes, **kwargs)),
+        "InvalidArgumentError",
+        match,
+    )

@@ -181,3 +181,278 @@ def draw_bounding_boxes(images: Any, boxes: Any, name: str | None = None, colors
 
 draw_bounding_boxes._op_def = _draw_v1._op_def
 FUNCTIONS["image.draw_bounding_boxes"] = draw_bounding_boxes
+
+
+# -- sample_distorted_bounding_box -----------------------------------------------------
+
+
+def _lrint(x: jax.Array) -> jax.Array:
+    """C's ``lrintf``: round half to even, to an integer."""
+    return jnp.round(x).astype(np.int32)
+
+
+def _random_crop(
+    key: jax.Array,
+    width: jax.Array,
+    height: jax.Array,
+    min_relative: np.float32,
+    max_relative: np.float32,
+    aspect: jax.Array,
+) -> tuple[jax.Array, jax.Array]:
+    """TF's ``GenerateRandomCrop``: ``(ok, [x_min, y_min, x_max, y_max])``, float32
+    arithmetic as the kernel (its one double expression in float64)."""
+    k_height, k_y, k_x = jax.random.split(key, 3)
+    fw, fh = width.astype(np.float32), height.astype(np.float32)
+    min_area = min_relative * fw * fh
+    max_area = max_relative * fw * fh
+    crop_h = _lrint(jnp.sqrt(min_area / aspect))
+    max_h = _lrint(jnp.sqrt(max_area / aspect))
+    too_wide = _lrint(max_h.astype(np.float32) * aspect) > width
+    eps = np.float64(np.float32(0.0000001))
+    fitted = ((width.astype(np.float64) + 0.5 - eps) / aspect.astype(np.float64)).astype(np.int32)
+    fitted = jnp.where(_lrint(fitted.astype(np.float32) * aspect) > width, fitted - 1, fitted)
+    max_h = jnp.where(too_wide, fitted, max_h)
+    max_h = jnp.minimum(max_h, height)
+    crop_h = jnp.minimum(crop_h, max_h)
+    span = jnp.maximum(max_h - crop_h + 1, 1)
+    crop_h = crop_h + jax.random.randint(k_height, (), 0, span, dtype=np.int32)
+    crop_w = _lrint(crop_h.astype(np.float32) * aspect)
+    area = (crop_w * crop_h).astype(np.float32)
+    grow = area < min_area
+    crop_h = jnp.where(grow, crop_h + 1, crop_h)
+    crop_w = jnp.where(grow, _lrint(crop_h.astype(np.float32) * aspect), crop_w)
+    area = (crop_w * crop_h).astype(np.float32)
+    shrink = area > max_area
+    crop_h = jnp.where(shrink, crop_h - 1, crop_h)
+    crop_w = jnp.where(shrink, _lrint(crop_h.astype(np.float32) * aspect), crop_w)
+    area = (crop_w * crop_h).astype(np.float32)
+    ok = (
+        (max_relative > 0)
+        & (aspect > 0)
+        & (width > 0)
+        & (height > 0)
+        & (min_relative <= max_relative)
+        & (area >= min_area)
+        & (area <= max_area)
+        & (crop_w <= width)
+        & (crop_h <= height)
+        & (crop_w > 0)
+        & (crop_h > 0)
+    )
+    y = jax.random.randint(k_y, (), 0, jnp.maximum(height - crop_h, 1), dtype=np.int32)
+    x = jax.random.randint(k_x, (), 0, jnp.maximum(width - crop_w, 1), dtype=np.int32)
+    return ok, jnp.stack([x, y, x + crop_w, y + crop_h])
+
+
+def _area(rect: jax.Array) -> jax.Array:
+    return ((rect[..., 2] - rect[..., 0]) * (rect[..., 3] - rect[..., 1])).astype(np.float32)
+
+
+def _covers(crop: jax.Array, boxes: jax.Array, min_covered: jax.Array) -> jax.Array:
+    """TF's ``SatisfiesOverlapConstraints``: the crop has a pixel and covers at least
+    ``min_covered`` of some box with a pixel."""
+    lo = jnp.maximum(crop[:2], boxes[:, :2])
+    hi = jnp.minimum(crop[2:], boxes[:, 2:])
+    empty = jnp.any(lo > hi, axis=1)
+    inter = jnp.where(empty, np.float32(0.0), _area(jnp.concatenate([lo, hi], axis=1)))
+    area = _area(boxes)
+    # (the quotient in float64, rounded once: see _sample_box's note on XLA's division)
+    ratio = inter.astype(np.float64) / jnp.where(area >= 1, area, 1).astype(np.float64)
+    covered = (area >= 1) & (ratio.astype(np.float32) >= min_covered)
+    return (_area(crop) >= 1) & jnp.any(covered)
+
+
+def _sample_box(
+    key: jax.Array,
+    image_size: jax.Array,
+    boxes: jax.Array,
+    min_covered: jax.Array,
+    aspect_range: tuple[float, float],
+    area_range: tuple[float, float],
+    attempts: int,
+    dtype: np.dtype,
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    height, width = image_size[0].astype(np.int32), image_size[1].astype(np.int32)
+    flat = boxes.reshape(-1, 4).astype(np.float32)
+    image = jnp.stack([0, 0, width, height]).astype(np.int32)
+    if flat.shape[0]:
+        rects = jnp.stack(
+            [
+                (flat[:, 1] * width.astype(np.float32)).astype(np.int32),
+                (flat[:, 0] * height.astype(np.float32)).astype(np.int32),
+                (flat[:, 3] * width.astype(np.float32)).astype(np.int32),
+                (flat[:, 2] * height.astype(np.float32)).astype(np.int32),
+            ],
+            axis=1,
+        )
+    else:
+        rects = image[None]
+    low_ar, high_ar = np.float32(aspect_range[0]), np.float32(aspect_range[1])
+    low_area, high_area = np.float32(area_range[0]), np.float32(area_range[1])
+
+    def cond(state: tuple) -> jax.Array:
+        i, _, found, _ = state
+        return (i < attempts) & ~found
+
+    def body(state: tuple) -> tuple:
+        i, key, _, crop = state
+        key, k_ratio, k_crop = jax.random.split(key, 3)
+        aspect = jax.random.uniform(k_ratio, (), np.float32) * (high_ar - low_ar) + low_ar
+        ok, candidate = _random_crop(k_crop, width, height, low_area, high_area, aspect)
+        found = ok & _covers(candidate, rects, min_covered.astype(np.float32))
+        return i + 1, key, found, jnp.where(found, candidate, crop)
+
+    _, _, found, crop = jax.lax.while_loop(
+        cond, body, (jnp.asarray(0, np.int32), key, jnp.asarray(False), image)
+    )
+    crop = jnp.where(found, crop, image)
+    x0, y0, x1, y1 = crop[0], crop[1], crop[2], crop[3]
+    begin = jnp.stack([y0, x0, 0]).astype(dtype)
+    size = jnp.stack([y1 - y0, x1 - x0, -1]).astype(dtype)
+    # (in float64, rounded once: XLA turns a division by a constant into a product by
+    # its reciprocal, which misses float32's quotient by an ulp)
+    fh, fw = height.astype(np.float64), width.astype(np.float64)
+    bbox = jnp.stack(
+        [
+            (y0.astype(np.float64) / fh).astype(np.float32),
+            (x0.astype(np.float64) / fw).astype(np.float32),
+            (y1.astype(np.float64) / fh).astype(np.float32),
+            (x1.astype(np.float64) / fw).astype(np.float32),
+        ]
+    ).reshape(1, 1, 4)
+    return begin, size, bbox
+
+
+def _range(value: Any, default: tuple[float, float], what: str) -> tuple[float, float]:
+    value = default if value is None else tuple(float(v) for v in value)
+    if len(value) != 2:
+        raise errors.InvalidArgumentError(None, None, f"{what} field must specify 2 dimensions")
+    return value[0], value[1]
+
+
+def sample_distorted_bounding_box(
+    image_size: Any,
+    bounding_boxes: Any,
+    seed: int | None = None,
+    seed2: int | None = None,
+    min_object_covered: Any = 0.1,
+    aspect_ratio_range: Any = None,
+    area_range: Any = None,
+    max_attempts: int | None = None,
+    use_image_if_no_bounding_boxes: bool | None = None,
+    name: str | None = None,
+) -> tuple[Any, Any, Any]:
+    """A random crop covering part of a box (``tf.compat.v1.image.sample_distorted_bounding_box``,
+    op ``SampleDistortedBoundingBoxV2``).
+
+    Each attempt draws an aspect ratio uniformly in ``aspect_ratio_range``, a crop
+    height between those giving the ``area_range`` bounds (rounded as TF's kernel,
+    ``lrintf``), then a position; the first crop covering at least
+    ``min_object_covered`` of one box (with at least a pixel) is returned. After
+    ``max_attempts`` failures: the whole image.
+
+    .. note:: The random stream is jtrain's (``jax.random``, see ``random_ops``), not
+       TF's Philox: the crops drawn differ from TF's; the distribution, the rounding,
+       the constraints and the fallback are TF's kernel's. The seeds: ``seed`` (or
+       ``seed2`` when ``seed`` is 0/None) is the op seed of TF's graph-seed rules
+       (``random_ops.get_seed``); TF's v1 op ignores the graph seed and is random
+       unless ``seed`` or ``seed2`` is non-zero.
+
+    Args:
+      image_size: ``[height, width, depth]`` of an integer dtype (the outputs' dtype).
+      bounding_boxes: float32 ``[batch, N, 4]`` boxes ``[y_min, x_min, y_max, x_max]``
+        in ``[0, 1]``.
+      seed: the op seed (default ``None``).
+      seed2: TF's second seed (default ``None``).
+      min_object_covered: the fraction of a box the crop must cover (default 0.1).
+      aspect_ratio_range: ``(low, high)`` of width / height (default ``(0.75, 1.33)``).
+      area_range: ``(low, high)`` fractions of the image area (default ``(0.05, 1.0)``).
+      max_attempts: crops tried before the whole image is taken (default 100).
+      use_image_if_no_bounding_boxes: take the whole image as the box when there is
+        none (default False: no boxes is an error).
+      name: the name scope (``"sample_distorted_bounding_box"``).
+
+    Returns:
+      ``(begin, size, bboxes)``: ``[offset_y, offset_x, 0]`` and ``[height, width,
+      -1]`` of ``image_size``'s dtype (for ``tf.slice``), and the crop as a float32
+      ``[1, 1, 4]`` box.
+
+    Raises:
+      InvalidArgumentError: TF's kernel checks on the ranges, ``max_attempts``,
+        ``min_object_covered`` and missing boxes (raised when the graph is built).
+      ValueError: ``image_size`` or ``bounding_boxes`` of the wrong shape.
+    """
+    from adapters.v1.framework import ops
+    from adapters.v1.framework.op_def import np_dtype
+    from adapters.v1.ops.random_ops import random_node
+
+    aspect = _range(aspect_ratio_range, (0.75, 1.33), "Aspect ratio range")
+    area = _range(area_range, (0.05, 1.0), "Area range")
+    attempts = 100 if max_attempts is None else int(max_attempts)
+    use_image = bool(use_image_if_no_bounding_boxes)
+    if not (aspect[0] > 0 and aspect[1] > 0):
+        raise errors.InvalidArgumentError(
+            None, None, f"Aspect ratio range must be non-negative: [{aspect[0]:g}, {aspect[1]:g}]"
+        )
+    if not (area[0] > 0 and area[1] > 0):
+        raise errors.InvalidArgumentError(
+            None, None, f"Area range must be non-negative: [{area[0]:g}, {area[1]:g}]"
+        )
+    if not (area[0] <= 1 and area[1] <= 1):
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Area range must be less then or equal to 1.0: [{area[0]:g}, {area[1]:g}]",
+        )
+    if attempts <= 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"Max attempts must be non-negative: {attempts}"
+        )
+    with ops.name_scope(name, "sample_distorted_bounding_box") as scope:
+        size_t = ops.convert_to_tensor(image_size)
+        boxes_t = ops.convert_to_tensor(bounding_boxes)
+        covered_t = ops.convert_to_tensor(np.float32(min_object_covered))
+        dtype = np_dtype(size_t.dtype)
+        if dtype.kind not in "iu":
+            raise TypeError(
+                f"Value passed to parameter 'image_size' has DataType {dtype.name} not in "
+                "list of allowed values: uint8, int8, int16, int32, int64"
+            )
+        shape = size_t.get_shape()
+        if shape.ndims is not None and (shape.ndims != 1 or shape.as_list()[0] not in (3, None)):
+            raise ValueError(f"image_size must be a vector of 3 elements, got shape {shape}")
+        box_shape = boxes_t.get_shape()
+        if box_shape.ndims is not None and box_shape.ndims != 3:
+            raise ValueError(
+                f"Shape must be rank 3 but is rank {box_shape.ndims} for "
+                "'SampleDistortedBoundingBoxV2' (bounding_boxes)"
+            )
+        known = box_shape.as_list() if box_shape.ndims is not None else None
+        if known is not None and 0 in known and not use_image:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                "No bounding boxes provided as input. One must enable "
+                "use_image_if_no_bounding_boxes if you wish to not provide any bounding boxes.",
+            )
+        value = covered_t.op._const_value
+        if value is not None and float(value) < 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Min object covered must be non-negative: {float(value):g}"
+            )
+
+        def sample(key: Any, size: Any, boxes: Any, covered: Any) -> Any:
+            return _sample_box(key, size, boxes, covered, aspect, area, attempts, dtype)
+
+        begin, size, bboxes = random_node(
+            "SampleDistortedBoundingBoxV2",
+            sample,
+            [size_t, boxes_t, covered_t],
+            [((3,), dtype), ((3,), dtype), ((1, 1, 4), np.dtype(np.float32))],
+            seed if seed else (seed2 or None),
+            scope,
+        )
+    return begin, size, bboxes
+
+
+FUNCTIONS["image.sample_distorted_bounding_box"] = sample_distorted_bounding_box
