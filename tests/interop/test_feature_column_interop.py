@@ -363,7 +363,10 @@ def test_parse_example_spec_feeds_input_layer() -> None:
         out = fc.input_layer(
             features, columns, weight_collections=["mine"], cols_to_vars=cols_to_vars
         )
-        frozen = fc.input_layer(features, columns[3:4], trainable=False)
+        per_column: dict = {}
+        frozen = fc.input_layer(
+            features, columns[2:4], trainable=False, cols_to_output_tensors=per_column
+        )
         names = {
             "spec": sorted((k, type(v).__name__, repr(v)) for k, v in spec.items()),
             "vars": sorted((c.name, [v.op.name for v in vs]) for c, vs in cols_to_vars.items()),
@@ -388,7 +391,8 @@ def test_parse_example_spec_feeds_input_layer() -> None:
                 features["city"]: np.array([[b"paris", b""], [b"x", b"rome"], [b"", b""]], object),
                 features["kind"]: np.array([[2, -1], [-1, -1], [0, 1]], np.int64),
             }
-            return names, sess.run([out, frozen], feed)
+            by_name = [per_column[c] for c in sorted(per_column, key=lambda c: c.name)]
+            return names, sess.run([out, frozen, by_name], feed)
 
         return run
 
@@ -723,3 +727,42 @@ def test_reused_variable_scopes_share_the_tables() -> None:
     theirs, ours = run_both(script)
     assert ours[0] == theirs[0]
     assert_twins(theirs[1], ours[1], rtol=0.0)
+
+
+def test_features_from_a_dataset_iterator() -> None:
+    """Features from a ``tf.data`` iterator (the TF1 ``input_fn`` pattern): strings
+    looked up and hashed, numbers bucketized, batch after batch."""
+
+    def script(tf: Any) -> Any:
+        fc = tf.feature_column
+        data = {
+            "city": np.array([b"paris", b"rome", b"", b"oslo", b"rome"], object),
+            "tags": np.array(
+                [[b"a", b"b"], [b"", b""], [b"c", b"a"], [b"z", b""], [b"b", b"b"]], object
+            ),  # fmt: skip
+            "age": np.array([12.0, 33.0, 50.0, 70.0, 18.0], np.float32),
+        }
+        it = tf.data.Dataset.from_tensor_slices(data).batch(2).make_one_shot_iterator()
+        features = it.get_next()
+        age = fc.numeric_column("age")
+        columns = [
+            fc.indicator_column(
+                fc.categorical_column_with_vocabulary_list("city", ["paris", "rome"])
+            ),
+            fc.embedding_column(
+                fc.categorical_column_with_hash_bucket("tags", 5), 2,
+                initializer=_const_init(tf, 5, 2),
+            ),
+            fc.bucketized_column(age, [18.0, 65.0]),
+            fc.indicator_column(fc.crossed_column([fc.bucketized_column(age, [30.0]), "city"], 4)),
+        ]  # fmt: skip
+        out = fc.input_layer(features, columns)
+        init = tf.tables_initializer()
+
+        def run(sess: Any) -> Any:
+            sess.run(init)
+            return [sess.run(out) for _ in range(3)]
+
+        return run
+
+    assert_twins(*run_both(script), rtol=0.0)
