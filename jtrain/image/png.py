@@ -12,7 +12,9 @@ libpng does (the smallest sum of absolute values), and :func:`write` any PNG fro
 samples (tests make every kind of file with it).
 
 Ancillary chunks other than ``tRNS`` (gamma, colour profiles, text) are read past:
-libpng applies none of them under TF's settings.
+libpng applies none of them under TF's settings, but for one case: colour to gray of a
+file with a ``gAMA`` (other than 1.0) or ``sRGB`` chunk, which libpng computes in
+linear light; :func:`decode` raises ``NotImplementedError`` for it.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class _Info:
     interlace: int
     palette: np.ndarray | None = None
     trns: bytes | None = None
+    gamma: int | None = None  # gAMA's value (x 100000); sRGB counts as 45455
 
 
 def _chunks(data: bytes) -> Iterator[tuple[bytes, bytes, bool]]:
@@ -123,6 +126,10 @@ def _read(data: bytes) -> tuple[_Info, bytes]:
             info.palette = np.frombuffer(payload, np.uint8).reshape(-1, 3)
         elif kind == b"tRNS" and header:
             info.trns = payload
+        elif kind == b"gAMA" and header and len(payload) == 4:
+            info.gamma = struct.unpack(">I", payload)[0]
+        elif kind == b"sRGB" and header:
+            info.gamma = 45455
         elif kind == b"IDAT":
             if info.color_type == PALETTE and info.palette is None:
                 raise PNGError("palette image without PLTE", True)
@@ -276,6 +283,8 @@ def decode(data: bytes, channels: int = 0, bits: int = 8) -> np.ndarray:
 
     Raises:
       PNGError: the data is not a valid PNG.
+      NotImplementedError: colour to gray (``channels`` 1 or 2) of a file with a
+        ``gAMA`` (other than 1.0) or ``sRGB`` chunk.
     """
     info, stream = _read(data)
     pixels = _pixels(info, stream)
@@ -284,6 +293,12 @@ def decode(data: bytes, channels: int = 0, bits: int = 8) -> np.ndarray:
     has_trns = info.trns is not None
     if channels == 0:
         channels = (4 if has_trns else 3) if color == PALETTE else _SAMPLES[color]
+    if channels < 3 and color & 2 and info.gamma not in (None, 100000):
+        raise NotImplementedError(
+            "a PNG with a gAMA or sRGB chunk converted from colour to gray: libpng (TF) "
+            "converts in linear light through its gamma tables, which jtrain does not "
+            "reproduce; decode with channels=3 (exact) and convert to gray after"
+        )
     want_alpha = channels % 2 == 0
     alpha: np.ndarray | None = None
     # Expansion: palette to RGB(A), gray below 8 bits to 8 bits, tRNS to alpha.

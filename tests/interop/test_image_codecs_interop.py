@@ -522,3 +522,39 @@ def test_random_jpeg_quality_arguments_as_tf():
         with tf.Graph().as_default():
             out = tf.image.random_jpeg_quality(tf.constant(img), 20, 80)
             assert _signature(out) == ([None, None, 3], "uint8")
+
+
+GAMMA_CHUNKS = {
+    "gAMA 1/2.2": (b"gAMA", struct.pack(">I", 45455)),
+    "gAMA 1.0": (b"gAMA", struct.pack(">I", 100000)),
+    "sRGB": (b"sRGB", b"\x00"),
+}
+
+
+@pytest.mark.parametrize("chunk", list(GAMMA_CHUNKS))
+@pytest.mark.parametrize("depth", [8, 16])
+def test_png_gamma_chunks(chunk, depth):
+    """libpng ignores gAMA/sRGB under TF's settings except in colour -> gray, which it
+    computes in linear light: jtrain matches TF elsewhere and refuses that case."""
+    samples = np.random.default_rng(depth).integers(0, 1 << depth, (6, 7, 3))
+    data = png.write(samples, png.RGB, depth, extra_chunks=(GAMMA_CHUNKS[chunk],))
+
+    def build(tf, s):
+        return {
+            f"{c}-{dt}": tf.io.decode_png(s, channels=c, dtype=getattr(tf, dt))
+            for c in (0, 3, 4)
+            for dt in ("uint8", "uint16")
+        }
+
+    theirs, ours = run_both(_decode_script(data, build))
+    assert_twins(theirs[0], ours[0], rtol=0)
+    gray = _decode_script(data, lambda tf, s: {"gray": tf.io.decode_png(s, channels=1)})
+    if chunk == "gAMA 1.0":
+        theirs, ours = run_both(gray)
+        assert_twins(theirs[0], ours[0], rtol=0)
+    else:
+        from adapters import v1 as jtf
+        from tests.interop.twin import run_once
+
+        with pytest.raises(NotImplementedError, match="linear light"):
+            run_once(jtf, gray)
