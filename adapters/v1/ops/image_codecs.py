@@ -814,9 +814,12 @@ def encode_jpeg(
       image: a 3-D uint8 tensor of 1 or 3 channels.
       format: ``""`` (from the channels), ``"grayscale"`` or ``"rgb"``.
       quality: 0-100 (default 95).
-      progressive, optimize_size: libjpeg's options (default False).
+      progressive: a progressive JPEG (default False).
+      optimize_size: libjpeg's optimized Huffman tables (default False).
       chroma_downsampling: 4:2:0 (default True) or 4:4:4.
-      density_unit, x_density, y_density: the JFIF density (default 300 per inch).
+      density_unit: ``"in"`` (default); ``"cm"`` raises NotImplementedError.
+      x_density: the JFIF horizontal density (default 300).
+      y_density: the JFIF vertical density (default 300).
       xmp_metadata: not supported unless empty.
       name: the op's name.
 
