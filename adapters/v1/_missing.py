@@ -26,8 +26,6 @@ _INSTEAD: dict[str, str] = {
     "tf.data.Dataset.from_tensor_slices",
     "distribute": "use tf.train.ClusterSpec/Server and SyncReplicasOptimizer, or "
     "jtrain.distributed",
-    "py_function": "use tf.py_func (it takes NumPy values; TF2's eager tensors do not "
-    "exist here) or tf.jax_function",
     # Names TensorFlow itself removed (TF 1.0's summary renames, old optimizer versions).
     "train.SummaryWriter": "tf.train.SummaryWriter was removed in TF 1.0: use "
     "tf.summary.FileWriter",

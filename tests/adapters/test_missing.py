@@ -8,13 +8,13 @@ from adapters import v1 as tf
 @pytest.mark.parametrize(
     "module, name, says",
     [
-        (tf, "py_function", "tf.py_function is not in adapters.v1; use tf.py_func"),
+        (tf, "estimator", "tf.estimator is not in adapters.v1; drive training with"),
         (tf, "contrib", "tf.contrib is not in adapters.v1; tf.contrib was removed"),
         (tf, "keras", "tf.keras is not in adapters.v1"),
         (tf.data.experimental, "scan", "tf.data.experimental.scan is not in adapters.v1; "
          "jtrain's tf.data.experimental has AUTOTUNE"),
         (tf.data.experimental, "CsvDataset", "use tf.data.Dataset.from_tensor_slices"),
-        (tf, "Sesion", "(names that exist: tf.Session)"),
+        (tf, "Sesion", "(names that exist: tf.Session, "),
         (tf, "erf_inv_x", "tf.erf_inv_x is not in adapters.v1; if it is an op, write it in "
          "jax.numpy inside tf.jax_function"),
         (tf.train, "AdamOptimiser", "names that exist: tf.train.AdamOptimizer"),
