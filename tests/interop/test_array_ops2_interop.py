@@ -249,6 +249,8 @@ def test_sparse_segment_dtype_errors_as_tf():
     for tf in (tf1, jtf):
         with pytest.raises(TypeError, match="DataType int32 not in list of allowed values"):
             run_once(tf, lambda tf: tf.sparse_segment_mean(tf.constant([1, 2, 3]), [0], [0]))
+        with pytest.raises(ValueError, match="Dimension 0 in both shapes must be equal, but are 2"):
+            run_once(tf, lambda tf: tf.sparse_segment_sum(tf.constant(X), [0, 1], [0, 0, 1]))
 
 
 def test_sparse_segment_fed_ids_as_tf():
@@ -637,3 +639,30 @@ def test_fingerprint_errors_as_tf():
             run_once(tf, lambda tf: tf.fingerprint(tf.constant([1, 2]), method="md5"))
         with pytest.raises(ValueError, match="Shape must be at least rank 1 but is rank 0"):
             run_once(tf, lambda tf: tf.fingerprint(tf.constant(1)))
+
+
+def test_sparse_segment_embedding_training_step_as_tf():
+    """The embedding use: fed ids and segments, a variable table, SGD steps."""
+
+    def script(tf):
+        table = tf.get_variable("table", initializer=tf.constant(X))
+        ids = tf.placeholder(tf.int64, [None])
+        segments = tf.placeholder(tf.int32, [None])
+        pooled = tf.sparse_segment_sqrt_n(table, ids, segments, num_segments=3)
+        loss = tf.reduce_sum(tf.square(pooled - 0.5))
+        step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        feeds = [
+            {ids: [4, 0, 0, 2], segments: [0, 0, 1, 2]},
+            {ids: [1, 3], segments: [2, 2]},
+        ]
+
+        def run(sess):
+            out = []
+            for f in feeds:
+                out.append(sess.run([pooled, loss], f))
+                sess.run(step, f)
+            return out, sess.run(table), _static([pooled])
+
+        return run
+
+    assert_twins(*run_both(script), rtol=1e-6)

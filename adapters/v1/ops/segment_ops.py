@@ -53,7 +53,8 @@ def _reduce(kind: str):
                 f"Shape must be rank 1 but is rank {max(indices.ndim, ids.ndim)} for "
                 f"'SparseSegment{kind}'"
             )
-        if indices.shape[0] != ids.shape[0]:
+        sizes = (indices.shape[0], ids.shape[0])  # (symbolic when unknown statically)
+        if all(isinstance(n, int) for n in sizes) and sizes[0] != sizes[1]:
             raise OpValueError(
                 f"Dimension 0 in both shapes must be equal, but are {indices.shape[0]} and "
                 f"{ids.shape[0]}. Shapes are [{indices.shape[0]}] and [{ids.shape[0]}]."
