@@ -49,3 +49,18 @@ def test_record_bytes_must_be_positive(graph, tmp_path):
     ds = tf.data.FixedLengthRecordDataset(str(tmp_path / "a.bin"), record_bytes=0)
     with pytest.raises(tf.errors.InvalidArgumentError, match="`record_bytes` must be > 0"):
         _all(ds)
+
+
+def test_num_parallel_reads_interleaves_files_record_by_record(graph, tmp_path):
+    """TF's order for ``num_parallel_reads=2`` (checked live in the interop tests)."""
+    for i, n in enumerate([3, 1, 2]):
+        (tmp_path / f"f{i}").write_bytes(b"".join(f"{i}{j}".encode() for j in range(n)))
+    paths = [str(tmp_path / f"f{i}") for i in range(3)]
+    ds = tf.data.FixedLengthRecordDataset(paths, 2, num_parallel_reads=2)
+    assert _all(ds) == [b"00", b"10", b"01", b"02", b"20", b"21"]
+
+
+def test_constant_file_names(graph, tmp_path):
+    (tmp_path / "a").write_bytes(b"abcd")
+    ds = tf.data.FixedLengthRecordDataset(tf.constant([str(tmp_path / "a")]), 2)
+    assert _all(ds) == [b"ab", b"cd"]

@@ -856,3 +856,47 @@ def test_parse_sequence_example_refuses_a_padding_default_as_tf():
 
     theirs, ours = run_both(build)
     assert ours == theirs
+
+
+# -- readers with num_parallel_reads --------------------------------------------------
+@pytest.mark.parametrize("reads", [None, 1, 2, 3])
+@pytest.mark.parametrize("kind", ["tfrecord", "text", "fixed"])
+def test_readers_interleave_files_as_tfs(tmp_path, kind, reads):
+    """``num_parallel_reads=n``: TF interleaves the files record by record, ``n`` at a
+    time (jtrain read them one after another before)."""
+    lengths = [3, 1, 4, 2]
+    paths = []
+    for i, n in enumerate(lengths):
+        path = tmp_path / f"f{i}"
+        records = [f"{i}-{j}".encode() for j in range(n)]
+        if kind == "tfrecord":
+            with tf1.io.TFRecordWriter(str(path)) as w:
+                for r in records:
+                    w.write(r)
+        elif kind == "text":
+            path.write_bytes(b"\n".join(records) + b"\n")
+        else:
+            path.write_bytes(b"".join(records))
+        paths.append(str(path))
+
+    def build(tf: Any) -> Any:
+        if kind == "tfrecord":
+            ds = tf.data.TFRecordDataset(paths, num_parallel_reads=reads)
+        elif kind == "text":
+            ds = tf.data.TextLineDataset(tf.constant(paths), num_parallel_reads=reads)
+        else:
+            ds = tf.data.FixedLengthRecordDataset(paths, 3, num_parallel_reads=reads)
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+
+        def run(sess: Any) -> Any:
+            out = []
+            while True:
+                try:
+                    out.append(sess.run(nxt))
+                except tf.errors.OutOfRangeError:
+                    return out
+
+        return run
+
+    theirs, ours = run_both(build)
+    assert ours == theirs

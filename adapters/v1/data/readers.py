@@ -2,8 +2,10 @@
 ``FixedLengthRecordDataset``.
 
 Each reads its files one after another, in the order given, each to its end, as
-TF's readers do with ``num_parallel_reads=None``. Records come from
-``jtrain.records.tf_record_iterator`` (both checksums verified; a corrupt record
+TF's readers do with ``num_parallel_reads=None``; with ``num_parallel_reads=n`` the
+files are interleaved one record at a time, ``n`` open at once, in the order of TF's
+deterministic parallel interleave (``Dataset.interleave`` with ``cycle_length=n``).
+Records come from ``jtrain.records.tf_record_iterator`` (both checksums verified; a corrupt record
 raises ``DataLossError`` naming the file and offset).
 """
 
@@ -29,17 +31,48 @@ _log = logging.getLogger(__name__)
 class _FileDataset(DatasetV1):
     """Scalar string elements read from ``filenames`` (a string, a list or a tensor)."""
 
+    _impl: DatasetV1 | None = None
+
     def __init__(self, filenames: Any, compression_type: Any = None):
         if isinstance(filenames, ops.Tensor):
             if filenames.dtype != dtypes.string:
                 raise TypeError(f"`filenames` must be a tf.string tensor, got {filenames.dtype}")
+            if filenames.op.type == "Const" and filenames.op._host is None:
+                # a constant's names are known now (the step's program has no strings)
+                filenames = np.asarray(filenames.op._compute(None)[0], dtype=object)
         self._filenames = _component(filenames)
         if not isinstance(self._filenames, ops.Tensor) and self._filenames.dtype.kind != "O":
             raise TypeError(f"`filenames` must be strings, got {filenames!r}")
         self._compression = compression_type
         self._structure = Spec.of((), dtypes.string)
 
+    def _interleaved(self, filenames: Any, num_parallel_reads: Any) -> None:
+        """With ``num_parallel_reads``: this dataset is TF's interleave of one reader
+        per file (``cycle_length=num_parallel_reads``, ``block_length=1``)."""
+        if num_parallel_reads is None:
+            return
+        from adapters.v1.data.interleave_op import Interleave, cycle_length_of
+
+        flat = self._filenames
+        if isinstance(flat, ops.Tensor):
+            from adapters import v1 as tf
+
+            flat = tf.reshape(flat, [-1])
+        else:
+            flat = flat.reshape(-1)
+        names = DatasetV1.from_tensor_slices(flat)
+        cycle = cycle_length_of(num_parallel_reads, num_parallel_reads)
+        self._impl = Interleave(names, self._one_file, cycle, 1)
+
+    def _one_file(self, filename: Any) -> DatasetV1:
+        raise NotImplementedError
+
+    def _inputs(self) -> list[DatasetV1]:
+        return [self._impl] if self._impl is not None else []
+
     def _captures(self) -> list[ops.Tensor]:
+        if self._impl is not None:
+            return []
         return [self._filenames] if isinstance(self._filenames, ops.Tensor) else []
 
     def _paths(self, run: Run) -> list[str]:
@@ -62,6 +95,9 @@ class _FileDataset(DatasetV1):
         raise NotImplementedError
 
     def _elements(self, run: Run) -> Iterator[Element]:
+        if self._impl is not None:
+            yield from self._impl._elements(run)
+            return
         compression = self._compression_of(run)
         for path in self._paths(run):
             _log.debug("tf.data reading %s", path)
@@ -79,7 +115,8 @@ class TFRecordDataset(_FileDataset):
         placeholder fed when an initializable iterator starts).
       compression_type: ``""`` (default), ``"ZLIB"`` or ``"GZIP"``.
       buffer_size: accepted, unused (files are read in chunks).
-      num_parallel_reads: accepted; files are read one after another, in order.
+      num_parallel_reads: how many files are read at once, interleaved record by
+        record (default ``None``: one after another, in order).
       name: unused (TF's op name).
 
     Raises at run time ``NotFoundError`` for a missing file and ``DataLossError`` for a
@@ -95,6 +132,10 @@ class TFRecordDataset(_FileDataset):
         name: str | None = None,
     ):
         super().__init__(filenames, compression_type)
+        self._interleaved(filenames, num_parallel_reads)
+
+    def _one_file(self, filename: Any) -> DatasetV1:
+        return TFRecordDataset(filename, self._compression)
 
     def _records(self, path: str, compression: str) -> Iterator[bytes]:
         return tf_record_iterator(path, compression)
@@ -108,7 +149,8 @@ class TextLineDataset(_FileDataset):
       filenames: a file name, a list of them, or a ``tf.string`` tensor of them.
       compression_type: ``""`` (default), ``"ZLIB"`` or ``"GZIP"``.
       buffer_size: accepted, unused.
-      num_parallel_reads: accepted; files are read one after another, in order.
+      num_parallel_reads: how many files are read at once, interleaved record by
+        record (default ``None``: one after another, in order).
       name: unused (TF's op name).
     """
 
@@ -121,6 +163,10 @@ class TextLineDataset(_FileDataset):
         name: str | None = None,
     ):
         super().__init__(filenames, compression_type)
+        self._interleaved(filenames, num_parallel_reads)
+
+    def _one_file(self, filename: Any) -> DatasetV1:
+        return TextLineDataset(filename, self._compression)
 
     def _records(self, path: str, compression: str) -> Iterator[bytes]:
         import gzip
@@ -161,7 +207,8 @@ class FixedLengthRecordDataset(_FileDataset):
       footer_bytes: bytes ignored at the end of each file (default ``None``: 0).
       buffer_size: accepted, unused (files are read in 1 MiB chunks).
       compression_type: ``""`` (default), ``"ZLIB"`` or ``"GZIP"``.
-      num_parallel_reads: accepted; files are read one after another, in order.
+      num_parallel_reads: how many files are read at once, interleaved record by
+        record (default ``None``: one after another, in order).
       name: unused (TF's op name).
 
     Raises:
@@ -184,6 +231,11 @@ class FixedLengthRecordDataset(_FileDataset):
     ):
         super().__init__(filenames, compression_type)
         self._sizes = (record_bytes, header_bytes, footer_bytes)
+        self._interleaved(filenames, num_parallel_reads)
+
+    def _one_file(self, filename: Any) -> DatasetV1:
+        record, header, footer = self._sizes
+        return FixedLengthRecordDataset(filename, record, header, footer, None, self._compression)
 
     def _size(self, value: Any) -> int:
         if isinstance(value, ops.Tensor):
@@ -198,6 +250,9 @@ class FixedLengthRecordDataset(_FileDataset):
         return 0 if value is None else int(value)
 
     def _elements(self, run: Run) -> Iterator[Element]:
+        if self._impl is not None:
+            yield from self._impl._elements(run)
+            return
         record, header, footer = (self._size(v) for v in self._sizes)
         if record <= 0:
             raise errors.InvalidArgumentError(None, None, "`record_bytes` must be > 0")
