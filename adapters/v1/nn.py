@@ -30,6 +30,7 @@ from adapters.v1.ops.ctc_ops import (  # noqa: F401
     ctc_loss_v2,
     ctc_unique_labels,
 )
+from adapters.v1.ops.dilation_ops import dilation2d, erosion2d  # noqa: F401
 from adapters.v1.ops.embedding_ops import (  # noqa: F401
     embedding_lookup,
     embedding_lookup_sparse,
@@ -59,6 +60,7 @@ __all__ = sorted(
         "ctc_loss_v2",
         "ctc_unique_labels",
         "dropout",
+        "erosion2d",
         "dynamic_rnn",
         "embedding_lookup",
         "embedding_lookup_sparse",
