@@ -122,6 +122,16 @@ def test_dynamic_partition_fed_partitions_as_tf():
     assert_twins(*run_both(script), rtol=1e-6)
 
 
+def test_dynamic_partition_of_data_of_unknown_batch_as_tf():
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 3])
+        outs = tf.dynamic_partition(x, [1, 0, 1, 1], 2)
+        grad = tf.gradients(tf.reduce_sum(outs[1] ** 2), x)[0]
+        return lambda sess: (sess.run([outs, grad], {x: X[:4]}), _static(outs))
+
+    assert_twins(*run_both(script), rtol=1e-6)
+
+
 def test_dynamic_partition_of_the_steps_data_raises():
     with jtf.Graph().as_default():
         parts = jtf.cast(jtf.placeholder(jtf.float32, [5]), jtf.int32)

@@ -1664,9 +1664,15 @@ def _dynamic_partition(data, partitions, num_partitions):
     """``outputs[k] = data[partitions == k]`` (rows in order); ``partitions`` are known
     when the step is compiled (their counts are the outputs' sizes)."""
     parts = np.asarray(partitions)
-    if data.shape[: parts.ndim] != parts.shape:
-        mine, theirs = list(data.shape[: parts.ndim]), list(parts.shape)
-        k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b), 0)
+    mine, theirs = list(data.shape[: parts.ndim]), list(parts.shape)
+    # (a dimension unknown statically is symbolic here: the run's shapes check it)
+    differ = [
+        i
+        for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
+        if isinstance(a, int) and a != b
+    ]
+    if differ or len(mine) != len(theirs):
+        k = differ[0] if differ else len(mine)
         bad = mine[k] if k < len(mine) else 0
         raise OpValueError(
             f"Dimensions must be equal, but are {bad} and {theirs[k]} for 'DynamicPartition' "
