@@ -30,6 +30,7 @@ import contextlib
 import math
 import os
 import random
+import re
 import shutil
 import sys
 import tempfile
@@ -46,6 +47,7 @@ from adapters.v1 import sysconfig as _sysconfig
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.client.session import Session, get_default_session
 from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework.device_spec import DeviceSpec
 from adapters.v1.framework.indexed_slices import IndexedSlices
 from adapters.v1.ops import array_ops, gradients_impl, init_ops
 from adapters.v1.ops.constant_op import constant
@@ -385,6 +387,14 @@ def compute_gradient_error(
 
 
 # -- TestCase -------------------------------------------------------------------------
+def _canonical_device(device: Any) -> str:
+    if device is None:
+        return ""
+    if isinstance(device, DeviceSpec):
+        return device.to_string()
+    return DeviceSpec.from_string(device).to_string()
+
+
 def _where(condition: np.ndarray) -> tuple[np.ndarray, ...]:
     return np.where(condition)
 
@@ -806,6 +816,57 @@ class TestCase(unittest.TestCase):
                     f"Instead received {type(value)}"
                 )
         self.assertAllEqual(shapes[0], shapes[1], msg=msg)
+
+    def assertStartsWith(  # noqa: N802
+        self, actual: str, expected_start: str, msg: str | None = None
+    ) -> None:
+        """Asserts ``actual.startswith(expected_start)``."""
+        if not actual.startswith(expected_start):
+            note = f" : {msg!r}" if msg else ""
+            self.fail(f"{actual!r} does not start with {expected_start!r}{note}")
+
+    def assertDeviceEqual(self, device1: Any, device2: Any, msg: str | None = None) -> None:  # noqa: N802
+        """Asserts two device names (or ``DeviceSpec``s) are the same once canonical
+        (``"/gpu:0"`` equals ``"/device:GPU:0"``)."""
+        device1, device2 = _canonical_device(device1), _canonical_device(device2)
+        self.assertEqual(device1, device2, f"Devices {device1} and {device2} are not equal. {msg}")
+
+    @contextlib.contextmanager
+    def assertRaisesWithPredicateMatch(  # noqa: N802
+        self, exception_type: Any, expected_err_re_or_predicate: Any
+    ) -> Iterator[None]:
+        """Context manager: the block must raise ``exception_type`` matching a predicate
+        (a function of the error) or a regular expression searched in its message
+        (an ``OpError``'s message, then ``Caused by: <op name>``).
+
+        Raises:
+          AssertionError: nothing raised, another type, or no match (TF's messages:
+            ``"Exception of type <class ...>: ..."``).
+        """
+        if callable(expected_err_re_or_predicate):
+            predicate = expected_err_re_or_predicate
+        else:
+
+            def predicate(e: BaseException) -> Any:
+                if isinstance(e, errors.OpError):
+                    text, op = e.message, e.op
+                else:
+                    text, op = str(e), None
+                while op is not None:
+                    text += "\nCaused by: " + op.name
+                    op = getattr(op, "_original_op", None)
+                return re.search(expected_err_re_or_predicate, text)
+
+        try:
+            yield
+            self.fail(exception_type.__name__ + " not raised")
+        except Exception as e:
+            if not isinstance(e, exception_type) or not predicate(e):
+                raise AssertionError(f"Exception of type {type(e)}: {e}") from None
+
+    def assertRaisesOpError(self, expected_err_re_or_predicate: Any) -> Any:  # noqa: N802
+        """``assertRaisesWithPredicateMatch(tf.errors.OpError, ...)``."""
+        return self.assertRaisesWithPredicateMatch(errors.OpError, expected_err_re_or_predicate)
 
     def assertProtoEquals(  # noqa: N802
         self, expected_message_maybe_ascii: Any, validate_message: Any, msg: str | None = None

@@ -383,6 +383,36 @@ def _test_case_class(tf):
         def test_fail_greater(self):
             self.assertAllGreater(tf.constant([1.0, 2.0]), 1.0)
 
+        def test_raises_op_error(self):
+            x = tf.constant([1.0, np.nan])
+            with self.assertRaisesOpError("boom"):
+                self.evaluate(tf.debugging.check_numerics(x, "boom"))
+            with self.assertRaisesWithPredicateMatch(ValueError, lambda e: "shape" in str(e)):
+                raise ValueError("bad shape")
+            self.assertStartsWith("abcdef", "abc")
+            self.assertDeviceEqual("/gpu:0", "/device:GPU:0")
+            self.assertAllInSet(tf.constant([1, 2, 1]), {1, 2, 3})
+            self.assertNotAllClose([1.0, 2.0], [1.0, 2.5])
+            self.assertNotAllEqual(tf.constant([1, 2]), [1, 3])
+
+        def test_fail_op_error_regex(self):
+            with self.assertRaisesOpError("no such text"):
+                self.evaluate(tf.debugging.check_numerics(tf.constant(np.nan), "boom"))
+
+        def test_fail_not_raised(self):
+            with self.assertRaisesOpError("x"):
+                pass
+
+        def test_fail_wrong_type(self):
+            with self.assertRaisesWithPredicateMatch(TypeError, "x"):
+                raise ValueError("x")
+
+        def test_fail_starts_with(self):
+            self.assertStartsWith("abc", "b", msg="m")
+
+        def test_fail_in_set(self):
+            self.assertAllInSet([1, 4], {1, 2})
+
         def test_proto(self):
             g = tf.Graph()
             with g.as_default():
@@ -397,11 +427,16 @@ def _test_case_class(tf):
 def _outcomes(tf):
     result = unittest.TestResult()
     unittest.defaultTestLoader.loadTestsFromTestCase(_test_case_class(tf)).run(result)
+    import re
+
+    def last_error(trace):  # the last "XError: message" line (a message may span lines)
+        lines = [ln for ln in trace.splitlines() if re.match(r"^\w+Error: ", ln)]
+        return lines[-1][:40] if lines else trace.strip().splitlines()[-1][:40]
+
     out = {}
-    for test, trace in result.failures:
-        out[test.id().rsplit(".", 1)[-1]] = ("failure", trace.strip().splitlines()[-1][:60])
-    for test, trace in result.errors:
-        out[test.id().rsplit(".", 1)[-1]] = ("error", trace.strip().splitlines()[-1][:60])
+    for kind, found in (("failure", result.failures), ("error", result.errors)):
+        for test, trace in found:
+            out[test.id().rsplit(".", 1)[-1]] = (kind, last_error(trace))
     return out, result.testsRun
 
 
@@ -412,8 +447,8 @@ def test_test_case_passes_and_fails_as_tfs():
         theirs = _outcomes(tf1)
     ours = _outcomes(jtf)
     assert ours == theirs
-    # 12 tests and TF's test_session method (skipped: "Not a test."); 9 fail on purpose
-    assert theirs[1] == 13 and len(theirs[0]) == 9, theirs
+    # 18 tests and TF's test_session method (skipped: "Not a test."); 14 fail on purpose
+    assert theirs[1] == 19 and len(theirs[0]) == 14, theirs
 
 
 def test_assert_proto_equals_failure():
