@@ -558,3 +558,38 @@ def test_png_gamma_chunks(chunk, depth):
 
         with pytest.raises(NotImplementedError, match="linear light"):
             run_once(jtf, gray)
+
+
+@pytest.mark.parametrize("disposal", [0, 1])
+def test_decode_gif_partial_frames_match_tf(disposal):
+    base = np.stack([np.random.default_rng(2).integers(0, 4, (12, 14)) * 60] * 3, -1)
+    frames = []
+    for f in range(3):
+        img = base.astype(np.uint8)
+        img[2 + f : 5 + f, 3:9] = f * 70  # only this rectangle changes: partial frames
+        frames.append(PIL.Image.fromarray(img))
+    buf = io.BytesIO()
+    frames[0].save(buf, "GIF", save_all=True, append_images=frames[1:], disposal=disposal)
+    data = buf.getvalue()
+    probe = PIL.Image.open(io.BytesIO(data))
+    probe.seek(1)
+    assert probe.tile[0][1] != (0, 0, 14, 12)  # the file really holds a partial frame
+
+    def build(tf, s):
+        return {"gif": tf.io.decode_gif(s), "image": tf.io.decode_image(s)}
+
+    theirs, ours = run_both(_decode_script(data, build))
+    assert ours[1] == theirs[1]
+    assert_twins(theirs[0], ours[0], rtol=0)
+
+
+def test_decode_gif_with_transparency_raises():
+    from adapters import v1 as jtf
+    from tests.interop.twin import run_once
+
+    img = PIL.Image.fromarray(_image(6, 6, 3))
+    buf = io.BytesIO()
+    img.save(buf, "GIF", transparency=0)
+    script = _decode_script(buf.getvalue(), lambda tf, s: {"gif": tf.io.decode_gif(s)})
+    with pytest.raises(NotImplementedError, match="transparency"):
+        run_once(jtf, script)

@@ -268,15 +268,23 @@ def _decode_gif(data: bytes, s: _Settings) -> np.ndarray:
     try:
         im = Image.open(io.BytesIO(data), formats=["GIF"])
         frames = []
+        previous_disposal = 0
         for index in range(getattr(im, "n_frames", 1)):
             im.seek(index)
             extent = im.tile[0][1] if im.tile else (0, 0, *im.size)
-            if "transparency" in im.info or tuple(extent) != (0, 0, *im.size):
+            partial = tuple(extent) != (0, 0, *im.size)
+            # Measured equal to TF: whole frames, and partial ones drawn over the
+            # previous frame (its disposal 0 or 1), without transparency.
+            if "transparency" in im.info or (
+                partial and (index == 0 or previous_disposal not in (0, 1))
+            ):
                 raise NotImplementedError(
-                    f"{s.op_type}: jtrain decodes GIF frames that cover the whole image "
-                    "without transparency; TF's giflib composition of partial or "
-                    "transparent frames is not reproduced (decode with Pillow and feed)"
+                    f"{s.op_type}: jtrain decodes GIF frames without transparency that "
+                    "cover the image or are drawn over the previous frame; TF's "
+                    "composition of transparent frames, of a partial first frame and "
+                    "after disposal 2 or 3 is not reproduced (decode with Pillow and feed)"
                 )
+            previous_disposal = getattr(im, "disposal_method", 0)
             frames.append(np.asarray(im.convert("RGB")))
             if not s.expand_animations:
                 break
@@ -599,8 +607,9 @@ def decode_gif(contents: Any, name: str | None = None) -> ops.Tensor:
       ``[None, None, None, 3]``).
 
     Raises:
-      NotImplementedError: a frame smaller than the image or with transparency (TF's
-        giflib composition is not reproduced).
+      NotImplementedError: a frame with transparency, a first frame smaller than the
+        image, a partial frame after one disposed of with method 2 or 3 (TF's
+        composition of these is not reproduced).
       InvalidArgumentError (at run time): bad data.
     """
     tensor = _contents(contents, "DecodeGif")
