@@ -117,7 +117,8 @@ def is_gpu_available(
       ``bool``.
     """
     for device in _gpus():
-        if cuda_only and "rocm" in device.client.platform_version.lower():
+        version = str(getattr(getattr(device, "client", None), "platform_version", ""))
+        if cuda_only and "rocm" in version.lower():
             continue
         if min_cuda_compute_capability is not None:
             capability = getattr(device, "compute_capability", None)
