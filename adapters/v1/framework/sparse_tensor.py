@@ -47,11 +47,10 @@ class SparseTensor:
 
     @classmethod
     def from_value(cls, sparse_tensor_value: SparseTensorValue) -> SparseTensor:
-        """A SparseTensor of constants from a ``SparseTensorValue``."""
-        from adapters.v1.ops.constant_op import constant
-
+        """A SparseTensor of constants from a ``SparseTensorValue``: its three parts
+        given to the constructor, as TF's (lists of indices and dense shape are int64)."""
         v = sparse_tensor_value
-        return cls(constant(v.indices), constant(v.values), constant(v.dense_shape))
+        return cls(v.indices, v.values, v.dense_shape)
 
     @property
     def indices(self) -> ops.Tensor:
