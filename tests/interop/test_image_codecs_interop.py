@@ -447,7 +447,7 @@ def test_animated_gif_in_decode_png_is_tf_error():
 )
 def test_decode_image_of_png_matches_tf(name, data):
     def build(tf, s):
-        return {
+        ops = {
             f"{c}-{dt}-{expand}": tf.io.decode_image(
                 s, channels=c, dtype=getattr(tf, dt), expand_animations=expand
             )
@@ -455,6 +455,10 @@ def test_decode_image_of_png_matches_tf(name, data):
             for dt in ("uint8", "uint16", "float32", "float64", "int32")
             for expand in (True, False)
         }
+        # TF's one kernel: decode_jpeg and decode_gif read PNG files too.
+        ops.update({f"jpeg op {c}": tf.io.decode_jpeg(s, channels=c) for c in (0, 1, 3)})
+        ops["gif op"] = tf.io.decode_gif(s)
+        return ops
 
     theirs, ours = run_both(_decode_script(data, build))
     assert ours[1] == theirs[1]
