@@ -766,3 +766,49 @@ def test_features_from_a_dataset_iterator() -> None:
         return run
 
     assert_twins(*run_both(script), rtol=0.0)
+
+
+def test_crossed_columns_of_sparse_features_and_categorical_columns() -> None:
+    """Crosses of ``SparseTensor`` features (a row's values crossed in order; an empty
+    row has no crosses) and of vocabulary/identity columns of dense features (their
+    missing cells not crossed, an out-of-vocabulary id -1 crossed as TF crosses it)."""
+
+    def build(tf: Any) -> Any:
+        fc = tf.feature_column
+        f = {
+            "tags": tf.sparse_placeholder(tf.string, shape=[None, 3]),
+            "nums": tf.sparse_placeholder(tf.int64, shape=[None, 2]),
+            "city": tf.placeholder(tf.string, [None, 2]),
+            "kind": tf.placeholder(tf.int32, [None]),
+            "edu": tf.placeholder(tf.string, [None]),
+        }
+        city = fc.categorical_column_with_vocabulary_list("city", ["paris", "rome"])
+        kind = fc.categorical_column_with_identity("kind", 4)
+        columns = [
+            fc.indicator_column(fc.crossed_column(["tags", "edu"], 6)),
+            fc.embedding_column(
+                fc.crossed_column([city, "nums", kind], 9), 2, combiner="mean",
+                initializer=_const_init(tf, 9, 2),
+            ),
+            fc.indicator_column(fc.crossed_column([kind, "tags", "nums"], 7, hash_key=7)),
+        ]  # fmt: skip
+        return f, columns
+
+    def feeds(tf: Any, f: Any) -> Any:
+        yield {
+            f["tags"]: tf.SparseTensorValue(
+                np.array([[0, 0], [0, 2], [2, 0], [2, 1], [2, 2]], np.int64),
+                np.array([b"a", b"b", b"", b"c", b"a"], object),
+                np.array([3, 3], np.int64),
+            ),
+            f["nums"]: tf.SparseTensorValue(
+                np.array([[0, 1], [1, 0], [2, 0], [2, 1]], np.int64),
+                np.array([5, -1, 7, 8], np.int64),
+                np.array([3, 2], np.int64),
+            ),
+            f["city"]: np.array([[b"rome", b"oslo"], [b"", b"paris"], [b"paris", b""]], object),
+            f["kind"]: np.array([2, -1, 3], np.int32),
+            f["edu"]: np.array([b"hs", b"phd", b""], object),
+        }
+
+    _check(_model(build, feeds))

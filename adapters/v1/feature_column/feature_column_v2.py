@@ -219,6 +219,7 @@ def _cells(dense: ops.Tensor) -> SparseTensor:
         indices, _tf["reshape"](dense, [-1]), _tf["shape"](dense, out_type=dtypes.int64)
     )
     sp._jtrain_all_cells = True
+    sp._jtrain_width = n
     return sp
 
 
@@ -239,9 +240,13 @@ def _categorical_ids(inputs: Any, key: str, transform: Any) -> SparseTensor:
     with ops.name_scope(None, "to_sparse_input"):
         absent = _tf["equal"](raw, ops.convert_to_tensor(missing, dtype=raw.dtype))
         ids = _tf["where_v2"](absent, _tf["fill"](_tf["shape"](ids), np.int64(-1)), ids)
+        present = _tf["logical_not"](absent)
         if expand:
             ids = _tf["expand_dims"](ids, -1)
-        return _cells(ids)
+            present = _tf["expand_dims"](present, -1)
+        sp = _cells(ids)
+        sp._jtrain_present = _tf["reshape"](present, [-1])  # id -1 may be a present OOV id
+        return sp
 
 
 # -- numeric and bucketized -----------------------------------------------------------
@@ -378,6 +383,7 @@ class BucketizedColumn(
         dense_shape = _tf["cast"](_tf["stack"]([batch, dim]), dtypes.int64)
         sp = SparseTensor(indices, ids, dense_shape)
         sp._jtrain_all_cells = True
+        sp._jtrain_width = dim
         return IdWeightPair(sp, None)
 
 
@@ -1342,20 +1348,23 @@ class CrossedColumn(
         return self.hash_bucket_size
 
     def _transform_feature(self, inputs: Any) -> SparseTensor:
-        # TF's SparseCross takes the SparseTensors first, then the dense tensors.
+        # TF's SparseCross takes the SparseTensors first (categorical columns' ids and
+        # sparse features), then the dense features. Each is given here as its values
+        # [batch, width] (int64: an integer, or a string's Fingerprint64) and which of
+        # them are present; a cross of an absent value is absent (id -1, see the
+        # module note), and the present crosses keep TF's order.
         sparse, dense = [], []
         for key in _leaf_keys(self):
             if isinstance(key, str):
                 tensor, expand = inputs._raw_feature(key)
                 if _is_sparse(tensor):
-                    raise NotImplementedError(
-                        f"crossed_column {self.name}: feature {key} is a SparseTensor, whose "
-                        "crosses per example depend on the data (jtrain's programs have "
-                        "static shapes); feed it as a dense [batch, n] tensor."
-                    )
+                    sp = inputs.get(key)
+                    sparse.append(self._densify(sp, _hashable(tensor.values), key))
+                    continue
                 # Hashed where the strings are fed (host), then expanded as TF's builder.
-                tensor = _fingerprint64(tensor) if tensor.dtype == dtypes.string else tensor
-                dense.append(_tf["expand_dims"](tensor, -1) if expand else tensor)
+                values = _hashable(tensor)
+                values = _tf["expand_dims"](values, -1) if expand else values
+                dense.append((values, None))
             elif isinstance(key, CategoricalColumn):
                 pair = key._get_sparse_tensors(inputs)
                 if pair.weight_tensor is not None:
@@ -1363,41 +1372,84 @@ class CrossedColumn(
                         "crossed_column does not support weight_tensor, but the given column "
                         f"populates weight_tensor. Given column: {key.name}"
                     )
-                if not isinstance(key, BucketizedColumn):
-                    raise NotImplementedError(
-                        f"crossed_column {self.name}: jtrain crosses dense features and "
-                        f"bucketized columns; {key.name}'s ids may be absent per example "
-                        "(crosses depending on the data). Cross the feature's name instead."
-                    )
-                sparse.append(
-                    _tf["reshape"](pair.id_tensor.values, [-1, key.source_column.shape[0]])
-                )
+                ids = pair.id_tensor
+                if _is_all_cells(ids):
+                    width = ids._jtrain_width
+                    values = _tf["reshape"](ids.values, [-1, width])
+                    present = getattr(ids, "_jtrain_present", None)
+                    if present is not None:
+                        present = _tf["reshape"](present, [-1, width])
+                    sparse.append((values, present))
+                else:
+                    sparse.append(self._densify(ids, ids.values, key.name))
             else:
                 raise ValueError(f"Unsupported column type. Given: {key}")
-        parts = []
-        for tensor in sparse + dense:
-            shape = tensor._shape
-            if shape is None or len(shape) != 2 or shape[1] is None:
-                raise NotImplementedError(
-                    f"crossed_column {self.name}: jtrain crosses features of shape [batch, n] "
-                    f"with n known when the graph is built, got {shape}."
-                )
-            parts.append(_tf["cast"](tensor, dtypes.int64))
+        parts, masks = [], []
+        for values, present in sparse + dense:
+            parts.append(_tf["cast"](values, dtypes.int64))
+            masks.append(present)
         key = np.uint64(_DEFAULT_HASH_KEY if self.hash_key is None else self.hash_key)
         buckets = np.uint64(self.hash_bucket_size)
+        known = [i for i, m in enumerate(masks) if m is not None]
 
-        def cross(*values: Any) -> Any:
+        def cross(*args: Any) -> Any:
             import jax.numpy as jnp
 
+            values, given = args[: len(parts)], dict(zip(known, args[len(parts) :], strict=True))
             batch = values[0].shape[0]
             hashed = jnp.full((batch, 1), key, jnp.uint64)
-            for v in values:
+            present = jnp.ones((batch, 1), bool)
+            for i, v in enumerate(values):
                 h = _fingerprint_cat64(hashed[:, :, None], v.astype(jnp.uint64)[:, None, :])
                 hashed = h.reshape(batch, -1)
-            return (hashed % buckets).astype(jnp.int64)
+                p = given.get(i, jnp.ones(v.shape, bool))
+                present = (present[:, :, None] & p[:, None, :]).reshape(batch, -1)
+            ids = (hashed % buckets).astype(jnp.int64)
+            return jnp.where(present, ids, jnp.int64(-1))
 
+        total = 1
+        for values in parts:
+            width = (
+                values._shape[1] if values._shape is not None and len(values._shape) == 2 else None
+            )
+            if width is None:
+                raise NotImplementedError(
+                    f"crossed_column {self.name}: jtrain crosses features of shape [batch, n] "
+                    f"with n known when the graph is built, got {values._shape}."
+                )
+            total *= int(width)
         with ops.name_scope(None, "SparseCross"):
-            return _cells(lift(cross, parts, name="SparseCross"))
+            crossed = lift(cross, parts + [masks[i] for i in known], name="SparseCross")
+            return _cells(_tf["reshape"](crossed, [-1, total]))
+
+    def _densify(self, sp: SparseTensor, values: ops.Tensor, what: str) -> tuple:
+        """A ``[batch, width]`` ``SparseTensor`` as its values (``values`` in its cells,
+        0 elsewhere) and a mask of its cells (TF crosses each row's values in order)."""
+        width = _static_width(sp, self.name, what)
+        shape = sp.dense_shape
+        dense = sparse_ops.sparse_tensor_to_dense(SparseTensor(sp.indices, values, shape), 0)
+        ones = _tf["ones_like"](values, dtype=dtypes.int32)
+        count = sparse_ops.sparse_tensor_to_dense(SparseTensor(sp.indices, ones, shape), 0)
+        present = _tf["not_equal"](count, np.int32(0))
+        return _tf["reshape"](dense, [-1, width]), _tf["reshape"](present, [-1, width])
+
+
+def _hashable(tensor: ops.Tensor) -> ops.Tensor:
+    """A feature's values as ``SparseCross`` hashes them: a string's ``Fingerprint64``
+    (on the host), an integer itself."""
+    return _fingerprint64(tensor) if tensor.dtype == dtypes.string else tensor
+
+
+def _static_width(sp: SparseTensor, cross: str, what: str) -> int:
+    shape = sp.get_shape()
+    dims = None if shape.ndims is None else shape.as_list()
+    if dims is None or len(dims) != 2 or dims[1] is None:
+        raise NotImplementedError(
+            f"crossed_column {cross}: jtrain crosses {what} as [batch, n] with n known when "
+            f"the graph is built (it bounds the crosses per example), got shape {dims}; give "
+            "the feature a static width (tf.sparse_placeholder(shape=[None, n]))."
+        )
+    return int(dims[1])
 
 
 def _leaf_keys(cross: CrossedColumn) -> list:
@@ -1417,9 +1469,10 @@ def crossed_column(keys: Any, hash_bucket_size: int, hash_key: int | None = None
     named features; the last feature varies fastest), modulo ``hash_bucket_size``.
 
     Args:
-      keys: feature names (dense string or integer features, ``''``/``-1`` cells
-        crossed as values, as TF) and ``bucketized_column``s; nested crossed columns
-        are flattened.
+      keys: feature names (dense string or integer features, whose ``''``/``-1``
+        cells are crossed as values, as TF; ``SparseTensor`` features) and
+        categorical columns (but ``categorical_column_with_hash_bucket``); nested
+        crossed columns are flattened.
       hash_bucket_size: the number of ids (>= 1).
       hash_key: the first value of the hash chain (default TF's ``0xDECAFCAFFE``).
 
@@ -1429,9 +1482,9 @@ def crossed_column(keys: Any, hash_bucket_size: int, hash_key: int | None = None
     Raises:
       ValueError: ``hash_bucket_size`` < 1, fewer than two keys, or a key that is not
         a string or a categorical column, or a hash-bucket column.
-      NotImplementedError (when the model is built): a ``SparseTensor`` feature or a
-        categorical column other than ``bucketized_column`` (their crosses per example
-        depend on the data; jtrain's programs have static shapes).
+      NotImplementedError (when the model is built): a ``SparseTensor`` input of
+        unknown width (jtrain computes every combination of the row's possible
+        values, ``prod(widths)`` per example, the absent ones as id -1).
     """
     if not hash_bucket_size or hash_bucket_size < 1:
         raise ValueError(f"hash_bucket_size must be > 1. hash_bucket_size: {hash_bucket_size}")
