@@ -419,6 +419,18 @@ EDITS = {
         _sparse(tf, [[0, 0, 0], [0, 1, 0], [1, 1, 1]], [2**40, 2**40 + 1, 3], [2, 2, 2], tf.int64),
         _sparse(tf, [[0, 0, 0], [0, 0, 1], [1, 1, 0]], [2**40, 2, 3], [2, 2, 3], tf.int64),
     ),
+    "strings (on the host)": lambda tf: (
+        _sparse(
+            tf, [[0, 0], [0, 1], [0, 2], [1, 0], [2, 1]], ["the", "cat", "sat", "a", "b"], [4, 3]
+        ),
+        _sparse(
+            tf, [[0, 0], [0, 1], [1, 0], [1, 1], [3, 0]], ["the", "sat", "a", "x", "y"], [4, 2]
+        ),
+    ),
+    "strings, rank 3": lambda tf: (
+        _sparse(tf, [[0, 0, 0], [0, 0, 1], [1, 1, 0]], ["ab", "c", "d"], [2, 2, 2]),
+        _sparse(tf, [[0, 0, 0], [1, 1, 0], [1, 1, 1]], ["ab", "d", "d"], [2, 2, 2]),
+    ),
     "float values, truth wider": lambda tf: (
         _sparse(tf, [[0, 0], [0, 1]], [0.5, 1.5], [1, 2]),
         _sparse(tf, [[0, 0], [0, 1], [1, 0]], [0.5, 2.5, 1.0], [2, 2]),
@@ -434,6 +446,18 @@ def test_edit_distance_as_tf(case):
         return lambda sess: (sess.run(outs), _static(outs), [t.name for t in outs])
 
     assert_twins(*run_both(script), rtol=1e-6)
+
+
+def test_edit_distance_of_computed_strings_as_tf():
+    def script(tf):
+        words = tf.SparseTensor([[0, 0], [0, 1]], tf.constant(["x", "y"]), [1, 2])
+        hyp = tf.SparseTensor(
+            [[0, 0], [0, 1]], tf.strings.join([words.values, tf.constant(["", "z"])]), [1, 2]
+        )
+        out = tf.edit_distance(hyp, words, normalize=False)
+        return lambda sess: (sess.run(out), _static([out]))
+
+    assert_twins(*run_both(script), rtol=0)
 
 
 def test_edit_distance_fed_sparse_as_tf():
@@ -455,10 +479,15 @@ def test_edit_distance_errors_as_tf():
     for tf in (tf1, jtf):
         with pytest.raises(TypeError, match="Hypothesis must be a SparseTensor."):
             run_once(tf, lambda tf: tf.edit_distance(tf.constant([1]), tf.constant([1])))
-    with jtf.Graph().as_default():
-        words = jtf.SparseTensor([[0, 0]], ["a"], [1, 1])
-        with pytest.raises(NotImplementedError, match="string values"):
-            jtf.edit_distance(words, words)
+    for tf in (tf1, jtf):
+        with pytest.raises(TypeError, match="has type int32 that does not match type string"):
+            run_once(
+                tf,
+                lambda tf: tf.edit_distance(
+                    tf.SparseTensor([[0, 0]], ["a"], [1, 1]),
+                    tf.SparseTensor([[0, 0]], tf.constant([1]), [1, 1]),
+                ),
+            )
 
 
 # -- tf.sets -----------------------------------------------------------------------------

@@ -2025,8 +2025,10 @@ def edit_distance(
     cost 1), divided by ``len(truth[g])`` when ``normalize``.
 
     Args:
-      hypothesis: a ``SparseTensor`` (or ``SparseTensorValue``) of numeric sequences,
-        indices in row-major order.
+      hypothesis: a ``SparseTensor`` (or ``SparseTensorValue``) of sequences, indices
+        in row-major order. Numbers are compared on the device; strings, which XLA
+        cannot hold, on the host (before the step when they are constants or fed,
+        after it otherwise), as TF's CPU kernel.
       truth: a ``SparseTensor`` of the same rank and values' dtype.
       normalize: divide by the truth's length (default ``True``).
       name: the op name (default ``"edit_distance"``).
@@ -2036,8 +2038,8 @@ def edit_distance(
 
     Raises:
       TypeError: ``hypothesis`` or ``truth`` is not a ``SparseTensor`` (TF's message).
-      NotImplementedError: string values (map them to ids first, e.g. with a lookup
-        table), or dense shapes that depend on the step's data.
+      NotImplementedError: numeric values with dense shapes that depend on the step's
+        data.
 
     .. note:: As TF, with ``normalize`` an empty truth gives ``inf``, and 0 where the
       hypothesis is empty too.
@@ -2050,26 +2052,74 @@ def edit_distance(
             value = SparseTensor.from_value(value)
         if not isinstance(value, SparseTensor):
             raise TypeError(f"{what} must be a SparseTensor.")
-        if value.dtype is not None and value.dtype.name == "string":
-            raise NotImplementedError(
-                "tf.edit_distance of string values: XLA has no strings; map them to integer "
-                "ids first (e.g. with tf.contrib.lookup / a lookup table), then compare those"
-            )
         pair.append(value)
     hyp, tru = pair
-    out = _edit_distance_op(
-        hyp.indices,
-        hyp.values,
-        hyp.dense_shape,
-        tru.indices,
-        tru.values,
-        tru.dense_shape,
-        normalize,
-        name=name,
-    )
+    if any(t.dtype is not None and t.dtype.name == "string" for t in pair):
+        if hyp.dtype != tru.dtype:
+            raise TypeError(
+                f"Input 'truth_values' of 'EditDistance' Op has type {tru.dtype.name} that "
+                f"does not match type {hyp.dtype.name} of argument 'hypothesis_values'."
+            )
+        out = _edit_distance_of_strings(hyp, tru, normalize, name)
+    else:
+        out = _edit_distance_op(
+            hyp.indices,
+            hyp.values,
+            hyp.dense_shape,
+            tru.indices,
+            tru.values,
+            tru.dense_shape,
+            normalize,
+            name=name,
+        )
     if any(t.op._const_value is None for t in (hyp.dense_shape, tru.dense_shape)):
         out._shape = None  # TF's shape function: unknown rank unless both shapes are constants
     return out
+
+
+def _edit_distance_of_strings(hyp: Any, tru: Any, normalize: bool, name: Any) -> ops.Tensor:
+    """``tf.edit_distance`` of string sequences, on the host (NumPy and Python)."""
+    from adapters.v1.ops.sets_ops import host_op
+
+    def groups(indices: Any, values: Any, lead: list[int]) -> dict[int, list[bytes]]:
+        out: dict[int, list[bytes]] = {}
+        indices = np.asarray(indices).reshape(len(values), -1)
+        for index, value in zip(indices, values, strict=True):
+            g = int(np.ravel_multi_index(tuple(index[:-1]), lead)) if lead else 0
+            out.setdefault(g, []).append(bytes(value))
+        return out
+
+    def levenshtein(a: list[bytes], b: list[bytes]) -> int:
+        row = list(range(len(b) + 1))
+        for i, x in enumerate(a, 1):
+            prev, row[0] = row[0], i
+            for j, y in enumerate(b, 1):
+                prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+        return row[-1]
+
+    def compute(op: Any, hi: Any, hv: Any, hs: Any, ti: Any, tv: Any, ts: Any) -> tuple:
+        if len(hs) != len(ts):
+            raise errors.InvalidArgumentError(
+                None, op, f"hypothesis and truth must have the same rank: {len(hs)} vs {len(ts)}"
+            )
+        lead = [max(int(a), int(b)) for a, b in zip(hs[:-1], ts[:-1], strict=True)]
+        hyp_groups, truth_groups = groups(hi, hv, lead), groups(ti, tv, lead)
+        out = np.zeros(int(np.prod(lead, dtype=np.int64)), np.float32)
+        for g in set(hyp_groups) | set(truth_groups):
+            h, t = hyp_groups.get(g, []), truth_groups.get(g, [])
+            d = np.float32(levenshtein(h, t))
+            if normalize:
+                d = d / np.float32(len(t)) if t else np.float32(np.inf if h else 0.0)
+            out[g] = d
+        return (out.reshape(lead),)
+
+    shapes = [t.dense_shape.op._const_value for t in (hyp, tru)]
+    static = None
+    if all(v is not None for v in shapes):
+        static = tuple(int(max(a, b)) for a, b in zip(shapes[0][:-1], shapes[1][:-1], strict=True))
+    inputs = [hyp.indices, hyp.values, hyp.dense_shape, tru.indices, tru.values, tru.dense_shape]
+    op = host_op("EditDistance", inputs, compute, [(static, np.float32)], name)
+    return op.outputs[0]
 
 
 # -- fingerprint -----------------------------------------------------------------------------
