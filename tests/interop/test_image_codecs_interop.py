@@ -264,6 +264,10 @@ def _jpeg_cases() -> list[tuple[str, bytes]]:
                 for sub in (True, False) if c == 3 else (True,):
                     data = real_tf.io.encode_jpeg(img, quality=q, chroma_downsampling=sub)
                     out.append((f"{h}x{w}x{c}-q{q}-{'420' if sub else '444'}", data.numpy()))
+    img = _image(21, 30, 3, seed=7)
+    for options in ({"progressive": True}, {"optimize_size": True}):
+        data = real_tf.io.encode_jpeg(img, quality=80, **options).numpy()
+        out.append((f"21x30x3-q80-420-{next(iter(options))}", data))
     return out
 
 
