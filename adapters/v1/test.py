@@ -16,10 +16,14 @@ shape ``[x_size, y_size]`` (complex values counted as two reals).
 Device answers come from JAX: ``is_gpu_available()`` is whether ``jax.devices()``
 has a GPU, ``is_built_with_cuda()`` whether JAX's CUDA plugin is installed.
 
+``mock`` is ``unittest.mock`` (as TF's).
+
 .. note::
-   ``create_local_cluster``, ``Benchmark``, ``StubOutForTesting``, ``mock``,
-   ``benchmark_config``, ``disable_with_predicate``, ``with_eager_op_as_function``
-   and ``test_src_dir_path`` are not here (``AttributeError``).
+   ``create_local_cluster`` (jtrain's ``Server`` is the process's one JAX
+   runtime), ``Benchmark``, ``StubOutForTesting``, ``benchmark_config`` (its
+   ``rewrite_options`` field is not in jtrain's ``ConfigProto``),
+   ``is_cpu_target_available``, ``experimental`` and ``test_src_dir_path`` are
+   not here (``AttributeError``).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import atexit
 import collections.abc
 import contextlib
+import functools
 import math
 import os
 import random
@@ -37,6 +42,7 @@ import tempfile
 import unittest
 from collections.abc import Iterator
 from typing import Any
+from unittest import mock
 
 import jax
 import ml_dtypes
@@ -57,6 +63,7 @@ __all__ = [
     "TestCase",
     "assert_equal_graph_def",
     "compute_gradient",
+    "disable_with_predicate",
     "compute_gradient_error",
     "get_temp_dir",
     "gpu_device_name",
@@ -66,6 +73,8 @@ __all__ = [
     "is_built_with_xla",
     "is_gpu_available",
     "main",
+    "mock",
+    "with_eager_op_as_function",
 ]
 
 DEFAULT_GRAPH_SEED = 87654321  # TF's random_seed.DEFAULT_GRAPH_SEED
@@ -93,6 +102,28 @@ def main(argv: list[str] | None = None) -> None:
       argv: the command line (default ``sys.argv``).
     """
     unittest.main(module="__main__", argv=argv)
+
+
+def disable_with_predicate(pred: Any, skip_message: str) -> Any:
+    """Decorator for a test method: skip it (``skip_message``) when ``pred()`` is true
+    at the time the test runs."""
+
+    def decorator(func: Any) -> Any:
+        @functools.wraps(func)
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if pred():
+                self.skipTest(skip_message)
+            return func(self, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def with_eager_op_as_function(cls: Any = None, only_as_function: bool = False) -> Any:
+    """Class decorator that returns the class unchanged (as TF 2.21's, whose flag is gone)."""
+    del only_as_function
+    return cls if cls is not None else (lambda c: c)
 
 
 # -- devices (JAX's) ------------------------------------------------------------------

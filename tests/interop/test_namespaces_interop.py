@@ -38,7 +38,8 @@ CLAIMED = {
     "test": (
         "TestCase assert_equal_graph_def compute_gradient compute_gradient_error "
         "get_temp_dir gpu_device_name is_built_with_cuda is_built_with_gpu_support "
-        "is_built_with_rocm is_built_with_xla is_gpu_available main"
+        "is_built_with_rocm is_built_with_xla is_gpu_available main mock "
+        "disable_with_predicate with_eager_op_as_function"
     ),
     "dtypes": (
         "DType QUANTIZED_DTYPES as_dtype as_string bfloat16 bool cast complex complex128 "
@@ -325,6 +326,7 @@ def test_assert_equal_graph_def():
 def _test_case_class(tf):
     """A TestCase using TF's assertions, some of them failing on purpose."""
 
+    @tf.test.with_eager_op_as_function
     class Case(tf.test.TestCase):
         def test_evaluate_and_close(self):
             x = tf.constant([1.0, 2.0, 3.0])
@@ -413,6 +415,14 @@ def _test_case_class(tf):
         def test_fail_in_set(self):
             self.assertAllInSet([1, 4], {1, 2})
 
+        @tf.test.disable_with_predicate(lambda: True, "skipped by predicate")
+        def test_skipped_by_predicate(self):
+            raise AssertionError("not skipped")
+
+        @tf.test.disable_with_predicate(lambda: False, "never")
+        def test_fail_not_skipped(self):
+            raise AssertionError("ran")
+
         def test_proto(self):
             g = tf.Graph()
             with g.as_default():
@@ -447,8 +457,9 @@ def test_test_case_passes_and_fails_as_tfs():
         theirs = _outcomes(tf1)
     ours = _outcomes(jtf)
     assert ours == theirs
-    # 18 tests and TF's test_session method (skipped: "Not a test."); 14 fail on purpose
-    assert theirs[1] == 19 and len(theirs[0]) == 14, theirs
+    # 20 tests and TF's test_session method (skipped: "Not a test."); 15 fail on purpose
+    assert theirs[1] == 21 and len(theirs[0]) == 15, theirs
+    assert jtf.test.mock is tf1.test.mock
 
 
 def test_assert_proto_equals_failure():
