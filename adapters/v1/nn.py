@@ -38,6 +38,7 @@ from adapters.v1.ops.embedding_ops import (  # noqa: F401
 )
 from adapters.v1.ops.nn_dropout import dropout  # noqa: F401  (in __all__)
 from adapters.v1.ops.nn_impl import nce_loss, sampled_softmax_loss  # noqa: F401
+from adapters.v1.ops.nn_with_space_to_batch import with_space_to_batch  # noqa: F401
 from adapters.v1.ops.rnn import (  # noqa: F401
     bidirectional_dynamic_rnn,
     dynamic_rnn,
@@ -74,6 +75,7 @@ __all__ = sorted(
         "static_bidirectional_rnn",
         "static_rnn",
         "uniform_candidate_sampler",
+        "with_space_to_batch",
     ]
 )
 

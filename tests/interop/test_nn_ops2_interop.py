@@ -96,3 +96,42 @@ def test_dilation2d_errors(kwargs, filt):
             messages.append(str(info.value))
     theirs, ours = messages
     assert ours.split(" for '")[0] in theirs
+
+
+# -- with_space_to_batch -------------------------------------------------------------------
+# Small integers: the convolutions' sums are exact, so TF's and jtrain's agree bit for bit.
+SX = np.round(RS.randn(2, 7, 9, 3) * 2).astype(np.float32)
+SW = np.round(RS.randn(3, 2, 3, 4)).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "rate, padding",
+    [([2, 2], "SAME"), ([2, 3], "VALID"), ([1, 1], "SAME"), ([3, 1], "SAME")],
+)
+def test_with_space_to_batch_conv(rate, padding):
+    def script(tf):
+        x, w = tf.constant(SX), tf.constant(SW)
+
+        def op(inp, num_spatial_dims, pad):
+            assert num_spatial_dims == 2
+            return tf.nn.conv2d(inp, w, [1, 1, 1, 1], pad)
+
+        y = tf.nn.with_space_to_batch(x, rate, padding, op, filter_shape=SW.shape)
+        ops_ = [o.type for o in tf.get_default_graph().get_operations()]
+        kinds = [t for t in ops_ if t in ("SpaceToBatchND", "BatchToSpaceND", "Conv2D")]
+        grads = tf.gradients(tf.reduce_sum(y * y), [x, w])
+        return lambda sess: (sess.run([y, *grads]), y.shape.as_list(), kinds)
+
+    (t_vals, *t_meta), (o_vals, *o_meta) = run_both(script)
+    assert o_meta == t_meta
+    assert_twins(t_vals, o_vals, rtol=0)
+
+
+def test_with_space_to_batch_errors():
+    for tf in (real_tf.compat.v1, jtf):
+        with tf.Graph().as_default():
+            x = tf.constant(SX)
+            with pytest.raises(ValueError, match="`filter_shape` must be specified"):
+                tf.nn.with_space_to_batch(x, [2, 2], "SAME", lambda i, n, p: i)
+            with pytest.raises(ValueError, match="`dilation_rate` must be positive"):
+                tf.nn.with_space_to_batch(x, [0, 2], "VALID", lambda i, n, p: i)
