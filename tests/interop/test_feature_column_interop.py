@@ -812,3 +812,36 @@ def test_crossed_columns_of_sparse_features_and_categorical_columns() -> None:
         }
 
     _check(_model(build, feeds))
+
+
+def test_constant_features() -> None:
+    """Features given as Python/NumPy values and constant ``SparseTensor``s."""
+
+    def script(tf: Any) -> Any:
+        fc = tf.feature_column
+        features = {
+            "w": np.array([[b"a", b""], [b"q", b"b"]], object),
+            "n": [[1.5], [-2.0]],
+            "s": tf.SparseTensor([[0, 0], [1, 1]], ["b", "zz"], [2, 2]),
+            "i": tf.constant([[3, -1], [-1, -1]], tf.int64),
+        }
+        columns = [
+            fc.indicator_column(fc.categorical_column_with_vocabulary_list("w", ["a", "b"])),
+            fc.numeric_column("n"),
+            fc.embedding_column(
+                fc.categorical_column_with_vocabulary_list("s", ["a", "b"], num_oov_buckets=2),
+                2, initializer=_const_init(tf, 4, 2),
+            ),
+            fc.indicator_column(fc.crossed_column(["w", "s"], 5)),
+            fc.indicator_column(fc.categorical_column_with_identity("i", 4)),
+        ]  # fmt: skip
+        out = fc.input_layer(features, columns)
+        init = tf.tables_initializer()
+
+        def run(sess: Any) -> Any:
+            sess.run(init)
+            return sess.run(out), out.get_shape().as_list()
+
+        return run
+
+    assert_twins(*run_both(script), rtol=0.0)
