@@ -156,7 +156,22 @@ SETDIFF = {
 def test_setdiff1d_as_tf(case):
     def script(tf):
         out = SETDIFF[case](tf)
-        return lambda sess: (tuple(sess.run(out)), _static(out), type(out).__name__)
+        names = [t.name for t in out]
+        return lambda sess: (tuple(sess.run(out)), _static(out), type(out).__name__, names)
+
+    assert_twins(*run_both(script), rtol=0)
+
+
+def test_setdiff1d_of_fed_and_computed_values_as_tf():
+    def script(tf):
+        x = tf.placeholder(tf.int64, [None])
+        y = tf.constant([3, 2**40], tf.int64)
+        fed = tf.setdiff1d(x, y, name="fed")
+        computed = tf.setdiff1d(tf.range(6) * 2, tf.constant([4, 0, 7]))
+        outs = [*fed, *computed]
+        feeds = [{x: [2**40, 1, 3, 5, 1]}, {x: [3]}]
+        names = [t.name for t in outs]
+        return lambda sess: ([sess.run(outs, f) for f in feeds], _static(outs), names)
 
     assert_twins(*run_both(script), rtol=0)
 

@@ -1788,31 +1788,28 @@ def setdiff1d(x: Any, y: Any, index_dtype: Any = "int32", name: str | None = Non
       ``ListDiff(out, idx)``, both of static shape ``[None]`` as TF's.
 
     Raises:
-      ValueError: ``x`` or ``y`` is not 1-D.
-      NotImplementedError: ``x`` or ``y`` computed in the step: the output's size
-        depends on the values, which jtrain's static programs cannot hold.
-    """
-    from adapters.v1.ops.constant_op import constant
+      ValueError: ``x`` or ``y`` is not 1-D (statically).
 
-    tx = ops.convert_to_tensor(x)
-    ty = ops.convert_to_tensor(y, dtype=tx.dtype)
-    values = []
-    for t in (tx, ty):
-        # a constant's value (a string constant's is a host value)
-        known = t.op._const_value
-        known = getattr(t.op, "_host_value", None) if known is None else known
-        if known is None:
-            raise NotImplementedError(
-                f"tf.setdiff1d of the computed tensor {t.name}: its output shape depends on "
-                "the values, which jtrain's static programs cannot hold; it works on constants"
-            )
-        values.append(np.asarray(known, np_dtype(t.dtype)))
-    out, idx = _setdiff1d(values[0], values[1], index_dtype)
-    with ops.name_scope(name or "ListDiff"):
-        result = ListDiff(constant(out.astype(values[0].dtype)), constant(idx))
-    for t in result:
-        t._shape = (None,)
-    return result
+    .. note:: The output's size depends on the values: as TF's CPU-only kernel, it is
+      computed on the host, before the step for constants and fed placeholders,
+      after it (its fetches only) when ``x`` or ``y`` is computed in the step.
+    """
+    from adapters.v1.ops.sets_ops import host_op
+
+    tx = ops.convert_to_tensor(x, name="x")
+    ty = ops.convert_to_tensor(y, dtype=tx.dtype, name="y")
+    for what, t in (("x", tx), ("y", ty)):
+        if t._shape is not None and len(t._shape) != 1:
+            raise ValueError(f"Shape must be rank 1 but is rank {len(t._shape)} for '{what}'")
+    index = np_dtype(index_dtype)
+
+    def compute(op: Any, x_value: Any, y_value: Any) -> tuple[np.ndarray, np.ndarray]:
+        out, idx = _setdiff1d(x_value, y_value, index)
+        return np.asarray(out, np.asarray(x_value).dtype), idx
+
+    specs = [((None,), tx._np_dtype), ((None,), index)]
+    op = host_op("ListDiff", [tx, ty], compute, specs, name)
+    return ListDiff(*op.outputs)
 
 
 setdiff1d._op_def = _setdiff1d_entry
