@@ -308,6 +308,11 @@ from adapters.v1.ops.sparse_ops import (
     sparse_to_indicator,
     sparse_transpose,
 )
+from adapters.v1.ops.sparse_serialization import (
+    deserialize_many_sparse,
+    serialize_many_sparse,
+    serialize_sparse,
+)
 from adapters.v1.ops.state_ops import (
     assign,
     assign_add,
@@ -612,6 +617,9 @@ __all__ = [
     "encode_base64",
     "matching_files",
     "write_file",
+    "deserialize_many_sparse",
+    "serialize_many_sparse",
+    "serialize_sparse",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "decode_csv",

@@ -38,6 +38,11 @@ from adapters.v1.ops.parsing_ops import (
     parse_tensor,
     serialize_tensor,
 )
+from adapters.v1.ops.sparse_serialization import (
+    deserialize_many_sparse,
+    serialize_many_sparse,
+    serialize_sparse,
+)
 from adapters.v1.platform import gfile
 from adapters.v1.python_io import (
     TFRecordCompressionType,
@@ -84,6 +89,9 @@ __all__ = [
     "matching_files",
     "write_file",
     "parse_sequence_example",
+    "deserialize_many_sparse",
+    "serialize_many_sparse",
+    "serialize_sparse",
     "read_file",
     "tf_record_iterator",
     "write_graph",

@@ -413,6 +413,7 @@ _PARSE_FILLS: list[tuple[str, Any, str]] = [
     ("string_val_fills", b"\x08\x07\x12\x04\x12\x02\x08\x03B\x01a", "string"),
     ("no_values", b"\x08\x03\x12\x04\x12\x02\x08\x02", "int32"),
     ("half_val", b"\x08\x13\x12\x04\x12\x02\x08\x02j\x02\x80x", "float16"),
+    ("string_content", b'\x08\x07\x12\x04\x12\x02\x08\x02"\x05\x00\x03xyz', "string"),
 ]
 
 
@@ -895,6 +896,65 @@ def test_readers_interleave_files_as_tfs(tmp_path, kind, reads):
                     out.append(sess.run(nxt))
                 except tf.errors.OutOfRangeError:
                     return out
+
+        return run
+
+    theirs, ours = run_both(build)
+    assert ours == theirs
+
+
+# -- serialize_sparse / serialize_many_sparse / deserialize_many_sparse ---------------
+_SPARSE_CASES: list[tuple[str, Any, Any, Any, str]] = [
+    ("float_2d", [[0, 0], [0, 2], [1, 1]], [1.5, 2.5, 3.5], [3, 4], "float32"),
+    ("int64_3d", [[0, 0, 1], [2, 1, 0]], [2**40, -5], [3, 2, 2], "int64"),
+    ("string_2d", [[0, 1], [1, 0], [1, 3]], [b"a", b"", b"xyz"], [2, 5], "string"),
+    ("empty", np.zeros((0, 2), np.int64), np.zeros(0, np.float32), [2, 3], "float32"),
+]
+
+
+@pytest.mark.parametrize(
+    "name, indices, values, shape, dtype", _SPARSE_CASES, ids=[c[0] for c in _SPARSE_CASES]
+)
+def test_serialize_sparse_family_as_tfs(name, indices, values, shape, dtype):
+    def build(tf: Any) -> Any:
+        dt = tf.as_dtype(dtype)
+        sp = tf.SparseTensor(
+            indices=tf.constant(np.asarray(indices, np.int64).reshape(-1, len(shape))),
+            values=tf.constant(
+                np.asarray(values, dtype=object if dtype == "string" else dtype), dt
+            ),
+            dense_shape=tf.constant(np.asarray(shape, np.int64)),
+        )
+        one = tf.serialize_sparse(sp)
+        many = tf.io.serialize_many_sparse(sp)
+        back = tf.deserialize_many_sparse(many, dt)
+        back_rank = tf.io.deserialize_many_sparse(many, dt, rank=len(shape))
+        tensors = [one, many, back.indices, back.values, back.dense_shape, back_rank.indices]
+        static = [t.shape.as_list() if t.shape.dims is not None else None for t in tensors]
+
+        def run(sess: Any) -> Any:
+            return static, [
+                (v.dtype.name, v.shape, v.tolist())
+                for v in (np.asarray(x) for x in sess.run(tensors))
+            ]
+
+        return run
+
+    theirs, ours = run_both(build)
+    assert ours == theirs
+
+
+def test_deserialize_many_sparse_type_mismatch_as_tfs():
+    def build(tf: Any) -> Any:
+        sp = tf.SparseTensor(indices=[[0, 0]], values=[1.5], dense_shape=[1, 2])
+        out = tf.deserialize_many_sparse(tf.serialize_many_sparse(sp), tf.int32)
+
+        def run(sess: Any) -> Any:
+            try:
+                sess.run(out.values)
+            except tf.errors.InvalidArgumentError as e:
+                return _message(e)
+            return "no error"
 
         return run
 

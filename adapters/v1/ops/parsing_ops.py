@@ -550,6 +550,13 @@ def _tensor_from_proto(data: bytes) -> np.ndarray:
     if any(d < 0 for d in dims):
         raise _no_tensor(proto)
     count = int(np.prod(dims, dtype=np.int64))
+    if proto.tensor_content and dt.name == "string":
+        strings = _string_list(proto.tensor_content, count)
+        if strings is None:
+            raise _no_tensor(proto)
+        out = np.empty(count, dtype=object)
+        out[:] = strings
+        return out.reshape(dims)
     if proto.tensor_content and dt.name != "string":
         if len(proto.tensor_content) != count * np.dtype(dt.as_numpy_dtype).itemsize:
             raise _no_tensor(proto)
@@ -559,6 +566,31 @@ def _tensor_from_proto(data: bytes) -> np.ndarray:
         if len(field) > count * per:
             del field[count * per :]
     return make_ndarray(proto)
+
+
+def _string_list(data: bytes, count: int) -> list[bytes] | None:
+    """TF's encoded string list (``count`` varint lengths, then the bytes), or ``None``
+    when ``data`` is not one."""
+    lengths, pos = [], 0
+    for _ in range(count):
+        value = shift = 0
+        while True:
+            if pos >= len(data) or shift > 28:
+                return None
+            byte = data[pos]
+            pos += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+        lengths.append(value)
+    if pos + sum(lengths) != len(data):
+        return None
+    out = []
+    for n in lengths:
+        out.append(bytes(data[pos : pos + n]))
+        pos += n
+    return out
 
 
 def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> ops.Tensor:
