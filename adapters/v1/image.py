@@ -2,6 +2,7 @@
 
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework.op_def import tf_names
+from adapters.v1.ops import attention_ops as _attention  # noqa: F401  (tf.image glimpses)
 from adapters.v1.ops import bounding_box_ops as _boxes  # noqa: F401  (tf.image boxes)
 from adapters.v1.ops import image_codecs, image_ops
 from adapters.v1.ops import non_max_suppression_ops as _nms  # noqa: F401  (tf.image NMS)
