@@ -7,8 +7,9 @@ and converts it as TensorFlow's ``decode_png`` does through libpng
 whether alpha is kept, added (opaque) or dropped and whether colour becomes gray
 (libpng's Rec. 601 weights in 15-bit fixed point) or gray colour (replicated), and 8
 or 16 bits per sample are returned (16 from 8 by ``v * 257``, 8 from 16 by the high
-byte). :func:`encode` writes an 8- or 16-bit image, one row filter per row chosen as
-libpng does (the smallest sum of absolute values), and :func:`write` any PNG from raw
+byte). :func:`encode` writes an 8- or 16-bit image with libpng's choices (one row
+filter per row by the smallest sum of absolute values, its zlib window and header,
+8 KiB IDAT chunks), so TF's ``encode_png`` bytes, and :func:`write` any PNG from raw
 samples (tests make every kind of file with it).
 
 Ancillary chunks other than ``tRNS`` (gamma, colour profiles, text) are read past:
@@ -440,10 +441,46 @@ def write(
         for x0, y0, dx, dy, _, _ in _passes(info)
     )
     level = zlib.Z_DEFAULT_COMPRESSION if compression < 0 else compression
-    deflate = zlib.compressobj(level, zlib.DEFLATED, 15, 9, zlib.Z_FILTERED)
-    out.append(_chunk(b"IDAT", deflate.compress(raw) + deflate.flush()))
+    deflate = zlib.compressobj(level, zlib.DEFLATED, _window_bits(len(raw)), 9, zlib.Z_FILTERED)
+    stream = bytearray(deflate.compress(raw) + deflate.flush())
+    _optimize_cmf(stream, len(raw))
+    # libpng writes an IDAT chunk each time its 8 KiB output buffer fills.
+    out.extend(_chunk(b"IDAT", bytes(stream[i : i + 8192])) for i in range(0, len(stream), 8192))
     out.append(_chunk(b"IEND", b""))
     return b"".join(out)
+
+
+def _window_bits(size: int) -> int:
+    """libpng's zlib window for ``size`` bytes of filtered data: the smallest power of
+    two holding them (and zlib's 262-byte lookahead), 2**9 at least."""
+    bits = 15
+    if size <= 16384:
+        half = 1 << (bits - 1)
+        while size + 262 <= half:
+            half >>= 1
+            bits -= 1
+    return max(bits, 9)
+
+
+def _optimize_cmf(stream: bytearray, size: int) -> None:
+    """libpng's ``optimize_cmf``: the zlib header's window field lowered to the
+    smallest window holding ``size`` bytes, its check bits recomputed."""
+    cmf = stream[0]
+    if size > 16384 or cmf & 0x0F != 8 or cmf & 0xF0 > 0x70:
+        return
+    cinfo = cmf >> 4
+    half = 1 << (cinfo + 7)
+    if size > half:
+        return
+    while True:
+        half >>= 1
+        cinfo -= 1
+        if not (cinfo > 0 and size <= half):
+            break
+    cmf = (cmf & 0x0F) | (cinfo << 4)
+    flag = stream[1] & 0xE0
+    flag += 0x1F - ((cmf << 8) + flag) % 0x1F
+    stream[0], stream[1] = cmf, flag
 
 
 def encode(image: np.ndarray, compression: int = -1) -> bytes:

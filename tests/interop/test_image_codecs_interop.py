@@ -133,6 +133,23 @@ def test_encode_png_decodes_in_tf_to_the_image(dtype, compression):
         decoded = real_tf.io.decode_png(data, dtype=real_tf.as_dtype(dtype)).numpy()
         np.testing.assert_array_equal(decoded, img)
         assert decoded.dtype == img.dtype
+    assert ours == theirs  # the same bytes (libpng's filters, zlib window, IDAT chunks)
+
+
+@pytest.mark.parametrize("compression", [-1, 1, 9])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (64, 80, 3), (120, 150, 4)])
+def test_encode_png_bytes_equal_tf(shape, compression):
+    y, x = np.mgrid[0 : shape[0], 0 : shape[1]]
+    base = np.stack([(x * 3 + y) % 256, (x * y) % 256, (x + y * 2) % 256, x % 256], -1)
+    noise = np.random.default_rng(compression + 2).normal(0, 3, shape)
+    img = np.clip(base[..., : shape[2]] + noise, 0, 255).astype(np.uint8)
+
+    def script(tf):
+        encoded = tf.io.encode_png(tf.constant(img), compression=compression)
+        return lambda sess: sess.run(encoded)
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
 
 
 def _tf_message(run) -> tuple[type, str]:
