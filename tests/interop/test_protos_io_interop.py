@@ -960,3 +960,36 @@ def test_deserialize_many_sparse_type_mismatch_as_tfs():
 
     theirs, ours = run_both(build)
     assert ours == theirs
+
+
+# -- decode_json_example --------------------------------------------------------------
+_JSON_EXAMPLES = [
+    '{"features": {"feature": {"b": {"int64List": {"value": ["1", 2]}}, '
+    '"a": {"floatList": {"value": [1.5]}}, "c": {"bytesList": {"value": ["eHl6"]}}}}}',
+    "{}",
+    '{"features": {}}',
+    '{"features": {"feature": {"z": {}, "y": {"int64List": {}}}}}',
+    '{"features": {"feature": {"n": {"int64_list": {"value": [-1, "9223372036854775807"]}}, '
+    '"f": {"float_list": {"value": ["NaN", "Infinity", -0.0, 1e-45]}}}}}',
+    '{"features": {"feature": {"s": {"bytes_list": {"value": ["", "_-8=", "YQ"]}}}}}',
+    [["{}", '{"features": {}}']],
+]
+_JSON_BAD = [
+    "not json",
+    '{"foo": 1}',
+    '{"features": {"feature": {"a": {"floatList": {"value": [1e40]}}}}}',
+]
+
+
+@pytest.mark.parametrize("data", _JSON_EXAMPLES + _JSON_BAD, ids=repr)
+def test_decode_json_example_as_tfs(data):
+    def build(tf: Any, x: Any) -> Any:
+        return tf.io.decode_json_example(x)
+
+    theirs, ours = run_both(lambda tf: _host_outcome(tf, build, data))
+    if len(theirs) == 3:  # an error: TF's detail text is randomly spaced, its lead is not
+        assert ours[:2] == theirs[:2]
+        assert ours[2].startswith("Error while parsing JSON: ")
+        assert theirs[2].startswith("Error while parsing JSON: ")
+    else:
+        assert ours == theirs

@@ -46,6 +46,7 @@ __all__ = [
     "parse_tensor",
     "serialize_tensor",
     "decode_compressed",
+    "decode_json_example",
 ]
 
 
@@ -862,3 +863,157 @@ def parse_sequence_example(
         _outputs(skeys, sequence_features, outs[n_context : n_context + n_sequence]),
         dict(zip(lkeys, outs[n_context + n_sequence :], strict=True)),
     )
+
+
+# -- decode_json_example ----------------------------------------------------------------
+class _JsonError(Exception):
+    pass
+
+
+def _field(number: int, wire: int) -> bytes:
+    from jtrain.records.parsing_ops import _varint
+
+    return _varint(number << 3 | wire)
+
+
+def _delimited(number: int, payload: bytes) -> bytes:
+    from jtrain.records.parsing_ops import _varint
+
+    return _field(number, 2) + _varint(len(payload)) + payload
+
+
+def _json_message(value: Any, where: str) -> list[tuple[str, Any]]:
+    if not isinstance(value, list):  # an object, as ordered pairs
+        raise _JsonError(f"{where}: expected an object")
+    return value
+
+
+def _json_values(pairs: list[tuple[str, Any]], where: str) -> list[Any]:
+    out: list[Any] = []
+    for key, value in pairs:
+        if key != "value":
+            raise _JsonError(f"no such field: '{key}'")
+        if value is None:
+            continue
+        if not isinstance(value, list) or (value and isinstance(value[0], tuple)):
+            raise _JsonError(f"{where}.value: expected an array")
+        out.extend(value)
+    return out
+
+
+def _json_feature(pairs: list[tuple[str, Any]], where: str) -> bytes:
+    import base64
+    import math
+    import struct
+
+    from jtrain.records.parsing_ops import _varint
+
+    out = b""
+    for key, value in pairs:
+        if value is None:
+            continue
+        items = _json_values(_json_message(value, f"{where}.{key}"), f"{where}.{key}")
+        if key in ("bytesList", "bytes_list"):
+            body = b""
+            for v in items:
+                if not isinstance(v, str):
+                    raise _JsonError(f"{where}.{key}.value: expected a base64 string")
+                try:
+                    data = base64.b64decode(v + "=" * (-len(v) % 4), altchars=b"-_")
+                except ValueError:
+                    raise _JsonError(f"{where}.{key}.value: invalid base64") from None
+                body += _delimited(1, data)
+            out += _delimited(1, body)
+        elif key in ("floatList", "float_list"):
+            body = b""
+            for v in items:
+                f = (
+                    float(v)
+                    if isinstance(v, (int, float, str)) and not isinstance(v, bool)
+                    else None
+                )
+                if f is None or (math.isfinite(f) and abs(f) > 3.4028234663852886e38):
+                    raise _JsonError(f"{where}.{key}.value: float out of range")
+                if f != 0.0 and abs(f) < 1.1754943508222875e-38:
+                    f = math.copysign(0.0, f)  # TF's threads flush float32 subnormals to 0
+                body += _field(1, 5) + struct.pack("<f", f)
+            out += _delimited(2, body)
+        elif key in ("int64List", "int64_list"):
+            body = b""
+            for v in items:
+                try:
+                    n = int(v) if not isinstance(v, (bool, float)) else None
+                except ValueError:
+                    n = None
+                if isinstance(v, float) and v.is_integer():
+                    n = int(v)
+                if n is None or not -(2**63) <= n < 2**63:
+                    raise _JsonError(f"{where}.{key}.value: invalid int64")
+                body += _field(1, 0) + _varint(n % 2**64)
+            out += _delimited(3, body)
+        else:
+            raise _JsonError(f"no such field: '{key}'")
+    return out
+
+
+def _json_example(text: bytes) -> bytes:
+    """An ``Example``'s binary proto from its proto3 JSON, fields in the JSON's order
+    and repeated numbers unpacked, as TF's JSON converter writes them."""
+    import json
+
+    try:
+        doc = json.loads(text, object_pairs_hook=list)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise _JsonError(f"invalid JSON: {e}") from None
+    out = b""
+    for key, value in _json_message(doc, "Example"):
+        if key != "features":
+            raise _JsonError(f"no such field: '{key}'")
+        if value is None:
+            continue
+        body = b""
+        for fkey, fvalue in _json_message(value, "features"):
+            if fkey != "feature":
+                raise _JsonError(f"no such field: '{fkey}'")
+            if fvalue is None:
+                continue
+            for name, feature in _json_message(fvalue, "features.feature"):
+                entry = _delimited(1, name.encode()) + _delimited(
+                    2, _json_feature(_json_message(feature, name), f"features.feature[{name}]")
+                )
+                body += _delimited(1, entry)
+        out += _delimited(1, body)
+    return out
+
+
+def decode_json_example(json_examples: Any, name: str | None = None) -> ops.Tensor:
+    """``tf.io.decode_json_example``: ``Example`` protos in proto3 JSON to binary.
+
+    Fields are written in the order the JSON gives them and repeated numbers unpacked,
+    as TF's converter does (so the bytes are TF's); ``bytesList`` values are base64.
+
+    Args:
+      json_examples: a string tensor of JSON ``Example``s.
+      name: the operation's name (default ``"DecodeJSONExample"``).
+
+    Returns:
+      A string tensor of ``json_examples``'s shape.
+
+    Raises:
+      InvalidArgumentError (at run time): text that is not an ``Example`` in JSON
+        (``Error while parsing JSON: ...``; TF's detail text differs run to run).
+
+    .. note:: A float that is subnormal in float32 becomes 0, as TF's threads flush
+       subnormals to zero.
+    """
+    from adapters.v1.ops.string_ops import _unary
+
+    def decode(text: bytes_) -> bytes_:
+        try:
+            return _json_example(text)
+        except _JsonError as e:
+            raise errors.InvalidArgumentError(
+                None, None, f"Error while parsing JSON: {e}"
+            ) from None
+
+    return _unary("DecodeJSONExample", name, json_examples, decode)
