@@ -845,3 +845,40 @@ def test_constant_features() -> None:
         return run
 
     assert_twins(*run_both(script), rtol=0.0)
+
+
+def test_partitioned_tables() -> None:
+    """Under a partitioner the tables are TF's ``PartitionedVariable`` parts: names,
+    shapes, collections, ``cols_to_vars`` and values as TF's."""
+
+    def script(tf: Any) -> Any:
+        fc = tf.feature_column
+        f = {"a": tf.placeholder(tf.int64, [None, 2]), "x": tf.placeholder(tf.float32, [None])}
+        ids = fc.categorical_column_with_identity("a", 5)
+        columns = [fc.embedding_column(ids, 2, initializer=tf.constant_initializer(0.5))]
+        in_vars: dict = {}
+        lin_vars: dict = {}
+        with tf.variable_scope("m", partitioner=tf.fixed_size_partitioner(2)):
+            out = fc.input_layer(f, columns, cols_to_vars=in_vars, weight_collections=["w"])
+            lin = fc.linear_model(
+                f, [ids, fc.numeric_column("x")], units=2, cols_to_vars=lin_vars,
+                weight_collections=["w"],
+            )  # fmt: skip
+
+        def names(vs: Any) -> list:
+            return [v.op.name for v in vs]
+
+        meta = {
+            "vars": sorted((v.op.name, v.shape.as_list()) for v in tf.global_variables()),
+            "collections": [names(tf.get_collection(k)) for k in ("w", "model_variables")],
+            "cols_to_vars": sorted(
+                (c if isinstance(c, str) else c.name, names(vs))
+                for d in (in_vars, lin_vars) for c, vs in d.items()
+            ),
+        }  # fmt: skip
+        feed = {f["a"]: np.array([[1, 4], [-1, 0]], np.int64), f["x"]: np.array([1.0, 2.0])}
+        return lambda sess: (meta, sess.run([out, lin], feed))
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1], rtol=0.0)

@@ -210,12 +210,19 @@ def input_layer(
         return _tf["concat"](outputs, 1)
 
 
+def _parts(var: Any) -> list:
+    """A variable, or the parts of a ``PartitionedVariable``, as a list."""
+    return list(var) if hasattr(var, "_get_variable_list") else [var]
+
+
 def _add_to_collections(var: Any, weight_collections: list) -> None:
+    """TF's ``_add_to_collections``: each part of ``var`` in each collection but
+    ``GLOBAL_VARIABLES``."""
     for collection in weight_collections:
         if collection == ops.GraphKeys.GLOBAL_VARIABLES:
             continue
-        if var not in ops.get_collection(collection):
-            ops.add_to_collection(collection, var)
+        for part in _parts(var):
+            ops.add_to_collection(collection, part)
 
 
 def _weighted_sum(
@@ -283,7 +290,8 @@ def linear_model(
       weight_collections: collections for the variables (also ``GLOBAL_VARIABLES``
         and ``MODEL_VARIABLES``).
       trainable: whether the variables are trainable (default True).
-      cols_to_vars: if a dict, filled with column -> its variables, and ``"bias"``.
+      cols_to_vars: if a dict, filled with column -> its variables, and ``"bias"``
+        -> ``[bias]`` (of a partitioned bias, only its first part, as TF).
 
     Returns:
       A float32 tensor ``[batch, units]``.
@@ -330,7 +338,8 @@ def linear_model(
         )
         _add_to_collections(bias, collections)
         if cols_to_vars is not None:
-            cols_to_vars["bias"] = [bias]
+            # TF lists the bias layer's first variable: a partitioned bias's first part.
+            cols_to_vars["bias"] = _parts(bias)[:1]
         return _tf["nn.bias_add"](no_bias, bias, name="weighted_sum")
 
 
