@@ -882,3 +882,34 @@ def test_partitioned_tables() -> None:
     theirs, ours = run_both(script)
     assert ours[0] == theirs[0]
     assert_twins(theirs[1], ours[1], rtol=0.0)
+
+
+def test_embedding_table_initialized_from_a_checkpoint(tmp_path: Any) -> None:
+    """``embedding_column(ckpt_to_load_from=..., tensor_name_in_ckpt=...)`` starts the
+    table (and a shared one) from a TF-written checkpoint."""
+    from tests.interop.twin import run_once, tf1
+
+    def write(tf: Any) -> Any:
+        tf.get_variable("emb", initializer=np.arange(8, dtype=np.float32).reshape(4, 2) / 3)
+        saver = tf.train.Saver()
+        return lambda sess: saver.save(sess, str(tmp_path / "ckpt"))
+
+    run_once(tf1, write)
+
+    def script(tf: Any) -> Any:
+        fc = tf.feature_column
+        f = {"a": tf.placeholder(tf.int64, [None, 2]), "b": tf.placeholder(tf.int64, [None])}
+        load = {"ckpt_to_load_from": str(tmp_path / "ckpt"), "tensor_name_in_ckpt": "emb"}
+        a, b = (
+            fc.categorical_column_with_identity("a", 4),
+            fc.categorical_column_with_identity("b", 4),
+        )
+        columns = [fc.embedding_column(a, 2, **load)] + fc.shared_embedding_columns(
+            [a, b], 2, combiner="sum", **load
+        )
+        out = fc.input_layer(f, columns)
+        feed = {f["a"]: np.array([[1, 3], [-1, 0]], np.int64), f["b"]: np.array([2, -1])}
+        return lambda sess: sess.run(out, feed)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0.0)
