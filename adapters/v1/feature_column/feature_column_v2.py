@@ -13,7 +13,9 @@ namedtuples with TF's fields, so they hash, compare and print as TF's do.
    size depends on the data. jtrain's programs have static shapes, so it keeps
    every cell and gives the missing ones id ``-1``: the lookups that read the ids
    (``safe_embedding_lookup_sparse``, the indicator's one-hot) drop id ``-1`` as TF
-   drops absent cells, and the model's values are TF's.
+   drops absent cells, and the model's values are TF's. ``crossed_column`` likewise
+   computes every combination of a row's possible values and gives the absent ones
+   id ``-1``.
 """
 
 from __future__ import annotations
@@ -162,9 +164,7 @@ def _check_default_value(shape: tuple, default_value: Any, dtype: Any, key: str)
     if callable(getattr(default_value, "tolist", None)):
         default_value = default_value.tolist()
     if isinstance(default_value, (list, tuple)):
-        if _nested_shape(default_value) != tuple(shape) and not (
-            len(shape) == 1 and _nested_shape(default_value) == tuple(shape)
-        ):
+        if _nested_shape(default_value) != tuple(shape):
             raise ValueError(
                 "The shape of default_value must be equal to given shape. default_value: "
                 f"{default_value}, shape: {shape}, key: {key}"
