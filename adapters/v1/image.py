@@ -6,6 +6,7 @@ from adapters.v1.ops import attention_ops as _attention  # noqa: F401  (tf.image
 from adapters.v1.ops import bounding_box_ops as _boxes  # noqa: F401  (tf.image boxes)
 from adapters.v1.ops import image_codecs, image_ops
 from adapters.v1.ops import non_max_suppression_ops as _nms  # noqa: F401  (tf.image NMS)
+from adapters.v1.ops import ssim_ops as _ssim  # noqa: F401  (tf.image.ssim)
 from adapters.v1.ops.random_ops import random_crop  # noqa: F401  (tf.random_crop)
 
 ResizeMethod = image_ops.ResizeMethod

@@ -578,3 +578,67 @@ def test_extract_glimpse_errors_match_tf():
         ValueError,
         "Shape must be rank 4 but is rank 3",
     )
+
+
+# -- ssim ---------------------------------------------------------------------------------
+
+
+# Not bit for bit: jtrain's Gaussian window differs from TF's by up to 7 ulps (3.7e-9),
+# from tf.nn.softmax (XLA's CPU programs divide by the broadcast sum as a product by its
+# reciprocal; Eigen's exp) - the depthwise convolution itself is TF's bit for bit given
+# TF's window. Measured: mean SSIM of similar images 3 ulps; of unrelated uint8 images
+# (SSIM -0.07, a difference of terms of order 1) 88 ulps, 6.6e-7; SSIM maps and gradients
+# 2.2e-6 absolute. The bounds are those measurements (ulps where well conditioned).
+SSIM_ULPS = 4
+SSIM_ATOL = 3e-6
+
+
+def _ulps(a, b):
+    """Largest distance in float32 units in the last place."""
+    a, b = np.asarray(a, np.float32).ravel(), np.asarray(b, np.float32).ravel()
+    ia, ib = a.view(np.int32).astype(np.int64), b.view(np.int32).astype(np.int64)
+    ia = np.where(ia < 0, -(2**31) - ia, ia)
+    ib = np.where(ib < 0, -(2**31) - ib, ib)
+    return int(np.max(np.abs(ia - ib), initial=0))
+
+
+@pytest.mark.parametrize(
+    "shape, kwargs",
+    [
+        ((2, 16, 17, 3), {}),
+        ((1, 12, 12, 1), {"filter_size": 5, "filter_sigma": 0.8, "k1": 0.02, "k2": 0.05}),
+        ((3, 13, 11, 2), {"return_index_map": True, "filter_size": 7}),
+    ],
+)
+def test_ssim_matches_tf(shape, kwargs):
+    rng = np.random.RandomState(len(shape) + shape[1])
+    a = rng.uniform(0, 1, shape).astype(np.float32)
+    b = np.clip(a + rng.normal(0, 0.2, shape), 0, 1).astype(np.float32)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, shape)
+        y = tf.placeholder(tf.float32, shape)
+        out = tf.image.ssim(x, y, 1.0, **kwargs)
+        grads = tf.gradients(tf.reduce_sum(out), [x, y])
+        return lambda sess: (sess.run([out, grads], {x: a, y: b}), out.shape.as_list())
+
+    (t_vals, t_shape), (o_vals, o_shape) = run_both(script)
+    assert o_shape == t_shape
+    assert_twins(t_vals, o_vals, rtol=0, atol=SSIM_ATOL)  # structure, dtypes, shapes
+    if not kwargs.get("return_index_map"):
+        assert _ulps(t_vals[0], o_vals[0]) <= SSIM_ULPS
+
+
+def test_ssim_of_uint8_images_matches_tf():
+    rng = np.random.RandomState(0)
+    a = rng.randint(0, 256, (2, 12, 12, 3)).astype(np.uint8)
+    b = rng.randint(0, 256, (2, 12, 12, 3)).astype(np.uint8)
+
+    def script(tf):
+        out = tf.image.ssim(a, b, 255)
+        return lambda sess: (sess.run(out), out.shape.as_list())
+
+    theirs, ours = run_both(script)
+    assert ours[1] == theirs[1]
+    assert ours[0].dtype == theirs[0].dtype == np.float32
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=0, atol=SSIM_ATOL)
