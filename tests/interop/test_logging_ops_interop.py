@@ -44,3 +44,36 @@ def test_printed_elements_as_tf(capfd):
     theirs, ours = run_both(script)
     assert len(theirs) == 2
     assert ours == theirs
+
+
+STRINGS = ['q"uote', "back\\slash", "tab\there", "nl\nx", "\u00e9", "'single'", "bell\x07"]
+
+
+def test_strings_printed_escaped_as_tf(capfd):
+    """String elements as TF's ``Utf8SafeCEscape`` writes them, in ``tf.Print`` and in
+    ``tf.Assert``'s message, Python strings and string constants alike (jtrain wrote
+    them raw; an ``Assert`` of a string constant failed to build its step)."""
+
+    def script(tf):
+        flag = tf.placeholder(tf.bool, [])
+        words = tf.constant(STRINGS)
+        check = tf.Assert(flag, [*STRINGS, b"raw\x01", words], summarize=4)
+        printed = tf.Print(tf.constant(1.0), [words], message="v1 ", summarize=10)
+
+        def run(sess):
+            try:
+                sess.run(check, {flag: False})
+                message = None
+            except tf.errors.InvalidArgumentError as e:
+                message = str(e).split("assertion failed: ")[1].splitlines()[0]
+            capfd.readouterr()
+            sess.run(printed)
+            out, err = capfd.readouterr()
+            lines = [line for line in (err + out).splitlines() if "v1 " in line]
+            return message, lines[0].split("v1 ")[-1]
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+    assert '[q\\"uote]' in ours[0] and "[bell\\007]" in ours[0]

@@ -1140,14 +1140,16 @@ def Assert(  # noqa: N802 - TF's name
         parts: list[Any] = []
         tensors: list[ops.Tensor] = []
         for d in data:
-            if isinstance(d, (str, bytes)):
-                parts.append(d.decode() if isinstance(d, bytes) else d)
+            from adapters.v1.ops.logging_ops import summarize_value
+
+            if isinstance(d, (str, bytes)):  # a string constant of TF's, printed escaped
+                parts.append(summarize_value(np.asarray(d, dtype=object)))
                 continue
             t = ops.convert_to_tensor(d)
             const = t.op._const_value
+            if const is None:
+                const = getattr(t.op, "_host_value", None)  # a string constant
             if const is not None and np.asarray(const).dtype.kind in "OSU":
-                from adapters.v1.ops.logging_ops import summarize_value
-
                 parts.append(summarize_value(const, 3 if summarize is None else summarize))
             else:
                 parts.append(None)

@@ -18,18 +18,35 @@ import numpy as np
 
 from adapters.v1.framework import ops
 
-__all__ = ["Print", "print_v2", "summarize_value", "format_element"]
+__all__ = ["Print", "print_v2", "summarize_value", "format_element", "c_escape"]
+
+
+_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"',
+            ord("'"): "\\'", ord("\\"): "\\\\"}  # fmt: skip
+
+
+def c_escape(data: bytes) -> str:
+    """A string element as TF prints it (``absl::Utf8SafeCEscape``): ``\\n``, ``\\r``,
+    ``\\t``, quotes and backslashes escaped, other control bytes as three octal digits,
+    bytes of 0x80 and above (UTF-8) kept."""
+    out = bytearray()
+    for b in data:
+        if b in _ESCAPES:
+            out += _ESCAPES[b].encode()
+        elif b < 0x20 or b == 0x7F:
+            out += f"\\{b:03o}".encode()
+        else:
+            out.append(b)
+    return out.decode("utf-8", "replace")
 
 
 def format_element(value: Any, v2: bool = False) -> str:
     """One element as TF prints it (bool ``1``/``0``; floats as TF's ``FloatToBuffer``:
     float32, float16 and bfloat16 with ``%.6g`` where that reads back as the same
     float32, else ``%.9g``; float64 with ``%.15g``, else ``%.17g``)."""
-    if isinstance(value, (bytes, np.bytes_)):
-        text = bytes(value).decode("utf-8", "replace")
+    if isinstance(value, (bytes, np.bytes_, str)):
+        text = c_escape(value.encode() if isinstance(value, str) else bytes(value))
         return f'"{text}"' if v2 else text
-    if isinstance(value, str):
-        return f'"{value}"' if v2 else value
     kind = np.asarray(value).dtype
     if kind == np.bool_:
         return "1" if value else "0"
