@@ -9,10 +9,13 @@ from adapters.v1.ops.sparse_ops import from_dense
 from adapters.v1.ops.sparse_ops import sparse_add as add
 from adapters.v1.ops.sparse_ops import sparse_concat as concat
 from adapters.v1.ops.sparse_ops import sparse_expand_dims as expand_dims
+from adapters.v1.ops.sparse_ops import sparse_eye as eye
+from adapters.v1.ops.sparse_ops import sparse_fill_empty_rows as fill_empty_rows
 from adapters.v1.ops.sparse_ops import sparse_placeholder as placeholder
 from adapters.v1.ops.sparse_ops import sparse_reduce_max as reduce_max
 from adapters.v1.ops.sparse_ops import sparse_reduce_sum as reduce_sum
 from adapters.v1.ops.sparse_ops import sparse_reorder as reorder
+from adapters.v1.ops.sparse_ops import sparse_reset_shape as reset_shape
 from adapters.v1.ops.sparse_ops import sparse_reshape as reshape
 from adapters.v1.ops.sparse_ops import sparse_retain as retain
 from adapters.v1.ops.sparse_ops import sparse_softmax as softmax
@@ -27,12 +30,15 @@ __all__ = [
     "add",
     "concat",
     "expand_dims",
+    "eye",
+    "fill_empty_rows",
     "from_dense",
     "matmul",
     "placeholder",
     "reduce_max",
     "reduce_sum",
     "reorder",
+    "reset_shape",
     "reshape",
     "retain",
     "segment_mean",

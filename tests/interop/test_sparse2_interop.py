@@ -35,6 +35,13 @@ def _plain(values):
     return values
 
 
+def _run_error(e):
+    """TF's run error message: the line before ``[[{{node ...}}]]`` (jtrain's: its first)."""
+    lines = str(getattr(e, "message", e)).split("\n")
+    ends = [i for i, line in enumerate(lines) if line.strip().startswith("[[")]
+    return lines[ends[0] - 1].strip() if ends else lines[0]
+
+
 def test_from_value_of_lists_makes_int64_indices_and_shape():
     def script(tf):
         sp = tf.SparseTensor.from_value(tf.SparseTensorValue([[0, 1]], [1.5], [2, 2]))
@@ -42,6 +49,134 @@ def test_from_value_of_lists_makes_int64_indices_and_shape():
 
         def run(sess):
             return info, _plain(sess.run(sp)), sess.run(tf.sparse.to_dense(sp))
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+
+
+def test_fill_empty_rows_values_indicator_static_shapes_and_gradients():
+    unsorted = IDX[[2, 3, 0, 1]]
+
+    def script(tf):
+        v = tf.Variable(VALS)
+        d = tf.Variable(7.0)
+        sp = tf.SparseTensor(IDX, v, SHAPE)
+        out, empty = tf.sparse.fill_empty_rows(sp, d)
+        top, top_empty = tf.sparse_fill_empty_rows(tf.SparseTensor(unsorted, VALS, SHAPE), -1.0)
+        ph = tf.sparse_placeholder(tf.int64, shape=[None, 6])
+        fed, fed_empty = tf.sparse.fill_empty_rows(ph, 9)
+        none, none_empty = tf.sparse.fill_empty_rows(
+            tf.SparseTensor(np.zeros((0, 3), np.int64), np.zeros(0, np.float64), [2, 3, 4]), 0.5
+        )
+        weights = np.arange(1, 7, dtype=np.float32)
+        grads = tf.gradients(tf.reduce_sum(out.values * weights), [v, d])
+        statics = [
+            [_static(x), x.indices.shape.as_list(), x.values.shape.as_list(), e.shape.as_list()]
+            for x, e in ((out, empty), (top, top_empty), (fed, fed_empty), (none, none_empty))
+        ]
+        dtypes = [out.values.dtype.name, empty.dtype.name, fed.values.dtype.name]
+
+        def run(sess):
+            big = np.array([2**62 + 1, -(2**53) - 1], np.int64)
+            feed = {ph: (np.array([[1, 0], [3, 5]], np.int64), big, [4, 6])}
+            return (
+                statics, dtypes,
+                _plain(sess.run([out, empty, top, top_empty, none, none_empty])),
+                _plain(sess.run([fed, fed_empty], feed)), sess.run(grads),
+            )  # fmt: skip
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+    assert ours[3][0][1][1] == 2**62 + 1
+
+
+@pytest.mark.parametrize("row", [5, -1])
+def test_fill_empty_rows_row_out_of_range_is_tfs_error(row):
+    def script(tf):
+        sp = tf.sparse_placeholder(tf.float32, shape=[None, 6])
+        out, _ = tf.sparse.fill_empty_rows(sp, 0.0)
+
+        def run(sess):
+            try:
+                sess.run(out.values, {sp: ([[0, 1], [row, 2]], [1.0, 2.0], [5, 6])})
+            except tf.errors.InvalidArgumentError as e:
+                return _run_error(e)
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs and ours is not None
+
+
+def test_reset_shape_tight_given_fed_values_static_shapes_and_gradients():
+    def script(tf):
+        v = tf.Variable(VALS)
+        sp = tf.SparseTensor(IDX, v, SHAPE)
+        tight = tf.sparse.reset_shape(sp)
+        given = tf.sparse_reset_shape(sp, [7, 8])
+        as_int32 = tf.sparse.reset_shape(sp, tf.constant([6, 6]))
+        ph = tf.sparse_placeholder(tf.float32, shape=[None, 6])
+        new = tf.placeholder(tf.int64, [None])
+        fed = tf.sparse.reset_shape(ph, new)
+        grads = tf.gradients(tf.reduce_sum(given.values * [1.0, 2.0, 3.0, 4.0]), v)
+        outs = [tight, given, as_int32]
+        statics = [_static(x) for x in (*outs, fed)]
+        dtypes = [x.dense_shape.dtype.name for x in (*outs, fed)]
+
+        def run(sess):
+            feed = {ph: (IDX, VALS, [4, 6]), new: [4, 9]}
+            try:
+                sess.run(fed, {ph: (IDX, VALS, [4, 6]), new: [3, 9]})
+                small = None
+            except tf.errors.InvalidArgumentError:
+                small = "InvalidArgumentError"
+            return statics, dtypes, _plain(sess.run(outs)), _plain(sess.run(fed, feed)), (
+                sess.run(grads), small,
+            )  # fmt: skip
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+    assert ours[-1][-1] == "InvalidArgumentError"
+
+
+@pytest.mark.parametrize("new_shape", [[4, 5], [7, 8, 9]])
+def test_reset_shape_smaller_or_other_rank_is_tfs_value_error(new_shape):
+    def script(tf):
+        try:
+            tf.sparse.reset_shape(tf.SparseTensor(IDX, VALS, SHAPE), new_shape)
+            message = None
+        except ValueError as e:
+            message = str(e)
+        return lambda sess: message
+
+    theirs, ours = run_both(script)
+    assert ours == theirs and ours is not None
+
+
+def test_eye_values_static_shapes_and_dtypes():
+    def script(tf):
+        n = tf.placeholder(tf.int32, [])
+        outs = [
+            tf.sparse.eye(3), tf.sparse.eye(2, 4, dtype=tf.int64),
+            tf.sparse.eye(tf.constant(4), np.int64(3), dtype=tf.float64),
+        ]  # fmt: skip
+        fed = tf.sparse.eye(n, 2)
+        info = [[_static(x), x.indices.shape.as_list(), x.dtype.name] for x in (*outs, fed)]
+        try:
+            tf.sparse.eye(2.0)
+            err = None
+        except TypeError as e:
+            err = str(e)
+
+        def run(sess):
+            return info, err, _plain(sess.run(outs)), _plain(sess.run(fed, {n: 3}))
 
         return run
 

@@ -58,6 +58,9 @@ __all__ = [
     "sparse_concat",
     "sparse_softmax",
     "dense_shape_node",
+    "sparse_fill_empty_rows",
+    "sparse_reset_shape",
+    "sparse_eye",
 ]
 
 
@@ -1272,3 +1275,266 @@ def sparse_softmax(sp_input: SparseTensor, name: str | None = None) -> SparseTen
     )  # fmt: skip
     # TF's result reads the dense shape's value only (a placeholder's: unknown).
     return SparseTensor(sp.indices, op.outputs[0], sp.dense_shape)
+
+
+# -- ops whose number of values depends on indices (fill_empty_rows, maximum, slice, split) --
+def _traced_node(
+    op_type: str,
+    name: str,
+    inputs: list[ops.Tensor],
+    hosts: list[ops.Tensor],
+    fn: Callable[..., tuple[Any, ...]],
+    specs: list[tuple[Any, Any]],
+    what: str,
+    checks: tuple[Callable[..., Any], ...] = (),
+) -> ops.Operation:
+    """A node ``fn(ctx, op, host values, *input values) -> outputs`` whose ``hosts``
+    (indices, dense shapes, starts...) are known as NumPy arrays when the step is traced.
+
+    The number of values such an op returns depends on the indices: jtrain computes
+    which entries go where on the host when the step is compiled, and the values on
+    the device (their gradients flow through that gather). A ``hosts`` tensor must be a
+    constant, a fed placeholder (a shape feed: one program per fed value) or computed
+    from static shapes.
+
+    Raises:
+      NotImplementedError: a ``hosts`` tensor depends on the step's data.
+    """
+    for t in hosts:
+        if t.op._const_value is not None:
+            continue
+        if t.op.type in _FED:
+            t.graph._shape_feeds.add(t)
+        elif not shape_values.known_when_traced(t):
+            raise NotImplementedError(
+                f"{what}: {t.name} must be known when the step is compiled (a constant, a fed "
+                "value such as tf.sparse_placeholder's, or computed from static shapes); it "
+                "depends on the step's data, and the number of values of the result depends "
+                "on it (jtrain compiles static shapes). Feed the SparseTensor's parts, or "
+                "compute with the dense form (tf.sparse.to_dense)."
+            )
+
+    def compute(ctx: Any, *values: Any) -> tuple[Any, ...]:
+        known = []
+        for t in hosts:
+            const = t.op._const_value
+            known.append(np.asarray(const if const is not None else trace_time_value(ctx, t)))
+        return tuple(fn(ctx, op, known, *values[: len(inputs)]))
+
+    graph = (inputs or hosts)[0].graph
+    op = graph.create_op(
+        op_type, name, inputs=[*inputs, *hosts], compute=compute, output_specs=specs
+    )
+    if checks:
+        runtime_checks.mark(op, *checks)
+    return op
+
+
+def _rank_of(sp: SparseTensor) -> int | None:
+    """The rank the graph knows (indices' second or dense shape's only dimension)."""
+    for shape, k in ((sp.indices._shape, 1), (sp.dense_shape._shape, 0)):
+        if shape is not None and len(shape) > k and shape[k] is not None:
+            return int(shape[k])
+    return None
+
+
+def _take(v: Any, where: np.ndarray) -> Any:
+    """``v[where]`` on the device, ``where`` a host array of positions."""
+    return jnp.take(v, jnp.asarray(where, jnp.int32), axis=0)
+
+
+def _int64(a: Any) -> Any:
+    """A host array as an exact int64 device array."""
+    return jnp.asarray(np.asarray(a, np.int64))
+
+
+# -- fill_empty_rows ----------------------------------------------------------------------
+def sparse_fill_empty_rows(
+    sp_input: SparseTensor, default_value: Any, name: str | None = None
+) -> tuple[SparseTensor, ops.Tensor]:
+    """``sp_input`` with an entry ``[r, 0, ..., 0] = default_value`` added to each row
+    ``r`` without values (``tf.sparse.fill_empty_rows``, TF op ``SparseFillEmptyRows``).
+
+    The entries are grouped by row, rows in order, each row's entries in their input
+    order; an empty row's default entry takes its place.
+
+    Args:
+      sp_input: a ``SparseTensor`` of rank >= 1.
+      default_value: a scalar of the values' dtype.
+      name: the name scope (default ``"SparseFillEmptyRows"``).
+
+    Returns:
+      ``(sp, empty_row_indicator)``: the filled ``SparseTensor`` (``sp_input``'s dense
+      shape) and a bool ``[dense_shape[0]]`` vector, True for the rows filled.
+
+    Raises:
+      TypeError: ``sp_input`` is not a ``SparseTensor``.
+      NotImplementedError: the indices or dense shape are computed from the step's data.
+
+    Raises at run time (when the step is compiled):
+      InvalidArgumentError: a row index outside ``[0, dense_shape[0])`` (TF's message).
+
+    Gradients are TF's: each value's gradient is its entry's; the default value's, the
+    sum of the filled entries'.
+
+    .. note:: jtrain computes the entries' places on the host when the step is
+       compiled: one program per fed value of the indices.
+    """
+    sp = _check_sparse(sp_input, "sp_input")
+    with ops.name_scope(name or "SparseFillEmptyRows"):
+        default = ops.convert_to_tensor(default_value, dtype=sp.dtype)
+        rank = _rank_of(sp)
+        static = _static_shape(sp)
+        rows = static[0] if static else None
+
+        def compute(ctx: Any, op: Any, known: list[np.ndarray], v: Any, d: Any):
+            i = known[0].astype(np.int64).reshape(-1, known[1].size)
+            shape = known[1].astype(np.int64).ravel()
+            if shape.size == 0:
+                raise errors.InvalidArgumentError(None, op, "dense_shape must be a vector of "
+                                                  "length >= 1")  # fmt: skip
+            n_rows = int(shape[0])
+            r = i[:, 0]
+            bad = np.flatnonzero((r < 0) | (r >= n_rows))
+            if bad.size:
+                k = int(bad[0])
+                raise errors.InvalidArgumentError(  # TF's words for a negative row too
+                    None, op, f"indices({k}, 0) is invalid: {int(r[k])} >= {n_rows}"
+                )
+            counts = np.bincount(r, minlength=n_rows)
+            empty = counts == 0
+            filled = np.flatnonzero(empty)
+            order = np.argsort(r, kind="stable")
+            src = np.concatenate([order, -1 - filled]).astype(np.int64)
+            key = np.concatenate([r[order], filled])
+            place = np.argsort(key, kind="stable")
+            src = src[place]
+            fill_idx = np.zeros((filled.size, i.shape[1]), np.int64)
+            fill_idx[:, 0] = filled
+            out_idx = np.concatenate([i[order], fill_idx])[place]
+            is_input = src >= 0
+            vals = jnp.where(
+                jnp.asarray(is_input), _take(v, np.where(is_input, src, 0)), d.astype(v.dtype)
+            ) if v.shape[0] else jnp.broadcast_to(d, (src.size,))  # fmt: skip
+            return _int64(out_idx), vals, jnp.asarray(empty)
+
+        op = _traced_node(
+            "SparseFillEmptyRows", "SparseFillEmptyRows", [sp.values, default],
+            [sp.indices, sp.dense_shape], compute,
+            [((None, rank), np.dtype(np.int64)), ((None,), sp.dtype), ((rows,), np.dtype(bool))],
+            "tf.sparse.fill_empty_rows",
+        )  # fmt: skip
+        out = SparseTensor(op.outputs[0], op.outputs[1], sp.dense_shape)
+        return out, op.outputs[2]
+
+
+# -- reset_shape ---------------------------------------------------------------------------
+def sparse_reset_shape(sp_input: SparseTensor, new_shape: Any = None) -> SparseTensor:
+    """``sp_input`` with a new dense shape, its indices and values unchanged
+    (``tf.sparse.reset_shape``).
+
+    With ``new_shape`` None the dense shape is the tight one: per dimension, the
+    largest index plus one (``reduce_max(indices, 0) + 1``).
+
+    Args:
+      sp_input: a ``SparseTensor``.
+      new_shape: None, or an integer vector of ``sp_input``'s rank whose sizes are
+        at least ``sp_input``'s.
+
+    Returns:
+      A ``SparseTensor``.
+
+    Raises:
+      TypeError: ``sp_input`` is not a ``SparseTensor``.
+      ValueError: ``new_shape`` is not a vector of the rank of ``sp_input``, or (both
+        known when the graph is built) smaller than ``sp_input``'s shape (TF's message).
+
+    Raises at run time:
+      InvalidArgumentError: ``new_shape`` smaller or of another rank (TF's assertions).
+    """
+    from adapters.v1.framework.op_def import FUNCTIONS
+    from adapters.v1.ops.check_ops import assert_equal, assert_less_equal
+    from adapters.v1.ops.control_flow_ops import with_dependencies
+
+    sp = _check_sparse(sp_input, "sp_input")
+    in_indices = array_ops.identity(sp.indices)
+    in_values = array_ops.identity(sp.values)
+    in_shape = array_ops.identity(sp.dense_shape)
+    if new_shape is None:
+        low = FUNCTIONS["reduce_max"](in_indices, axis=0)
+        out_shape = FUNCTIONS["add"](low, FUNCTIONS["ones_like"](in_shape))
+        tight = SparseTensor(in_indices, in_values, out_shape)
+        rank = _rank_of(sp)
+        if rank is not None:  # TF's shape inference folds no reduce_max: unknown sizes
+            tight._static = TensorShape([None] * rank)
+        return tight
+    given = ops.convert_to_tensor(new_shape)
+    TensorShape(given._shape).assert_has_rank(1)
+    out_shape = FUNCTIONS["cast"](given, "int64")
+    if out_shape._shape is not None:
+        TensorShape(out_shape._shape).dims[0].assert_is_compatible_with(
+            TensorShape(in_shape._shape).dims[0]
+        )
+    const = given.op._const_value
+    if const is not None and sp.get_shape().is_fully_defined():
+        in_const = np.array(sp.get_shape().as_list())
+        const = np.asarray(const)
+        if not np.all(in_const <= const):
+            raise ValueError(  # TF's message (its two shapes the other way round)
+                "Requested new_shape should have dimension sizes >= sp_input.shape.  "
+                f"Found new_shape ({in_const}), sp_input.shape ({const})."
+            )
+        from adapters.v1.ops.constant_op import constant
+
+        out_shape = constant(const.astype(np.int64))
+    else:
+        shape = FUNCTIONS["shape"]
+        out_shape = with_dependencies([assert_equal(shape(in_shape), shape(out_shape))],
+                                      out_shape)  # fmt: skip
+        out_shape = with_dependencies([assert_less_equal(in_shape, out_shape)], out_shape)
+    return SparseTensor(in_indices, in_values, out_shape)
+
+
+# -- eye -------------------------------------------------------------------------------------
+def _make_int64_tensor(value: Any, name: str) -> ops.Tensor:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return ops.convert_to_tensor(value, name=name, dtype="int64")
+    if not isinstance(value, ops.Tensor):
+        raise TypeError(f"{name} must be an integer value")
+    if value.dtype == np.int64:
+        return value
+    from adapters.v1.framework.op_def import FUNCTIONS
+
+    return FUNCTIONS["cast"](value, "int64")
+
+
+def sparse_eye(
+    num_rows: Any, num_columns: Any = None, dtype: Any = "float32", name: str | None = None
+) -> SparseTensor:
+    """A ``[num_rows, num_columns]`` ``SparseTensor`` with ones on the diagonal
+    (``tf.sparse.eye``).
+
+    Args:
+      num_rows: a non-negative int or integer scalar tensor.
+      num_columns: the same, default ``num_rows``.
+      dtype: the values' dtype (default float32).
+      name: the name scope (default ``"eye"``).
+
+    Returns:
+      A ``SparseTensor`` of ``min(num_rows, num_columns)`` ones at ``[k, k]``.
+
+    Raises:
+      TypeError: a size neither an integer nor a tensor (TF's message).
+    """
+    from adapters.v1.framework.op_def import FUNCTIONS
+
+    with ops.name_scope(name, "eye"):
+        rows = _make_int64_tensor(num_rows, "num_rows")
+        cols = rows if num_columns is None else _make_int64_tensor(num_columns, "num_columns")
+        size = FUNCTIONS["minimum"](rows, cols)
+        diag = FUNCTIONS["range"](size, dtype="int64")
+        return SparseTensor(
+            FUNCTIONS["stack"]([diag, diag], axis=1),
+            FUNCTIONS["ones"](size, dtype=dtype),
+            FUNCTIONS["stack"]([rows, cols]),
+        )
