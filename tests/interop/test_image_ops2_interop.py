@@ -642,3 +642,29 @@ def test_ssim_of_uint8_images_matches_tf():
     assert ours[1] == theirs[1]
     assert ours[0].dtype == theirs[0].dtype == np.float32
     np.testing.assert_allclose(ours[0], theirs[0], rtol=0, atol=SSIM_ATOL)
+
+
+@pytest.mark.parametrize(
+    "shape, kwargs",
+    [
+        ((2, 23, 25, 2), {"power_factors": (0.5, 0.3, 0.2), "filter_size": 5}),
+        ((1, 2, 20, 21, 1), {"power_factors": (0.6, 0.4), "filter_size": 7, "k2": 0.05}),
+    ],
+)
+def test_ssim_multiscale_matches_tf(shape, kwargs):
+    rng = np.random.RandomState(shape[1])
+    a = rng.uniform(0, 1, shape).astype(np.float32)
+    b = np.clip(a + rng.normal(0, 0.1, shape), 0, 1).astype(np.float32)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, shape)
+        y = tf.placeholder(tf.float32, shape)
+        out = tf.image.ssim_multiscale(x, y, 1.0, **kwargs)
+        grads = tf.gradients(tf.reduce_sum(out), [x, y])
+        return lambda sess: (sess.run([out, grads], {x: a, y: b}), out.shape.as_list())
+
+    (t_vals, t_shape), (o_vals, o_shape) = run_both(script)
+    assert o_shape == t_shape
+    assert_twins(t_vals, o_vals, rtol=0, atol=SSIM_ATOL)
+    # measured 8 and 5 ulps: the scales' SSIM differences compound through pow and prod
+    assert _ulps(t_vals[0], o_vals[0]) <= 8

@@ -24,7 +24,10 @@ import numpy as np
 from adapters.v1.framework import ops
 from adapters.v1.framework.op_def import FUNCTIONS
 
-__all__ = ["ssim"]
+__all__ = ["ssim", "ssim_multiscale"]
+
+# Wang et al.'s weights of the five scales (TF's _MSSSIM_WEIGHTS).
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
 
 
 def _gaussian_window(tf: Any, size: int, sigma: float, dtype: Any) -> Any:
@@ -142,4 +145,81 @@ def ssim(
         return tf.reduce_mean(per_channel, [-1])
 
 
+def ssim_multiscale(
+    img1: Any,
+    img2: Any,
+    max_val: Any,
+    power_factors: Any = _MSSSIM_WEIGHTS,
+    filter_size: int = 11,
+    filter_sigma: float = 1.5,
+    k1: float = 0.01,
+    k2: float = 0.03,
+) -> Any:
+    """The multi-scale SSIM of two image batches (``tf.image.ssim_multiscale``).
+
+    At each scale after the first the images are halved (a 2 x 2 average pool, an odd
+    height or width first padded symmetrically at its end); the result is
+    ``prod_k relu(cs_k)^p_k`` over the scales with ``relu(ssim)`` at the last,
+    averaged over the channels.
+
+    Args:
+      img1: ``[..., height, width, channels]`` images, large enough for the window at
+        the coarsest scale (``filter_size * 2^(len(power_factors) - 1)``).
+      img2: images of ``img1``'s shape and dtype.
+      max_val: the images' dynamic range.
+      power_factors: the scales' exponents (default Wang et al.'s five weights).
+      filter_size: the Gaussian window's size (default 11).
+      filter_sigma: the window's width (default 1.5).
+      k1: default 0.01.
+      k2: default 0.03.
+
+    Returns:
+      float32 ``[...]`` MS-SSIM values, differentiable in both images.
+
+    Raises:
+      ValueError: as ``ssim``; images of unknown height or width.
+    """
+    from adapters import v1 as tf
+
+    with ops.name_scope(None, "MS-SSIM"):
+        img1 = ops.convert_to_tensor(img1, name="img1")
+        img2 = ops.convert_to_tensor(img2, name="img2")
+        _check_shapes(img1, img2)
+        max_val = tf.cast(max_val, img1.dtype)
+        max_val = tf.image.convert_image_dtype(max_val, tf.float32)
+        imgs = [tf.image.convert_image_dtype(x, tf.float32) for x in (img1, img2)]
+        shape = imgs[0].get_shape().as_list()
+        if shape[-3] is None or shape[-2] is None:
+            raise ValueError(
+                "tf.image.ssim_multiscale: the images' height and width must be known when "
+                "the graph is built (jtrain compiles static shapes)"
+            )
+        head, tail = shape[:-3], shape[-3:]
+        mcs = []
+        per_channel = None
+        for k in range(len(power_factors)):
+            with ops.name_scope(None, f"Scale{k}"):
+                if k > 0:
+                    flat = [tf.reshape(x, [-1, *tail]) for x in imgs]
+                    rem_h, rem_w = tail[0] % 2, tail[1] % 2
+                    if rem_h or rem_w:
+                        padding = [[0, 0], [0, rem_h], [0, rem_w], [0, 0]]
+                        flat = [tf.pad(x, padding, mode="SYMMETRIC") for x in flat]
+                    down = [
+                        tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], padding="VALID") for x in flat
+                    ]
+                    tail = down[0].get_shape().as_list()[1:]
+                    dims = [-1 if h is None else h for h in head] + tail
+                    imgs = [tf.reshape(x, dims) for x in down]
+                per_channel, cs = _ssim_per_channel(
+                    tf, imgs[0], imgs[1], max_val, filter_size, filter_sigma, k1, k2, False
+                )
+                mcs.append(tf.nn.relu(cs))
+        mcs.pop()  # (the last scale contributes its SSIM, not its cs)
+        stacked = tf.stack([*mcs, tf.nn.relu(per_channel)], axis=-1)
+        ms_ssim = tf.reduce_prod(tf.pow(stacked, power_factors), [-1])
+        return tf.reduce_mean(ms_ssim, [-1])
+
+
 FUNCTIONS["image.ssim"] = ssim
+FUNCTIONS["image.ssim_multiscale"] = ssim_multiscale
