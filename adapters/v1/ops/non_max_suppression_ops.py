@@ -30,6 +30,12 @@ Forms and how jtrain computes them:
 - ``combined_non_max_suppression`` (``CombinedNonMaxSuppression``) has fixed output
   sizes and is one node of the step: per image and class the greedy selection, then
   the selections of all classes by descending score.
+
+.. note:: Equal scores in ``combined_non_max_suppression``: TF's kernel orders them
+   by its ``std::priority_queue`` (per class) and an unstable ``std::sort`` (across
+   classes, stable only up to 16 candidates), jtrain by index and class (stable
+   sorts). Distinct scores give TF's result bit for bit (checked live); tied ones
+   may come in another order.
 """
 
 from __future__ import annotations
