@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.interop.twin import run_both
+from tests.interop.twin import assert_twins, run_both
 
 pytestmark = pytest.mark.interop
 
@@ -356,3 +356,21 @@ def test_regex_end_anchors_as_tf():
         ],
         ["a\n", "ba", "a$b\n"],
     )
+
+
+def test_host_ops_read_64_bit_constants_exactly_as_tf():
+    """A string op reading an int64/float64 constant gets its exact value (jtrain
+    evaluated it as 32-bit: ``as_string`` of 2**40 gave ``b"0"``, of float64 0.1 the
+    float32's digits)."""
+
+    def script(tf):
+        outs = [
+            tf.as_string(tf.constant(2**40, tf.int64)),
+            tf.as_string(tf.constant(0.1, tf.float64), precision=17),
+            tf.strings.as_string(tf.constant([2**62 + 1, -(2**40)], tf.int64)),
+        ]
+        return lambda sess: sess.run(outs)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+    assert ours[0] == b"1099511627776"

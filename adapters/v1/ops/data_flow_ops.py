@@ -78,7 +78,8 @@ def host_inputs(values: Sequence[Any]) -> list[ops.Tensor]:
     out = []
     for v in values:
         if isinstance(v, ops.Tensor) and v.op.type == "Const" and v.op._host is None:
-            v = np.asarray(v.op._compute(None)[0], dtype=v.dtype)
+            const = v.op._const_value  # its exact value (int64/float64 keep their bits)
+            v = np.asarray(v.op._compute(None)[0] if const is None else const, dtype=v.dtype)
         if isinstance(v, ops.Tensor) or hasattr(v, "_as_graph_tensor"):
             out.append(ops.convert_to_tensor(v))
             continue
