@@ -11,6 +11,8 @@ from adapters.v1.ops.sparse_ops import sparse_concat as concat
 from adapters.v1.ops.sparse_ops import sparse_expand_dims as expand_dims
 from adapters.v1.ops.sparse_ops import sparse_eye as eye
 from adapters.v1.ops.sparse_ops import sparse_fill_empty_rows as fill_empty_rows
+from adapters.v1.ops.sparse_ops import sparse_maximum as maximum
+from adapters.v1.ops.sparse_ops import sparse_minimum as minimum
 from adapters.v1.ops.sparse_ops import sparse_placeholder as placeholder
 from adapters.v1.ops.sparse_ops import sparse_reduce_max as reduce_max
 from adapters.v1.ops.sparse_ops import sparse_reduce_sum as reduce_sum
@@ -18,7 +20,9 @@ from adapters.v1.ops.sparse_ops import sparse_reorder as reorder
 from adapters.v1.ops.sparse_ops import sparse_reset_shape as reset_shape
 from adapters.v1.ops.sparse_ops import sparse_reshape as reshape
 from adapters.v1.ops.sparse_ops import sparse_retain as retain
+from adapters.v1.ops.sparse_ops import sparse_slice as slice  # noqa: A004 - TF's name
 from adapters.v1.ops.sparse_ops import sparse_softmax as softmax
+from adapters.v1.ops.sparse_ops import sparse_split as split
 from adapters.v1.ops.sparse_ops import sparse_tensor_dense_matmul as matmul
 from adapters.v1.ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul
 from adapters.v1.ops.sparse_ops import sparse_tensor_to_dense as to_dense
@@ -34,6 +38,8 @@ __all__ = [
     "fill_empty_rows",
     "from_dense",
     "matmul",
+    "maximum",
+    "minimum",
     "placeholder",
     "reduce_max",
     "reduce_sum",
@@ -44,8 +50,10 @@ __all__ = [
     "segment_mean",
     "segment_sqrt_n",
     "segment_sum",
+    "slice",
     "softmax",
     "sparse_dense_matmul",
+    "split",
     "to_dense",
     "to_indicator",
     "transpose",

@@ -33,3 +33,35 @@ def test_fill_empty_rows_of_computed_indices_raises_not_implemented(graph):
     sp = tf.SparseTensor(idx, [1.0], [2, 2])
     with pytest.raises(NotImplementedError, match="tf.sparse.fill_empty_rows"):
         tf.sparse.fill_empty_rows(sp, 0.0)
+
+
+def test_maximum_of_an_empty_operand_and_int64_exact(graph):
+    big = np.array([2**62 + 1, -(2**53) - 1], np.int64)
+    a = tf.SparseTensor([[0, 1], [1, 0]], big, [2, 2])
+    empty = tf.SparseTensor(np.zeros((0, 2), np.int64), np.zeros(0, np.int64), [2, 2])
+    top, low = tf.sparse.maximum(a, empty), tf.sparse.minimum(empty, a)
+    with tf.Session() as sess:
+        t, lo = sess.run([top, low])
+    np.testing.assert_array_equal(t.indices, [[0, 1], [1, 0]])
+    np.testing.assert_array_equal(t.values, [2**62 + 1, 0])
+    np.testing.assert_array_equal(lo.values, [0, -(2**53) - 1])
+
+
+def test_slice_and_split_of_computed_indices_raise_not_implemented(graph):
+    idx = tf.Variable(np.array([[0, 1]], np.int64))
+    sp = tf.SparseTensor(idx, [1.0], [2, 2])
+    with pytest.raises(NotImplementedError, match="tf.sparse.slice"):
+        tf.sparse.slice(sp, [0, 0], [1, 1])
+    with pytest.raises(NotImplementedError, match="tf.sparse.split"):
+        tf.sparse.split(sp_input=sp, num_split=2, axis=0)
+
+
+def test_split_keeps_int64_values_exact(graph):
+    big = np.array([2**62 + 1, -(2**53) - 1, 3], np.int64)
+    sp = tf.SparseTensor([[0, 1], [1, 0], [2, 2]], big, [3, 3])
+    parts = tf.sparse.split(sp_input=sp, num_split=2, axis=0)
+    with tf.Session() as sess:
+        first, second = sess.run(parts)
+    np.testing.assert_array_equal(first.values, big[:2])
+    np.testing.assert_array_equal(second.indices, [[0, 2]])
+    np.testing.assert_array_equal(second.dense_shape, [1, 3])

@@ -182,3 +182,184 @@ def test_eye_values_static_shapes_and_dtypes():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0)
+
+
+B_IDX = np.array([[0, 1], [0, 2], [1, 4], [4, 5]], np.int64)
+B_VALS = np.array([-3.0, 2.5, 1.0, -0.25], np.float32)
+
+
+def test_maximum_minimum_union_values_static_shapes_and_no_gradient():
+    def script(tf):
+        v = tf.Variable(VALS)
+        a = tf.SparseTensor(IDX, v, SHAPE)
+        b = tf.SparseTensor(B_IDX, B_VALS, SHAPE)
+        ph = tf.sparse_placeholder(tf.int64, shape=[None, 6])
+        outs = [tf.sparse.maximum(a, b), tf.sparse_minimum(a, b), tf.sparse_maximum(b, a)]
+        fed = tf.sparse.minimum(ph, ph)
+        info = [[_static(x), x.indices.shape.as_list(), x.values.shape.as_list()] for x in outs]
+        try:
+            tf.sparse.maximum(a, tf.SparseTensor(IDX, VALS.astype(np.float64), SHAPE))
+            err = None
+        except TypeError as e:
+            err = str(e)
+
+        def run(sess):
+            big = np.array([2**62 + 1, -(2**53) - 1], np.int64)
+            feed = {ph: (np.array([[1, 0], [3, 5]], np.int64), big, [4, 6])}
+            return info, err, _plain(sess.run(outs)), _plain(sess.run(fed, feed))
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+    assert ours[-1][1][0] == 2**62 + 1
+
+
+def test_maximum_gradient_raises_as_tf():
+    """TF 2.21's registered gradient of SparseSparseMaximum is meant to raise
+    NotImplementedError; it takes one argument too few, so tf.gradients raises TypeError
+    when the graph is built. jtrain raises the intended NotImplementedError when the
+    step computing the gradient is traced (documented in sparse_maximum)."""
+
+    def build(tf):
+        v = tf.Variable(VALS)
+        out = tf.sparse.maximum(
+            tf.SparseTensor(IDX, v, SHAPE), tf.SparseTensor(B_IDX, B_VALS, SHAPE)
+        )
+        return v, tf.gradients(tf.reduce_sum(out.values), v)
+
+    def script(tf):
+        try:
+            build(tf)
+        except TypeError as e:
+            arity = "takes 2 positional arguments" in str(e)
+            return lambda sess: ["TypeError", arity]
+        _, grads = build(tf)
+
+        def run(sess):
+            try:
+                sess.run(grads)
+            except NotImplementedError as e:
+                return ["NotImplementedError", str(e)]
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert theirs == ["TypeError", True]
+    assert ours == [
+        "NotImplementedError",
+        "Gradient for SparseSparseMaximum is currently not implemented yet.",
+    ]
+
+
+@pytest.mark.parametrize("other", [([[0, 1]], [5, 7]), ([[1]], [5])])
+def test_maximum_of_other_shapes_is_tfs_error(other):
+    def script(tf):
+        a = tf.SparseTensor(IDX, VALS, SHAPE)
+        out = tf.sparse.maximum(a, tf.SparseTensor(other[0], [1.0], other[1]))
+
+        def run(sess):
+            try:
+                sess.run(out.values)
+            except tf.errors.InvalidArgumentError as e:
+                return _run_error(e)
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs and ours is not None
+
+
+def test_slice_values_static_shapes_and_gradients():
+    def script(tf):
+        v = tf.Variable(VALS)
+        sp = tf.SparseTensor(IDX, v, SHAPE)
+        ph = tf.sparse_placeholder(tf.int64, shape=[None, 6])
+        outs = [
+            tf.sparse.slice(sp, [1, 1], [3, 10]), tf.sparse_slice(sp, [-1, 1], [3, 2]),
+            tf.sparse.slice(sp, [4, 0], [2, 6]), tf.sparse.slice(sp, [9, 9], [1, 1]),
+        ]  # fmt: skip
+        fed = tf.sparse.slice(ph, tf.constant([1, 0], tf.int64), [2, 6])
+        weights = [[1.0, 2.0], [1.0], [], []]
+        grads = tf.gradients(
+            tf.add_n([tf.reduce_sum(o.values * w) for o, w in zip(outs, weights, strict=True)]), v
+        )
+        info = [[_static(x), x.indices.shape.as_list(), x.values.shape.as_list()] for x in outs]
+
+        def run(sess):
+            big = np.array([2**62 + 1, -(2**53) - 1, 5], np.int64)
+            feed = {ph: (np.array([[1, 0], [2, 5], [3, 5]], np.int64), big, [4, 6])}
+            return info, _plain(sess.run(outs)), _plain(sess.run(fed, feed)), sess.run(grads)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+    assert ours[2][1][0] == 2**62 + 1
+
+
+def test_split_parts_static_shapes_deprecated_alias_and_no_gradient():
+    def script(tf):
+        v = tf.Variable(VALS)
+        sp = tf.SparseTensor(IDX, v, SHAPE)
+        ph = tf.sparse_placeholder(tf.float32, shape=[None, 6])
+        cols = tf.sparse.split(sp_input=sp, num_split=4, axis=1)
+        rows = tf.sparse_split(sp_input=sp, num_split=2, axis=-2, name="rows")
+        fed = tf.sparse.split(sp_input=ph, num_split=3, axis=0)
+        info = [[_static(x), x.indices.shape.as_list()] for x in (*cols, *rows, *fed)]
+        errs = []
+        for call in (
+            lambda: tf.sparse.split(sp, 2, 1),
+            lambda: tf.sparse.split(sp_input=sp, num_split=2, split_dim=1),
+            lambda: tf.sparse.split(sp_input=sp, num_split=2, axis=1, split_dim=1),
+            lambda: tf.sparse.split(num_split=2, axis=1),
+            lambda: tf.sparse.split(sp_input=sp, axis=1),
+        ):
+            try:
+                call()
+                errs.append(None)
+            except ValueError as e:
+                errs.append(str(e))
+        try:  # TF: LookupError when the graph is built; jtrain: when the step is traced
+            grads, no_grad = tf.gradients(cols[0].values, v), None
+        except LookupError as e:
+            grads, no_grad = None, str(e).split(".")[0]
+
+        def run(sess):
+            nonlocal no_grad
+            if grads is not None:
+                try:
+                    sess.run(grads)
+                except LookupError as e:
+                    no_grad = str(e).split(".")[0]
+            feed = {ph: (IDX[:3], VALS[:3], [3, 6])}
+            return (
+                info, errs, _plain(sess.run(cols)), _plain(sess.run(rows)),
+                _plain(sess.run(fed, feed)), [x.values.name for x in rows], no_grad,
+            )  # fmt: skip
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+
+
+@pytest.mark.parametrize("axis, num_split", [(2, 2), (1, 7)])
+def test_split_bad_axis_or_num_split_is_tfs_error(axis, num_split):
+    def script(tf):
+        sp = tf.SparseTensor(IDX, VALS, SHAPE)
+        out = tf.sparse.split(sp_input=sp, num_split=num_split, axis=axis)
+
+        def run(sess):
+            try:
+                sess.run(out[0].values)
+            except tf.errors.InvalidArgumentError as e:
+                return _run_error(e)
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs and ours is not None

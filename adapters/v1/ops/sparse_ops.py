@@ -61,6 +61,10 @@ __all__ = [
     "sparse_fill_empty_rows",
     "sparse_reset_shape",
     "sparse_eye",
+    "sparse_maximum",
+    "sparse_minimum",
+    "sparse_slice",
+    "sparse_split",
 ]
 
 
@@ -1538,3 +1542,283 @@ def sparse_eye(
             FUNCTIONS["ones"](size, dtype=dtype),
             FUNCTIONS["stack"]([rows, cols]),
         )
+
+
+# -- maximum, minimum ------------------------------------------------------------------------
+def _sparse_sparse(kind: str, sp_a: Any, sp_b: Any, name: str | None) -> SparseTensor:
+    """``sparse_maximum`` (``kind="Maximum"``) or ``sparse_minimum`` (``"Minimum"``)."""
+    op_type = f"SparseSparse{kind}"
+    with ops.name_scope(name, op_type):
+        a_values, b_values = sp_a.values, sp_b.values
+        if a_values.dtype != b_values.dtype:
+            raise TypeError(
+                f"Input 'b_values' of '{op_type}' Op has type {b_values.dtype.name} that does "
+                f"not match type {a_values.dtype.name} of argument 'a_values'."
+            )
+        pick = jnp.maximum if kind == "Maximum" else jnp.minimum
+
+        def compute(ctx: Any, op: Any, known: list[np.ndarray], va: Any, vb: Any):
+            a_shape, b_shape = (k.astype(np.int64).ravel() for k in known[1::2])
+            if a_shape.size != b_shape.size:
+                raise errors.InvalidArgumentError(
+                    None, op, "Operands do not have the same ranks; got shapes: "
+                    f"{' '.join(map(str, a_shape))} and {' '.join(map(str, b_shape))}",
+                )  # fmt: skip
+            for d, (x, y) in enumerate(zip(a_shape, b_shape, strict=True)):
+                if x != y:
+                    raise errors.InvalidArgumentError(
+                        None, op, f"Operands' shapes do not match: got {x} and {y} for "
+                        f"dimension {d}",
+                    )  # fmt: skip
+            rank = a_shape.size
+            ia, ib = (k.astype(np.int64).reshape(-1, rank) for k in known[0::2])
+            rows = np.concatenate([ia, ib])
+            where, inv = np.unique(rows, axis=0, return_inverse=True)  # row-major order
+            inv = inv.reshape(-1)
+            pa = np.full(len(where), -1, np.int64)
+            pb = np.full(len(where), -1, np.int64)
+            pa[inv[: len(ia)]] = np.arange(len(ia))
+            pb[inv[len(ia) :]] = np.arange(len(ib))
+            in_a, in_b = pa >= 0, pb >= 0
+            zero = jnp.zeros((), va.dtype)
+
+            def side(v: Any, present: np.ndarray, pos: np.ndarray) -> Any:
+                if not v.shape[0]:
+                    return jnp.zeros(pos.shape, v.dtype)
+                got = _take(v, np.where(present, pos, 0))
+                return jnp.where(jnp.asarray(present), got, zero)
+
+            both = pick(side(va, in_a, pa), side(vb, in_b, pb))
+            return _int64(where.reshape(-1, rank)), _gradient_not_implemented(both, op_type)
+
+        op = _traced_node(
+            op_type, op_type, [a_values, b_values],
+            [sp_a.indices, sp_a.dense_shape, sp_b.indices, sp_b.dense_shape], compute,
+            [((None, None), np.dtype(np.int64)), ((None,), a_values.dtype)],
+            f"tf.sparse.{kind.lower()}",
+        )  # fmt: skip
+        return SparseTensor(op.outputs[0], op.outputs[1], sp_a.dense_shape)
+
+
+def _gradient_not_implemented(value: Any, op_type: str) -> Any:
+    """``value``, whose derivative raises TF's ``NotImplementedError`` for ``op_type``
+    (when a step computing it is traced)."""
+    if not _inexact(value.dtype):
+        return value
+
+    @jax.custom_vjp
+    def same(x: Any) -> Any:
+        return x
+
+    def bwd(_: Any, g: Any) -> Any:
+        raise NotImplementedError(f"Gradient for {op_type} is currently not implemented yet.")
+
+    same.defvjp(lambda x: (x, None), bwd)
+    return same(value)
+
+
+def sparse_maximum(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = None):
+    """The element-wise maximum of two ``SparseTensor``s of one shape
+    (``tf.sparse.maximum``, ``tf.sparse_maximum``; TF op ``SparseSparseMaximum``).
+
+    The result has an entry at each index of either input (in row-major order); an
+    index only one input has is compared with 0: ``max(a, 0)``.
+
+    Args:
+      sp_a: a ``SparseTensor`` of real values, indices in row-major order.
+      sp_b: the other, of the same dtype, dense shape, and order.
+      name: the name scope (default ``"SparseSparseMaximum"``).
+
+    Returns:
+      A ``SparseTensor`` with ``sp_a``'s dense shape.
+
+    Raises:
+      TypeError: the values' dtypes differ (TF's message).
+      NotImplementedError: indices or dense shapes computed from the step's data.
+
+    Raises at run time (when the step is compiled):
+      InvalidArgumentError: the ranks or dense shapes differ (TF's messages).
+
+    .. note:: TF's gradient of ``SparseSparseMaximum`` raises: TF 2.21's
+       ``tf.gradients`` raises ``TypeError`` when the graph is built (its gradient
+       function, meant to raise ``NotImplementedError``, takes one argument too few);
+       jtrain raises TF's intended ``NotImplementedError`` when a step computing the
+       gradient is traced. Indices are placed on the host when the step is compiled
+       (one program per fed value of the indices).
+    """
+    return _sparse_sparse("Maximum", sp_a, sp_b, name)
+
+
+def sparse_minimum(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = None):
+    """The element-wise minimum of two ``SparseTensor``s of one shape
+    (``tf.sparse.minimum``, ``tf.sparse_minimum``; TF op ``SparseSparseMinimum``):
+    as :func:`sparse_maximum`, with ``min(a, 0)`` where only one input has an index.
+    """
+    return _sparse_sparse("Minimum", sp_a, sp_b, name)
+
+
+# -- slice, split --------------------------------------------------------------------------
+def _sliced(i: np.ndarray, shape: np.ndarray, start: np.ndarray, size: np.ndarray):
+    """The entries of ``i`` in ``[start, start + size)`` (positions, new indices) and the
+    new dense shape, as TF's ``SparseTensor::Slice``."""
+    end = start + size
+    keep = np.flatnonzero(np.all((i >= start) & (i < end), axis=1))
+    out_shape = np.maximum(np.minimum(end, shape) - start, 0)
+    return keep, i[keep] - start, out_shape
+
+
+def sparse_slice(
+    sp_input: SparseTensor, start: Any, size: Any, name: str | None = None
+) -> SparseTensor:
+    """The entries of ``sp_input`` in the box ``[start, start + size)``, moved to start
+    at 0 (``tf.sparse.slice``, ``tf.sparse_slice``; TF op ``SparseSlice``).
+
+    .. math:: \\mathrm{shape}'_d = \\max(\\min(\\mathrm{start}_d + \\mathrm{size}_d,
+              \\mathrm{shape}_d) - \\mathrm{start}_d, 0)
+
+    Args:
+      sp_input: a ``SparseTensor``.
+      start: int64 vector, the box's first index per dimension.
+      size: int64 vector, its size per dimension.
+      name: the name scope (default ``"SparseSlice"``).
+
+    Returns:
+      A ``SparseTensor`` of the entries inside, in their input order.
+
+    Raises:
+      TypeError: ``sp_input`` is not a ``SparseTensor``.
+      NotImplementedError: indices, dense shape, start or size computed from the
+        step's data.
+
+    Gradients are TF's: each value kept gets its entry's, the others 0.
+
+    .. note:: Entries are placed on the host when the step is compiled (one program per
+       fed value of the indices).
+    """
+    sp = _check_sparse(sp_input, "sp_input")
+    start_t = ops.convert_to_tensor(start, dtype="int64")
+    size_t = ops.convert_to_tensor(size, dtype="int64")
+    with ops.name_scope(name, "SparseSlice"):
+        rank = _rank_of(sp)
+
+        def compute(ctx: Any, op: Any, known: list[np.ndarray], v: Any):
+            shape, first, extent = (k.astype(np.int64).ravel() for k in known[1:])
+            for what, vec in (("start", first), ("size", extent)):
+                if vec.size != shape.size:
+                    raise errors.InvalidArgumentError(
+                        None, op, f"Expected {what} to be a vector of length {shape.size} "
+                        f"but got length {vec.size}",
+                    )  # fmt: skip
+            i = known[0].astype(np.int64).reshape(-1, shape.size)
+            keep, new, out_shape = _sliced(i, shape, first, extent)
+            return _int64(new), _take(v, keep), _int64(out_shape)
+
+        op = _traced_node(
+            "SparseSlice", "SparseSlice", [sp.values],
+            [sp.indices, sp.dense_shape, start_t, size_t], compute,
+            [((None, rank), np.dtype(np.int64)), ((None,), sp.dtype),
+             ((rank,), np.dtype(np.int64))],
+            "tf.sparse.slice",
+        )  # fmt: skip
+        return SparseTensor(op.outputs[0], op.outputs[1], op.outputs[2])
+
+
+class KeywordRequired:
+    """TF's stand-in default of ``sparse_split``'s first argument: arguments by keyword."""
+
+    def __repr__(self) -> str:
+        return "KeywordRequired()"
+
+
+def sparse_split(
+    keyword_required: Any = KeywordRequired(),  # noqa: B008 - TF's sentinel default
+    sp_input: Any = None,
+    num_split: int | None = None,
+    axis: Any = None,
+    name: str | None = None,
+    split_dim: Any = None,
+) -> list[SparseTensor]:
+    """``sp_input`` split into ``num_split`` parts along ``axis``
+    (``tf.compat.v1.sparse.split``, ``tf.sparse_split``; TF op ``SparseSplit``).
+
+    The first ``shape[axis] % num_split`` parts are one longer than the others
+    (``shape[axis] // num_split``); each part's indices start at 0 along ``axis``.
+
+    Args:
+      keyword_required: not to be given (TF's guard: the others by keyword).
+      sp_input: the ``SparseTensor`` (required).
+      num_split: a Python int, the number of parts (required).
+      axis: the dimension to split, in ``[-rank, rank)`` (required).
+      name: the op name (default ``"SparseSplit"``).
+      split_dim: deprecated alias of ``axis``; as TF 2.21, giving it without ``axis``
+        raises "axis is required", and with it "Cannot specify both".
+
+    Returns:
+      A list of ``num_split`` ``SparseTensor``s.
+
+    Raises:
+      ValueError: an argument given positionally, or a required one missing (TF's
+        messages); both ``axis`` and ``split_dim``.
+      TypeError: ``sp_input`` is not a ``SparseTensor``.
+
+    Raises at run time (when the step is compiled):
+      InvalidArgumentError: ``axis`` out of range, ``num_split`` not in
+        ``[1, shape[axis]]`` (TF's messages).
+
+    .. note:: TF gives ``SparseSplit`` no gradient: ``tf.gradients`` raises
+       ``LookupError`` (TF when the graph is built; jtrain when the step is traced).
+    """
+    if not isinstance(keyword_required, KeywordRequired):
+        raise ValueError("Keyword arguments are required for this function.")
+    if sp_input is None:
+        raise ValueError("sp_input is required")
+    if num_split is None:
+        raise ValueError("num_split is required")
+    if axis is None:
+        raise ValueError("axis is required")
+    if split_dim is not None:  # TF's deprecated_argument_lookup, its words
+        raise ValueError("Cannot specify both 'split_dim' and 'axis'.")
+    sp = _check_sparse(sp_input, "sp_input")
+    axis_t = ops.convert_to_tensor(axis, dtype="int64")
+    parts = int(num_split)
+    rank = _rank_of(sp)
+
+    def compute(ctx: Any, op: Any, known: list[np.ndarray], v: Any):
+        shape = known[1].astype(np.int64).ravel()
+        ax = int(np.asarray(known[2]).reshape(()))
+        n = shape.size
+        if not -n <= ax < n:
+            raise errors.InvalidArgumentError(
+                None, op, f"Input axis should be in range [{-n}, {n}), got {ax}"
+            )
+        ax %= n
+        if not 1 <= parts <= shape[ax]:
+            raise errors.InvalidArgumentError(
+                None, op, "Input num_split should be between 1 and the splitting dimension "
+                f"size ({int(shape[ax])}), got {parts}",
+            )  # fmt: skip
+        i = known[0].astype(np.int64).reshape(-1, n)
+        small, extra = divmod(int(shape[ax]), parts)
+        outs: list[Any] = []
+        begin = 0
+        for k in range(parts):
+            length = small + (1 if k < extra else 0)
+            first, extent = np.zeros(n, np.int64), shape.copy()
+            first[ax], extent[ax] = begin, length
+            keep, new, out_shape = _sliced(i, shape, first, extent)
+            outs += [_int64(new), _no_gradient(_take(v, keep), "SparseSplit", op),
+                     _int64(out_shape)]  # fmt: skip
+            begin += length
+        return tuple(outs[0::3] + outs[1::3] + outs[2::3])
+
+    specs = (
+        [((None, rank), np.dtype(np.int64))] * parts
+        + [((None,), sp.dtype)] * parts
+        + [((rank,), np.dtype(np.int64))] * parts
+    )
+    op = _traced_node(
+        "SparseSplit", name or "SparseSplit", [sp.values], [sp.indices, sp.dense_shape, axis_t],
+        compute, specs, "tf.sparse.split",
+    )  # fmt: skip
+    out = op.outputs
+    return [SparseTensor(out[k], out[parts + k], out[2 * parts + k]) for k in range(parts)]
