@@ -211,3 +211,16 @@ def test_set_shape_merges_and_refuses_incompatible(graph):
     with tf.Session() as sess:
         with pytest.raises(ValueError, match="shape"):
             sess.run(y, {y: np.zeros(4, np.float32)})
+
+
+def test_tensor_and_operation_print_as_tf1(graph):
+    """``print(tensor)`` as TF1 prints it (``Tensor("x:0", shape=(?, 784), ...)``, no
+    shape of unknown rank); an operation's repr ``<tf.Operation ...>``, its str the
+    NodeDef text (TF 2.21's classic graphs print the same)."""
+    x = tf.placeholder(tf.float32, [None, 784], name="x")
+    assert str(x) == 'Tensor("x:0", shape=(?, 784), dtype=float32)'
+    assert str(tf.placeholder(tf.int32)) == 'Tensor("Placeholder:0", dtype=int32)'
+    assert str(tf.constant(3)) == 'Tensor("Const:0", shape=(), dtype=int32)'
+    total = tf.reduce_sum(x, 1)
+    assert repr(total.op) == "<tf.Operation 'Sum' type=Sum>"
+    assert str(total.op).startswith('name: "Sum"\nop: "Sum"\ninput: "x"\n')

@@ -156,6 +156,13 @@ class Tensor:
         dtype = "unknown" if self._dtype is None else self._dtype.name
         return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={dtype}>"
 
+    def __str__(self) -> str:
+        """TF1's ``Tensor("x:0", shape=(?, 784), dtype=float32)`` (no shape when its rank
+        is unknown), as scripts print tensors and TF's messages name them."""
+        dtype = "unknown" if self._dtype is None else self._dtype.name
+        shape = "" if self._shape is None else f", shape={self.shape}"
+        return f'Tensor("{self.name}"{shape}, dtype={dtype})'
+
     # Identity semantics, with C-level hashing (no Python call per dict lookup).
     __hash__ = object.__hash__
     __eq__ = object.__eq__
@@ -441,7 +448,16 @@ class Operation:
         _session_for(session, self.graph).run(self, feed_dict=feed_dict)
 
     def __repr__(self) -> str:
-        return f"<Operation {self._name!r} type={self._type}>"
+        return f"<tf.Operation {self._name!r} type={self._type}>"
+
+    def __str__(self) -> str:
+        """TF's: the op's ``NodeDef`` as protobuf text."""
+        from adapters.v1.framework import graph_def
+
+        try:
+            return str(graph_def.node_def(self))
+        except Exception:  # noqa: BLE001 - an op that has no NodeDef form: its repr
+            return repr(self)
 
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
