@@ -58,9 +58,9 @@ def test_namespace_has_tfs_names_and_resize_method():
 
 
 def test_absent_name_says_what_to_use():
-    with pytest.raises(AttributeError, match=r"tf\.image\.decode_jpeg is not in adapters\.v1"):
-        tf.image.decode_jpeg  # noqa: B018
-    assert not hasattr(tf.image, "decode_png")
+    with pytest.raises(AttributeError, match=r"tf\.image\.decode_webp is not in adapters\.v1"):
+        tf.image.decode_webp  # noqa: B018
+    assert not hasattr(tf.image, "generate_bounding_box_proposals")
 
 
 @pytest.mark.parametrize(
