@@ -11,11 +11,15 @@ from adapters.v1.ops.sparse_ops import sparse_concat as concat
 from adapters.v1.ops.sparse_ops import sparse_expand_dims as expand_dims
 from adapters.v1.ops.sparse_ops import sparse_eye as eye
 from adapters.v1.ops.sparse_ops import sparse_fill_empty_rows as fill_empty_rows
+from adapters.v1.ops.sparse_ops import sparse_mask as mask
 from adapters.v1.ops.sparse_ops import sparse_maximum as maximum
+from adapters.v1.ops.sparse_ops import sparse_merge as merge
 from adapters.v1.ops.sparse_ops import sparse_minimum as minimum
 from adapters.v1.ops.sparse_ops import sparse_placeholder as placeholder
 from adapters.v1.ops.sparse_ops import sparse_reduce_max as reduce_max
+from adapters.v1.ops.sparse_ops import sparse_reduce_max_sparse as reduce_max_sparse
 from adapters.v1.ops.sparse_ops import sparse_reduce_sum as reduce_sum
+from adapters.v1.ops.sparse_ops import sparse_reduce_sum_sparse as reduce_sum_sparse
 from adapters.v1.ops.sparse_ops import sparse_reorder as reorder
 from adapters.v1.ops.sparse_ops import sparse_reset_shape as reset_shape
 from adapters.v1.ops.sparse_ops import sparse_reshape as reshape
@@ -37,12 +41,16 @@ __all__ = [
     "eye",
     "fill_empty_rows",
     "from_dense",
+    "mask",
     "matmul",
     "maximum",
+    "merge",
     "minimum",
     "placeholder",
     "reduce_max",
+    "reduce_max_sparse",
     "reduce_sum",
+    "reduce_sum_sparse",
     "reorder",
     "reset_shape",
     "reshape",

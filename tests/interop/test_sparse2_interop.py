@@ -363,3 +363,131 @@ def test_split_bad_axis_or_num_split_is_tfs_error(axis, num_split):
 
     theirs, ours = run_both(script)
     assert ours == theirs and ours is not None
+
+
+def test_reduce_sum_and_max_sparse_values_static_shapes_and_no_gradient():
+    unsorted = np.array([[3, 0, 1], [1, 3, 0], [0, 1, 1], [1, 4, 1], [1, 3, 1]], np.int64)
+    values = np.array([1.5, -2.0, 3.25, 0.5, -4.0], np.float32)
+
+    def script(tf):
+        v = tf.Variable(values)
+        sp = tf.SparseTensor(unsorted, v, [5, 6, 2])
+        ph = tf.sparse_placeholder(tf.int64, shape=[None, 6])
+        outs = [
+            tf.sparse.reduce_sum_sparse(sp, 1), tf.sparse_reduce_sum_sparse(sp, [0, 2]),
+            tf.sparse.reduce_max_sparse(sp, -1, keepdims=True),
+            tf.sparse_reduce_max_sparse(sp, reduction_axes=1, keep_dims=True),
+            tf.sparse.reduce_sum_sparse(sp), tf.sparse.reduce_max_sparse(sp, [0, 1, 2]),
+        ]  # fmt: skip
+        fed = tf.sparse.reduce_sum_sparse(ph, 1)
+        info = [[_static(x), x.indices.shape.ndims, x.values.shape.ndims] for x in outs]
+        try:  # TF: LookupError when the graph is built; jtrain: when the step is traced
+            grads, no_grad = tf.gradients(outs[0].values, v), None
+        except LookupError as e:
+            grads, no_grad = None, str(e).split(".")[0]
+        both = []  # TF names the deprecated argument first
+        for call in (
+            lambda: tf.sparse.reduce_sum_sparse(sp, axis=1, reduction_axes=1),
+            lambda: tf.sparse.reduce_max_sparse(sp, keepdims=True, keep_dims=True),
+            lambda: tf.sparse.reduce_sum(sp, axis=1, reduction_axes=1),
+            lambda: tf.sparse.concat(axis=1, sp_inputs=[sp, sp], concat_dim=1),
+        ):
+            try:
+                call()
+                both.append(None)
+            except ValueError as e:
+                both.append(str(e))
+
+        def run(sess):
+            nonlocal no_grad
+            if grads is not None:
+                try:
+                    sess.run(grads)
+                except LookupError as e:
+                    no_grad = str(e).split(".")[0]
+            big = np.array([2**62 + 1, -(2**53) - 1, 5], np.int64)
+            feed = {ph: (np.array([[1, 0], [3, 5], [3, 1]], np.int64), big, [4, 6])}
+            return info, both, no_grad, _plain(sess.run(outs)), _plain(sess.run(fed, feed))
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+    assert ours[-1][1][0] == 2**62 + 1
+
+
+def test_reduce_sum_sparse_axis_out_of_range_is_tfs_error():
+    def script(tf):
+        out = tf.sparse.reduce_sum_sparse(tf.SparseTensor(IDX, VALS, SHAPE), 2)
+
+        def run(sess):
+            try:
+                sess.run(out.values)
+            except tf.errors.InvalidArgumentError as e:
+                return _run_error(e)
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs and ours is not None
+
+
+def test_mask_of_indexed_slices_values_and_gradients():
+    def script(tf):
+        v = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3))
+        a = tf.IndexedSlices(v, tf.constant([12, 26, 37, 26]), tf.constant([40, 3]))
+        kept = tf.sparse.mask(a, [26, 5])
+        top = tf.sparse_mask(a, tf.constant([12]), name="drop")
+        grads = tf.convert_to_tensor(
+            tf.gradients(tf.reduce_sum(kept.values * [[1.0], [2.0]]), v)[0]
+        )
+        info = [
+            [x.values.shape.as_list(), x.indices.shape.as_list(), x.indices.dtype.name]
+            for x in (kept, top)
+        ]
+
+        def run(sess):
+            out = sess.run([kept.values, kept.indices, top.values, top.indices])
+            return info, out, sess.run(kept.dense_shape), sess.run(grads)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+
+
+def test_merge_ids_and_values_sorted_or_not_and_lists():
+    ids_idx = np.array([[0, 0], [0, 1], [2, 0], [2, 1], [2, 2]], np.int64)
+
+    def script(tf):
+        v = tf.Variable(np.array([0.5, -1.0, 2.0, 3.0, 1.5], np.float32))
+        ids = tf.SparseTensor(ids_idx, np.array([4, 1, 0, 3, 2], np.int32), [3, 3])
+        ids2 = tf.SparseTensor(ids_idx, np.array([1, 0, 1, 0, 1], np.int64), [3, 3])
+        values = tf.SparseTensor(ids_idx, v, [3, 3])
+        outs = [
+            tf.sparse.merge(ids, values, 5), tf.sparse_merge(ids, values, tf.constant(6)),
+            tf.sparse.merge(ids, values, 5, already_sorted=True),
+            tf.sparse.merge([ids, ids2], values, [5, 2]),
+        ]  # fmt: skip
+        grads = tf.gradients(tf.reduce_sum(outs[0].values * [1.0, 2.0, 3.0, 4.0, 5.0]), v)
+        info = [[_static(x), x.indices.shape.as_list()] for x in outs]
+        errs = []
+        for call in (
+            lambda: tf.sparse.merge(ids, values, 5.0),
+            lambda: tf.sparse.merge([ids, ids2], values, [5]),
+            lambda: tf.sparse.merge([ids], values, 5),
+        ):
+            try:
+                call()
+                errs.append(None)
+            except (TypeError, ValueError) as e:
+                errs.append([type(e).__name__, str(e)])
+
+        def run(sess):
+            return info, errs, _plain(sess.run(outs)), sess.run(grads)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)

@@ -65,6 +65,10 @@ __all__ = [
     "sparse_minimum",
     "sparse_slice",
     "sparse_split",
+    "sparse_reduce_sum_sparse",
+    "sparse_reduce_max_sparse",
+    "sparse_merge",
+    "sparse_mask",
 ]
 
 
@@ -602,7 +606,8 @@ def _reduced(shape: tuple[int, ...], axes: list[int] | None, keepdims: bool, op:
 
 def _one_of(new: Any, old: Any, new_name: str, old_name: str) -> Any:
     if new is not None and old is not None:
-        raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'.")
+        # TF's deprecated_argument_lookup names the old argument first
+        raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'.")
     return new if new is not None else old
 
 
@@ -1822,3 +1827,198 @@ def sparse_split(
     )  # fmt: skip
     out = op.outputs
     return [SparseTensor(out[k], out[parts + k], out[2 * parts + k]) for k in range(parts)]
+
+
+# -- reduce_sum_sparse, reduce_max_sparse ----------------------------------------------------
+def _sparse_reduce_sparse(
+    kind: str, sp_input: Any, axis: Any, keepdims: Any, reduction_axes: Any, keep_dims: Any
+) -> SparseTensor:
+    """``sparse_reduce_sum_sparse`` (``kind="Sum"``) or ``sparse_reduce_max_sparse``."""
+    op_type = f"SparseReduce{kind}Sparse"
+    what = f"tf.sparse.reduce_{kind.lower()}_sparse"
+    sp = _check_sparse(sp_input, "sp_input")
+    axis = _one_of(axis, reduction_axes, "axis", "reduction_axes")
+    keep = bool(_one_of(keepdims, keep_dims, "keepdims", "keep_dims"))
+    if isinstance(axis, ops.Tensor):
+        const = axis.op._const_value
+        if const is None:
+            raise NotImplementedError(f"{what}: axis must be known when the graph is built.")
+        axis = np.asarray(const).tolist()
+    axes = None if axis is None else ([axis] if isinstance(axis, int) else list(axis))
+
+    def compute(ctx: Any, op: Any, known: list[np.ndarray], v: Any):
+        shape = tuple(int(d) for d in known[1].astype(np.int64).ravel())
+        try:
+            out_shape, kept = _reduced(shape, axes, keep, op=op, with_kept=True)
+        except ValueError as e:
+            raise errors.InvalidArgumentError(None, op, str(e)) from None
+        i = known[0].astype(np.int64).reshape(-1, len(shape))
+        if keep:
+            cols = np.zeros_like(i)
+            cols[:, kept] = i[:, kept]
+        else:
+            cols = i[:, kept]
+        groups, inv = np.unique(cols, axis=0, return_inverse=True)  # row-major order
+        seg = jnp.asarray(inv.reshape(-1), jnp.int32)
+        size = len(groups)
+        if kind == "Sum":
+            out = jnp.zeros((size,), v.dtype).at[seg].add(v)
+        else:
+            out = _segment_max(v, seg, size)
+        out = _no_gradient(out, op_type, op)
+        return _int64(groups.reshape(size, len(out_shape))), out, _int64(out_shape)
+
+    op = _traced_node(
+        op_type, op_type, [sp.values], [sp.indices, sp.dense_shape], compute,
+        [(None, np.dtype(np.int64)), (None, sp.dtype), (None, np.dtype(np.int64))], what,
+    )  # fmt: skip
+    return SparseTensor(op.outputs[0], op.outputs[1], op.outputs[2])
+
+
+def sparse_reduce_sum_sparse(
+    sp_input: SparseTensor,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    reduction_axes: Any = None,
+    keep_dims: bool | None = None,
+) -> SparseTensor:
+    """The sum of a ``SparseTensor``'s values over ``axis``, as a ``SparseTensor``
+    (``tf.compat.v1.sparse.reduce_sum_sparse``, TF op ``SparseReduceSumSparse``).
+
+    The result has one entry per position of the kept dimensions that has values, in
+    row-major order (with ``keepdims``, the reduced dimensions' indices are 0).
+
+    Args:
+      sp_input: a ``SparseTensor`` (indices in any order).
+      axis: the axes to reduce (int or list, negative from the end; None: all).
+      keepdims: keep reduced axes with length 1 (default False).
+      reduction_axes: deprecated alias of ``axis``.
+      keep_dims: deprecated alias of ``keepdims``.
+
+    Returns:
+      A ``SparseTensor`` of the values' dtype (static shapes unknown, as TF's).
+
+    Raises:
+      ValueError: both an argument and its deprecated alias are given.
+      NotImplementedError: indices or dense shape computed from the step's data.
+
+    Raises at run time (when the step is compiled):
+      InvalidArgumentError: an axis outside ``[-rank, rank)`` (TF's message).
+
+    .. note:: TF defines no gradient for it: ``tf.gradients`` raises ``LookupError``
+       (TF when the graph is built; jtrain when the step is traced). Entries are placed
+       on the host when the step is compiled (one program per fed value of the indices).
+    """
+    return _sparse_reduce_sparse("Sum", sp_input, axis, keepdims, reduction_axes, keep_dims)
+
+
+def sparse_reduce_max_sparse(
+    sp_input: SparseTensor,
+    axis: Any = None,
+    keepdims: bool | None = None,
+    reduction_axes: Any = None,
+    keep_dims: bool | None = None,
+) -> SparseTensor:
+    """The largest present value of a ``SparseTensor`` over ``axis``, as a
+    ``SparseTensor`` (``tf.compat.v1.sparse.reduce_max_sparse``, TF op
+    ``SparseReduceMaxSparse``): as :func:`sparse_reduce_sum_sparse`, with the maximum of
+    each position's values (the implicit zeros do not count)."""
+    return _sparse_reduce_sparse("Max", sp_input, axis, keepdims, reduction_axes, keep_dims)
+
+
+# -- merge ----------------------------------------------------------------------------------
+def sparse_merge(
+    sp_ids: Any,
+    sp_values: Any,
+    vocab_size: Any,
+    name: str | None = None,
+    already_sorted: bool = False,
+) -> SparseTensor:
+    """Ids and values ``SparseTensor``s merged into one whose last dimension is the id
+    (``tf.compat.v1.sparse.merge``, ``tf.compat.v1.sparse_merge``; deprecated in TF).
+
+    ``out[i0, ..., in-1, ids[i0, ..., in]] = values[i0, ..., in]``: the ids' indices
+    but the last, then the id (one column per ids tensor of a list), sorted row-major
+    unless ``already_sorted``.
+
+    Args:
+      sp_ids: a ``SparseTensor`` of int32/int64 ids, or a list of them.
+      sp_values: a ``SparseTensor`` of the values (the ids' indices).
+      vocab_size: an int or scalar tensor (a list of them for a list of ids).
+      name: the name scope (default ``"SparseMerge"``).
+      already_sorted: the ids are in order already: skip the reorder (default False).
+
+    Returns:
+      A ``SparseTensor`` of dense shape ``ids.dense_shape[:-1] + vocab_size``.
+
+    Raises:
+      TypeError: ``vocab_size`` or ``sp_ids`` of the wrong kind (TF's messages).
+      ValueError: a list of ids and of vocabulary sizes of other lengths.
+    """
+    from adapters.v1.framework.op_def import FUNCTIONS
+
+    if isinstance(sp_ids, (SparseTensor, SparseTensorValue)):
+        sp_ids = [sp_ids]
+        if not isinstance(vocab_size, (ops.Tensor, int, np.integer)):
+            raise TypeError(
+                f"vocab_size has to be a Tensor or Python int. Found {type(vocab_size)}"
+            )
+        vocab_size = [vocab_size]
+    else:
+        if not isinstance(sp_ids, (list, tuple)):
+            raise TypeError(
+                f"sp_ids has to be a SparseTensor or list thereof. Found {type(sp_ids)}"
+            )
+        if not isinstance(vocab_size, (list, tuple)):
+            raise TypeError(
+                f"vocab_size has to be a list of Tensors or Python ints. Found {type(vocab_size)}"
+            )
+        for dim in vocab_size:
+            if not isinstance(dim, (ops.Tensor, int, np.integer)):
+                raise TypeError(
+                    f"vocab_size has to be a list of Tensors or Python ints. Found {type(dim)}"
+                )
+    if len(sp_ids) != len(vocab_size):
+        raise ValueError("sp_ids and vocab_size have to have equal lengths.")
+    cast, concat = FUNCTIONS["cast"], FUNCTIONS["concat"]
+    with ops.name_scope(name, "SparseMerge"):
+        ids_sp = [_check_sparse(s, "sp_ids") for s in sp_ids]
+        values_sp = _check_sparse(sp_values, "sp_values")
+        ids = []
+        for s in ids_sp:
+            column = s.values if s.dtype == np.int64 else cast(s.values, "int64")
+            ids.append(FUNCTIONS["expand_dims"](column, axis=1))
+        sizes = [cast(x, "int64") for x in vocab_size]
+        new_indices = concat([ids_sp[0].indices[:, :-1], *ids], 1)
+        new_shape = concat([ids_sp[0].dense_shape[:-1], FUNCTIONS["stack"](sizes)], 0)
+        result = SparseTensor(new_indices, values_sp.values, new_shape)
+        if already_sorted:
+            return result
+        ordered = sparse_reorder(result)
+        return SparseTensor(ordered.indices, ordered.values, new_shape)
+
+
+# -- mask -----------------------------------------------------------------------------------
+def sparse_mask(a: Any, mask_indices: Any, name: str | None = None) -> Any:
+    """The slices of ``IndexedSlices`` ``a`` whose index is not in ``mask_indices``
+    (``tf.sparse.mask``, ``tf.sparse_mask``): TF's ``setdiff1d`` of the indices, then a
+    gather of the kept rows.
+
+    Args:
+      a: an ``IndexedSlices``.
+      mask_indices: 1-D indices to drop (``a.indices``' dtype).
+      name: the name scope (default ``"sparse_mask"``).
+
+    Returns:
+      An ``IndexedSlices`` of the kept rows, in ``a``'s order, ``a``'s dense shape.
+
+    .. note:: The number of rows kept depends on the indices: computed on the host
+       (``tf.setdiff1d``'s rules); the rows' gradient is the gather's, as TF's.
+    """
+    from adapters.v1.framework.indexed_slices import IndexedSlices
+    from adapters.v1.framework.op_def import FUNCTIONS
+
+    with ops.name_scope(name, "sparse_mask") as scope:
+        out_indices, to_gather = array_ops.setdiff1d(a.indices, mask_indices)
+        out_values = FUNCTIONS["gather"](a.values, to_gather, name=scope)
+        return IndexedSlices(out_values, out_indices, a.dense_shape)
