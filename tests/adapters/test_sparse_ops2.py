@@ -65,3 +65,27 @@ def test_split_keeps_int64_values_exact(graph):
     np.testing.assert_array_equal(first.values, big[:2])
     np.testing.assert_array_equal(second.indices, [[0, 2]])
     np.testing.assert_array_equal(second.dense_shape, [1, 3])
+
+
+def test_reduce_sum_sparse_keeps_int64_exact_and_one_program_per_fed_indices(graph):
+    sp = tf.sparse_placeholder(tf.int64, shape=[None, 3])
+    out = tf.sparse.reduce_sum_sparse(sp, 1)
+    big = np.array([2**62 + 1, 2**53 + 1, 1], np.int64)
+    idx = np.array([[0, 0], [0, 2], [2, 1]], np.int64)
+    with tf.Session() as sess:
+        got = sess.run(out, {sp: (idx, big, [3, 3])})
+        again = sess.run(out, {sp: (idx, big[::-1].copy(), [3, 3])})
+        other = sess.run(out, {sp: (idx[1:], big[1:], [3, 3])})
+        plans = len(sess._plans)
+    np.testing.assert_array_equal(got.indices, [[0], [2]])
+    assert got.values.tolist() == [2**62 + 2**53 + 2, 1]
+    assert again.values.tolist() == [2**53 + 2, 2**62 + 1]
+    np.testing.assert_array_equal(other.indices, [[0], [2]])
+    assert plans == 2  # new values: the same program; new indices: one more
+
+
+def test_maximum_of_computed_indices_raises_not_implemented(graph):
+    idx = tf.Variable(np.array([[0, 1]], np.int64))
+    sp = tf.SparseTensor(idx, [1.0], [2, 2])
+    with pytest.raises(NotImplementedError, match="tf.sparse.maximum"):
+        tf.sparse.maximum(sp, sp)

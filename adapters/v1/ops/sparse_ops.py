@@ -21,7 +21,12 @@ float tensor) raises ``NotImplementedError`` when the graph is built.
 
 Ops whose number of outputs depends on values (``sparse.add`` of two sparse
 tensors, ``retain`` with a computed mask, ``from_dense`` of a computed tensor)
-raise ``NotImplementedError`` naming what to use instead.
+raise ``NotImplementedError`` naming what to use instead. Those whose number of
+values depends on the indices only (``fill_empty_rows``, ``maximum``/``minimum``,
+``slice``, ``split``, ``reduce_sum_sparse``/``reduce_max_sparse``) place the entries
+on the host when the step is compiled, from constant or fed indices (a fed value is a
+shape feed: one program per fed value of the indices), and compute the values on the
+device; indices computed in the step raise ``NotImplementedError``.
 """
 
 from __future__ import annotations
