@@ -134,7 +134,7 @@ def _draw_v2(images, boxes, colors):
 
 
 _draw_v2_entry = define(
-    "image.draw_bounding_boxes_v2",
+    "_internal.image.draw_bounding_boxes_v2",  # not a public TF name: no namespace has it
     "DrawBoundingBoxesV2",
     _draw_v2,
     params="images, boxes, colors, name=None",
@@ -147,7 +147,6 @@ _draw_v2_entry = define(
     default_name="DrawBoundingBoxesV2",
     check=_check_draw,
 )
-del FUNCTIONS["image.draw_bounding_boxes_v2"]  # not a public TF name
 
 
 def draw_bounding_boxes(images: Any, boxes: Any, name: str | None = None, colors: Any = None):

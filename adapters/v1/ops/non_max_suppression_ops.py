@@ -630,7 +630,7 @@ def _check_padded(args: dict[str, Any]) -> None:
 
 
 _padded_entry = define(
-    "image.non_max_suppression_padded_v2",
+    "_internal.image.non_max_suppression_padded_v2",  # not a public TF name
     "NonMaxSuppressionPaddedV2",
     _padded_v2,
     params="boxes, scores, max_output_size, iou_threshold=0.5, score_threshold='-inf', "
@@ -641,7 +641,6 @@ _padded_entry = define(
     default_name="non_max_suppression_padded_v2",
     check=_check_padded,
 )
-del FUNCTIONS["image.non_max_suppression_padded_v2"]  # not a public TF name
 
 
 class _Padded(NamedTuple):
