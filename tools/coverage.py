@@ -333,8 +333,45 @@ GAPS: dict[str, str] = {
     "`parallel_interleave` (deterministic order), `ignore_errors`, `unbatch`, "
     "`get_single_element`, `enumerate_dataset`, `take_while`, `prefetch_to_device`, "
     "`copy_to_device`; other names raise an `AttributeError` saying what to use",
-    "data.TFRecordDataset": "files are read one after another (`num_parallel_reads` ignored)",
-    "data.TextLineDataset": "files are read one after another (`num_parallel_reads` ignored)",
+    # Image codecs (adapters/v1/ops/image_codecs.py): host ops; JPEG through Pillow.
+    **{
+        f"image.{name}": "JPEG files decode with libjpeg's accurate integer IDCT (Pillow, the "
+        "`image` extra): TF's default `dct_method` (its fast IDCT) gives pixels up to 17 levels "
+        "apart (a warning says so); `dct_method='INTEGER_ACCURATE'` gives TF's bits. "
+        "`fancy_upscaling=False`, `try_recover_truncated` and CMYK JPEGs raise "
+        "`NotImplementedError`"
+        for name in ("decode_jpeg", "decode_image", "adjust_jpeg_quality", "random_jpeg_quality")
+    },
+    "image.decode_and_crop_jpeg": "decodes the whole image, then crops: with 4:2:0 chroma the "
+    "pixels along the crop's edges differ from TF's (up to 50 levels)",
+    "image.decode_gif": "GIFs with transparency, a partial first frame, or partial frames after "
+    "disposal 2/3 raise `NotImplementedError`",
+    "image.decode_png": "gray output of a colour PNG with a gAMA (other than 1.0) or sRGB chunk "
+    "raises `NotImplementedError` (libpng converts in linear light)",
+    "image.encode_jpeg": "`xmp_metadata` and `density_unit='cm'` raise `NotImplementedError`",
+    "image.encode_png": "with `compression=0` on more than 8 KiB the bytes differ from TF's "
+    "(zlib's block split); the image decodes the same",
+    **{
+        f"image.{name}": "boxes and scores must be constants or fed (the output's size "
+        "depends on them): computed ones raise `NotImplementedError`; use "
+        "`non_max_suppression_padded`, which runs in the step"
+        for name in (
+            "non_max_suppression",
+            "non_max_suppression_with_scores",
+            "non_max_suppression_overlaps",
+        )
+    },
+    "image.combined_non_max_suppression": "boxes of tied scores may come out in another "
+    "order than TF's",
+    "image.sample_distorted_bounding_box": "the crops follow the rules TF's do (area, aspect, "
+    "coverage, the whole-image fallback) but come from jtrain's random stream, not TF's",
+    "image.extract_glimpse": "the random fill outside the image (`uniform_noise`/`noise`) has "
+    "TF's range, not its values",
+    **{
+        f"nn.{name}": "a host op: ops of the same step cannot read its outputs"
+        for name in ("ctc_greedy_decoder", "ctc_beam_search_decoder", "ctc_beam_search_decoder_v2")
+    },
+    "nn.collapse_repeated": "labels must be constants (the output's width depends on them)",
 }
 
 # Where a name's (or a class member's) signature differs from TF 2.21's: (TF name) ->
@@ -367,10 +404,6 @@ SIGNATURE_GAPS: dict[str, str] = {
     "errors.OpError": "`error_code` defaults to `UNKNOWN`; no `*args` (TF ignores them)",
 }
 
-_IMAGE_CODECS = (
-    "no image codecs in jtrain: decode/encode with Pillow or NumPy in the input pipeline "
-    "and feed the arrays (feed_dict, or tf.jax_function with jax.pure_callback)"
-)
 # What to use instead of a name jtrain deliberately lacks: (TF name) -> advice.
 ABSENT_ADVICE: dict[str, str] = {
     "tpu.CrossShardOptimizer": "use `tf.jax_data_parallel()` with any optimizer: the "
@@ -385,30 +418,14 @@ ABSENT_ADVICE: dict[str, str] = {
     "tpu.bfloat16_scope": "cast to `tf.bfloat16` explicitly",
     "tpu.PaddingSpec": "no TPU dynamic padding: shapes are static",
     "tpu.experimental": "TPU embeddings and topologies have no CPU/GPU equivalent",
-    "data.FixedLengthRecordDataset": "read the file with `numpy.fromfile` and use "
-    "`Dataset.from_tensor_slices`",
     "data.Options": "drop the options: the pipeline is one Python thread",
     "data.ThreadingOptions": "drop the options: the pipeline is one Python thread",
     "data.NumpyIterator": "TF2's eager iteration: use an iterator's `get_next()` in a session",
     "data.DatasetSpec": "use `output_types`/`output_shapes` (TF1's properties)",
     **{
-        f"image.{name}": _IMAGE_CODECS
-        for name in (
-            "decode_and_crop_jpeg",
-            "decode_bmp",
-            "decode_gif",
-            "decode_image",
-            "decode_jpeg",
-            "decode_jxl",
-            "decode_png",
-            "decode_webp",
-            "encode_jpeg",
-            "encode_png",
-            "extract_jpeg_shape",
-            "is_jpeg",
-            "adjust_jpeg_quality",
-            "random_jpeg_quality",
-        )
+        f"image.{name}": "decode the file with Pillow in the input pipeline and feed the "
+        "arrays (feed_dict)"
+        for name in ("decode_jxl", "decode_webp")
     },
 }
 

@@ -22,8 +22,6 @@ _INSTEAD: dict[str, str] = {
     "variables from tf.get_variable",
     "estimator": "drive training with tf.train.MonitoredTrainingSession and hooks",
     "data.Options": "drop the options: jtrain's tf.data pipeline is one Python thread",
-    "data.FixedLengthRecordDataset": "read the file with numpy.fromfile and use "
-    "tf.data.Dataset.from_tensor_slices",
     "distribute": "use tf.train.ClusterSpec/Server and SyncReplicasOptimizer, or "
     "jtrain.distributed",
     # Names TensorFlow itself removed (TF 1.0's summary renames, old optimizer versions).
