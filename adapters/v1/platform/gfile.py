@@ -353,7 +353,8 @@ def Glob(filename: Any) -> list[str]:
         remote = _fsspec(pattern)
         if remote is None:
             prefix = "file://" if pattern.startswith("file://") else ""
-            return sorted(prefix + p for p in _glob.glob(_local(pattern)))
+            # TF's glob matches names starting with a dot, as Python's does not by default.
+            return sorted(prefix + p for p in _glob.glob(_local(pattern), include_hidden=True))
         fs, p = remote
         return sorted(fs.unstrip_protocol(m) for m in fs.glob(p))
 
