@@ -365,6 +365,20 @@ def test_draw_bounding_boxes_matches_tf(depth, dtype, colors):
     _exact(*run_both(script))
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int64, np.float64, np.float16, bool])
+@pytest.mark.parametrize("colors", [None, np.ones((1, 3), np.float32)])
+def test_draw_bounding_boxes_of_numpy_images_converts_as_tf(dtype, colors):
+    # A NumPy image (no tensor) is converted to the op's default type, float32 (float16
+    # stays): uint8 draws as float32 (jtrain drew a uint8 image before).
+    images = (np.random.RandomState(3).uniform(0, 3, (2, 7, 9, 3))).astype(dtype)
+
+    def script(tf):
+        out = tf.image.draw_bounding_boxes(images, DRAW_BOXES, colors=colors)
+        return lambda sess: (sess.run(out), out.dtype.name, out.shape.as_list())
+
+    _exact(*run_both(script))
+
+
 def test_draw_bounding_boxes_with_colors_has_no_gradient_as_tf():
     def build(tf):
         x = tf.constant(np.zeros((2, 5, 5, 3), np.float32))
@@ -405,6 +419,19 @@ def test_draw_bounding_boxes_with_colors_has_no_gradient_as_tf():
             ),
             "InvalidArgumentError",
             "colors must have equal or more channels than the image provided",
+        ),
+        # TF's kernels take float32/float16 images only (uint8 is no allowed type)
+        (
+            lambda tf: tf.image.draw_bounding_boxes(tf.zeros([2, 5, 5, 3], tf.uint8), DRAW_BOXES),
+            TypeError,
+            "DataType uint8 not in list of allowed values: float32, float16",
+        ),
+        (
+            lambda tf: tf.image.draw_bounding_boxes(
+                tf.zeros([2, 5, 5, 3], tf.uint8), DRAW_BOXES, colors=np.ones((1, 3), np.float32)
+            ),
+            TypeError,
+            "DataType uint8 not in list of allowed values: float32, float16",
         ),
     ],
 )

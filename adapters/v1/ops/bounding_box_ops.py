@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from adapters.v1.framework import ops
 from adapters.v1.framework.op_def import FUNCTIONS, define
 from adapters.v1.ops._no_gradient import without_gradient
 from jtrain import errors
@@ -121,7 +122,7 @@ _draw_v1 = define(
     "DrawBoundingBoxes",
     lambda images, boxes: _draw(images, boxes),
     params="images, boxes, name=None",
-    allowed={"images": ("float16", "float32", "uint8"), "boxes": ("float32",)},
+    allowed={"images": ("float32", "float16"), "boxes": ("float32",)},
     same_dtype=(),
     default_name="DrawBoundingBoxes",
     check=_check_draw,
@@ -139,7 +140,7 @@ _draw_v2_entry = define(
     _draw_v2,
     params="images, boxes, colors, name=None",
     allowed={
-        "images": ("float16", "float32", "uint8"),
+        "images": ("float32", "float16"),
         "boxes": ("float32",),
         "colors": ("float32",),
     },
@@ -169,10 +170,20 @@ def draw_bounding_boxes(images: Any, boxes: Any, name: str | None = None, colors
       InvalidArgumentError: batch sizes differ or too few colour channels (TF's kernel
         checks, raised when the graph is built).
 
+    .. note:: Images that are no tensor (NumPy arrays, lists) are converted to float32
+       (float16 ones stay float16), as TF converts them to the op's default type; a
+       uint8 tensor raises TF's ``TypeError``.
+
     .. note:: TF registers no gradient: ``tf.gradients`` gives ``None`` without
        ``colors`` (``DrawBoundingBoxes`` is not differentiable) and raises
        ``LookupError`` with them (``DrawBoundingBoxesV2`` has no gradient), as here.
     """
+    if not (isinstance(images, ops.Tensor) or hasattr(images, "_as_graph_tensor")):
+        # TF converts a value that is no tensor to the op's default type, float32
+        # (float16 stays): a NumPy uint8 image draws as a float32 one.
+        array = np.asarray(images)
+        if array.dtype != np.float16:
+            images = array.astype(np.float32)
     if colors is None:
         return _draw_v1(images, boxes, name)
     return _draw_v2_entry(images, boxes, colors, name)
