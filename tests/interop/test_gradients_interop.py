@@ -318,13 +318,23 @@ def _grad_ys_length(tf):
     return lambda sess: None
 
 
+def _bad_aggregation(tf):
+    a, b, c = _chain(tf)
+    tf.gradients(c, [a], aggregation_method=7)
+    return lambda sess: None
+
+
 @pytest.mark.parametrize(
     ("script", "message"),
     [
         (_bad_unconnected, "Unknown value for unconnected_gradients: 'bad'"),
         (_grad_ys_length, "Length mismatch. Passed 2 grad_ys for 1 ys"),
+        (
+            _bad_aggregation,
+            "Invalid `aggregation_method` specified 7. Accepted values are [0, 1, 2].",
+        ),
     ],
-    ids=["unconnected_gradients", "grad_ys_length"],
+    ids=["unconnected_gradients", "grad_ys_length", "aggregation_method"],
 )
 def test_argument_errors_as_tf(script, message):
     """TF's ValueError and message for a bad ``unconnected_gradients`` or ``grad_ys``."""

@@ -199,8 +199,15 @@ def gradients(
 
     Raises:
       ValueError: ``grad_ys`` and ``ys`` differ in length, or ``unconnected_gradients``
-        is unknown (TF's messages).
+        or ``aggregation_method`` is unknown (TF's messages).
     """
+    if aggregation_method is not None and aggregation_method not in (0, 1, 2):
+        # TF's AggregationMethod values (ADD_N, EXPERIMENTAL_TREE, ..._ACCUMULATE_N):
+        # all sum the same terms here.
+        raise ValueError(
+            f"Invalid `aggregation_method` specified {aggregation_method}. "
+            "Accepted values are [0, 1, 2]."
+        )
     try:
         unconnected = UnconnectedGradients(unconnected_gradients)
     except ValueError:
