@@ -16,6 +16,9 @@ intermediate rounding). :func:`rounded` keeps the product rounded.
 
 Square roots in denominators: :func:`div_sqrt` keeps ``a / sqrt(b)`` a correctly
 rounded square root and division, as TF's kernels compute it.
+
+Quotients: :func:`kernel_divide` keeps ``x / y`` one correctly rounded division where
+XLA would multiply by the reciprocal of a broadcast or constant divisor.
 """
 
 from __future__ import annotations
@@ -129,3 +132,36 @@ def rounded_square(x: jax.Array) -> jax.Array:
     """``x * x`` rounded to its dtype before it meets an addition: TF's ``Square``
     (see :func:`rounded_nonnegative`)."""
     return rounded_nonnegative(x * x)
+
+
+def kernel_divide(x: Any, y: Any) -> Any:
+    """``x / y`` rounded once, as TF's CPU kernels divide (Eigen's quotient).
+
+    XLA rewrites a division by a broadcast value (a scalar, a column) or by a constant
+    as a multiplication by the divisor's reciprocal: a second rounding, up to 1 ulp
+    off TF's quotient (``tf.reduce_mean`` of 7 values, ``x / v`` of a scalar variable,
+    measured against TF 2.21). float16, bfloat16 and float32 are divided in float64
+    and rounded back, which gives the correctly rounded quotient whatever XLA does with
+    the float64 division: its reciprocal's error (2**-52 relative) stays below the
+    distance from a quotient of two float32 values to a float32 rounding boundary (at
+    least 2**-49 relative), and no such quotient lies on a boundary. float64 divisors
+    of another shape are broadcast behind an optimization barrier, where XLA cannot see
+    the broadcast (a constant one keeps XLA's rewrite); complex values divide as JAX's.
+
+    Args:
+      x, y: the dividend and the divisor (broadcastable, of one floating dtype).
+
+    Returns:
+      The quotient, of ``x``'s dtype.
+    """
+    dtype = np.dtype(x.dtype)
+    shape = jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y))
+    if jnp.issubdtype(dtype, jnp.floating) and dtype.itemsize <= 4:
+        with jax.enable_x64(True):  # float64 whatever jax_enable_x64 says (scoped)
+            wide = jnp.true_divide(
+                jnp.asarray(x).astype(jnp.float64), jnp.asarray(y).astype(jnp.float64)
+            )
+            return wide.astype(dtype)
+    if dtype == np.float64 and jnp.shape(y) != shape:
+        y = jax.lax.optimization_barrier(jnp.broadcast_to(y, shape))
+    return jnp.true_divide(x, y)

@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import optax
 
 from jtrain import _tree
+from jtrain._numerics import kernel_divide, rounded_square
 from jtrain.indexed_slices import IndexedSlices, is_indexed_slices
 
 __all__ = [
@@ -155,11 +156,13 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Axes = None) -> Any:
         raise ValueError(f"clip_norm must be a scalar, got shape {jnp.shape(clip_norm)}")
     c = jnp.maximum(_scalar(clip_norm, values.dtype), jnp.zeros([], values.dtype))
     axis = tuple(axes) if isinstance(axes, Sequence) else axes
-    l2sum = jnp.sum(values * values, axis=axis, keepdims=True)
+    # TF's Mul rounds each square before Sum adds them; its RealDiv divides (XLA would
+    # multiply by the reciprocal of the broadcast norm: 1 ulp off).
+    l2sum = jnp.sum(rounded_square(values), axis=axis, keepdims=True)
     pred = l2sum > 0
     l2sum_safe = jnp.where(pred, l2sum, jnp.ones_like(l2sum))
     l2norm = jnp.where(pred, jnp.sqrt(l2sum_safe), l2sum)
-    return _like(t, (values * c) / jnp.maximum(l2norm, c))
+    return _like(t, kernel_divide(values * c, jnp.maximum(l2norm, c)))
 
 
 def clip_by_average_norm(t: Any, clip_norm: Any) -> jax.Array | None:

@@ -770,8 +770,14 @@ def trace(fn: Callable[..., Any], element: Any, scope: str) -> tuple[list[ops.Te
             for i, s in enumerate(structure.flatten(element))
         ]
         nested = structure.pack(element, args)
-        # TF passes a tuple's components as arguments, anything else as one.
-        result = fn(*nested) if type(nested) is tuple else fn(nested)
+        # While it builds, ops know they are in a dataset function (``math_ops``'s
+        # division: TF's grappler folds no divisor there).
+        graph._dataset_functions = getattr(graph, "_dataset_functions", 0) + 1
+        try:
+            # TF passes a tuple's components as arguments, anything else as one.
+            result = fn(*nested) if type(nested) is tuple else fn(nested)
+        finally:
+            graph._dataset_functions -= 1
     return args, result
 
 

@@ -164,6 +164,15 @@ def _reduce(fn):
     return kernel
 
 
+def _mean(x, axis, keepdims):
+    """TF's ``Mean`` kernel: a floating mean divided as TF divides (``kernel_mean``)."""
+    from adapters.v1.ops.math_ops import kernel_mean
+
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return kernel_mean(x, axis, keepdims)
+    return jnp.mean(x, axis=axis, keepdims=keepdims)
+
+
 def _fill(attrs, dims, value):
     return (jnp.full(_ints(dims, "dims"), value),)
 
@@ -738,7 +747,7 @@ KERNELS: dict[str, Kernel] = {
     "ShapeN": _kernel(_shapes, _shape_n),
     "Reshape": _kernel(_reshape, static=(1,)),
     "Sum": _kernel(_reduce(jnp.sum), static=(1,)),
-    "Mean": _kernel(_reduce(jnp.mean), static=(1,)),
+    "Mean": _kernel(_reduce(_mean), static=(1,)),
     "Max": _kernel(_reduce(jnp.max), static=(1,)),
     "Min": _kernel(_reduce(jnp.min), static=(1,)),
     "Prod": _kernel(_reduce(jnp.prod), static=(1,)),

@@ -30,6 +30,7 @@ from adapters.v1.ops import array_ops
 from adapters.v1.ops.script_ops import lift
 from adapters.v1.ops.sparse_ops import dense_shape_node
 from jtrain import errors
+from jtrain._numerics import kernel_divide, rounded_square
 
 __all__ = ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
 
@@ -48,11 +49,11 @@ def _clip(rows: Any, ids_rank: int, max_norm: float):
     """Rows scaled to an L2 norm of at most ``max_norm`` (TF's ``clip_by_norm`` over the
     embedding dimensions, NaN-free gradient at zero rows)."""
     axes = tuple(range(ids_rank, rows.ndim))
-    l2sum = jnp.sum(rows * rows, axis=axes, keepdims=True)
+    l2sum = jnp.sum(rounded_square(rows), axis=axes, keepdims=True)
     pred = l2sum > 0
     l2norm = jnp.where(pred, jnp.sqrt(jnp.where(pred, l2sum, jnp.ones_like(l2sum))), l2sum)
     clip = jnp.asarray(max_norm, rows.dtype)
-    return (rows * clip) / jnp.maximum(l2norm, clip)
+    return kernel_divide(rows * clip, jnp.maximum(l2norm, clip))
 
 
 def _row_counts(params: list[ops.Tensor]) -> list[int]:

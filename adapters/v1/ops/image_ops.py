@@ -29,7 +29,9 @@ import numpy as np
 
 from adapters.v1.framework import dtypes, ops
 from adapters.v1.framework.op_def import define, np_dtype
+from adapters.v1.ops.math_ops import kernel_mean
 from jtrain import errors
+from jtrain._numerics import kernel_divide, rounded_square
 
 __all__ = ["ResizeMethod", "GRAPH_FUNCTIONS"]
 
@@ -595,13 +597,14 @@ def _standardize(image):
     image = image.astype(jnp.float32)
     axes = (-1, -2, -3)
     n = np.prod(image.shape[-3:]).astype(np.int32)
-    mean = jnp.mean(image, axis=axes, keepdims=True)
-    variance = jnp.mean(jnp.square(image - mean), axis=axes, keepdims=True)
+    # TF: reduce_mean and reduce_std, divided as its Mean kernel divides
+    mean = kernel_mean(image, axis=axes, keepdims=True)
+    variance = kernel_mean(rounded_square(image - mean), axis=axes, keepdims=True)
     # A flat image (variance 0) takes the minimum: no gradient through sqrt(0), as TF.
     positive = variance > 0
     stddev = jnp.where(positive, jnp.sqrt(jnp.where(positive, variance, 1)), 0)
     min_stddev = jax.lax.rsqrt(jnp.asarray(n, jnp.float32))
-    return (image - mean) / jnp.maximum(stddev, min_stddev)
+    return kernel_divide(image - mean, jnp.maximum(stddev, min_stddev))
 
 
 per_image_standardization = define(
@@ -930,7 +933,7 @@ for _name, _kernel in _COLOUR_KERNELS.items():
 def _psnr(a, b, max_val):
     max_val = _convert(jnp.asarray(max_val).astype(a.dtype), np.float32)
     a, b = _convert(a, np.float32), _convert(b, np.float32)
-    mse = jnp.mean(jnp.square(a - b), axis=(-3, -2, -1))
+    mse = kernel_mean(rounded_square(a - b), axis=(-3, -2, -1))
     ten = jnp.log(jnp.asarray(10.0, jnp.float32))
     return 20 * jnp.log(max_val) / ten - np.float32(10 / np.log(10)) * jnp.log(mse)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 from typing import Any
 
 import jax
@@ -34,6 +35,7 @@ from adapters.v1.framework.op_def import (
     np_dtype,
 )
 from adapters.v1.framework.tensor_shape import TensorShape
+from jtrain._numerics import kernel_divide, rounded_square
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
 _SIGNED = FLOATING + ("int8", "int16", "int32", "int64", "complex64", "complex128")
@@ -102,8 +104,43 @@ def _pow_jvp(primals, tangents):
     return z, dx * y * jnp.power(x, y - 1) + dy * z * log_x
 
 
+# -- division as TF's kernels round it ----------------------------------------------
+def kernel_mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """``jnp.mean`` of a floating ``x`` dividing its sum as TF's ``Mean`` kernel does
+    (``kernel_divide`` by the count; JAX's mean multiplies by the count's reciprocal)."""
+    acc = jnp.float32 if np_dtype(x.dtype).itemsize < 4 else x.dtype
+    total = jnp.sum(x, axis=axis, keepdims=keepdims, dtype=acc)
+    count = x.size // max(total.size, 1) if x.size else 0
+    return kernel_divide(total, jnp.asarray(count, acc)).astype(x.dtype)
+
+
+def folds_to_constant(value: Any) -> bool:
+    """Whether TF's graph optimizer (grappler) takes ``value`` as a constant: a Python or
+    NumPy value, or a tensor computed from constants and fully known static shapes.
+    It rewrites a floating ``RealDiv``/``Div`` by such a divisor as a multiplication by
+    its reciprocal (``ReduceDivToReciprocalMul``), as XLA does; by any other divisor, and
+    by any divisor in a ``tf.data`` function (which it does not rewrite), TF divides
+    (``kernel_divide``)."""
+    from adapters.v1.framework import ops, shape_values
+
+    if getattr(ops.get_default_graph(), "_dataset_functions", 0):
+        return False  # a tf.data function: TF divides whatever the divisor
+    if isinstance(value, ops.Tensor):
+        return shape_values.static_value(value) is not None
+    return not hasattr(value, "_as_graph_tensor")  # a Variable reads its value
+
+
 # -- arithmetic --------------------------------------------------------------------
 def _truediv(x: Any, y: Any) -> Any:
+    dtype = np_dtype(x.dtype)
+    if dtype.kind in "iu":
+        target = jnp.float32 if dtype.itemsize <= 2 else jnp.float64
+        x, y = x.astype(target), y.astype(target)
+    return kernel_divide(x, y)
+
+
+def _folded_truediv(x: Any, y: Any) -> Any:
+    """``_truediv`` by a divisor grappler folds: XLA's reciprocal, as TF's."""
     dtype = np_dtype(x.dtype)
     if dtype.kind in "iu":
         target = jnp.float32 if dtype.itemsize <= 2 else jnp.float64
@@ -114,10 +151,16 @@ def _truediv(x: Any, y: Any) -> Any:
 def _floordiv(x: Any, y: Any) -> Any:
     if jnp.issubdtype(x.dtype, jnp.integer):
         return jnp.floor_divide(x, y)
-    return jnp.floor(x / y)
+    return jnp.floor(kernel_divide(x, y))
 
 
 def _div(x: Any, y: Any) -> Any:
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        return jnp.floor_divide(x, y)
+    return kernel_divide(x, y)
+
+
+def _folded_div(x: Any, y: Any) -> Any:
     if jnp.issubdtype(x.dtype, jnp.integer):
         return jnp.floor_divide(x, y)
     return x / y
@@ -146,6 +189,12 @@ def _realdiv(x: Any, y: Any) -> Any:
     """``RealDiv``: ``x / y`` in their dtype (TF has no CPU kernel for integers)."""
     if jnp.issubdtype(np_dtype(x.dtype), jnp.integer):
         return _truncatediv(x, y)  # never fetched: _no_cpu_kernel("RealDiv") refuses it
+    return kernel_divide(x, y)
+
+
+def _folded_realdiv(x: Any, y: Any) -> Any:
+    if jnp.issubdtype(np_dtype(x.dtype), jnp.integer):
+        return _truncatediv(x, y)
     return jnp.true_divide(x, y)
 
 
@@ -154,7 +203,7 @@ def _truncatediv(x: Any, y: Any) -> Any:
         x, safe = _safe_integer_divisor(x, y)
         # lowest / -1 wraps to lowest (its negation); a zero divisor raises at run time.
         return jnp.where(safe == y, lax.div(x, safe), -x)
-    return jnp.trunc(x / y)
+    return jnp.trunc(kernel_divide(x, y))
 
 
 _BINARY = [
@@ -166,6 +215,10 @@ _BINARY = [
     (("divide", "math.divide"), "RealDiv", "truediv", _truediv, NUMERIC),
     (("realdiv", "math.realdiv"), "RealDiv", "RealDiv", _realdiv, NUMERIC),
     (("div",), "Div", "div", _div, NUMERIC),
+    # The same ops by a divisor TF's grappler folds to a constant (see _divide_as_tf).
+    (("_folded.truediv",), "RealDiv", "truediv", _folded_truediv, NUMERIC),
+    (("_folded.realdiv",), "RealDiv", "RealDiv", _folded_realdiv, NUMERIC),
+    (("_folded.div",), "Div", "div", _folded_div, NUMERIC),
     (("floordiv", "math.floordiv"), "FloorDiv", "floordiv", _floordiv, NUMERIC),
     (("floor_div",), "FloorDiv", "FloorDiv", _floordiv, NUMERIC),
     (("floormod", "mod", "math.floormod", "math.mod"), "FloorMod", "FloorMod", jnp.mod, REAL),
@@ -314,8 +367,32 @@ for _names, _type, _default, _impl, _allowed in _BINARY:
         tf_gradient=_TF_GRADIENTS.get(_type, ""),
         # tf.truediv/tf.divide cast integers to a float first (TF's Python): no check
         runtime_check=_RUNTIME_CHECKS.get(_type)
-        or (None if _impl is _truediv else _no_cpu_kernel(_type)),
+        or (None if _impl in (_truediv, _folded_truediv) else _no_cpu_kernel(_type)),
     )
+
+
+def _divide_as_tf(table_fn: Any, folded_fn: Any) -> Any:
+    """``tf.truediv``/``tf.realdiv``/``tf.div``: TF's quotient (``kernel_divide``), or
+    the reciprocal's product where TF's grappler takes the divisor as a constant
+    (``folds_to_constant``) and multiplies by its reciprocal, as XLA does."""
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def divide(x: Any, y: Any, name: Any = None) -> Any:
+        return (folded_fn if folds_to_constant(y) else table_fn)(x, y, name=name)
+
+    return divide
+
+
+for _full, _folded in (
+    ("truediv", "truediv"),
+    ("math.truediv", "truediv"),
+    ("divide", "truediv"),
+    ("math.divide", "truediv"),
+    ("realdiv", "realdiv"),
+    ("math.realdiv", "realdiv"),
+    ("div", "div"),
+):
+    FUNCTIONS[_full] = _divide_as_tf(FUNCTIONS[_full], FUNCTIONS[f"_folded.{_folded}"])
 
 
 def _with_strings(table_fn: Any, op_type: str) -> Any:
@@ -494,7 +571,52 @@ def _mean(x: Any, axis: Any, keepdims: bool) -> Any:
         if count == 0:  # no elements to average: TF's 0 (see the note)
             return jnp.zeros(total.shape, x.dtype)
         return lax.div(total, jnp.asarray(count, wide)).astype(x.dtype)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return kernel_mean(x, axis, keepdims)
     return jnp.mean(x, axis=axis, keepdims=keepdims)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2))
+def _mean_folded(x: Any, axis: Any, keepdims: bool) -> Any:
+    """``_mean`` whose gradient multiplies by the count's reciprocal: TF's ``Mean``
+    gradient divides by a constant count where the static shapes are known, which
+    grappler turns into that product (see ``_mean_as_tf``)."""
+    return _mean(x, axis, keepdims)
+
+
+@_mean_folded.defjvp
+def _mean_folded_jvp(axis, keepdims, primals, tangents):
+    (x,), (dx,) = primals, tangents
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return _mean(x, axis, keepdims), jnp.zeros_like(_mean(x, axis, keepdims))
+    return _mean(x, axis, keepdims), jnp.mean(dx, axis=axis, keepdims=keepdims)
+
+
+def _mean_as_tf(table_fn: Any, folded_fn: Any) -> Any:
+    """``tf.reduce_mean``: the mean as TF's kernel divides it, its gradient divided by
+    the count (the input's shape unknown when the graph is built: TF computes the count
+    in the graph) or multiplied by the count's reciprocal (the static shapes known: TF's
+    gradient divides by a constant, which grappler rewrites so)."""
+    signature = inspect.signature(table_fn)
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def mean(*args: Any, **kwargs: Any) -> Any:
+        from adapters.v1.framework import ops
+
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return table_fn(*args, **kwargs)  # the table's own error
+        x = bound.arguments.get("input_tensor")
+        axis = bound.arguments.get("axis")
+        if axis is None:
+            axis = bound.arguments.get("reduction_indices")
+        known = not isinstance(x, ops.Tensor) or (x._shape is not None and None not in x._shape)
+        if known and folds_to_constant(axis):
+            return folded_fn(*args, **kwargs)
+        return table_fn(*args, **kwargs)
+
+    return mean
 
 
 def _extremum(reduce: Any, lowest: bool) -> Any:
@@ -546,7 +668,9 @@ _REDUCTIONS = [
     ),
 ]
 
-for _names, _type, _impl, _allowed in _REDUCTIONS:
+for _names, _type, _impl, _allowed in _REDUCTIONS + [
+    (("_folded.reduce_mean",), "Mean", _mean_folded, NUMERIC)
+]:
     define(
         _names,
         _type,
@@ -555,6 +679,8 @@ for _names, _type, _impl, _allowed in _REDUCTIONS:
         tensors="input_tensor",
         allowed=_allowed,
     )
+for _full in ("reduce_mean", "math.reduce_mean"):
+    FUNCTIONS[_full] = _mean_as_tf(FUNCTIONS[_full], FUNCTIONS["_folded.reduce_mean"])
 
 
 def _arg_axis(axis: Any, dimension: Any) -> Any:
@@ -1015,12 +1141,12 @@ def _xlog1py(x: Any, y: Any) -> Any:
 
 def _xdivy(x: Any, y: Any) -> Any:
     zero = x == 0
-    return _where_zero(zero, None, x / jnp.where(zero, jnp.ones((), y.dtype), y))
+    return _where_zero(zero, None, kernel_divide(x, jnp.where(zero, jnp.ones((), y.dtype), y)))
 
 
 def _divide_no_nan(x: Any, y: Any) -> Any:
     zero = y == 0
-    return _where_zero(zero, None, x / jnp.where(zero, jnp.ones((), y.dtype), y))
+    return _where_zero(zero, None, kernel_divide(x, jnp.where(zero, jnp.ones((), y.dtype), y)))
 
 
 @jax.custom_jvp
@@ -1251,8 +1377,11 @@ define(
 
 # -- statistics reductions (v2-style signatures in TF's v1 namespace) ------------------------
 def _variance(x: Any, axis: Any, keepdims: bool) -> Any:
-    deviations = x - jnp.mean(x, axis=axis, keepdims=True)
-    return jnp.mean(jnp.square(jnp.abs(deviations)), axis=axis, keepdims=keepdims)
+    deviations = x - kernel_mean(x, axis=axis, keepdims=True)
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return kernel_mean(jnp.square(jnp.abs(deviations)), axis=axis, keepdims=keepdims)
+    # TF's Square kernel rounds each square before Mean adds them (no FMA)
+    return kernel_mean(rounded_square(deviations), axis=axis, keepdims=keepdims)
 
 
 _STAT_REDUCTIONS = [

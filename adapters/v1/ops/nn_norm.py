@@ -16,7 +16,9 @@ import jax.numpy as jnp
 from jax import lax
 
 from adapters.v1.framework.op_def import FLOATING, OpValueError, define
+from adapters.v1.ops.math_ops import kernel_mean
 from adapters.v1.ops.nn_conv import channels_first, check_attr, shape_error
+from jtrain._numerics import rounded_square
 
 
 def _keep(keep_dims, keepdims) -> bool:
@@ -32,8 +34,9 @@ def _axes(axes) -> tuple[int, ...]:
 def _moments(x, axes, shift=None, keep_dims=None, keepdims=None):
     keep = _keep(keep_dims, keepdims)
     axes = _axes(axes)
-    mean = jnp.mean(x, axes, keepdims=True)
-    variance = jnp.mean(jnp.square(x - lax.stop_gradient(mean)), axes, keepdims=True)
+    mean = kernel_mean(x, axes, keepdims=True)  # TF: reduce_mean, its Mean kernel
+    # TF: SquaredDifference rounds each square before Mean adds them (no FMA)
+    variance = kernel_mean(rounded_square(x - lax.stop_gradient(mean)), axes, keepdims=True)
     if not keep:
         mean, variance = jnp.squeeze(mean, axes), jnp.squeeze(variance, axes)
     return mean, variance

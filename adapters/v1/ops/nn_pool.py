@@ -20,6 +20,7 @@ from jax import lax
 from adapters.v1.framework.op_def import FLOATING, REAL, OpValueError, define, np_dtype
 from adapters.v1.ops._max_window import max_window
 from adapters.v1.ops.nn_conv import channels_first, check_attr, padding_arg, sequence
+from jtrain._numerics import kernel_divide
 
 _FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
 
@@ -92,7 +93,8 @@ def _avg(value, ksize, strides, padding, data_format, n, op_type):
     total = lax.reduce_window(value, zero, lax.add, dims, window_strides, pad)
     ones = jnp.ones(value.shape, value.dtype)
     count = lax.reduce_window(ones, zero, lax.add, dims, window_strides, pad)
-    return total / count  # TF: the mean over the window's valid (unpadded) elements
+    # TF: the mean over the window's valid (unpadded) elements, divided as its kernel does
+    return kernel_divide(total, count)
 
 
 def _value(value: Any, input: Any) -> Any:
