@@ -191,3 +191,25 @@ def test_fetched_arrays_are_writeable_and_the_callers_own_as_tf():
     ours = _fetch_and_change(jtf, jtf.Session, jtf.Graph())
     assert ours == theirs
     assert theirs == ([True] * 4, [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]])
+
+
+def test_cast_to_its_own_dtype_is_the_tensor_as_tf():
+    """``tf.cast`` of a tensor already of ``dtype`` returns the tensor itself (no Cast
+    node), strings included, and of a Python string to ``tf.string`` the constant
+    ``Cast/x``, as TF's (jtrain added a Cast node; of strings it failed to build)."""
+    from tests.interop.twin import run_both
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [2], name="x")
+        s = tf.placeholder(tf.string, [None], name="s")
+        outs = [tf.cast(x, tf.float32), tf.cast(s, tf.string), tf.cast("w", tf.string)]
+        more = [tf.cast(1.0, tf.float32), tf.cast(x, tf.int32), tf.cast(2, tf.float32)]
+        names = [o.name for o in outs + more] + [more[2].op.inputs[0].name]
+        return lambda sess: (names, sess.run(outs[1:], {x: [1.0, 2.0], s: [b"q", b""]}))
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert ours[0] == ["x:0", "s:0", "Cast/x:0", "Cast_1/x:0", "Cast_2:0", "Cast_3:0", "Cast_3/x:0"]
+    assert [list(v) if hasattr(v, "tolist") else v for v in ours[1]] == [
+        list(v) if hasattr(v, "tolist") else v for v in theirs[1]
+    ]

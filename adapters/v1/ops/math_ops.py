@@ -880,6 +880,32 @@ def _cast(x: Any, dtype: Any) -> Any:
 
 
 define(("cast", "dtypes.cast"), "Cast", _cast, params="x, dtype, name=None", tensors="x")
+
+
+def _cast_as_tf(table_fn: Any) -> Any:
+    """``tf.cast``: a tensor already of ``dtype`` is returned itself, as TF returns it (no
+    ``Cast`` node; a string tensor too); other values go through the table's ``Cast``."""
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def cast(x: Any, dtype: Any, name: Any = None) -> Any:
+        from adapters.v1.framework import dtypes, ops
+
+        base = dtypes.as_dtype(dtype).base_dtype
+        if isinstance(x, ops.Tensor) and x.dtype == base:
+            return x
+        if isinstance(x, (bool, int, float, complex, str, bytes, list, tuple, np.ndarray)):
+            # TF converts a Python or NumPy value in the Cast scope (``Cast/x``) and casts
+            # it only where its dtype differs, the node named as the scope.
+            with ops.name_scope(name, "Cast", []) as scope:
+                x = ops.convert_to_tensor(x, name="x")
+                return x if x.dtype == base else table_fn(x, dtype, name=scope)
+        return table_fn(x, dtype, name=name)
+
+    return cast
+
+
+for _full in ("cast", "dtypes.cast"):
+    FUNCTIONS[_full] = _cast_as_tf(FUNCTIONS[_full])
 for _name, _dtype, _default in [
     ("to_float", "float32", "ToFloat"),
     ("to_double", "float64", "ToDouble"),
