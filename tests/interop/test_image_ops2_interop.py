@@ -365,6 +365,25 @@ def test_draw_bounding_boxes_matches_tf(depth, dtype, colors):
     _exact(*run_both(script))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+@pytest.mark.parametrize("tensor_boxes", [False, True])
+def test_non_max_suppression_of_numpy_inputs_converts_as_tf(dtype, tensor_boxes):
+    # NumPy boxes/scores (no tensors) are converted to the op's default type, float32
+    # (float16 stays), scores to the boxes' dtype: jtrain refused float64 (TypeError).
+    boxes = (_boxes(1, 6) * 4).astype(dtype)
+    scores = _scores(1, 6).astype(np.float64)
+
+    def script(tf):
+        b = tf.constant(boxes.astype(np.float32)) if tensor_boxes else boxes
+        out = [
+            tf.image.non_max_suppression(b, scores, 4, 0.5),
+            *tf.image.non_max_suppression_with_scores(b, scores, 4, 0.5, soft_nms_sigma=0.5),
+        ]
+        return lambda sess: (sess.run(out), [o.dtype.name for o in out])
+
+    _exact(*run_both(script))
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.int64, np.float64, np.float16, bool])
 @pytest.mark.parametrize("colors", [None, np.ones((1, 3), np.float32)])
 def test_draw_bounding_boxes_of_numpy_images_converts_as_tf(dtype, colors):

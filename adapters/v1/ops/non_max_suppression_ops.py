@@ -242,6 +242,10 @@ def _float_dtype(value: Any) -> str:
     return "float32"
 
 
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor")
+
+
 def _as_float_tensor(value: Any, param: str, op_type: str) -> Any:
     tensor = ops.convert_to_tensor(value)
     dtype = np_dtype(tensor.dtype).name
@@ -378,7 +382,14 @@ def _greedy_op(
     soft_nms_sigma: Any,
     name: str | None,
 ) -> tuple[Any, Any]:
+    if not _is_tensor(boxes):
+        # TF converts a value that is no tensor to the op's default type, float32
+        # (float16 stays), and then ``scores`` that is no tensor to the boxes' dtype.
+        array = np.asarray(boxes)
+        boxes = array if array.dtype == np.float16 else array.astype(np.float32)
     boxes = _as_float_tensor(boxes, "boxes", op_type)
+    if not _is_tensor(scores):
+        scores = np.asarray(scores).astype(np_dtype(boxes.dtype))
     scores = ops.convert_to_tensor(scores)
     if scores.dtype != boxes.dtype:
         raise TypeError(
