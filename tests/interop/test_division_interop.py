@@ -110,3 +110,29 @@ def test_division_in_a_dataset_function_as_tfs():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0)
+
+
+def test_clipping_by_norm_divides_as_tfs():
+    """``clip_by_norm`` and ``embedding_lookup(max_norm=...)``: TF's ``t * c /
+    max(norm, c)`` divides by the broadcast norm (rows below the norm come back
+    through ``* c / c``); jtrain multiplied by its reciprocal (1 ulp off)."""
+    table = np.arange(10, dtype=np.float32).reshape(5, 2) / 7
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 7])
+        params = tf.constant(table)
+        outs = [
+            tf.clip_by_norm(x, 4.5, axes=[1]),
+            tf.nn.embedding_lookup(params, [1, 3, 4, 1], max_norm=0.5),
+            tf.nn.embedding_lookup_sparse(
+                params,
+                tf.SparseTensor([[0, 0], [0, 1], [1, 0]], [1, 3, 1], [2, 2]),
+                None,
+                combiner="sum",
+                max_norm=0.5,
+            ),
+        ]
+        return lambda sess: sess.run(outs, {x: X})
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
