@@ -384,6 +384,24 @@ def test_non_max_suppression_of_numpy_inputs_converts_as_tf(dtype, tensor_boxes)
     _exact(*run_both(script))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_overlaps_nms_and_glimpse_of_numpy_inputs_convert_as_tf(dtype):
+    # float32 inputs: TF casts NumPy values of other types (jtrain raised TypeError)
+    overlaps = (np.eye(4) * 0.5 + 0.25).astype(dtype)
+    scores = np.array([3, 1, 2, 4]).astype(dtype)
+    image = np.arange(2 * 5 * 6 * 2).reshape(2, 5, 6, 2).astype(dtype)
+    offsets = np.array([[2, 2], [2, 3]]).astype(dtype)  # inside: no noise
+
+    def script(tf):
+        out = [
+            tf.image.non_max_suppression_overlaps(overlaps, scores, 3, 0.4),
+            tf.image.extract_glimpse(image, [3, 2], offsets, centered=False, normalized=False),
+        ]
+        return lambda sess: (sess.run(out), [o.dtype.name for o in out])
+
+    _exact(*run_both(script))
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.int64, np.float64, np.float16, bool])
 @pytest.mark.parametrize("colors", [None, np.ones((1, 3), np.float32)])
 def test_draw_bounding_boxes_of_numpy_images_converts_as_tf(dtype, colors):

@@ -115,8 +115,15 @@ def extract_glimpse(
     from adapters.v1.framework.op_def import np_dtype
     from adapters.v1.ops.random_ops import random_node
 
-    images = ops.convert_to_tensor(input)
-    offsets_t = ops.convert_to_tensor(offsets)
+    # TF converts a value that is no tensor to the input's float32 (NumPy float64 too)
+    images, offsets_t = (
+        ops.convert_to_tensor(
+            v
+            if isinstance(v, ops.Tensor) or hasattr(v, "_as_graph_tensor")
+            else np.asarray(v).astype(np.float32)
+        )
+        for v in (input, offsets)
+    )
     for param, tensor in (("input", images), ("offsets", offsets_t)):
         if np_dtype(tensor.dtype) != np.float32:
             raise TypeError(

@@ -246,6 +246,12 @@ def _is_tensor(value: Any) -> bool:
     return isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor")
 
 
+def _as_float32(value: Any) -> Any:
+    """A value that is no tensor as TF converts it to a float32 input (a NumPy array of
+    any number type is cast); a tensor unchanged."""
+    return value if _is_tensor(value) else np.asarray(value).astype(np.float32)
+
+
 def _as_float_tensor(value: Any, param: str, op_type: str) -> Any:
     tensor = ops.convert_to_tensor(value)
     dtype = np_dtype(tensor.dtype).name
@@ -456,8 +462,9 @@ def non_max_suppression_overlaps(
       ValueError: bad ranks (TF's shape function); NotImplementedError: computed inputs.
     """
     op_type = "NonMaxSuppressionWithOverlaps"
-    overlaps = ops.convert_to_tensor(overlaps)
-    scores = ops.convert_to_tensor(scores)
+    # TF converts a value that is no tensor to the input's float32 (NumPy float64 too)
+    overlaps = ops.convert_to_tensor(_as_float32(overlaps))
+    scores = ops.convert_to_tensor(_as_float32(scores))
     for param, tensor in (("overlaps", overlaps), ("scores", scores)):
         dtype = np_dtype(tensor.dtype).name
         if dtype != "float32":
