@@ -385,7 +385,7 @@ def test_non_max_suppression_of_numpy_inputs_converts_as_tf(dtype, tensor_boxes)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.int64])
-def test_overlaps_nms_and_glimpse_of_numpy_inputs_convert_as_tf(dtype):
+def test_overlaps_combined_nms_and_glimpse_of_numpy_inputs_convert_as_tf(dtype):
     # float32 inputs: TF casts NumPy values of other types (jtrain raised TypeError)
     overlaps = (np.eye(4) * 0.5 + 0.25).astype(dtype)
     scores = np.array([3, 1, 2, 4]).astype(dtype)
@@ -396,6 +396,9 @@ def test_overlaps_nms_and_glimpse_of_numpy_inputs_convert_as_tf(dtype):
         out = [
             tf.image.non_max_suppression_overlaps(overlaps, scores, 3, 0.4),
             tf.image.extract_glimpse(image, [3, 2], offsets, centered=False, normalized=False),
+            *tf.image.combined_non_max_suppression(
+                overlaps.reshape(1, 4, 1, 4), overlaps[:, :3].reshape(1, 4, 3), 2, 3
+            ),
         ]
         return lambda sess: (sess.run(out), [o.dtype.name for o in out])
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import heapq
 import math
 from collections.abc import Callable
@@ -908,4 +909,13 @@ def _float_defaults(function: Any) -> None:
 
 
 _float_defaults(_combined_entry)
-combined_non_max_suppression = _combined_entry
+
+
+@functools.wraps(_combined_entry)  # its name, signature, docstring and ``_op_def``
+def combined_non_max_suppression(boxes: Any, scores: Any, *args: Any, **kwargs: Any) -> Any:
+    # TF converts ``boxes``/``scores`` that are no tensors to their float32 (NumPy
+    # float64 too)
+    return _combined_entry(_as_float32(boxes), _as_float32(scores), *args, **kwargs)
+
+
+FUNCTIONS["image.combined_non_max_suppression"] = combined_non_max_suppression
