@@ -148,6 +148,11 @@ def kernel_divide(x: Any, y: Any) -> Any:
     of another shape are broadcast behind an optimization barrier, where XLA cannot see
     the broadcast (a constant one keeps XLA's rewrite); complex values divide as JAX's.
 
+    .. note::
+       On TPUs, which have no float64, the quotient is JAX's (XLA's rewrite included).
+       A float64 division by a constant of the full shape (``avg_pool``'s counts) keeps
+       XLA's product too: up to 1 ulp off TF's.
+
     Args:
       x, y: the dividend and the divisor (broadcastable, of one floating dtype).
 
@@ -156,7 +161,8 @@ def kernel_divide(x: Any, y: Any) -> Any:
     """
     dtype = np.dtype(x.dtype)
     shape = jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y))
-    if jnp.issubdtype(dtype, jnp.floating) and dtype.itemsize <= 4:
+    wide_ok = jax.default_backend() in ("cpu", "gpu")  # TPUs have no float64
+    if jnp.issubdtype(dtype, jnp.floating) and dtype.itemsize <= 4 and wide_ok:
         with jax.enable_x64(True):  # float64 whatever jax_enable_x64 says (scoped)
             wide = jnp.true_divide(
                 jnp.asarray(x).astype(jnp.float64), jnp.asarray(y).astype(jnp.float64)
