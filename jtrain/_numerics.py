@@ -154,7 +154,8 @@ def kernel_divide(x: Any, y: Any) -> Any:
        XLA's product too: up to 1 ulp off TF's.
 
     Args:
-      x, y: the dividend and the divisor (broadcastable, of one floating dtype).
+      x: the dividend, of a floating dtype.
+      y: the divisor, broadcastable with ``x``, of its dtype.
 
     Returns:
       The quotient, of ``x``'s dtype.

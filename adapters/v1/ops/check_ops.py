@@ -319,7 +319,9 @@ def assert_rank_in(
     Args:
       x: a tensor (or ``SparseTensor``).
       ranks: scalar int32 tensors or Python ints.
-      data, summarize, message: as :func:`assert_rank`.
+      data: as :func:`assert_rank`.
+      summarize: as :func:`assert_rank`.
+      message: as :func:`assert_rank`.
       name: the name scope (default ``"assert_rank_in"``).
 
     Returns and Raises as :func:`assert_rank` (``"must have rank in (0, 2)"``).

@@ -363,7 +363,8 @@ def non_max_suppression_with_scores(
       ``(selected_indices int32 [M], selected_scores [M])``, the scores after soft NMS.
 
     Raises:
-      As ``non_max_suppression``; InvalidArgumentError for a negative ``soft_nms_sigma``.
+      InvalidArgumentError: a negative ``soft_nms_sigma``; otherwise as
+        ``non_max_suppression``.
     """
     return _greedy_op(
         "non_max_suppression_with_scores",
