@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -303,10 +304,10 @@ def embedding_lookup_sparse(
             if w is None:
                 w = jnp.ones(r.shape[:1], dtype)
             w = w.astype(dtype).reshape((-1,) + (1,) * (r.ndim - 1))
-            total = _segment_sum(r * w, seg, batch)
+            total = jax.ops.segment_sum(r * w, seg, batch)
             if combiner == "sum":
                 return (total,)
-            den = _segment_sum(w * w if combiner == "sqrtn" else w, seg, batch)
+            den = jax.ops.segment_sum(w * w if combiner == "sqrtn" else w, seg, batch)
             if combiner == "sqrtn":
                 den = jnp.sqrt(den)
             safe = jnp.where(den == 0, jnp.ones_like(den), den)
@@ -330,11 +331,6 @@ def embedding_lookup_sparse(
             checks=(trailing,) if fixed is None else (), what="tf.nn.embedding_lookup_sparse",
         )  # fmt: skip
         return op.outputs[0]
-
-
-def _segment_sum(data: Any, segments: Any, num: int) -> Any:
-    out = jnp.zeros((num, *data.shape[1:]), data.dtype)
-    return out.at[segments].add(data, mode="drop")
 
 
 def _rows_of_constant(sp: SparseTensor) -> int | None:
@@ -430,7 +426,7 @@ def safe_embedding_lookup_sparse(
             valid = ids >= 0
             if w is not None and combiner != "sum":
                 valid = valid & (w > 0)
-            count = _segment_sum(valid.astype(jnp.int32), seg, batch)
+            count = jax.ops.segment_sum(valid.astype(jnp.int32), seg, batch)
             empty = count == 0
             fill = jnp.full((batch,), 0 if default_id is None else default_id, ids.dtype)
             all_ids = jnp.concatenate([ids, fill])
@@ -460,9 +456,9 @@ def safe_embedding_lookup_sparse(
         def combine(ctx, op, shape, r, s, wt, e):
             batch = shape[0]
             wt = wt.reshape((-1,) + (1,) * (r.ndim - 1))
-            total = _segment_sum(r * wt, s, batch)
+            total = jax.ops.segment_sum(r * wt, s, batch)
             if combiner != "sum":
-                den = _segment_sum(wt * wt if combiner == "sqrtn" else wt, s, batch)
+                den = jax.ops.segment_sum(wt * wt if combiner == "sqrtn" else wt, s, batch)
                 if combiner == "sqrtn":
                     den = jnp.sqrt(den)
                 safe = jnp.where(den == 0, jnp.ones_like(den), den)
