@@ -1,11 +1,13 @@
 """``tf.compat.v1.strings``: TF's string operations, run on the host (``ops/string_ops.py``)."""
 
 from adapters.v1._missing import missing_name_getattr
+from adapters.v1.ops.ragged.ragged_string_ops import unicode_encode
 from adapters.v1.ops.string_ops import (
     as_string,
     reduce_join,
     regex_full_match,
     regex_replace,
+    string_format,
     string_join,
     string_length,
     string_lower,
@@ -17,8 +19,12 @@ from adapters.v1.ops.string_ops import (
     string_to_number,
     string_upper,
     substr,
+    unicode_script,
+    unicode_transcode,
+    unsorted_segment_join,
 )
 
+format = string_format  # noqa: A001 - TF's name
 join = string_join
 length = string_length
 lower = string_lower
@@ -32,6 +38,7 @@ upper = string_upper
 
 __all__ = [
     "as_string",
+    "format",
     "join",
     "length",
     "lower",
@@ -45,6 +52,10 @@ __all__ = [
     "to_hash_bucket_fast",
     "to_hash_bucket_strong",
     "to_number",
+    "unicode_encode",
+    "unicode_script",
+    "unicode_transcode",
+    "unsorted_segment_join",
     "upper",
 ]
 

@@ -45,6 +45,10 @@ __all__ = [
     "string_to_hash_bucket",
     "siphash24",
     "substr",
+    "string_format",
+    "unicode_script",
+    "unicode_transcode",
+    "unsorted_segment_join",
 ]
 
 _STRING = np.dtype(object)
@@ -115,6 +119,16 @@ def _host_op(
     if elementwise and len(inputs) == 1:
         op._batch = op._compute
     return op
+
+
+def constant_value(tensor: ops.Tensor) -> np.ndarray | None:
+    """The value of a constant (a graph constant or a host one), else ``None``."""
+    op = tensor.op
+    if op.type != "Const":
+        return None
+    if op._const_value is not None:
+        return np.asarray(op._const_value)
+    return np.asarray(op._compute(None)[0])
 
 
 def _strings(value: Any) -> np.ndarray:
@@ -1256,3 +1270,395 @@ def string_to_hash_bucket_strong(
         return siphash24(k[0], k[1], s) % n
 
     return _unary("StringToHashBucketStrong", name, input, bucket, np.int64)
+
+
+# -- formatting -----------------------------------------------------------------------
+def string_format(
+    template: str,
+    inputs: Any,
+    placeholder: str = "{}",
+    summarize: int = 3,
+    name: str | None = None,
+) -> ops.Tensor:
+    """A scalar string: ``template`` with each ``placeholder`` replaced by a tensor
+    printed as ``tf.print`` prints it (``tf.strings.format``).
+
+    Args:
+      template: the template (a Python string).
+      inputs: a tensor or a list of tensors (Python values are converted), one per
+        placeholder, in order.
+      placeholder: the placeholder in ``template`` (default ``"{}"``).
+      summarize: elements printed at each end of every dimension (default 3; -1: all):
+        ``[0 1 2 ... 7 8 9]``.
+      name: the op's name.
+
+    Returns:
+      A scalar string tensor.
+
+    Raises:
+      ValueError: a placeholder count unlike the number of inputs (TF's message).
+
+    .. note:: Strings are printed quoted and C-escaped (``["x\\n" "y"]``), bools as
+       ``1``/``0``, floats as TF's shortest round-trip form, as ``tf.print`` does.
+    """
+    from adapters.v1.ops.logging_ops import _format_v2
+
+    values = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    count = template.count(placeholder)
+    if count != builtin_len(values):
+        raise ValueError(
+            f"The template expects {count} tensors, but the inputs only has "
+            f"{builtin_len(values)}. Please ensure the number of placeholders in template "
+            "matches inputs length."
+        )
+    tensors = host_inputs(values)
+    pieces = template.split(placeholder)
+    n = int(summarize)
+
+    def compute(*arrays: Any) -> tuple[Any, ...]:
+        out = [pieces[0]]
+        for value, piece in zip(arrays, pieces[1:], strict=True):
+            out.append(_format_v2(np.asarray(value), n))
+            out.append(piece)
+        return (np.asarray("".join(out).encode("utf-8"), dtype=object),)
+
+    op = _host_op("StringFormat", name, tensors, compute, [((), _STRING)])
+    return op.outputs[0]
+
+
+# -- Unicode --------------------------------------------------------------------------
+# TF's encodings (``UnicodeEncode``/``UnicodeTranscode``'s output_encoding attr); the
+# input encodings adapters.v1 decodes are these and Latin-1 (ICU takes many more).
+UNICODE_ENCODINGS = ("UTF-8", "UTF-16-BE", "UTF-32-BE")
+_CODECS = {
+    "utf8": "utf-8",
+    "utf16be": "utf-16-be",
+    "utf32be": "utf-32-be",
+    "iso88591": "latin-1",
+    "latin1": "latin-1",
+    "usascii": "ascii",
+    "ascii": "ascii",
+}
+_ERRORS = ("strict", "replace", "ignore")
+_INVALID = -1  # a code point standing for an ill-formed subsequence of the input
+
+
+def check_unicode_attrs(op_type: str, output_encoding: str | None, errors_: str) -> None:
+    """TF's attr checks for ``output_encoding`` and ``errors`` (build-time ``ValueError``)."""
+    if output_encoding is not None and output_encoding not in UNICODE_ENCODINGS:
+        raise ValueError(
+            f"Attr 'output_encoding' of '{op_type}' Op passed string '{output_encoding}' "
+            'not in: "UTF-8", "UTF-16-BE", "UTF-32-BE".'
+        )
+    if errors_ not in _ERRORS:
+        raise ValueError(
+            f"Attr 'errors' of '{op_type}' Op passed string '{errors_}' not in: "
+            '"strict", "replace", "ignore".'
+        )
+
+
+def input_codec(encoding: str, op_type: str) -> str:
+    """The Python codec reading ``encoding`` as ICU does (names compared as ICU compares
+    them: case, ``-``, ``_`` and spaces ignored).
+
+    Raises:
+      NotImplementedError: an encoding Python knows that adapters.v1 does not map.
+      InvalidArgumentError: an encoding neither knows (TF's message, at run time).
+    """
+    import codecs
+
+    key = re.sub(r"[-_ ]", "", encoding.lower())
+    if key in _CODECS:
+        return _CODECS[key]
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        return ""  # TF's error at run time (decode_codepoints)
+    raise NotImplementedError(
+        f"{op_type} input_encoding={encoding!r}: adapters.v1 decodes UTF-8, UTF-16-BE, "
+        "UTF-32-BE, ISO-8859-1 and US-ASCII; transcode to one of them first"
+    )
+
+
+def _mark_invalid(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    return "\ud800", exc.end  # a lone surrogate: no decoder produces one otherwise
+
+
+def _register_marker() -> str:
+    import codecs
+
+    codecs.register_error("jtrain.mark_invalid", _mark_invalid)
+    return "jtrain.mark_invalid"
+
+
+_MARK = _register_marker()
+
+
+def decode_codepoints(data: bytes, codec: str, encoding: str) -> list[int]:
+    """The code points of ``data`` in ``codec``, each ill-formed subsequence (ICU's and
+    Unicode's maximal subparts, as Python's decoders find them) as ``_INVALID``."""
+    if not codec:
+        raise errors.InvalidArgumentError(
+            None, None, f"Could not create converter for input encoding: {encoding}"
+        )
+    text = data.decode(codec, _MARK)
+    return [_INVALID if c == "\ud800" else ord(c) for c in text]
+
+
+def valid_codepoint(c: int) -> bool:
+    return 0 <= c <= 0x10FFFF and not 0xD800 <= c <= 0xDFFF
+
+
+def check_replacement_char(replacement_char: int) -> None:
+    """TF's run-time check of ``replacement_char``."""
+    if not 0 <= replacement_char <= 0x10FFFF:
+        raise errors.InvalidArgumentError(
+            None, None, "replacement_char out of unicode codepoint range"
+        )
+
+
+def encode_codepoints(
+    codepoints: Sequence[int], encoding: str, errors_: str, replacement_char: int, strict_msg: str
+) -> bytes:
+    """``codepoints`` in ``encoding`` (one of ``UNICODE_ENCODINGS``); an invalid one
+    (``_INVALID`` or not a Unicode scalar value) replaced by ``replacement_char``,
+    dropped, or an ``InvalidArgumentError`` (``strict_msg``) as ``errors_`` says."""
+    chars = []
+    for c in codepoints:
+        if not valid_codepoint(c):
+            if errors_ == "strict":
+                raise errors.InvalidArgumentError(None, None, strict_msg)
+            if errors_ == "ignore":
+                continue
+            c = replacement_char if valid_codepoint(replacement_char) else 0xFFFD
+        chars.append(chr(c))
+    return "".join(chars).encode(encoding.lower())
+
+
+def unicode_transcode(
+    input: Any,  # noqa: A002 - TF's name
+    input_encoding: str,
+    output_encoding: str,
+    errors: str = "replace",  # noqa: A002 - TF's name
+    replacement_char: int = 65533,
+    replace_control_characters: bool = False,
+    name: str | None = None,
+) -> ops.Tensor:
+    """Each string re-encoded from ``input_encoding`` to ``output_encoding``
+    (``tf.strings.unicode_transcode``).
+
+    Args:
+      input: a string tensor.
+      input_encoding: the strings' encoding: ``"UTF-8"``, ``"UTF-16-BE"``,
+        ``"UTF-32-BE"``, ``"ISO-8859-1"`` or ``"US-ASCII"`` (ICU's name matching).
+      output_encoding: ``"UTF-8"``, ``"UTF-16-BE"`` or ``"UTF-32-BE"``.
+      errors: an ill-formed input sequence is ``"replace"``d by ``replacement_char``
+        (default; one per maximal ill-formed subpart), ``"ignore"``d, or ``"strict"``:
+        an error.
+      replacement_char: the code point replacing (default U+FFFD).
+      replace_control_characters: whether C0 controls (U+0000-U+001F) are replaced
+        too (default False).
+      name: the op's name.
+
+    Returns:
+      A string tensor of the input's shape.
+
+    Raises:
+      ValueError: another ``output_encoding`` or ``errors`` (TF's attr messages).
+      NotImplementedError: an input encoding ICU has that adapters.v1 does not decode.
+      InvalidArgumentError (at run time): "Invalid formatting on input string" (strict),
+        "Could not create converter for input encoding: X" (an unknown encoding),
+        "replacement_char out of unicode codepoint range".
+    """
+    errors_ = errors
+    check_unicode_attrs("UnicodeTranscode", output_encoding, errors_)
+    codec = input_codec(input_encoding, "tf.strings.unicode_transcode")
+    replacement = int(replacement_char)
+    controls = bool(replace_control_characters)
+
+    def transcode(s: bytes) -> bytes:
+        check_replacement_char(replacement)
+        points = decode_codepoints(s, codec, input_encoding)
+        if controls:
+            points = [replacement if 0 <= c < 0x20 else c for c in points]
+        return encode_codepoints(
+            points, output_encoding, errors_, replacement, "Invalid formatting on input string"
+        )
+
+    return _unary("UnicodeTranscode", name, input, transcode)
+
+
+def _script_table() -> tuple[np.ndarray, np.ndarray]:
+    from adapters.v1.ops._unicode_script_table import RANGES
+
+    pairs = [p.split(":") for p in "".join(RANGES).split()]
+    starts = np.asarray([int(s, 16) for s, _ in pairs], np.int64)
+    scripts = np.asarray([int(c, 16) for _, c in pairs], np.int32)
+    return starts, scripts
+
+
+_SCRIPTS: list[tuple[np.ndarray, np.ndarray]] = []
+
+
+def unicode_script(input: Any, name: str | None = None) -> ops.Tensor:  # noqa: A002
+    """Each code point's ICU script code (``UScriptCode``: 0 Common, 1 Inherited,
+    25 Latin, 17 Han...; -1 for a value that is not a code point)
+    (``tf.strings.unicode_script``).
+
+    Args:
+      input: an int32 tensor of code points.
+      name: the op's name.
+
+    Returns:
+      An int32 tensor of the input's shape.
+
+    Raises:
+      TypeError: an input that is not int32 (TF's message).
+
+    .. note:: The codes are TF 2.21's (its ICU's Unicode version), from a table of its
+       output for every code point (``ops/_unicode_script_table.py``).
+    """
+    (tensor,) = host_inputs([input])
+    if tensor._np_dtype != np.dtype(np.int32):
+        raise TypeError(
+            f"Input 'input' of 'UnicodeScript' Op has type {tensor.dtype.name} that does "
+            "not match expected type of int32."
+        )
+
+    def compute(value: Any) -> tuple[Any, ...]:
+        if not _SCRIPTS:
+            _SCRIPTS.append(_script_table())
+        starts, scripts = _SCRIPTS[0]
+        points = np.asarray(value, np.int64)
+        at = np.searchsorted(starts, points, side="right") - 1
+        out = scripts[np.clip(at, 0, None)]
+        out = np.where((points < 0) | (points > 0x10FFFF), np.int32(-1), out)
+        return (out.astype(np.int32),)
+
+    op = _host_op(
+        "UnicodeScript", name, [tensor], compute, [(tensor._shape, np.dtype(np.int32))], True
+    )
+    return op.outputs[0]
+
+
+def unsorted_segment_join(
+    inputs: Any,
+    segment_ids: Any,
+    num_segments: Any,
+    separator: str = "",
+    name: str | None = None,
+) -> ops.Tensor:
+    """Joins the strings of each segment (``tf.strings.unsorted_segment_join``):
+    ``output[i, ...]`` is ``separator.join`` of the ``inputs[j..., ...]`` with
+    ``segment_ids[j...] == i``, in order (empty for a segment without one).
+
+    Args:
+      inputs: a string tensor.
+      segment_ids: int32/int64, a prefix of ``inputs``' shape, each in
+        ``[0, num_segments)``.
+      num_segments: an int32/int64 scalar.
+      separator: put between joined strings (default ``""``).
+      name: the op's name.
+
+    Returns:
+      A string tensor of shape ``[num_segments, *inputs.shape[rank(segment_ids):]]``.
+
+    Raises:
+      TypeError: ids or count not integers.
+      ValueError: shapes TF's shape inference refuses (its message).
+      InvalidArgumentError (at run time): an id out of range, a shape mismatch, rank-0
+        ids (TF's messages).
+
+    .. note:: As TF's kernel, the separator is added only after a non-empty result so
+       far: joining ``["", "a"]`` with ``","`` gives ``"a"``.
+    """
+    tensor = _string_input(inputs, "inputs", "UnsortedSegmentJoin")
+    ids_t, n_t = host_inputs([segment_ids, num_segments])
+    allowed = (np.dtype(np.int32), np.dtype(np.int64))
+    for t, arg in ((ids_t, "segment_ids"), (n_t, "num_segments")):
+        if t._np_dtype not in allowed:
+            raise TypeError(
+                f"Value passed to parameter '{arg}' has DataType {t.dtype.name} not in list "
+                "of allowed values: int32, int64"
+            )
+
+    scope = name or "UnsortedSegmentJoin"
+    labels = [
+        v.op.name if isinstance(v, ops.Tensor) else f"{scope}/{arg}"
+        for v, arg in (
+            (inputs, "inputs"),
+            (segment_ids, "segment_ids"),
+            (num_segments, "num_segments"),
+        )
+    ]
+
+    def node() -> str:
+        shapes = ", ".join(
+            "<unknown>" if s is None else str(list(s))
+            for s in (tensor._shape, ids_t._shape, n_t._shape)
+        )
+        return (
+            f"'{{{{node {scope}}}}} = UnsortedSegmentJoin["
+            f"Tindices=DT_{ids_t.dtype.name.upper()}, Tnumsegments=DT_"
+            f'{n_t.dtype.name.upper()}, separator="{separator}"]'
+            f"({', '.join(labels)})' with input shapes: {shapes}."
+        )
+
+    if n_t._shape is not None and builtin_len(n_t._shape) != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {builtin_len(n_t._shape)} for {node()}")
+    if tensor._shape is not None and ids_t._shape is not None:
+        for a, b in zip(tensor._shape, ids_t._shape, strict=False):
+            if a is not None and b is not None and a != b:
+                raise ValueError(f"Dimensions must be equal, but are {a} and {b} for {node()}")
+    count = constant_value(n_t)
+    lead = None if count is None else int(count)
+    if tensor._shape is None or ids_t._shape is None:
+        out_shape = None
+    else:
+        out_shape = (lead, *tensor._shape[builtin_len(ids_t._shape) :])
+    sep = _bytes(separator)
+
+    def compute(value: Any, ids: Any, n: Any) -> tuple[Any, ...]:
+        strings, ids, n = _strings(value), np.asarray(ids), np.asarray(n)
+        if n.size == 0:
+            raise errors.InvalidArgumentError(None, None, "Number of segments cannot be empty.")
+        segments = int(n.reshape(-1)[0])
+        if ids.ndim == 0:
+            raise errors.InvalidArgumentError(None, None, "Segment_id cannot have rank 0")
+        if ids.ndim > strings.ndim:
+            raise errors.OutOfRangeError(
+                None,
+                None,
+                f"Invalid segment_id rank {ids.ndim} for input with {strings.ndim} dimension(s)",
+            )
+        for i in range(ids.ndim):
+            if ids.shape[i] != strings.shape[i]:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Segment dimension is {ids.shape[i]} while input dimension is "
+                    f"{strings.ndim} in rank {i}",
+                )
+        flat_ids = ids.reshape(-1)
+        if np.any((flat_ids < 0) | (flat_ids >= segments)):
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                "segment_ids are not allowed to exceed num_segments or to have negative values.",
+            )
+        inner = strings.shape[ids.ndim :]
+        rows = strings.reshape(flat_ids.size, -1)
+        out = np.empty((segments, rows.shape[1]), object)
+        out.fill(b"")
+        for r, seg in enumerate(flat_ids):
+            for k in range(rows.shape[1]):
+                acc = out[seg, k]
+                out[seg, k] = (acc + sep if acc else acc) + bytes(rows[r, k])
+        return (out.reshape((segments, *inner)),)
+
+    op = _host_op(
+        "UnsortedSegmentJoin", name, [tensor, ids_t, n_t], compute, [(out_shape, _STRING)]
+    )
+    return op.outputs[0]

@@ -1,0 +1,235 @@
+"""``tf.strings.format``, ``unicode_*``, ``unsorted_segment_join``, ``ngrams`` and
+``bytes_split`` checked live against TF 2.21 as classic TF1 (``twin.py``): values
+(bytes), dtypes, static shapes, ragged structure and TF's errors.
+
+adapters.v1 had none of these names (an ``AttributeError`` from ``tf.strings``) until
+``ops/string_ops.py``'s Unicode section and ``ops/ragged/ragged_string_ops.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import run_both
+
+pytestmark = pytest.mark.interop
+
+
+def _message(e: Any) -> str:
+    """An error's own message (TF's graph errors lead with where the node was built)."""
+    text = getattr(e, "message", None) or str(e)
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("Node: "):
+            return lines[i + 1]
+    return lines[0] if lines else ""
+
+
+def _canonical(value: Any) -> Any:
+    a = np.asarray(value)
+    return (a.dtype.name, a.shape, a.tolist() if a.dtype == object else a.tobytes())
+
+
+def _static(t: Any) -> Any:
+    shape = t.shape
+    return (t.dtype.name, shape.as_list() if shape.ndims is not None else None)
+
+
+def _parts(tf: Any, out: Any) -> tuple[list[Any], list[Any]]:
+    """The tensors of ``out`` (a tensor, SparseTensor, RaggedTensor or a tuple of them)
+    and a description of its structure (kinds, static shapes, ragged ranks)."""
+    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    tensors, kinds = [], []
+    for o in outs:
+        if isinstance(o, tf.SparseTensor):
+            tensors += [o.indices, o.values, o.dense_shape]
+            kinds.append(("sparse", _static(o)))
+        elif isinstance(o, getattr(tf, "RaggedTensor", ())):
+            splits = list(o.nested_row_splits)
+            tensors += [*splits, o.flat_values]
+            kinds.append(("ragged", o.ragged_rank, _static(o), [_static(s) for s in splits]))
+            kinds.append(_static(o.flat_values))
+        else:
+            tensors.append(o)
+            kinds.append(_static(o))
+    return tensors, kinds
+
+
+def _outcome(build: Callable[[Any], Any]) -> Callable[[Any], Callable[[Any], Any]]:
+    """A twin script: ``build(tf)``'s structure and values, or its error (class and
+    message) at build or run time."""
+
+    def script(tf: Any) -> Callable[[Any], Any]:
+        try:
+            out = build(tf)
+        except Exception as e:  # noqa: BLE001 - compared with TF's
+            found = ("build", type(e).__name__, _message(e))
+            return lambda sess: found
+        tensors, kinds = _parts(tf, out)
+
+        def run(sess: Any) -> Any:
+            try:
+                values = sess.run(tensors)
+            except Exception as e:  # noqa: BLE001 - compared with TF's
+                return ("run", type(e).__name__, _message(e))
+            return kinds, [_canonical(v) for v in values]
+
+        return run
+
+    return script
+
+
+def _check(build: Callable[[Any], Any]) -> Any:
+    theirs, ours = run_both(_outcome(build))
+    assert ours == theirs
+    return theirs
+
+
+S = "h\u00e9llo \u4e16\u754c \U0001f600"
+BAD_UTF8 = [b"a\xffb\xed\xa0\x80c\xe2\x82", b"\xc0\xaf\xf4\x90\x80\x80 ok"]
+
+FORMAT = {
+    "list": lambda tf: tf.strings.format("x={} y={}", [tf.constant([1, 2, 3]), tf.constant(2.5)]),
+    "long": lambda tf: tf.strings.format("{}", tf.range(10)),
+    "2d_summarize": lambda tf: tf.strings.format(
+        "{}", tf.reshape(tf.range(24.0), [4, 6]), summarize=2
+    ),
+    "all": lambda tf: tf.strings.format("{}", [tf.range(10)], summarize=-1),
+    "strings": lambda tf: tf.strings.format(
+        "a {} b {}", [tf.constant(["x\n", "y"]), tf.constant("q")]
+    ),
+    "placeholder": lambda tf: tf.strings.format("%s-%s", [1, 2.5], placeholder="%s"),
+    "bool_f64": lambda tf: tf.strings.format(
+        "{} {}", [tf.constant([True, False]), tf.constant([0.1, 1e20], tf.float64)]
+    ),
+    "computed": lambda tf: tf.strings.format("v: {}", [tf.constant([1.5, 2.0]) * 3.0]),
+    "empty": lambda tf: tf.strings.format("{}", [tf.zeros([0, 3])]),
+    "mismatch": lambda tf: tf.strings.format("{} {}", [tf.constant(1)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FORMAT))
+def test_format(case: str) -> None:
+    _check(FORMAT[case])
+
+
+def _transcode(data: Any, src: str, dst: str, **kw: Any) -> Callable[[Any], Any]:
+    return lambda tf: tf.strings.unicode_transcode(tf.constant(data), src, dst, **kw)
+
+
+TRANSCODE = {
+    "utf8_to_16": _transcode([S, ""], "UTF-8", "UTF-16-BE"),
+    "utf8_to_32": _transcode([[S], ["ab"]], "UTF-8", "UTF-32-BE"),
+    "16_to_8": _transcode([S.encode("utf-16-be")], "UTF-16-BE", "UTF-8"),
+    "32_to_16": _transcode(S.encode("utf-32-be"), "UTF-32-BE", "UTF-16-BE"),
+    "replace": _transcode(BAD_UTF8, "UTF-8", "UTF-8"),
+    "replace_char": _transcode(BAD_UTF8, "UTF-8", "UTF-16-BE", replacement_char=ord("?")),
+    "ignore": _transcode(BAD_UTF8, "UTF-8", "UTF-8", errors="ignore"),
+    "strict": _transcode(BAD_UTF8, "UTF-8", "UTF-8", errors="strict"),
+    "strict_valid": _transcode([S], "UTF-8", "UTF-32-BE", errors="strict"),
+    "bad_utf16": _transcode([b"\x00a\xd8\x00\x00b\xdc\x00", b"\x00a\x00"], "UTF-16-BE", "UTF-8"),
+    "bad_utf32": _transcode([b"\x00\x00\x00a\x00\x11\x00\x00\x00\x00\xd8\x00"], "UTF-32-BE", "UTF-8"),
+    "controls": _transcode(
+        [b"a\x00\x01\x1f\x7f\xc2\x85b"], "UTF-8", "UTF-8", replace_control_characters=True
+    ),
+    "latin1": _transcode([b"a\xe9\xff"], "ISO-8859-1", "UTF-8"),
+    "lowercase_name": _transcode([b"\xffa"], "utf8", "UTF-8"),
+    "unknown_input": _transcode([b"ab"], "UTF-9", "UTF-8"),
+    "bad_output": _transcode([b"ab"], "UTF-8", "UTF-16"),
+    "bad_errors": _transcode([b"ab"], "UTF-8", "UTF-8", errors="bogus"),
+    "bad_replacement": _transcode([b"\xff"], "UTF-8", "UTF-8", replacement_char=0x110000),
+    "surrogate_replacement": _transcode([b"\xff"], "UTF-8", "UTF-8", replacement_char=0xD800),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TRANSCODE))
+def test_unicode_transcode(case: str) -> None:
+    _check(TRANSCODE[case])
+
+
+SCRIPT_POINTS = [-1, 0, 0x41, 0xE9, 0x300, 0x3B1, 0x416, 0x5D0, 0x627, 0x915, 0xE01, 0x3042,
+                 0x30A2, 0x4E00, 0xAC00, 0xE000, 0x1F600, 0x20000, 0x10FFFF, 0x110000]  # fmt: skip
+
+
+def test_unicode_script() -> None:
+    _check(lambda tf: tf.strings.unicode_script(tf.constant(SCRIPT_POINTS)))
+    _check(lambda tf: tf.strings.unicode_script(tf.constant([[0x41, 0x4E00]]) + 1))
+    _check(lambda tf: tf.strings.unicode_script(tf.constant([1], tf.int64)))
+
+
+def test_unicode_script_every_code_point_block() -> None:
+    """Every 97th code point (all planes): the committed table is TF's."""
+    points = list(range(0, 0x110000, 97))
+    _check(lambda tf: tf.strings.unicode_script(tf.constant(points)))
+
+
+ENCODE = {
+    "vector": lambda tf: tf.strings.unicode_encode(tf.constant([104, 0xE9, 0x1F600]), "UTF-8"),
+    "matrix_16": lambda tf: tf.strings.unicode_encode(
+        tf.constant([[104, 0x1F600], [0x4E16, 0x754C]]), "UTF-16-BE"
+    ),
+    "rank3_32": lambda tf: tf.strings.unicode_encode(
+        tf.constant([[[104, 105]], [[106, 107]]]), "UTF-32-BE"
+    ),
+    "invalid": lambda tf: tf.strings.unicode_encode(
+        tf.constant([104, -5, 0xD800, 0x110000]), "UTF-8"
+    ),
+    "invalid_ignore": lambda tf: tf.strings.unicode_encode(
+        tf.constant([104, -5, 0xD800, 0x110000]), "UTF-8", errors="ignore"
+    ),
+    "invalid_char": lambda tf: tf.strings.unicode_encode(
+        tf.constant([104, -5]), "UTF-8", replacement_char=ord("?")
+    ),
+    "strict": lambda tf: tf.strings.unicode_encode(tf.constant([104, -5]), "UTF-8", errors="strict"),
+    "bad_replacement": lambda tf: tf.strings.unicode_encode(
+        tf.constant([-1]), "UTF-8", replacement_char=-3
+    ),
+    "int64": lambda tf: tf.strings.unicode_encode(tf.constant([104], tf.int64), "UTF-8"),
+    "scalar": lambda tf: tf.strings.unicode_encode(tf.constant(104), "UTF-8"),
+    "bad_encoding": lambda tf: tf.strings.unicode_encode(tf.constant([104]), "UTF-7"),
+    "empty_rows": lambda tf: tf.strings.unicode_encode(tf.zeros([2, 0], tf.int32), "UTF-8"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ENCODE))
+def test_unicode_encode(case: str) -> None:
+    _check(ENCODE[case])
+
+
+def _join(data: Any, ids: Any, n: Any, **kw: Any) -> Callable[[Any], Any]:
+    return lambda tf: tf.strings.unsorted_segment_join(tf.constant(data), ids, n, **kw)
+
+
+JOIN = {
+    "vector": _join(["a", "b", "c", "d"], [1, 0, 1, 1], 3, separator=","),
+    "empty_strings": _join(["", "a", "", "b", ""], [0, 0, 0, 1, 1], 2, separator=","),
+    "matrix": _join([["a", "b"], ["c", "d"]], [1, 1], 2, separator="-"),
+    "matrix_ids": _join([["a", "b"], ["c", "d"]], [[1, 0], [1, 1]], 2, separator="-"),
+    "int64": lambda tf: tf.strings.unsorted_segment_join(
+        tf.constant(["a", "b"]), tf.constant([1, 0], tf.int64), tf.constant(2, tf.int64)
+    ),
+    "unknown": lambda tf: tf.strings.unsorted_segment_join(
+        tf.constant(["a", "b", "c"]),
+        tf.placeholder_with_default([0, 1, 0], [None]),
+        tf.placeholder_with_default(2, []),
+    ),
+    "negative": _join(["a", "b"], [0, -1], 2),
+    "too_big": _join(["a", "b"], [0, 2], 2),
+    "zero_segments": _join(["a"], [0], 0),
+    "scalar_ids": _join("a", 0, 2),
+    "static_mismatch": _join(["a", "b", "c"], [0, 1], 2),
+    "run_mismatch": lambda tf: tf.strings.unsorted_segment_join(
+        tf.constant(["a", "b", "c"]), tf.placeholder_with_default([0, 1], [None]), 2
+    ),
+    "count_not_scalar": _join(["a", "b"], [0, 1], [2]),
+    "float_ids": _join(["a", "b"], [0.0, 1.0], 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(JOIN))
+def test_unsorted_segment_join(case: str) -> None:
+    _check(JOIN[case])
