@@ -21,7 +21,6 @@ _INSTEAD: dict[str, str] = {
     "keras": "build the model's math in jax.numpy (or flax) inside tf.jax_function, with "
     "variables from tf.get_variable",
     "estimator": "drive training with tf.train.MonitoredTrainingSession and hooks",
-    "data.Options": "drop the options: jtrain's tf.data pipeline is one Python thread",
     "distribute": "use tf.train.ClusterSpec/Server and SyncReplicasOptimizer, or "
     "jtrain.distributed",
     # Names TensorFlow itself removed (TF 1.0's summary renames, old optimizer versions).
@@ -54,15 +53,12 @@ _DATA_EXPERIMENTAL_HINTS = {
     "sample_from_datasets": "interleave the datasets (Dataset.interleave) or mix them in "
     "a Dataset.from_generator",
     "choose_from_datasets": "mix the datasets in a Dataset.from_generator",
-    "Options": "drop the options: jtrain's tf.data pipeline is one Python thread",
-    "ThreadingOptions": "drop the options: jtrain's tf.data pipeline is one Python thread",
-    "OptimizationOptions": "drop the options: jtrain's tf.data pipeline is one Python thread",
+    "Options": "not in TF 2.21 either: use tf.data.Options",
     "make_one_shot_iterator": "not in TF 2.21 either: use tf.data.make_one_shot_iterator",
     "make_initializable_iterator": "not in TF 2.21 either: use tf.data.make_initializable_iterator",
 }
 for _name in (
-    "AutoShardPolicy AutotuneAlgorithm AutotuneOptions Counter DatasetInitializer "
-    "DatasetStructure DistributeOptions ExternalStatePolicy Optional OptionalStructure "
+    "Counter DatasetInitializer DatasetStructure Optional OptionalStructure "
     "RaggedTensorStructure RandomDataset Reducer SHARD_HINT ServiceOptions "
     "SparseTensorStructure SqlDataset Structure TFRecordWriter TensorArrayStructure "
     "TensorStructure bucket_by_sequence_length dense_to_ragged_batch dense_to_sparse_batch "
@@ -70,14 +66,14 @@ for _name in (
     "get_next_as_optional get_structure group_by_reducer group_by_window "
     "index_table_from_dataset make_batched_features_dataset make_saveable_from_iterator "
     "map_and_batch_with_legacy_function pad_to_cardinality parse_example_dataset "
-    "rejection_resample scan service snapshot table_from_dataset to_variant unique"
+    "rejection_resample service snapshot table_from_dataset to_variant unique"
 ).split():
     _DATA_EXPERIMENTAL_HINTS.setdefault(
         _name,
         "jtrain's tf.data.experimental has AUTOTUNE, shuffle_and_repeat, map_and_batch, "
         "parallel_interleave, ignore_errors, unbatch, get_single_element, enumerate_dataset, "
-        "take_while, "
-        "prefetch_to_device and copy_to_device; build the rest "
+        "take_while, scan, "
+        "prefetch_to_device, copy_to_device and the options classes; build the rest "
         "from the Dataset methods (map, filter, batch, interleave, flat_map, "
         "from_generator...)",
     )

@@ -11,7 +11,7 @@ from adapters import v1 as tf
         (tf, "estimator", "tf.estimator is not in adapters.v1; drive training with"),
         (tf, "contrib", "tf.contrib is not in adapters.v1; tf.contrib was removed"),
         (tf, "keras", "tf.keras is not in adapters.v1"),
-        (tf.data.experimental, "scan", "tf.data.experimental.scan is not in adapters.v1; "
+        (tf.data.experimental, "snapshot", "tf.data.experimental.snapshot is not in adapters.v1; "
          "jtrain's tf.data.experimental has AUTOTUNE"),
         (tf.data.experimental, "CsvDataset", "use tf.data.Dataset.from_tensor_slices"),
         (tf, "Sesion", "(names that exist: tf.Session, "),

@@ -7,9 +7,12 @@ program as feeds do (as the queue input pipeline's ``dequeue``). See
 
 ``tf.data.experimental`` has the names TF1 pipelines use (``AUTOTUNE``,
 ``shuffle_and_repeat``, ``map_and_batch``, ``parallel_interleave``,
-``ignore_errors``, ``unbatch``, ``get_single_element``). Absent: ``window``,
-``Options``, the rest of ``experimental`` and TF2's ``element_spec``; each raises
-an ``AttributeError`` saying what to use.
+``ignore_errors``, ``unbatch``, ``get_single_element``, ``scan``, ``group_by_window``,
+``bucket_by_sequence_length``, ``sample_from_datasets``, ``choose_from_datasets``,
+the options classes). ``Options`` are stored and merged as TF's and change nothing
+in jtrain's one-thread pipeline (``options.py``). Absent: the rest of
+``experimental`` and TF2's ``element_spec``; each raises an ``AttributeError``
+saying what to use.
 """
 
 from adapters.v1._missing import missing_name_getattr
@@ -28,19 +31,24 @@ from adapters.v1.data.iterator_ops import (
     make_initializable_iterator,
     make_one_shot_iterator,
 )
+from adapters.v1.data.options import Options, ThreadingOptions
 from adapters.v1.data.readers import (
     FixedLengthRecordDataset,
     TextLineDataset,
     TFRecordDataset,
 )
+from adapters.v1.data.structure import DatasetSpec
 
 __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "DatasetSpec",
     "FixedLengthRecordDataset",
     "Iterator",
+    "Options",
+    "ThreadingOptions",
     "TFRecordDataset",
     "TextLineDataset",
     "get_output_classes",

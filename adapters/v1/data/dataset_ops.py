@@ -42,16 +42,13 @@ Element = tuple[np.ndarray, ...]
 
 # TF's Dataset methods jtrain does not have, and what to use instead.
 _ABSENT = {
-    "window": "batch() the elements",
-    "with_options": "drop the options: jtrain's pipeline is one Python thread",
-    "options": "drop the options: jtrain's pipeline is one Python thread",
     "element_spec": "use output_types/output_shapes (TF1's properties)",
     "as_numpy_iterator": "iterate with an iterator's get_next() and sess.run (TF1 graph mode)",
 }
 for _name in (
     "bucket_by_sequence_length cardinality choose_from_datasets counter fingerprint "
     "from_sparse_tensor_slices group_by_window load ragged_batch random rebatch "
-    "rejection_resample sample_from_datasets save scan snapshot sparse_batch unique"
+    "rejection_resample sample_from_datasets save snapshot sparse_batch unique"
 ).split():
     _ABSENT[_name] = (
         "build it from map, filter, batch, interleave, flat_map, from_generator, zip, "
@@ -456,6 +453,59 @@ class DatasetV1(structure.Structured):
         """
         return _Shard(self, _as_count(num_shards, "num_shards"), _as_count(index, "index"))
 
+    def window(
+        self,
+        size: Any,
+        shift: Any = None,
+        stride: Any = 1,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """Windows of the elements: each element a dataset per component (TF's
+        ``DatasetSpec``), of the input elements ``start + k * stride`` (``k < size``)
+        for the starts ``0, shift, 2 * shift...`` before the input's end.
+
+        Args:
+          size: elements per window.
+          shift: the input elements between two windows' starts (default ``size``).
+          stride: the input elements between two elements of a window (default 1).
+          drop_remainder: drop the windows smaller than ``size`` (at the end).
+          name: unused (TF's op name).
+
+        Raises:
+          InvalidArgumentError: at ``get_next``, a ``size``, ``shift`` or ``stride``
+            of zero or less.
+          NotImplementedError: a ``map``/``filter``/``reduce``/``scan`` function or an
+            iterator reading the windows: read them with ``flat_map`` or
+            ``interleave`` (``ds.window(n).flat_map(lambda w: w.batch(n))``), as TF
+            pipelines do.
+        """
+        from adapters.v1.data.window_op import Window
+
+        return Window(self, size, shift, stride, drop_remainder)
+
+    def scan(
+        self, initial_state: Any, scan_func: Callable[..., Any], name: str | None = None
+    ) -> DatasetV1:
+        """``scan_func(state, element) -> (new_state, output)`` run over the elements
+        from ``initial_state``: the outputs, the state carried from element to element
+        (and started anew at each pass).
+
+        Args:
+          initial_state: a nested structure of tensors or values (TF's literal rules).
+          scan_func: builds TF ops from the state and one element (two arguments).
+          name: unused (TF's op name).
+
+        Raises:
+          TypeError: ``scan_func`` does not return a pair, or the new state's dtypes
+            or structure differ from the initial state's.
+
+        .. note:: As TF, a state dimension the function changes becomes unknown.
+        """
+        from adapters.v1.data.scan_op import Scan
+
+        return Scan(self, initial_state, scan_func)
+
     def apply(self, transformation_func: Callable[[DatasetV1], DatasetV1]) -> DatasetV1:
         """``transformation_func(self)`` (a ``tf.data.experimental`` transformation).
 
@@ -597,6 +647,47 @@ class DatasetV1(structure.Structured):
     def filter_with_legacy_function(self, predicate: Callable[..., Any]) -> DatasetV1:
         """``filter`` (TF1's legacy function tracing is the same here)."""
         return self.filter(predicate)
+
+    def with_options(self, options: Any, name: str | None = None) -> DatasetV1:
+        """The same elements, carrying ``options`` (a ``tf.data.Options``) merged over
+        the inputs' (see ``options()``).
+
+        Args:
+          options: a ``tf.data.Options``.
+          name: unused (TF's op name).
+
+        Raises:
+          AttributeError: ``options`` is not a ``tf.data.Options`` (TF's class for it).
+
+        .. note:: No option changes jtrain's elements or their order (``options.py``).
+        """
+        from adapters.v1.data.options import Options
+
+        if not isinstance(options, Options):
+            raise AttributeError(
+                f"'{type(options).__name__}' object has no attribute '_to_proto': "
+                "Dataset.with_options takes a tf.data.Options"
+            )
+        return _WithOptions(self, options._copy())
+
+    def options(self) -> Any:
+        """The dataset's ``tf.data.Options``: its inputs' merged in order, then the ones
+        given to ``with_options`` (a later setting wins), read-only as TF's.
+
+        Returns:
+          A ``tf.data.Options`` whose setting raises ``ValueError`` (as TF's).
+        """
+        result = self._merged_options()
+        result._set_mutable(False)
+        return result
+
+    def _merged_options(self) -> Any:
+        from adapters.v1.data.options import Options
+
+        result = Options()
+        for d in self._inputs():
+            result = result.merge(d._merged_options())
+        return result
 
     def get_single_element(self, name: str | None = None) -> Any:
         """Tensors of the dataset's only element; each run runs the dataset.
@@ -758,17 +849,31 @@ class _Same(_Unary):
         return self._input._elements(run)
 
 
+class _WithOptions(_Same):
+    """``with_options``: the same elements, with options."""
+
+    def __init__(self, input_dataset: DatasetV1, options: Any):
+        super().__init__(input_dataset)
+        self._own_options = options
+
+    def _merged_options(self) -> Any:
+        return super()._merged_options().merge(self._own_options)
+
+
 def trace(fn: Callable[..., Any], element: Any, scope: str) -> tuple[list[ops.Tensor], Any]:
     """``fn`` called on placeholders standing for one element of ``element`` (nested
     ``Spec``s), as TF traces a dataset function: ``(the placeholders, its result)``."""
     graph = ops.get_default_graph()
     with graph.name_scope(scope):
-        args = [
-            graph.create_op("Placeholder", f"args_{i}", output_specs=[(s.shape, s.dtype)]).outputs[
-                0
-            ]
-            for i, s in enumerate(structure.flatten(element))
-        ]
+        args: list[Any] = []
+        for i, s in enumerate(structure.flatten(element)):
+            if isinstance(s, structure.DatasetSpec):  # a window's component
+                from adapters.v1.data.window_op import WindowSource
+
+                args.append(WindowSource(s.element_spec))
+                continue
+            op = graph.create_op("Placeholder", f"args_{i}", output_specs=[(s.shape, s.dtype)])
+            args.append(op.outputs[0])
         nested = structure.pack(element, args)
         # While it builds, ops know they are in a dataset function (``math_ops``'s
         # division: TF's grappler folds no divisor there).
@@ -786,11 +891,22 @@ class _Function:
 
     def __init__(self, fn: Callable[..., Any], element: Any, what: str, scope: str):
         graph = ops.get_default_graph()
+        if any(isinstance(s, structure.DatasetSpec) for s in structure.flatten(element)):
+            raise NotImplementedError(
+                f"{what} over elements that are datasets (Dataset.window's) is not in "
+                "adapters.v1: read the windows with flat_map or interleave (e.g. "
+                "dataset.window(n).flat_map(lambda w: w.batch(n)))"
+            )
         args, result = trace(fn, element, scope)
         if isinstance(result, list):
             result = tuple(result)  # as TF: a returned list is a tuple
         outputs = []
         for v in structure.flatten(result):
+            if isinstance(v, DatasetV1):
+                raise NotImplementedError(
+                    f"{what} returned a dataset; jtrain's tf.data elements are tensors (use "
+                    "flat_map or interleave to read a dataset's elements)"
+                )
             if not isinstance(v, ops.Tensor) and hasattr(v, "dense_shape"):
                 raise NotImplementedError(
                     f"{what} returned a SparseTensor; jtrain's tf.data elements are dense "

@@ -21,9 +21,25 @@ from adapters.v1.data.dataset_ops import (
     IgnoreErrors,
 )
 from adapters.v1.data.iterator_ops import get_single_element
+from adapters.v1.data.options import (
+    AutoShardPolicy,
+    AutotuneAlgorithm,
+    AutotuneOptions,
+    DistributeOptions,
+    ExternalStatePolicy,
+    OptimizationOptions,
+    ThreadingOptions,
+)
 
 __all__ = [
     "AUTOTUNE",
+    "AutoShardPolicy",
+    "AutotuneAlgorithm",
+    "AutotuneOptions",
+    "DistributeOptions",
+    "ExternalStatePolicy",
+    "OptimizationOptions",
+    "ThreadingOptions",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "copy_to_device",
@@ -33,6 +49,7 @@ __all__ = [
     "map_and_batch",
     "parallel_interleave",
     "prefetch_to_device",
+    "scan",
     "shuffle_and_repeat",
     "take_while",
     "unbatch",
@@ -187,6 +204,16 @@ def take_while(predicate: Callable[..., Any]) -> Transformation:
 
     def apply(dataset: DatasetV1) -> DatasetV1:
         return dataset.take_while(predicate)
+
+    return apply
+
+
+def scan(initial_state: Any, scan_func: Callable[..., Any]) -> Transformation:
+    """``dataset.scan(initial_state, scan_func)`` (for ``Dataset.apply``): the outputs
+    of ``scan_func(state, element) -> (new_state, output)``."""
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.scan(initial_state, scan_func)
 
     return apply
 

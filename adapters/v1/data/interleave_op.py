@@ -57,7 +57,10 @@ class _DatasetFunction:
         for d in dataset._all():
             captures.extend(t for t in d._captures() if t not in captures)
             found.extend(d._placeholders())
-        self.captures = HostGraph(captures, self.args, what) if captures else None
+        # The element's tensors (a window's components are datasets, read as known values).
+        self.tensors = [i for i, a in enumerate(self.args) if isinstance(a, ops.Tensor)]
+        given = [self.args[i] for i in self.tensors]
+        self.captures = HostGraph(captures, given, what) if captures else None
         if self.captures is not None:
             found = [*self.captures.placeholders, *found]
         mine = set(self.args)
@@ -69,7 +72,8 @@ class _DatasetFunction:
         known = dict(run.known)
         known.update(zip(self.args, element, strict=True))
         if self.captures is not None:
-            values = self.captures(run.session, list(element), known, run.random_states)
+            given = [element[i] for i in self.tensors]
+            values = self.captures(run.session, given, known, run.random_states)
             known.update(zip(self.captures.outputs, values, strict=True))
         nested = Run(run.session, known)
         nested.random_states = run.random_states  # random ops go on, element after element

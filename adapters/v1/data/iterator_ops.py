@@ -208,7 +208,7 @@ class Iterator(structure.Structured):
         ``OutOfRangeError`` at the end of the dataset, and ``FailedPreconditionError``
         for an initializable iterator not yet initialized in the session.
         """
-        specs: list[Spec] = structure.flatten(self._structure)
+        specs = structure.tensor_specs(self._structure, "Iterator.get_next")
         iterator = self
 
         def compute(session: Any) -> tuple[Any, ...]:
@@ -402,7 +402,7 @@ def get_single_element(dataset: DatasetV1) -> Any:
     if not isinstance(dataset, DatasetV1):
         raise TypeError("`dataset` must be a `tf.data.Dataset` object.")
     pipeline = _Pipeline(dataset)
-    specs: list[Spec] = structure.flatten(dataset._structure)
+    specs = structure.tensor_specs(dataset._structure, "get_single_element")
 
     def compute(session: Any, *fed: Any) -> tuple[Any, ...]:
         elements = pipeline.start(session, dict(zip(pipeline.placeholders, fed, strict=True)))

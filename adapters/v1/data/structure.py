@@ -20,6 +20,7 @@ from adapters.v1.framework import dtypes
 from adapters.v1.framework.tensor_shape import TensorShape, as_shape
 
 __all__ = [
+    "DatasetSpec",
     "Spec",
     "Structured",
     "flatten",
@@ -27,6 +28,7 @@ __all__ = [
     "pack",
     "map_structure",
     "same_structure",
+    "tensor_specs",
     "is_structure",
 ]
 
@@ -46,6 +48,67 @@ class Spec:
     @property
     def np_dtype(self) -> np.dtype:
         return np.dtype(object) if self.dtype == dtypes.string else np.dtype(self.dtype.dtype)
+
+
+class DatasetSpec:
+    """A component that is itself a dataset (``tf.data.DatasetSpec``): ``Dataset.window``'s
+    elements. TF1's ``output_types``, ``output_shapes`` and ``output_classes`` give the
+    spec itself for such a component, as TF's do.
+
+    Args:
+      element_spec: the nested dataset's elements (nested ``Spec``s in jtrain).
+      dataset_shape: the shape of the dataset component (default ``()``).
+    """
+
+    def __init__(self, element_spec: Any, dataset_shape: Any = ()):
+        self.element_spec = element_spec
+        self.dataset_shape = as_shape(dataset_shape)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, DatasetSpec)
+            and self.element_spec == other.element_spec
+            and self.dataset_shape == other.dataset_shape
+        )
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
+    def __repr__(self) -> str:
+        return f"DatasetSpec({spec_repr(self.element_spec)}, {self.dataset_shape!r})"
+
+
+def spec_repr(element: Any) -> str:
+    """``element`` (nested ``Spec``s) as TF prints its ``element_spec`` (``TensorSpec``s)."""
+
+    def leaf(s: Any) -> str:
+        if not isinstance(s, Spec):
+            return repr(s)
+        if s.shape.rank is None:
+            shape = "<unknown>"
+        else:
+            dims = s.shape.as_list()
+            shape = "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
+        return f"TensorSpec(shape={shape}, dtype=tf.{s.dtype.name}, name=None)"
+
+    inner = map_structure(leaf, element)
+    return inner if isinstance(inner, str) else repr(inner).replace("'", "")
+
+
+def tensor_specs(element: Any, what: str) -> list[Spec]:
+    """The flat ``Spec``s of ``element``, for ``what`` that makes tensors of them.
+
+    Raises:
+      NotImplementedError: a component is a dataset (``Dataset.window``'s elements).
+    """
+    specs = flatten(element)
+    if any(isinstance(s, DatasetSpec) for s in specs):
+        raise NotImplementedError(
+            f"{what} of elements that are datasets (Dataset.window's) is not in adapters.v1: "
+            "read the windows with flat_map or interleave (e.g. "
+            "dataset.window(n).flat_map(lambda w: w.batch(n)))"
+        )
+    return specs
 
 
 def is_structure(value: Any) -> bool:
@@ -140,16 +203,22 @@ class Structured:
     @property
     def output_types(self) -> Any:
         """The ``DType`` of each component, nested as the elements."""
-        return map_structure(lambda s: s.dtype, self._structure)
+        return map_structure(
+            lambda s: s if isinstance(s, DatasetSpec) else s.dtype, self._structure
+        )
 
     @property
     def output_shapes(self) -> Any:
         """The static ``TensorShape`` of each component, nested as the elements."""
-        return map_structure(lambda s: s.shape, self._structure)
+        return map_structure(
+            lambda s: s if isinstance(s, DatasetSpec) else s.shape, self._structure
+        )
 
     @property
     def output_classes(self) -> Any:
         """The class of each component (``tf.Tensor``), nested as the elements."""
         from adapters.v1.framework import ops
 
-        return map_structure(lambda s: ops.Tensor, self._structure)
+        return map_structure(
+            lambda s: s if isinstance(s, DatasetSpec) else ops.Tensor, self._structure
+        )

@@ -221,10 +221,10 @@ def test_saver_and_monitored_session_with_a_dataset(tmp_path):
 
 
 def test_absent_names_say_what_to_use():
-    with pytest.raises(AttributeError, match="tf.data.experimental.scan is not in adapters.v1"):
-        _ = tf.data.experimental.scan
-    with pytest.raises(AttributeError, match="Dataset.window is not in adapters.v1"):
-        _ = tf.data.Dataset.range(2).window
+    with pytest.raises(AttributeError, match="tf.data.experimental.snapshot is not in adapters.v1"):
+        _ = tf.data.experimental.snapshot
+    with pytest.raises(AttributeError, match="Dataset.snapshot is not in adapters.v1"):
+        _ = tf.data.Dataset.range(2).snapshot
     with pytest.raises(RuntimeError, match="only supports Python-style iteration"):
         iter(tf.data.Dataset.range(2))
 

@@ -1,0 +1,298 @@
+"""More ``tf.data`` under TF 2.21's ``compat.v1`` and under ``adapters.v1``: ``Options``,
+``window``, ``scan``, ``group_by_window``, ``bucket_by_sequence_length``,
+``sample_from_datasets``/``choose_from_datasets``: the same elements, static shapes,
+dtypes, end of input and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tensorflow as real_tf
+
+from adapters import v1 as jtf
+from tests.interop.test_data_interop import _drain, _flat, _signature
+from tests.interop.twin import assert_twins, run_both, run_once
+
+pytestmark = pytest.mark.interop
+
+tf1 = real_tf.compat.v1
+
+
+def _script(build):
+    def script(tf):
+        ds = build(tf)
+        element = tf.data.make_one_shot_iterator(ds).get_next()
+        sig = _signature(element)
+        types = [d.name for d in _flat(tf.data.get_output_types(ds))]
+        return lambda sess: {"sig": sig, "types": types, "values": _drain(tf, sess, element)}
+
+    return script
+
+
+def _check(build):
+    theirs, ours = run_both(_script(build))
+    assert ours["sig"] == theirs["sig"]
+    assert ours["types"] == theirs["types"]
+    assert len(ours["values"]) == len(theirs["values"])  # the OutOfRangeError point
+    assert_twins(theirs["values"], ours["values"])
+
+
+def _error(build):
+    """``(class name, message)`` of the error the pipeline raises, building or running."""
+
+    def script(tf):
+        try:
+            ds = build(tf)
+            element = tf.data.make_one_shot_iterator(ds).get_next()
+        except Exception as e:  # noqa: BLE001 (the error is the result)
+            found = (type(e).__name__, str(e))
+            return lambda sess: found
+
+        def run(sess):
+            try:
+                _drain(tf, sess, element)
+            except Exception as e:  # noqa: BLE001
+                return type(e).__name__, str(e)
+            return None
+
+        return run
+
+    return run_both(script)
+
+
+def _window(size, shift=None, stride=1, drop=False):
+    return lambda tf: (
+        tf.data.Dataset.range(7).window(size, shift, stride, drop).flat_map(lambda w: w.batch(10))
+    )
+
+
+PIPELINES = {
+    # -- window -----------------------------------------------------------------------
+    "window_size": _window(3),
+    "window_shift": _window(3, 2),
+    "window_stride": _window(3, 2, 2),
+    "window_drop": _window(3, 1, 1, True),
+    "window_gap": _window(2, 5),
+    "window_stride_drop": _window(3, 4, 2, True),
+    "window_tuple_zip": lambda tf: (
+        tf.data.Dataset.from_tensor_slices(([1, 2, 3], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+        .window(2)
+        .flat_map(lambda a, b: tf.data.Dataset.zip((a.batch(2), b.batch(2))))
+    ),
+    "window_batch_drop_static": lambda tf: (
+        tf.data.Dataset.range(5)
+        .window(2)
+        .flat_map(lambda w: w.map(lambda x: x * 2).batch(2, drop_remainder=True))
+    ),
+    "window_interleave": lambda tf: (
+        tf.data.Dataset.range(5).window(2).interleave(lambda w: w, cycle_length=2)
+    ),
+    "window_dict": lambda tf: (
+        tf.data.Dataset.from_tensor_slices({"a": np.arange(5.0), "b": np.arange(5) % 2})
+        .window(3, 1, drop_remainder=True)
+        .flat_map(lambda d: tf.data.Dataset.zip((d["a"].batch(3), d["b"].batch(3))))
+    ),
+    # -- scan -------------------------------------------------------------------------
+    "scan_cumsum": lambda tf: tf.data.Dataset.range(6).scan(
+        tf.constant(0, tf.int64), lambda s, x: (s + x, s * 10 + x)
+    ),
+    "scan_tuple_state_nested_output": lambda tf: tf.data.Dataset.from_tensor_slices(
+        np.arange(8.0, dtype=np.float32).reshape(4, 2)
+    ).scan(
+        (0.0, tf.constant(1, tf.int32)),
+        lambda s, x: ((s[0] + tf.reduce_sum(x), s[1] * 2), {"v": x * s[0], "n": s[1]}),
+    ),
+    "scan_growing_state_relaxed": lambda tf: tf.data.Dataset.range(4).scan(
+        tf.zeros([0], tf.int64), lambda s, x: (tf.concat([s, [x]], 0), tf.size(s))
+    ),
+    "scan_state_shape_output": lambda tf: (
+        tf.data.Dataset.range(4)
+        .scan(tf.zeros([0], tf.int64), lambda s, x: (tf.concat([s, [x]], 0), s))
+        .padded_batch(4, padded_shapes=[None])
+    ),
+    "scan_repeat_restarts": lambda tf: (
+        tf.data.Dataset.range(3).scan(np.int64(5), lambda s, x: (s + x, s)).repeat(2)
+    ),
+    "experimental_scan": lambda tf: tf.data.Dataset.range(5).apply(
+        tf.data.experimental.scan(
+            np.float32(1.0), lambda s, x: (s * 2.0, s + tf.cast(x, tf.float32))
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_pipeline(name):
+    _check(PIPELINES[name])
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"size": 0}, {"size": 2, "shift": 0}, {"size": 2, "stride": 0}, {"size": -1}]
+)
+def test_window_bad_arguments_raise_invalid_argument_at_get_next(kwargs):
+    theirs, ours = _error(
+        lambda tf: tf.data.Dataset.range(3).window(**kwargs).flat_map(lambda w: w)
+    )
+    assert theirs is not None and ours is not None
+    assert ours[0] == theirs[0] == "InvalidArgumentError"
+    assert ours[1] in theirs[1]
+
+
+def test_window_output_types_are_dataset_specs():
+    def script(tf):
+        ds = tf.data.Dataset.from_tensor_slices(([1, 2, 3], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+        w = ds.window(2)
+        types = tf.data.get_output_types(w)
+        shapes = tf.data.get_output_shapes(w)
+        classes = tf.data.get_output_classes(w)
+        out = [repr(types), repr(shapes), repr(classes), types == shapes == classes]
+        return lambda sess: out
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_window_read_by_map_or_iterator_raises_not_implemented():
+    ds = jtf.data.Dataset.range(3).window(2)
+    with pytest.raises(NotImplementedError, match="flat_map or interleave"):
+        ds.map(lambda w: w)
+    with pytest.raises(NotImplementedError, match="flat_map or interleave"):
+        ds.make_one_shot_iterator().get_next()
+
+
+@pytest.mark.parametrize(
+    "scan_func",
+    [
+        lambda tf: lambda s, x: s + x,  # not a pair
+        lambda tf: lambda s, x: (tf.cast(s, tf.float32), x),  # the state's dtype changes
+    ],
+)
+def test_scan_bad_function_raises_type_error(scan_func):
+    theirs, ours = _error(
+        lambda tf: tf.data.Dataset.range(3).scan(tf.constant(0, tf.int64), scan_func(tf))
+    )
+    assert ours[0] == theirs[0] == "TypeError"
+    assert ours[1].split(". ")[:2] == theirs[1].split(". ")[:2]
+
+
+def test_scan_initial_state_from_fed_placeholder():
+    def script(tf):
+        start = tf.placeholder(tf.int64, [])
+        ds = tf.data.Dataset.range(4).scan(start, lambda s, x: (s + x, s))
+        it = tf.data.make_initializable_iterator(ds)
+        nxt = it.get_next()
+
+        def run(sess):
+            out = []
+            for v in (0, 100):
+                sess.run(it.initializer, feed_dict={start: v})
+                out.append(_drain(tf, sess, nxt))
+            return out
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+
+
+# -- Options ------------------------------------------------------------------------------
+def _options_script(tf):
+    o = tf.data.Options()
+    o.deterministic = False
+    o.threading.private_threadpool_size = 4
+    o.experimental_optimization.map_fusion = True
+    o.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+    o2 = tf.data.Options()
+    o2.experimental_deterministic = True
+    o2.threading.max_intra_op_parallelism = 1
+    base = tf.data.Dataset.range(6).with_options(o)
+    ds = base.map(lambda x: x * 2).with_options(o2)
+    zipped = tf.data.Dataset.zip((base, tf.data.Dataset.range(3).with_options(o2)))
+    got = ds.options()
+    out = {
+        "default_none": [
+            tf.data.Options().deterministic,
+            tf.data.Options().threading.private_threadpool_size,
+        ],
+        "default_policy": int(tf.data.Options().experimental_distribute.auto_shard_policy),
+        "base": [base.options().deterministic, base.options().experimental_deterministic],
+        "merged": [
+            got.deterministic,
+            got.threading.private_threadpool_size,
+            got.threading.max_intra_op_parallelism,
+            got.experimental_optimization.map_fusion,
+            int(got.experimental_distribute.auto_shard_policy),
+        ],
+        "zip_merged": [
+            zipped.options().deterministic,
+            zipped.options().threading.private_threadpool_size,
+        ],
+        "plain_equal": tf.data.Dataset.range(2).options() == tf.data.Options(),
+        "merge_method": o.merge(o2).deterministic,
+        "equal": o == o,
+        "unequal": o != o2,  # fmt: skip
+        "alias_is": tf.data.Options().experimental_threading is not None,
+    }
+    errors = []
+    for bad in (
+        lambda: setattr(tf.data.Options(), "foo", 1),
+        lambda: setattr(tf.data.Options(), "deterministic", 1),
+        lambda: setattr(tf.data.ThreadingOptions(), "private_threadpool_size", "4"),
+        lambda: setattr(got, "deterministic", True),
+        lambda: setattr(got.threading, "private_threadpool_size", 2),
+    ):
+        try:
+            bad()
+            errors.append(None)
+        except Exception as e:  # noqa: BLE001
+            errors.append((type(e).__name__, str(e)))
+    out["errors"] = errors
+    element = tf.data.make_one_shot_iterator(ds).get_next()
+    return lambda sess: {**out, "values": _drain(tf, sess, element)}
+
+
+def test_options_stored_merged_and_read_back_as_tf():
+    theirs, ours = run_both(_options_script)
+    values_t, values_o = theirs.pop("values"), ours.pop("values")
+    assert ours == theirs
+    assert_twins(values_t, values_o)  # the elements are unchanged by the options
+
+
+def test_options_types_and_experimental_names():
+    def script(tf):
+        ex = tf.data.experimental
+        names = [
+            type(tf.data.Options().threading).__name__,
+            type(tf.data.Options().experimental_optimization).__name__,
+            type(tf.data.Options().autotune).__name__,
+            type(tf.data.Options().experimental_distribute).__name__,
+            ex.ThreadingOptions is tf.data.ThreadingOptions,
+            sorted(ex.AutoShardPolicy.__members__),
+            sorted(ex.ExternalStatePolicy.__members__),
+            sorted(ex.AutotuneAlgorithm.__members__),
+            isinstance(ex.OptimizationOptions(), object),
+        ]
+        return lambda sess: names
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_with_options_of_a_non_options_raises_attribute_error():
+    def script(tf):
+        try:
+            tf.data.Dataset.range(2).with_options(3)
+        except Exception as e:  # noqa: BLE001
+            name = type(e).__name__
+            return lambda sess: name
+        return lambda sess: None
+
+    theirs, ours = run_both(script)
+    assert ours == theirs == "AttributeError"
+
+
+def test_run_once_options_dataset_in_iterator():
+    """A dataset with options runs as without them (jtrain's pipeline only)."""
+    assert run_once(
+        jtf, _script(lambda tf: tf.data.Dataset.range(3).with_options(tf.data.Options()))
+    )["values"] == [0, 1, 2]
