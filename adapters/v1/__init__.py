@@ -31,6 +31,7 @@ from adapters.v1 import (
     nest,
     nn,
     python_io,
+    quantization,
     queue,
     random,
     resource_loader,
@@ -274,6 +275,14 @@ from adapters.v1.ops.partitioned_variables import (
     fixed_size_partitioner,
     min_max_variable_partitioner,
     variable_axis_size_partitioner,
+)
+from adapters.v1.ops.quantization_ops import (
+    fake_quant_with_min_max_args,
+    fake_quant_with_min_max_args_gradient,
+    fake_quant_with_min_max_vars,
+    fake_quant_with_min_max_vars_gradient,
+    fake_quant_with_min_max_vars_per_channel,
+    fake_quant_with_min_max_vars_per_channel_gradient,
 )
 from adapters.v1.ops.random_ops import (
     get_seed,
@@ -601,6 +610,13 @@ __all__ = [
     "io",
     "logging",
     "python_io",
+    "quantization",
+    "fake_quant_with_min_max_args",
+    "fake_quant_with_min_max_args_gradient",
+    "fake_quant_with_min_max_vars",
+    "fake_quant_with_min_max_vars_gradient",
+    "fake_quant_with_min_max_vars_per_channel",
+    "fake_quant_with_min_max_vars_per_channel_gradient",
     "ConfigProto",
     "GPUOptions",
     "GraphOptions",
