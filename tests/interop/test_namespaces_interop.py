@@ -10,7 +10,10 @@ All of these were missing before (``AttributeError`` on a script's first lines).
 from __future__ import annotations
 
 import inspect
+import os
 import pathlib
+import subprocess
+import sys
 import unittest
 
 import numpy as np
@@ -51,13 +54,24 @@ CLAIMED = {
     "queue": "FIFOQueue PaddingFIFOQueue PriorityQueue QueueBase RandomShuffleQueue",
     "nest": "assert_same_structure flatten is_nested map_structure pack_sequence_as",
     "config": (
-        "LogicalDevice PhysicalDevice experimental get_visible_devices list_logical_devices "
-        "list_physical_devices set_visible_devices"
+        "LogicalDevice LogicalDeviceConfiguration PhysicalDevice experimental "
+        "experimental_functions_run_eagerly experimental_run_functions_eagerly "
+        "functions_run_eagerly get_logical_device_configuration get_soft_device_placement "
+        "get_visible_devices list_logical_devices list_physical_devices optimizer "
+        "run_functions_eagerly set_logical_device_configuration set_soft_device_placement "
+        "set_visible_devices threading"
     ),
     "config.experimental": (
-        "get_memory_growth get_visible_devices list_logical_devices list_physical_devices "
-        "set_memory_growth set_visible_devices"
+        "VirtualDeviceConfiguration get_device_details get_memory_growth "
+        "get_virtual_device_configuration get_visible_devices list_logical_devices "
+        "list_physical_devices set_memory_growth set_virtual_device_configuration "
+        "set_visible_devices"
     ),
+    "config.threading": (
+        "get_inter_op_parallelism_threads get_intra_op_parallelism_threads "
+        "set_inter_op_parallelism_threads set_intra_op_parallelism_threads"
+    ),
+    "config.optimizer": "get_experimental_options get_jit set_experimental_options set_jit",
     "sysconfig": (
         "CXX11_ABI_FLAG CXX_VERSION MONOLITHIC_BUILD get_build_info get_compile_flags "
         "get_include get_lib get_link_flags"
@@ -693,6 +707,92 @@ def test_config_devices_as_tfs():
     for i, (t, o) in enumerate(zip(theirs, ours, strict=True)):
         assert o == t, (i, t, o)
     assert jtf.config.list_physical_devices()[0] == tf1.config.list_physical_devices()[0]
+
+
+# The eager-context settings of tf.config, set and read back by a TF1 script (a fresh
+# process: TF refuses some of them once its eager runtime has started).
+_CONTEXT_SETTINGS_SCRIPT = """
+c = tf.config
+cpu = c.list_physical_devices("CPU")[0]
+LDC = c.LogicalDeviceConfiguration
+calls = [
+    c.threading.get_intra_op_parallelism_threads,
+    c.threading.get_inter_op_parallelism_threads,
+    lambda: c.threading.set_intra_op_parallelism_threads(2),
+    lambda: c.threading.set_inter_op_parallelism_threads(3),
+    c.threading.get_intra_op_parallelism_threads,
+    c.threading.get_inter_op_parallelism_threads,
+    c.get_soft_device_placement,
+    lambda: c.set_soft_device_placement(1),
+    c.get_soft_device_placement,
+    c.optimizer.get_jit,
+    lambda: c.optimizer.set_jit(True),
+    c.optimizer.get_jit,
+    lambda: c.optimizer.set_jit("xla"),
+    c.optimizer.get_jit,
+    lambda: c.optimizer.set_jit("autoclustering"),
+    c.optimizer.get_jit,
+    c.optimizer.get_experimental_options,
+    lambda: c.optimizer.set_experimental_options(
+        {"bogus": 1, "min_graph_nodes": 5, "constant_folding": 0, "layout_optimizer": True}
+    ),
+    c.optimizer.get_experimental_options,
+    lambda: c.optimizer.set_experimental_options({"disable_model_pruning": 1}),
+    c.optimizer.get_experimental_options,
+    c.functions_run_eagerly,
+    lambda: c.run_functions_eagerly(1),
+    c.functions_run_eagerly,
+    c.experimental_functions_run_eagerly,
+    lambda: c.experimental_run_functions_eagerly(False),
+    c.functions_run_eagerly,
+    lambda: repr(LDC(memory_limit=5)),
+    lambda: LDC()._fields,
+    lambda: c.experimental.VirtualDeviceConfiguration is LDC,
+    lambda: c.get_logical_device_configuration(cpu),
+    lambda: c.get_logical_device_configuration(("/physical_device:CPU:7", "CPU")),
+    lambda: c.set_logical_device_configuration(cpu, [LDC(memory_limit=3)]),
+    lambda: c.set_logical_device_configuration(cpu, [LDC(), LDC(experimental_priority=1)]),
+    lambda: c.set_logical_device_configuration(cpu, [LDC(experimental_device_ordinal=0)]),
+    lambda: c.set_logical_device_configuration(("x", "CPU"), []),
+    lambda: c.set_logical_device_configuration(cpu, [LDC()]),  # as many CPUs as there are
+    lambda: c.get_logical_device_configuration(cpu),
+    lambda: c.experimental.get_virtual_device_configuration(cpu),
+    lambda: c.experimental.get_device_details(cpu),
+]
+x = tf.constant(2.0) * 3.0
+with tf.Session() as sess:
+    calls.append(lambda: sess.run(x))
+    calls.append(lambda: c.threading.set_intra_op_parallelism_threads(4))  # after a session
+    calls.append(c.threading.get_intra_op_parallelism_threads)
+    for call in calls:
+        try:
+            value = call()
+            print("value", type(value).__name__, repr(value))
+        except Exception as e:
+            print(type(e).__name__, str(e))
+"""
+
+
+def test_config_context_settings_as_tfs(tmp_path):
+    # Before the change: AttributeError (tf.config.threading, optimizer, soft placement,
+    # run_functions_eagerly and the logical-device configuration were missing).
+    headers = {
+        "tf": "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n",
+        "jtrain": "from adapters import v1 as tf\n",
+    }
+    env = dict(os.environ, PYTHONPATH=os.getcwd(), JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="3")
+    out = {}
+    for who, header in headers.items():
+        script = tmp_path / f"settings_{who}.py"  # (not jtrain.py: it would shadow jtrain)
+        script.write_text(header + _CONTEXT_SETTINGS_SCRIPT)
+        done = subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        out[who] = done.stdout.splitlines()
+    assert len(out["tf"]) == 43
+    for i, (t, o) in enumerate(zip(out["tf"], out["jtrain"], strict=True)):
+        assert o == t, (i, t, o)
 
 
 # -- tf.bitwise --------------------------------------------------------------------------------

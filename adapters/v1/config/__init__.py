@@ -12,33 +12,60 @@ afterwards: as TF once its runtime has started, asking for the devices already
 visible is accepted and any other set raises TF's ``RuntimeError``. Choose
 devices before the process starts (``CUDA_VISIBLE_DEVICES``, ``JAX_PLATFORMS``).
 
+``threading``, ``optimizer``, soft placement and ``run_functions_eagerly`` set TF 2's
+eager context; in classic TF1 no session reads them (sessions take a ``ConfigProto``),
+so in TF as in jtrain they are kept and given back and change nothing a session runs.
+A logical-device configuration is accepted when it is the one JAX already has.
+
 .. note::
-   Not here (``AttributeError``): ``threading`` (XLA's thread pools are sized
-   when its backend starts), ``optimizer``, the logical-device configurations,
-   soft placement, ``run_functions_eagerly`` and the cluster connections.
+   Not here (``AttributeError``): the cluster connections
+   (``experimental_connect_to_cluster``, ``experimental_connect_to_host``): use
+   ``tf.train.Server`` and ``tf.train.ClusterSpec``.
 """
 
 from __future__ import annotations
 
 from adapters.v1._missing import missing_name_getattr
-from adapters.v1.config import experimental
+from adapters.v1.config import experimental, optimizer, threading
+from adapters.v1.config._context import (
+    experimental_functions_run_eagerly,
+    experimental_run_functions_eagerly,
+    functions_run_eagerly,
+    get_soft_device_placement,
+    run_functions_eagerly,
+    set_soft_device_placement,
+)
 from adapters.v1.config._devices import (
     LogicalDevice,
+    LogicalDeviceConfiguration,
     PhysicalDevice,
+    get_logical_device_configuration,
     get_visible_devices,
     list_logical_devices,
     list_physical_devices,
+    set_logical_device_configuration,
     set_visible_devices,
 )
 
 __all__ = [
     "LogicalDevice",
+    "LogicalDeviceConfiguration",
     "PhysicalDevice",
     "experimental",
+    "experimental_functions_run_eagerly",
+    "experimental_run_functions_eagerly",
+    "functions_run_eagerly",
+    "get_logical_device_configuration",
+    "get_soft_device_placement",
     "get_visible_devices",
     "list_logical_devices",
     "list_physical_devices",
+    "optimizer",
+    "run_functions_eagerly",
+    "set_logical_device_configuration",
+    "set_soft_device_placement",
     "set_visible_devices",
+    "threading",
 ]
 
 __getattr__ = missing_name_getattr("tf.config", globals())

@@ -8,12 +8,17 @@ from typing import Any
 
 import jax
 
+from adapters.v1.config._context import SETTINGS
+
 __all__ = [
     "LogicalDevice",
+    "LogicalDeviceConfiguration",
     "PhysicalDevice",
+    "get_logical_device_configuration",
     "get_visible_devices",
     "list_logical_devices",
     "list_physical_devices",
+    "set_logical_device_configuration",
     "set_visible_devices",
 ]
 
@@ -23,6 +28,30 @@ PhysicalDevice.__doc__ = (
     "A physical device: ``name`` (``/physical_device:GPU:0``), ``device_type``."
 )
 LogicalDevice.__doc__ = "A logical device: ``name`` (``/device:GPU:0``), ``device_type``."
+
+
+class LogicalDeviceConfiguration(
+    collections.namedtuple(
+        "LogicalDeviceConfiguration",
+        ["memory_limit", "experimental_priority", "experimental_device_ordinal"],
+    )
+):
+    """One logical device to make of a physical one (TF's fields, ``None`` by default).
+
+    Attributes:
+      memory_limit: the device's memory in MB (required for a GPU, refused for a CPU).
+      experimental_priority: the GPU stream priority.
+      experimental_device_ordinal: the GPU's ordinal among the logical devices.
+    """
+
+    def __new__(
+        cls,
+        memory_limit: int | None = None,
+        experimental_priority: int | None = None,
+        experimental_device_ordinal: int | None = None,
+    ) -> LogicalDeviceConfiguration:
+        fields = (memory_limit, experimental_priority, experimental_device_ordinal)
+        return super().__new__(cls, *fields)
 
 
 def _jax_devices(platform: str) -> list[Any]:
@@ -94,3 +123,72 @@ def set_visible_devices(devices: Any, device_type: str | None = None) -> None:
             "fixed when its backends start: set CUDA_VISIBLE_DEVICES or JAX_PLATFORMS before "
             "the process starts)"
         )
+
+
+def get_logical_device_configuration(device: Any) -> list[Any] | None:
+    """The logical-device configurations set for ``device``; ``None`` when none was.
+
+    Raises:
+      ValueError: not a physical device (TF's message).
+    """
+    _check_physical(device)
+    return SETTINGS.logical_devices.get(device)
+
+
+def set_logical_device_configuration(device: Any, logical_devices: list[Any]) -> None:
+    """Checks a logical-device configuration as TF does; keeps it when it is JAX's.
+
+    JAX makes its logical devices when its backends start: the CPU's count from
+    ``XLA_FLAGS=--xla_force_host_platform_device_count=N``, one per GPU. A
+    configuration giving the host CPU as many logical CPUs as JAX has is accepted
+    (``get_logical_device_configuration`` then answers it); any other raises TF's
+    ``RuntimeError`` for a runtime that has started.
+
+    Args:
+      device: a ``PhysicalDevice``.
+      logical_devices: ``LogicalDeviceConfiguration``s, one per logical device.
+
+    Raises:
+      ValueError: an unknown device, or fields TF refuses for its type (TF's messages).
+      RuntimeError: a configuration other than JAX's devices.
+    """
+    _check_physical(device)
+    if device.device_type == "CPU":
+        for v in logical_devices:
+            for field, message in _CPU_REFUSED:
+                if getattr(v, field) is not None:
+                    raise ValueError(message)
+    elif device.device_type == "GPU":
+        if any(v.memory_limit is None for v in logical_devices):
+            raise ValueError("Setting memory limit is required for GPU virtual devices")
+    else:
+        raise ValueError(f"Virtual devices are not supported for {device.device_type}")
+    if SETTINGS.logical_devices.get(device) == logical_devices:
+        return
+    if device.device_type == "CPU" and len(logical_devices) == len(_jax_devices("cpu")):
+        SETTINGS.logical_devices[device] = logical_devices
+        return
+    raise RuntimeError(
+        "Virtual devices cannot be modified after being initialized (JAX makes its logical "
+        "devices when its backends start: for N logical CPUs set XLA_FLAGS="
+        "--xla_force_host_platform_device_count=N before the process starts)"
+    )
+
+
+# The fields TF refuses on a CPU's logical devices, with its messages (spaces included).
+_CPU_REFUSED = (
+    ("memory_limit", "Setting memory limit on CPU virtual devices is currently not supported"),
+    (
+        "experimental_priority",
+        "Setting experimental_priority on CPU virtual  devices is currently not supported",
+    ),
+    (
+        "experimental_device_ordinal",
+        "Setting experimental_device_ordinal on CPU virtual  devices is currently not supported",
+    ),
+)
+
+
+def _check_physical(device: Any) -> None:
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")

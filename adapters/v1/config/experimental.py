@@ -15,22 +15,37 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import jax
+
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.config._devices import (
+    LogicalDeviceConfiguration,
+    _check_physical,
+    get_logical_device_configuration,
     get_visible_devices,
     list_logical_devices,
     list_physical_devices,
+    set_logical_device_configuration,
     set_visible_devices,
 )
 
 __all__ = [
+    "VirtualDeviceConfiguration",
+    "get_device_details",
     "get_memory_growth",
+    "get_virtual_device_configuration",
     "get_visible_devices",
     "list_logical_devices",
     "list_physical_devices",
     "set_memory_growth",
+    "set_virtual_device_configuration",
     "set_visible_devices",
 ]
+
+# TF's older names of the logical-device configuration.
+VirtualDeviceConfiguration = LogicalDeviceConfiguration
+get_virtual_device_configuration = get_logical_device_configuration
+set_virtual_device_configuration = set_logical_device_configuration
 
 
 def _growth_from_environment() -> bool | None:
@@ -39,9 +54,23 @@ def _growth_from_environment() -> bool | None:
     return True if preallocate in ("false", "0") or allocator == "platform" else None
 
 
-def _check(device: Any) -> None:
-    if device not in list_physical_devices():
-        raise ValueError(f"Unrecognized device: {device!r}")
+def get_device_details(device: Any) -> dict[str, Any]:
+    """What the runtime knows of a physical device: ``{}`` for a CPU, as TF; a GPU's
+    ``device_name`` and ``compute_capability`` (``(major, minor)``) where JAX gives them.
+
+    Raises:
+      ValueError: not a physical device (TF's message).
+    """
+    _check_physical(device)
+    if device.device_type != "GPU":
+        return {}
+    gpu = jax.devices("gpu")[int(device.name.rsplit(":", 1)[1])]
+    details: dict[str, Any] = {"device_name": gpu.device_kind}
+    capability = getattr(gpu, "compute_capability", None)
+    if capability:
+        major, minor = str(capability).split(".")[:2]
+        details["compute_capability"] = (int(major), int(minor))
+    return details
 
 
 def get_memory_growth(device: Any) -> bool | None:
@@ -51,7 +80,7 @@ def get_memory_growth(device: Any) -> bool | None:
       ValueError: not a physical device.
       KeyError: not a GPU (TF's error: it keeps the setting for GPUs only).
     """
-    _check(device)
+    _check_physical(device)
     if device.device_type != "GPU":
         raise KeyError(device)
     return _growth_from_environment()
@@ -64,7 +93,7 @@ def set_memory_growth(device: Any, enable: bool) -> None:
       ValueError: not a physical device, or not a GPU (TF's messages).
       RuntimeError: another setting than JAX's (its allocator is set at start).
     """
-    _check(device)
+    _check_physical(device)
     if device.device_type != "GPU":
         raise ValueError("Cannot set memory growth on non-GPU and non-Pluggable devices")
     if bool(_growth_from_environment()) == bool(enable):
