@@ -61,9 +61,9 @@ for _name in (
     "Counter DatasetInitializer DatasetStructure Optional OptionalStructure "
     "RaggedTensorStructure RandomDataset Reducer SHARD_HINT ServiceOptions "
     "SparseTensorStructure SqlDataset Structure TFRecordWriter TensorArrayStructure "
-    "TensorStructure bucket_by_sequence_length dense_to_ragged_batch dense_to_sparse_batch "
+    "TensorStructure dense_to_ragged_batch dense_to_sparse_batch "
     "distributed_save enable_debug_mode from_list from_variant get_model_proto "
-    "get_next_as_optional get_structure group_by_reducer group_by_window "
+    "get_next_as_optional get_structure group_by_reducer "
     "index_table_from_dataset make_batched_features_dataset make_saveable_from_iterator "
     "map_and_batch_with_legacy_function pad_to_cardinality parse_example_dataset "
     "rejection_resample service snapshot table_from_dataset to_variant unique"
@@ -72,7 +72,7 @@ for _name in (
         _name,
         "jtrain's tf.data.experimental has AUTOTUNE, shuffle_and_repeat, map_and_batch, "
         "parallel_interleave, ignore_errors, unbatch, get_single_element, enumerate_dataset, "
-        "take_while, scan, "
+        "take_while, scan, group_by_window, bucket_by_sequence_length, "
         "prefetch_to_device, copy_to_device and the options classes; build the rest "
         "from the Dataset methods (map, filter, batch, interleave, flat_map, "
         "from_generator...)",

@@ -18,13 +18,29 @@ pytestmark = pytest.mark.interop
 tf1 = real_tf.compat.v1
 
 
+def _drain_to_end(tf, sess, fetch, limit=200):
+    """The values fetched until an error, and that error's class name."""
+    out = []
+    for _ in range(limit):
+        try:
+            out.append(sess.run(fetch))
+        except tf.errors.OpError as e:
+            return out, type(e).__name__
+    raise AssertionError("no end")
+
+
 def _script(build):
     def script(tf):
         ds = build(tf)
         element = tf.data.make_one_shot_iterator(ds).get_next()
         sig = _signature(element)
         types = [d.name for d in _flat(tf.data.get_output_types(ds))]
-        return lambda sess: {"sig": sig, "types": types, "values": _drain(tf, sess, element)}
+
+        def run(sess):
+            values, end = _drain_to_end(tf, sess, element)
+            return {"sig": sig, "types": types, "values": values, "end": end}
+
+        return run
 
     return script
 
@@ -33,7 +49,8 @@ def _check(build):
     theirs, ours = run_both(_script(build))
     assert ours["sig"] == theirs["sig"]
     assert ours["types"] == theirs["types"]
-    assert len(ours["values"]) == len(theirs["values"])  # the OutOfRangeError point
+    assert ours["end"] == theirs["end"]  # OutOfRangeError, or the error TF ends with
+    assert len(ours["values"]) == len(theirs["values"])  # where it ends
     assert_twins(theirs["values"], ours["values"])
 
 
@@ -63,6 +80,19 @@ def _error(build):
 def _window(size, shift=None, stride=1, drop=False):
     return lambda tf: (
         tf.data.Dataset.range(7).window(size, shift, stride, drop).flat_map(lambda w: w.batch(10))
+    )
+
+
+def _sequences(tf, lengths=(1, 5, 2, 7, 3, 3, 8, 1, 4)):
+    """Sequences of ones (of ``lengths``), their last element their length."""
+    return tf.data.Dataset.from_generator(
+        lambda: (list(range(1, n)) + [n] for n in lengths), tf.int32, [None]
+    )
+
+
+def _bucket(**kw):
+    return lambda tf: _sequences(tf).bucket_by_sequence_length(
+        lambda x: tf.shape(x)[0], [3, 6], [2, 2, 3], **kw
     )
 
 
@@ -116,6 +146,51 @@ PIPELINES = {
     "experimental_scan": lambda tf: tf.data.Dataset.range(5).apply(
         tf.data.experimental.scan(
             np.float32(1.0), lambda s, x: (s * 2.0, s + tf.cast(x, tf.float32))
+        )
+    ),
+    # -- group_by_window ------------------------------------------------------------
+    "group_by_window_keys_and_end_flush": lambda tf: tf.data.Dataset.range(10).group_by_window(
+        lambda x: x % 3 - 1, lambda k, w: w.batch(10).map(lambda b: (k, b)), 2
+    ),
+    "group_by_window_flush_by_increasing_key": lambda tf: tf.data.Dataset.range(11).group_by_window(
+        lambda x: 7 - x % 4 * 2, lambda k, w: w.batch(10).map(lambda b: (k, b)), 4
+    ),
+    "group_by_window_size_func": lambda tf: tf.data.Dataset.range(12).group_by_window(
+        lambda x: x % 3, lambda k, w: w.batch(10), window_size_func=lambda k: k + 1
+    ),
+    "group_by_window_static_batch": lambda tf: tf.data.Dataset.range(10).group_by_window(
+        lambda x: x % 3, lambda k, w: w.batch(2, drop_remainder=True), 2
+    ),
+    "group_by_window_tuple": lambda tf: tf.data.Dataset.from_tensor_slices(
+        (np.arange(6), np.arange(6.0) * 2)
+    ).group_by_window(lambda a, b: a % 2, lambda k, w: w.batch(2), 2),
+    "experimental_group_by_window": lambda tf: tf.data.Dataset.range(7).apply(
+        tf.data.experimental.group_by_window(lambda x: x % 2, lambda k, w: w.batch(3), 3)
+    ),
+    "group_by_window_padded": lambda tf: (
+        tf.data.Dataset.range(1, 8)
+        .map(lambda n: tf.fill([n], n))
+        .group_by_window(
+            lambda v: tf.size(v, out_type=tf.int64) % 2, lambda k, w: w.padded_batch(2, [None]), 3
+        )
+    ),
+    # -- bucket_by_sequence_length ---------------------------------------------------
+    "bucket_default": _bucket(),
+    "bucket_to_boundary_last_bucket_error": _bucket(pad_to_bucket_boundary=True),
+    "bucket_drop_remainder": _bucket(drop_remainder=True),
+    "bucket_padding_values": _bucket(padding_values=-1),
+    "bucket_padded_shapes": _bucket(padded_shapes=[9]),
+    "bucket_to_boundary": lambda tf: _sequences(tf).bucket_by_sequence_length(
+        lambda x: tf.shape(x)[0], [3, 9], [2, 2, 3], pad_to_bucket_boundary=True
+    ),
+    "bucket_no_padding_same_lengths": lambda tf: _sequences(
+        tf, [2, 1, 2, 4, 1, 4, 2]
+    ).bucket_by_sequence_length(lambda x: tf.shape(x)[0], [2], [2, 3], no_padding=True),
+    "bucket_tuple_experimental": lambda tf: tf.data.Dataset.zip(
+        (_sequences(tf), tf.data.Dataset.range(100))
+    ).apply(
+        tf.data.experimental.bucket_by_sequence_length(
+            lambda s, i: tf.size(s), [4], [3, 2], padded_shapes=([None], [])
         )
     ),
 }
@@ -296,3 +371,36 @@ def test_run_once_options_dataset_in_iterator():
     assert run_once(
         jtf, _script(lambda tf: tf.data.Dataset.range(3).with_options(tf.data.Options()))
     )["values"] == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda tf: tf.data.Dataset.range(3).group_by_window(lambda x: x, lambda k, w: w),
+        lambda tf: tf.data.Dataset.range(3).group_by_window(
+            lambda x: x, lambda k, w: w, 2, window_size_func=lambda k: k
+        ),
+        lambda tf: tf.data.Dataset.range(3).group_by_window(
+            lambda x: tf.cast(x, tf.int32), lambda k, w: w, 2
+        ),
+        lambda tf: tf.data.Dataset.range(3).group_by_window(
+            lambda x: tf.stack([x, x]), lambda k, w: w, 2
+        ),
+        lambda tf: tf.data.Dataset.range(3).group_by_window(lambda x: x, lambda k, w: k, 2),
+        lambda tf: tf.data.Dataset.range(3).group_by_window(
+            lambda x: 5 - x, lambda k, w: w.batch(9), window_size_func=lambda k: k - 4
+        ),
+        lambda tf: _sequences(tf).bucket_by_sequence_length(
+            lambda x: tf.shape(x)[0], [3, 6], [2, 2]
+        ),
+        lambda tf: _sequences(tf).bucket_by_sequence_length(
+            lambda x: tf.shape(x)[0], [3, 6], [2, 2, 3], no_padding=True
+        ),
+    ],
+)
+def test_grouping_errors_as_tf(build):
+    theirs, ours = _error(build)
+    assert ours is not None and theirs is not None
+    assert ours[0] == theirs[0]
+    # TF's run-time messages carry the graph's traceback around the kernel's message.
+    assert ours[1] in theirs[1] or ours[1].split(":")[0] in theirs[1]

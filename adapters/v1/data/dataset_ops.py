@@ -46,8 +46,8 @@ _ABSENT = {
     "as_numpy_iterator": "iterate with an iterator's get_next() and sess.run (TF1 graph mode)",
 }
 for _name in (
-    "bucket_by_sequence_length cardinality choose_from_datasets counter fingerprint "
-    "from_sparse_tensor_slices group_by_window load ragged_batch random rebatch "
+    "cardinality choose_from_datasets counter fingerprint "
+    "from_sparse_tensor_slices load ragged_batch random rebatch "
     "rejection_resample sample_from_datasets save snapshot sparse_batch unique"
 ).split():
     _ABSENT[_name] = (
@@ -505,6 +505,91 @@ class DatasetV1(structure.Structured):
         from adapters.v1.data.scan_op import Scan
 
         return Scan(self, initial_state, scan_func)
+
+    def group_by_window(
+        self,
+        key_func: Callable[..., Any],
+        reduce_func: Callable[..., Any],
+        window_size: Any = None,
+        window_size_func: Callable[..., Any] | None = None,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """The elements grouped by ``key_func``'s key: each group of ``window_size``
+        elements (and at the end each partial group, by increasing key) becomes the
+        elements of ``reduce_func(key, group_dataset)``.
+
+        Args:
+          key_func: builds a ``tf.int64`` scalar from an element (an ``int32`` tensor
+            is an error, as TF's).
+          reduce_func: builds a dataset from the key and a dataset of the group's
+            elements (read it with ``batch``, ``padded_batch``, ``map``...).
+          window_size: the elements per group.
+          window_size_func: instead of ``window_size``, the key's ``tf.int64`` window
+            size, computed when the key's first element comes.
+          name: unused (TF's op name).
+
+        Raises:
+          ValueError: both or neither of ``window_size`` and ``window_size_func``, or
+            a key or window size that is not a ``tf.int64`` scalar.
+          TypeError: ``reduce_func`` does not return a dataset.
+          InvalidArgumentError: at ``get_next``, a window size of zero or less.
+        """
+        from adapters.v1.data.group_by_window_op import GroupByWindow
+
+        return GroupByWindow(self, key_func, reduce_func, window_size, window_size_func)
+
+    def bucket_by_sequence_length(
+        self,
+        element_length_func: Callable[..., Any],
+        bucket_boundaries: list[int],
+        bucket_batch_sizes: list[int],
+        padded_shapes: Any = None,
+        padding_values: Any = None,
+        pad_to_bucket_boundary: bool = False,
+        no_padding: bool = False,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """Batches of elements of similar length: an element of length ``n`` goes to
+        the bucket ``i`` with ``bucket_boundaries[i-1] <= n < bucket_boundaries[i]``,
+        whose elements are padded and batched ``bucket_batch_sizes[i]`` at a time (TF's
+        ``group_by_window``, so partial batches come at the end by increasing bucket).
+
+        Args:
+          element_length_func: builds an element's length (an integer scalar).
+          bucket_boundaries: increasing upper length boundaries of the buckets.
+          bucket_batch_sizes: the batch size of each bucket (one more than the
+            boundaries).
+          padded_shapes: as ``padded_batch``'s (default: each ``None`` dimension padded
+            to the batch's largest).
+          padding_values: as ``padded_batch``'s (default 0, ``b""``).
+          pad_to_bucket_boundary: pad the unknown dimensions to the bucket's boundary
+            minus one (the last bucket then is an error).
+          no_padding: ``batch`` instead of ``padded_batch``.
+          drop_remainder: drop the partial batches.
+          name: unused (TF's op name).
+
+        Raises:
+          ValueError: ``len(bucket_batch_sizes) != len(bucket_boundaries) + 1``.
+          InternalError: at ``get_next``, with ``pad_to_bucket_boundary``, a batch of
+            the last bucket (TF's failed assertion).
+
+        .. note:: The batch dimension is unknown (``None``) even with
+           ``drop_remainder``, as TF's (its batch size is a tensor).
+        """
+        from adapters.v1.data.group_by_window_op import BucketBySequenceLength
+
+        return BucketBySequenceLength(
+            self,
+            element_length_func,
+            bucket_boundaries,
+            bucket_batch_sizes,
+            padded_shapes,
+            padding_values,
+            pad_to_bucket_boundary,
+            no_padding,
+            drop_remainder,
+        )
 
     def apply(self, transformation_func: Callable[[DatasetV1], DatasetV1]) -> DatasetV1:
         """``transformation_func(self)`` (a ``tf.data.experimental`` transformation).
@@ -1086,25 +1171,35 @@ class _PaddedBatch(_Batch):
         self._structure = structure.pack(input_dataset._structure, padded_specs)
 
     def _batch(self, rows: list[Element]) -> Element:
-        out = []
-        for i, (shape, pad) in enumerate(zip(self._shapes, self._pads, strict=True)):
-            parts = [r[i] for r in rows]
-            dims = []
-            for d, want in enumerate(shape.as_list()):
-                largest = max(p.shape[d] for p in parts)
-                if want is not None and largest > want:
-                    raise errors.InvalidArgumentError(
-                        None,
-                        None,
-                        f"Attempted to pad to a smaller size than the input element: {want} "
-                        f"< {largest} in dimension {d} of component {i}",
-                    )
-                dims.append(largest if want is None else want)
-            batch = np.full((len(parts), *dims), pad, dtype=parts[0].dtype)
-            for j, p in enumerate(parts):
-                batch[(j, *(slice(0, n) for n in p.shape))] = p
-            out.append(batch)
-        return tuple(out)
+        return padded_stack(rows, [s.as_list() for s in self._shapes], self._pads)
+
+
+def padded_stack(rows: list[Element], shapes: list[list[Any]], pads: list[Any]) -> Element:
+    """``rows`` stacked per component, each padded with its ``pads`` value to its
+    ``shapes`` (a ``None`` dimension: the rows' largest), as ``padded_batch``.
+
+    Raises:
+      InvalidArgumentError: a row larger than its padded shape.
+    """
+    out = []
+    for i, (shape, pad) in enumerate(zip(shapes, pads, strict=True)):
+        parts = [r[i] for r in rows]
+        dims = []
+        for d, want in enumerate(shape):
+            largest = max(p.shape[d] for p in parts)
+            if want is not None and largest > want:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Attempted to pad to a smaller size than the input element: {want} "
+                    f"< {largest} in dimension {d} of component {i}",
+                )
+            dims.append(largest if want is None else want)
+        batch = np.full((len(parts), *dims), pad, dtype=parts[0].dtype)
+        for j, p in enumerate(parts):
+            batch[(j, *(slice(0, n) for n in p.shape))] = p
+        out.append(batch)
+    return tuple(out)
 
 
 def _dims(shape: Any) -> list[Any]:

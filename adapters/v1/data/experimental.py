@@ -44,7 +44,9 @@ __all__ = [
     "UNKNOWN_CARDINALITY",
     "copy_to_device",
     "enumerate_dataset",
+    "bucket_by_sequence_length",
     "get_single_element",
+    "group_by_window",
     "ignore_errors",
     "map_and_batch",
     "parallel_interleave",
@@ -214,6 +216,52 @@ def scan(initial_state: Any, scan_func: Callable[..., Any]) -> Transformation:
 
     def apply(dataset: DatasetV1) -> DatasetV1:
         return dataset.scan(initial_state, scan_func)
+
+    return apply
+
+
+def group_by_window(
+    key_func: Callable[..., Any],
+    reduce_func: Callable[..., Any],
+    window_size: Any = None,
+    window_size_func: Callable[..., Any] | None = None,
+) -> Transformation:
+    """``dataset.group_by_window(...)`` (for ``Dataset.apply``; see it).
+
+    Raises:
+      ValueError: both or neither of ``window_size`` and ``window_size_func``, as TF
+        (when applied).
+    """
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.group_by_window(key_func, reduce_func, window_size, window_size_func)
+
+    return apply
+
+
+def bucket_by_sequence_length(
+    element_length_func: Callable[..., Any],
+    bucket_boundaries: list[int],
+    bucket_batch_sizes: list[int],
+    padded_shapes: Any = None,
+    padding_values: Any = None,
+    pad_to_bucket_boundary: bool = False,
+    no_padding: bool = False,
+    drop_remainder: bool = False,
+) -> Transformation:
+    """``dataset.bucket_by_sequence_length(...)`` (for ``Dataset.apply``; see it)."""
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.bucket_by_sequence_length(
+            element_length_func,
+            bucket_boundaries,
+            bucket_batch_sizes,
+            padded_shapes,
+            padding_values,
+            pad_to_bucket_boundary,
+            no_padding,
+            drop_remainder,
+        )
 
     return apply
 

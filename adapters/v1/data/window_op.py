@@ -1,8 +1,8 @@
 """``Dataset.window``: windows of consecutive elements, each a dataset.
 
 A window's element is a nested dataset per component (TF's ``DatasetSpec``
-components). In jtrain's pipeline a window travels as one Python list of values per
-component; the function of a ``flat_map`` or ``interleave`` reading it gets, for each
+components). In jtrain's pipeline a window travels as one Python list of elements
+per component; the function of a ``flat_map`` or ``interleave`` reading it gets, for each
 component, a :class:`WindowSource` dataset whose elements are that list's, for the
 window at hand (as TF's function gets a ``_VariantDataset``).
 """
@@ -14,22 +14,22 @@ from typing import Any
 
 from adapters.v1.data import structure
 from adapters.v1.data.dataset_ops import DatasetV1, Element, Failed, Run, _as_count, _Unary
-from adapters.v1.data.structure import DatasetSpec, Spec
+from adapters.v1.data.structure import DatasetSpec
 from jtrain import errors
 
 __all__ = ["Window", "WindowSource"]
 
 
 class WindowSource(DatasetV1):
-    """The elements of one component of the window being read: a dataset standing for
-    the function's argument, read from the run's known values."""
+    """The elements of the window being read (a list of flat elements in the run's
+    known values): a dataset standing for a function's argument (a ``window``
+    component's, a ``group_by_window`` group's)."""
 
-    def __init__(self, spec: Spec):
-        self._structure = spec
+    def __init__(self, element: Any):
+        self._structure = element
 
     def _elements(self, run: Run) -> Iterator[Element]:
-        for value in run.known[self]:
-            yield (value,)
+        yield from run.known[self]
 
 
 class Window(_Unary):
@@ -81,7 +81,7 @@ class Window(_Unary):
                 return
             rows = buffer[0:span:stride]
             if len(rows) == size or not self._drop:
-                yield tuple(list(parts) for parts in zip(*rows, strict=True))
+                yield tuple([(v,) for v in parts] for parts in zip(*rows, strict=True))
             elif done:
                 return
             drop = min(shift, len(buffer))
