@@ -33,6 +33,7 @@ from adapters.v1 import (
     python_io,
     quantization,
     queue,
+    ragged,
     random,
     resource_loader,
     saved_model,
@@ -286,6 +287,7 @@ from adapters.v1.ops.quantization_ops import (
     fake_quant_with_min_max_vars_per_channel,
     fake_quant_with_min_max_vars_per_channel_gradient,
 )
+from adapters.v1.ops.ragged.ragged_tensor import RaggedTensor
 from adapters.v1.ops.random_ops import (
     get_seed,
     multinomial,
@@ -596,6 +598,7 @@ __all__ = [
     "read_file",
     "SparseFeature",
     "SparseTensor",
+    "RaggedTensor",
     "SparseTensorValue",
     "convert_to_tensor_or_sparse_tensor",
     "IndexedSlices",
@@ -749,6 +752,7 @@ __all__ = [
     "metrics",
     "nn",
     "sparse",
+    "ragged",
     "sparse_add",
     "sparse_concat",
     "sparse_fill_empty_rows",

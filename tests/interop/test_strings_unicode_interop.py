@@ -132,7 +132,9 @@ TRANSCODE = {
     "strict": _transcode(BAD_UTF8, "UTF-8", "UTF-8", errors="strict"),
     "strict_valid": _transcode([S], "UTF-8", "UTF-32-BE", errors="strict"),
     "bad_utf16": _transcode([b"\x00a\xd8\x00\x00b\xdc\x00", b"\x00a\x00"], "UTF-16-BE", "UTF-8"),
-    "bad_utf32": _transcode([b"\x00\x00\x00a\x00\x11\x00\x00\x00\x00\xd8\x00"], "UTF-32-BE", "UTF-8"),
+    "bad_utf32": _transcode(
+        [b"\x00\x00\x00a\x00\x11\x00\x00\x00\x00\xd8\x00"], "UTF-32-BE", "UTF-8"
+    ),
     "controls": _transcode(
         [b"a\x00\x01\x1f\x7f\xc2\x85b"], "UTF-8", "UTF-8", replace_control_characters=True
     ),
@@ -184,7 +186,9 @@ ENCODE = {
     "invalid_char": lambda tf: tf.strings.unicode_encode(
         tf.constant([104, -5]), "UTF-8", replacement_char=ord("?")
     ),
-    "strict": lambda tf: tf.strings.unicode_encode(tf.constant([104, -5]), "UTF-8", errors="strict"),
+    "strict": lambda tf: tf.strings.unicode_encode(
+        tf.constant([104, -5]), "UTF-8", errors="strict"
+    ),
     "bad_replacement": lambda tf: tf.strings.unicode_encode(
         tf.constant([-1]), "UTF-8", replacement_char=-3
     ),

@@ -1,0 +1,164 @@
+"""``tf.RaggedTensor`` and ``tf.ragged`` in graphs, checked live against TF 2.21 as
+classic TF1 (``twin.py``): values, dtypes, static shapes, ragged structure (nested row
+splits and flat values), what ``Session.run`` returns and TF's errors.
+
+adapters.v1 had neither name (an ``AttributeError``) until ``ops/ragged/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.interop.test_strings_unicode_interop import _check, _message
+from tests.interop.twin import run_both
+
+pytestmark = pytest.mark.interop
+
+
+def _rc(tf: Any, rows: Any, **kw: Any) -> Any:
+    return tf.ragged.constant(rows, **kw)
+
+
+NESTED = [[[1, 2], [3]], [], [[4]]]
+
+CASES = {
+    "constant": lambda tf: _rc(tf, [[1, 2], [3]]),
+    "constant_float": lambda tf: _rc(tf, [[1.0, 2], [3], []]),
+    "constant_nested": lambda tf: _rc(tf, NESTED),
+    "constant_inner": lambda tf: _rc(tf, [[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1),
+    "constant_strings": lambda tf: _rc(tf, [["a", "b"], ["c"]]),
+    "constant_int32_splits": lambda tf: _rc(tf, [[1, 2], [3]], row_splits_dtype=tf.int32),
+    "constant_dtype": lambda tf: _rc(tf, [[1, 2], [3]], dtype=tf.int64),
+    "constant_flat": lambda tf: _rc(tf, [1, 2, 3]),
+    "constant_bad_nesting": lambda tf: _rc(tf, [[1, [2]], [3]]),
+    "from_row_splits": lambda tf: tf.RaggedTensor.from_row_splits([1, 2, 3, 4], [0, 1, 1, 4]),
+    "from_row_lengths": lambda tf: tf.RaggedTensor.from_row_lengths([1, 2, 3, 4], [1, 0, 3]),
+    "from_row_starts": lambda tf: tf.RaggedTensor.from_row_starts([1, 2, 3, 4], [0, 1, 1]),
+    "from_row_limits": lambda tf: tf.RaggedTensor.from_row_limits([1, 2, 3, 4], [1, 1, 4]),
+    "from_value_rowids": lambda tf: tf.RaggedTensor.from_value_rowids(
+        [1, 2, 3, 4], [0, 0, 2, 2], nrows=4
+    ),
+    "from_value_rowids_no_nrows": lambda tf: tf.RaggedTensor.from_value_rowids(
+        [1, 2, 3, 4], [0, 0, 2, 2]
+    ),
+    "from_nested_row_splits": lambda tf: tf.RaggedTensor.from_nested_row_splits(
+        [1, 2, 3, 4], [[0, 2, 2, 3], [0, 2, 3, 4]]
+    ),
+    "from_nested_row_lengths": lambda tf: tf.RaggedTensor.from_nested_row_lengths(
+        [1.0, 2.0, 3.0, 4.0], [[2, 0, 1], [2, 1, 1]]
+    ),
+    "from_tensor": lambda tf: tf.RaggedTensor.from_tensor([[1, 2, 0], [3, 0, 0]]),
+    "from_tensor_padding": lambda tf: tf.RaggedTensor.from_tensor(
+        [[1, 2, 0], [3, 0, 0], [0, 0, 0]], padding=0
+    ),
+    "from_tensor_lengths": lambda tf: tf.RaggedTensor.from_tensor(
+        [[1, 2, 0], [3, 0, 0]], lengths=[2, 1]
+    ),
+    "from_sparse": lambda tf: tf.RaggedTensor.from_sparse(
+        tf.SparseTensor([[0, 0], [0, 1], [2, 0]], [1, 2, 3], [3, 4])
+    ),
+    "to_tensor": lambda tf: _rc(tf, [[1, 2], [3]]).to_tensor(),
+    "to_tensor_default": lambda tf: _rc(tf, [[1, 2], [3], []]).to_tensor(default_value=9),
+    "to_tensor_nested": lambda tf: _rc(tf, NESTED).to_tensor(),
+    "to_tensor_strings": lambda tf: _rc(tf, [["a", "b"], ["c"]]).to_tensor(),
+    "to_tensor_inner": lambda tf: _rc(tf, [[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1).to_tensor(),
+    "to_tensor_shape": lambda tf: _rc(tf, [[1, 2, 3], [4]]).to_tensor(shape=[3, 2]),
+    "to_sparse": lambda tf: _rc(tf, [[1, 2], [3]]).to_sparse(),
+    "to_sparse_nested": lambda tf: _rc(tf, NESTED).to_sparse(),
+    "row_lengths": lambda tf: _rc(tf, [[1, 2], [3], []]).row_lengths(),
+    "row_lengths_axis2": lambda tf: _rc(tf, NESTED).row_lengths(axis=2),
+    "nested_row_lengths": lambda tf: _rc(tf, NESTED).nested_row_lengths(),
+    "value_rowids": lambda tf: _rc(tf, [[1, 2], [], [3]]).value_rowids(),
+    "nrows": lambda tf: _rc(tf, [[1, 2], [], [3]]).nrows(),
+    "row_starts_limits": lambda tf: (
+        _rc(tf, [[1, 2], [], [3]]).row_starts(),
+        _rc(tf, [[1, 2], [], [3]]).row_limits(),
+    ),
+    "with_values": lambda tf: _rc(tf, [[1, 2], [3]]).with_values(tf.constant([4.0, 5.0, 6.0])),
+    "range": lambda tf: tf.ragged.range([3, 5], [5, 8]),
+    "range_limit_only": lambda tf: tf.ragged.range([0, 3, 1]),
+    "range_deltas": lambda tf: tf.ragged.range([0, 10], [7, 2], [2, -3]),
+    "range_float": lambda tf: tf.ragged.range(0.0, [1.0, 0.35], 0.1),
+    "range_zero_delta": lambda tf: tf.ragged.range([0], [3], 0),
+    "row_splits_to_segment_ids": lambda tf: tf.ragged.row_splits_to_segment_ids([0, 2, 2, 5]),
+    "segment_ids_to_row_splits": lambda tf: tf.ragged.segment_ids_to_row_splits([0, 0, 2]),
+    "segment_ids_to_row_splits_n": lambda tf: tf.ragged.segment_ids_to_row_splits(
+        [0, 0, 2], num_segments=5
+    ),
+    "map_flat_values": lambda tf: tf.ragged.map_flat_values(tf.multiply, _rc(tf, [[1, 2], [3]]), 2),
+    "boolean_mask": lambda tf: tf.ragged.boolean_mask(
+        tf.constant([[1, 2], [3, 4]]), tf.constant([[True, False], [True, True]])
+    ),
+    "boolean_mask_vector": lambda tf: tf.ragged.boolean_mask(
+        tf.constant([1, 2, 3]), tf.constant([True, False, True])
+    ),
+    "stack": lambda tf: tf.ragged.stack([_rc(tf, [[1, 2], [3]]), _rc(tf, [[4]])]),
+    "to_list_graph": lambda tf: _rc(tf, [[1, 2], [3]]).to_list(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_ragged(case: str) -> None:
+    _check(CASES[case])
+
+
+def test_session_run_gives_ragged_tensor_value() -> None:
+    """``Session.run`` of a RaggedTensor: TF1's ``RaggedTensorValue`` (nested for more
+    ragged dimensions), with its ``to_list``, ``shape``, ``ragged_rank``, ``dtype``."""
+
+    def script(tf: Any) -> Any:
+        rt = _rc(tf, NESTED)
+        flat = _rc(tf, [["a", "b"], ["c"]])
+
+        def run(sess: Any) -> Any:
+            value, strings = sess.run([rt, flat])
+            out = []
+            for v in (value, strings):
+                assert isinstance(v, tf.ragged.RaggedTensorValue)
+                out.append(
+                    (type(v.values).__name__, v.to_list(), v.shape, v.ragged_rank, str(v.dtype))
+                )
+            out.append(type(rt.values).__name__)
+            return out
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_invalid_splits_raise_tf_assertion() -> None:
+    """Row splits not ending at the number of values: TF's InvalidArgumentError at run
+    time, its assertion message's first part."""
+
+    def script(tf: Any) -> Any:
+        rt = tf.RaggedTensor.from_row_splits([1, 2, 3, 4], [0, 1, 1, 3])
+
+        def run(sess: Any) -> Any:
+            try:
+                sess.run(rt)
+            except tf.errors.InvalidArgumentError as e:
+                return _message(e)[:129]
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert theirs.startswith("assertion failed: [Arguments to _from_row_partition")
+    assert ours == theirs
+
+
+def test_constructor_is_private() -> None:
+    def script(tf: Any) -> Any:
+        try:
+            tf.RaggedTensor(tf.constant([1]), tf.constant([0, 1], tf.int64))
+        except ValueError as e:
+            found = str(e)
+        return lambda sess: found
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+    assert np.asarray(theirs).size
