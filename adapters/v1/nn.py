@@ -42,6 +42,7 @@ from adapters.v1.ops.nn_with_space_to_batch import with_space_to_batch  # noqa: 
 from adapters.v1.ops.rnn import (  # noqa: F401
     bidirectional_dynamic_rnn,
     dynamic_rnn,
+    raw_rnn,
     static_bidirectional_rnn,
     static_rnn,
 )
@@ -63,6 +64,7 @@ __all__ = sorted(
         "dropout",
         "erosion2d",
         "dynamic_rnn",
+        "raw_rnn",
         "embedding_lookup",
         "embedding_lookup_sparse",
         "fixed_unigram_candidate_sampler",

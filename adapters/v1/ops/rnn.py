@@ -1,4 +1,5 @@
-"""TF1's RNN drivers: ``tf.nn.dynamic_rnn``, ``static_rnn`` and the bidirectional forms.
+"""TF1's RNN drivers: ``tf.nn.dynamic_rnn``, ``static_rnn``, the bidirectional forms and
+``raw_rnn`` (TF's ``tf.while_loop`` over a ``loop_fn``, with emit ``TensorArray`` s).
 
 ``dynamic_rnn`` builds the cell's step once, on parameter tensors standing for
 one time step's inputs and state (its variables are created then, in the
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
@@ -35,6 +37,7 @@ __all__ = [
     "static_rnn",
     "bidirectional_dynamic_rnn",
     "static_bidirectional_rnn",
+    "raw_rnn",
 ]
 
 
@@ -482,3 +485,210 @@ def static_bidirectional_rnn(
     output_bw = reverse(tmp)
     outputs = [_op("concat")([fw, bw], 1) for fw, bw in zip(output_fw, output_bw, strict=True)]
     return outputs, state_fw, state_bw
+
+
+def _fixed_input_steps(flat_input: Sequence[Any]) -> int | None:
+    """The size of the fixed-size TensorArray the first inputs are read from (TF1's
+    ``inputs_ta.read(time)`` idiom), searched through the ops producing them (and the
+    branches of a ``tf.cond`` among them)."""
+    seen: set[int] = set()
+    todo = [ops.convert_to_tensor(t).op for t in flat_input]
+    while todo and len(seen) < 200:
+        op = todo.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        res = getattr(op, "_tensor_array_read", None)
+        if res is not None and not res.dynamic_size and res.static_size is not None:
+            return int(res.static_size)
+        todo.extend(t.op for t in op.inputs)
+        todo.extend(getattr(op, "_body_ops", ()))
+    return None
+
+
+def raw_rnn(
+    cell: Any,
+    loop_fn: Any,
+    parallel_iterations: int | None = None,
+    swap_memory: bool = False,
+    scope: Any = None,
+    maximum_iterations: int | None = None,
+) -> tuple[Any, Any, Any]:
+    """Runs ``cell`` in a loop that ``loop_fn`` drives (``tf.nn.raw_rnn``).
+
+    TF's protocol: ``loop_fn(time, cell_output, cell_state, loop_state) ->
+    (elements_finished, next_input, next_cell_state, emit_output, next_loop_state)``,
+    called once with ``time=0`` and ``None`` for the others (it gives the initial
+    input, state, the emit structure and the initial loop state), then after each
+    cell step with ``time + 1``. The loop runs while some batch entry is not
+    finished; for a finished entry the emit is zeros and the state is copied
+    through. A ``tf.while_loop`` over the time, the finished flags, the input, the
+    emit ``TensorArray`` s, the state and the loop state, as TF builds it.
+
+    Args:
+      cell: an ``RNNCell``.
+      loop_fn: the callable above.
+      parallel_iterations: accepted (XLA schedules the loop).
+      swap_memory: accepted.
+      scope: the variable scope (default ``"rnn"``).
+      maximum_iterations: jtrain's bound on the loop (not TF's argument): the emit
+        ``TensorArray`` s are compiled with it as capacity. Default: the size of the
+        fixed-size ``TensorArray`` the first input is read from (``inputs_ta.read(0)``).
+
+    Returns:
+      ``(emit_ta, final_state, final_loop_state)``: the emits as ``TensorArray`` s of
+      ``emit_output``'s structure (the cell's ``output_size`` when ``loop_fn`` gives
+      none), the final state, and the final loop state (``None`` when the initial one
+      is ``None``).
+
+    Raises:
+      TypeError: ``cell`` is not an RNN cell, or ``loop_fn`` is not callable.
+      ValueError: structures that differ from the state's, the input's or the emit's.
+      NotImplementedError: no ``maximum_iterations`` and no fixed-size ``TensorArray``
+        the inputs are read from: jtrain compiles the emits' buffers with a static
+        capacity.
+
+    .. note::
+       ``emit_ta.stack()`` needs the loop to run to the bound (a shorter run fails
+       with ``UnimplementedError``: a shape jtrain could not compile), and a loop
+       still unfinished at the bound stops there.
+    """
+    from adapters.v1.framework import tensor_shape
+    from adapters.v1.ops.constant_op import constant
+    from adapters.v1.ops.tensor_array_ops import TensorArray
+
+    assert_like_rnncell("cell", cell)
+    if not callable(loop_fn):
+        raise TypeError(f"Argument `loop_fn` must be a callable. Received: {loop_fn}.")
+    parallel_iterations = parallel_iterations or 32
+    with vs.variable_scope(scope or "rnn"):
+        time = constant(0, dtype=dtypes.int32)
+        finished, next_input, initial_state, emit_structure, init_loop_state = loop_fn(
+            time, None, None, None
+        )
+        flat_input = [ops.convert_to_tensor(i) for i in cf.flatten(next_input)[0]]
+        loop_state = (
+            init_loop_state if init_loop_state is not None else constant(0, dtype=dtypes.int32)
+        )
+        static_batch = None
+        for t in flat_input:
+            dims = t.shape.as_list() if t.shape.ndims else [None]
+            if static_batch is not None and dims[0] is not None and dims[0] != static_batch:
+                raise ValueError(f"Dimensions {static_batch} and {dims[0]} are not compatible")
+            static_batch = static_batch if static_batch is not None else dims[0]
+        batch_size: Any = static_batch
+        if batch_size is None:
+            batch_size = _op("shape")(flat_input[0])[0]
+        if maximum_iterations is None:
+            maximum_iterations = _fixed_input_steps(flat_input)
+        if maximum_iterations is None:
+            raise NotImplementedError(
+                "tf.nn.raw_rnn: jtrain compiles the emit TensorArrays with a static "
+                "capacity, and found no bound: read the inputs from a fixed-size "
+                "TensorArray (inputs_ta.read(time)) or pass maximum_iterations=N."
+            )
+        cf.assert_same_structure(initial_state, cell.state_size)
+        state_leaves, state_structure = cf.flatten(initial_state)
+        state = state_structure.unflatten([ops.convert_to_tensor(s) for s in state_leaves])
+        if emit_structure is not None:
+            flat_emit = cf.flatten(emit_structure)[0]
+            flat_emit = [ops.convert_to_tensor(e) for e in flat_emit]
+            emit_sizes = [
+                e.shape if e.shape.is_fully_defined() else _op("shape")(e) for e in flat_emit
+            ]
+            emit_dtypes = [e.dtype for e in flat_emit]
+        else:
+            emit_structure = cell.output_size
+            emit_sizes = cf.flatten(emit_structure)[0]
+            emit_dtypes = [ops.convert_to_tensor(state_leaves[0]).dtype] * len(emit_sizes)
+        emit_tree = cf.flatten(emit_structure)[1]
+
+        def ta_flat(structure: Any) -> tuple[list[Any], Any]:
+            # TensorArrays (pytrees themselves) as leaves
+            return jax.tree.flatten(
+                structure, is_leaf=lambda v: isinstance(v, (TensorArray, ops.Tensor))
+            )
+
+        def size_shape(size: Any) -> Any:
+            if isinstance(size, ops.Tensor):
+                return tensor_shape.TensorShape(None)
+            return tensor_shape.TensorShape(size)
+
+        flat_ta = [
+            TensorArray(
+                dtype=d,
+                dynamic_size=True,
+                element_shape=tensor_shape.TensorShape([static_batch]).concatenate(size_shape(s)),
+                size=0,
+                name=f"rnn_output_{i}",
+            )
+            for i, (d, s) in enumerate(zip(emit_dtypes, emit_sizes, strict=True))
+        ]
+        emit_ta = emit_tree.unflatten(flat_ta)
+
+        def with_batch(size: Any) -> Any:
+            if isinstance(size, ops.Tensor):
+                return _op("concat")([_op("reshape")(batch_size, [1]), size], 0)
+            dims = tensor_shape.TensorShape(size).as_list()
+            if isinstance(batch_size, int):
+                return [batch_size, *dims]
+            return _op("stack")([batch_size, *dims])
+
+        zero_emit = emit_tree.unflatten(
+            [_op("zeros")(with_batch(s), d) for s, d in zip(emit_sizes, emit_dtypes, strict=True)]
+        )
+
+        def condition(unused_time: Any, elements_finished: Any, *_: Any) -> Any:
+            return _op("logical_not")(_op("reduce_all")(elements_finished))
+
+        def body(
+            time: Any,
+            elements_finished: Any,
+            current_input: Any,
+            emit_ta: Any,
+            state: Any,
+            loop_state: Any,
+        ) -> Any:
+            next_output, cell_state = cell(current_input, state)
+            cf.assert_same_structure(state, cell_state)
+            cf.assert_same_structure(cell.output_size, next_output)
+            next_time = time + 1
+            next_finished, next_input, next_state, emit_output, next_loop_state = loop_fn(
+                next_time, next_output, cell_state, loop_state
+            )
+            cf.assert_same_structure(state, next_state)
+            cf.assert_same_structure(current_input, next_input)
+            if ta_flat(emit_ta)[1] != ta_flat(emit_output)[1]:
+                cf.assert_same_structure(emit_structure, emit_output)
+            loop_state = loop_state if next_loop_state is None else next_loop_state
+
+            def copy_some_through(current: Any, candidate: Any) -> Any:
+                cur_leaves, tree = cf.flatten(current)
+                out = []
+                for cur, cand in zip(cur_leaves, cf.flatten(candidate)[0], strict=True):
+                    if isinstance(cur, TensorArray) or cur.shape.ndims == 0:
+                        out.append(cand)
+                    else:
+                        out.append(_op("where")(elements_finished, cur, cand))
+                return tree.unflatten(out)
+
+            emit_output = copy_some_through(zero_emit, emit_output)
+            next_state = copy_some_through(state, next_state)
+            tas, tree = ta_flat(emit_ta)
+            emits = ta_flat(emit_output)[0]
+            emit_ta = tree.unflatten([ta.write(time, e) for ta, e in zip(tas, emits, strict=True)])
+            elements_finished = _op("logical_or")(elements_finished, next_finished)
+            return [next_time, elements_finished, next_input, emit_ta, next_state, loop_state]
+
+        returned = cf.while_loop(
+            condition,
+            body,
+            loop_vars=[time, finished, next_input, emit_ta, state, loop_state],
+            parallel_iterations=parallel_iterations,
+            swap_memory=swap_memory,
+            maximum_iterations=maximum_iterations,
+        )
+        emit_ta, final_state, final_loop_state = returned[-3:]
+        if init_loop_state is None:
+            final_loop_state = None
+        return emit_ta, final_state, final_loop_state
