@@ -18,8 +18,6 @@ __all__ = ["missing_attribute_error", "missing_name_getattr", "missing_name_mess
 _INSTEAD: dict[str, str] = {
     "contrib": "tf.contrib was removed in TF 2 and has no compat layer; port the few "
     "functions you use to jax.numpy inside tf.jax_function",
-    "keras": "build the model's math in jax.numpy (or flax) inside tf.jax_function, with "
-    "variables from tf.get_variable",
     "estimator": "drive training with tf.train.MonitoredTrainingSession and hooks",
     "distribute": "use tf.train.ClusterSpec/Server and SyncReplicasOptimizer, or "
     "jtrain.distributed",

@@ -1,0 +1,64 @@
+"""``tf.keras`` as TF1 graph-mode scripts use it (legacy Keras 2 in a TF1 graph).
+
+The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
+(``TF_USE_LEGACY_KERAS=1``) in tests/interop/test_keras_interop.py:
+
+- ``tf.keras.layers``: Dense, Conv1D, Conv2D (Convolution1D/2D), Conv2DTranspose,
+  MaxPooling1D/2D (MaxPool1D/2D), AveragePooling1D/2D (AvgPool1D/2D),
+  GlobalAveragePooling2D, GlobalMaxPooling2D, Flatten, Dropout,
+  BatchNormalization, Embedding, Activation, Reshape, Concatenate, Add,
+  Multiply, Lambda, Input/InputLayer, LeakyReLU, ReLU, Softmax, ZeroPadding2D,
+  UpSampling2D (nearest), and ``Layer`` to subclass. Called on graph tensors,
+  they name and create variables as Keras does (``dense/kernel:0``, resource
+  variables, in ``GLOBAL_VARIABLES``/``TRAINABLE_VARIABLES``; nothing in
+  ``UPDATE_OPS`` or ``REGULARIZATION_LOSSES``: use ``layer.updates`` and
+  ``layer.losses``); ``training`` defaults to ``backend.learning_phase()``.
+- ``tf.keras.Sequential`` and the functional ``tf.keras.Model(inputs, outputs)``,
+  called on tensors (``model(x)``), with ``weights``, ``trainable_weights``,
+  ``updates``, ``losses``, ``layers``, ``get_layer``, ``get_weights``/``set_weights``.
+- ``tf.keras.initializers``, ``activations``, ``regularizers`` (l1, l2, l1_l2),
+  ``losses`` (functions and classes with ``auto``/``sum_over_batch_size``,
+  ``sum``, ``none`` reductions), ``backend`` (get_session/set_session,
+  learning_phase/set_learning_phase, floatx, epsilon, clear_session,
+  placeholder, variable, int_shape, concatenate, mean, sum...), and
+  ``utils.to_categorical``.
+
+Not provided: Keras' training loop. ``Model.compile``/``fit``/``evaluate``/
+``predict`` (and ``*_on_batch``, ``save``) and ``tf.keras.optimizers`` raise
+``NotImplementedError``: build the loss with ``tf.keras.losses`` (plus
+``tf.add_n(model.losses)``), minimize it with a ``tf.train`` optimizer, and run
+the train op with ``model.updates`` in a ``tf.Session``. Masks, RNN layers,
+constraints by name and the other Keras namespaces are absent.
+"""
+
+from adapters.v1._missing import missing_name_getattr
+from adapters.v1.keras import (
+    activations,
+    backend,
+    initializers,
+    layers,
+    losses,
+    models,
+    optimizers,
+    regularizers,
+    utils,
+)
+from adapters.v1.keras.layers import Input
+from adapters.v1.keras.models import Model, Sequential
+
+__all__ = [
+    "Input",
+    "Model",
+    "Sequential",
+    "activations",
+    "backend",
+    "initializers",
+    "layers",
+    "losses",
+    "models",
+    "optimizers",
+    "regularizers",
+    "utils",
+]
+
+__getattr__ = missing_name_getattr("tf.keras", globals())

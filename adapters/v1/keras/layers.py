@@ -1,0 +1,1344 @@
+"""``tf.keras.layers`` (legacy Keras 2 as TF1 graph-mode scripts use it).
+
+A Keras layer called on a graph tensor works as TF 2.21's legacy Keras does in a
+TF1 graph (measured live, tests/interop/test_keras_interop.py):
+
+- Its name is ``snake_case(class)``, made unique per graph zero-based (``dense``,
+  ``dense_1``...; the counter is the one ``tf.layers`` uses, so a ``tf.layers``
+  layer before it takes ``dense_1`` too). Each call opens a name scope of that
+  name (uniquified: a second call's ops are under ``dense_1/``), and the first
+  call builds the variables there: ``tf.Variable(name="kernel")`` gives
+  ``dense/kernel:0`` (or ``net/dense/kernel:0`` under a scope), never through
+  ``get_variable``, so variable scopes' reuse and initializers do not apply.
+- Variables are resource variables in ``GLOBAL_VARIABLES``, and in
+  ``TRAINABLE_VARIABLES`` when created trainable, even on a layer built with
+  ``trainable=False`` (only its ``trainable_weights`` is empty). Defaults:
+  ``glorot_uniform`` kernels, ``zeros`` biases (strings resolve through
+  ``tf.keras.initializers.get``).
+- Nothing is added to ``UPDATE_OPS`` or ``REGULARIZATION_LOSSES``: batch
+  normalization's moving-average updates are ``layer.updates`` and regularizer
+  losses ``layer.losses`` (built anew under ``<variable>/Regularizer`` on each
+  access), which a script adds to its loss and runs itself.
+- ``training`` not given (or None) is ``tf.keras.backend.learning_phase()``: the
+  graph's ``keras_learning_phase`` bool placeholder (default False), so
+  ``Dropout`` and ``BatchNormalization`` infer unless it is fed True (or
+  ``set_learning_phase(1)`` fixed it).
+- Floating inputs are cast to the layer's dtype (``floatx``: float32).
+
+The math is jtrain's ``tf.layers`` where TF's is the same (Dense, the
+convolutions, pooling, Flatten, Dropout, BatchNormalization); the others are
+TF's ops named as Keras names them (``add/add``, ``concatenate/concat``,
+``re_lu/Relu``, ``up_sampling2d`` ResizeNearestNeighbor...).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from adapters.v1._missing import missing_name_getattr
+from adapters.v1.framework import dtypes, ops
+from adapters.v1.keras import activations, backend, initializers, regularizers
+from adapters.v1.layers import base as tl_base
+from adapters.v1.layers import convolutional as tl_conv
+from adapters.v1.layers import core as tl_core
+from adapters.v1.layers import normalization as tl_norm
+from adapters.v1.layers import pooling as tl_pool
+from adapters.v1.layers.base import InputSpec, op
+from adapters.v1.ops import array_ops
+from adapters.v1.ops import variables as tf_variables
+from adapters.v1.ops.embedding_ops import embedding_lookup
+from adapters.v1.ops.variables import VariableAggregation, VariableSynchronization
+
+__all__ = [
+    "Activation",
+    "Add",
+    "AveragePooling1D",
+    "AveragePooling2D",
+    "AvgPool1D",
+    "AvgPool2D",
+    "BatchNormalization",
+    "Concatenate",
+    "Conv1D",
+    "Conv2D",
+    "Conv2DTranspose",
+    "Convolution1D",
+    "Convolution2D",
+    "Convolution2DTranspose",
+    "Dense",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "GlobalAveragePooling2D",
+    "GlobalAvgPool2D",
+    "GlobalMaxPool2D",
+    "GlobalMaxPooling2D",
+    "Input",
+    "InputLayer",
+    "InputSpec",
+    "Lambda",
+    "Layer",
+    "LeakyReLU",
+    "MaxPool1D",
+    "MaxPool2D",
+    "MaxPooling1D",
+    "MaxPooling2D",
+    "Multiply",
+    "ReLU",
+    "Reshape",
+    "Softmax",
+    "UpSampling2D",
+    "ZeroPadding2D",
+]
+
+_SHAPE_KWARGS = ("input_shape", "batch_input_shape", "batch_size", "input_dim")
+
+
+def constraints_get(identifier: Any) -> Any:
+    """A constraint callable (``None`` stays None).
+
+    Raises:
+      NotImplementedError: a constraint named by a string (``"max_norm"``...).
+    """
+    if identifier is None or callable(identifier):
+        return identifier
+    raise NotImplementedError(
+        f"tf.keras constraint {identifier!r}: named constraints are not "
+        "in adapters.v1; pass a callable (lambda w: tf.clip_by_norm(w, "
+        "3, axes=[0]))"
+    )
+
+
+def _history(graph: ops.Graph) -> dict[int, tuple[Any, ...]]:
+    """The graph's record of which layer call made each tensor (for functional models)."""
+    return graph.__dict__.setdefault("_keras_history", {})
+
+
+def _flat(x: Any) -> list[Any]:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _setup(layer: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Keras' base-layer keywords: the name (unique zero-based), ``dtype`` (floatx), the
+    input shape a model's first layer may carry; returns the ``tf.layers`` keywords."""
+    shape_args = {k: kwargs.pop(k) for k in _SHAPE_KWARGS if k in kwargs}
+    batch = shape_args.get("batch_input_shape")
+    if batch is None and "input_dim" in shape_args and "input_shape" not in shape_args:
+        shape_args["input_shape"] = (shape_args["input_dim"],)
+    if batch is None and "input_shape" in shape_args:
+        batch = (shape_args.get("batch_size"), *tuple(shape_args["input_shape"]))
+    layer._batch_input_shape = tuple(batch) if batch is not None else None
+    if kwargs.get("weights") is not None:
+        raise NotImplementedError(
+            "tf.keras.layers: the `weights` argument is not supported by adapters.v1; call "
+            "layer.set_weights(values) after the layer is built"
+        )
+    kwargs.pop("weights", None)
+    for key in ("autocast", "dynamic"):
+        kwargs.pop(key, None)
+    name = kwargs.get("name")
+    if not name:
+        kwargs["name"] = backend.unique_object_name(tl_base._snake_case(type(layer).__name__))
+    if kwargs.get("dtype") is None:
+        kwargs["dtype"] = backend.floatx()
+    return kwargs
+
+
+class Layer(tl_base.Layer):
+    """The base of Keras' layers (``tf.keras.layers.Layer``) in a TF1 graph.
+
+    Subclasses implement ``build(input_shape)`` (creating variables with
+    ``add_weight``) and ``call(inputs, training=None...)``.
+
+    Args (TF's defaults): trainable=True, name=None (``snake_case`` of the class,
+    unique zero-based), dtype=None (``floatx()``), **kwargs: ``input_shape``,
+    ``batch_input_shape``, ``batch_size``, ``input_dim`` (a model's first layer),
+    ``activity_regularizer``.
+
+    Raises:
+      TypeError: an unknown keyword argument.
+    """
+
+    _batch_input_shape: tuple[Any, ...] | None
+
+    def __init__(
+        self, trainable: bool = True, name: str | None = None, dtype: Any = None, **kwargs: Any
+    ):
+        kwargs = _setup(self, dict(kwargs, name=name, dtype=dtype))
+        activity = regularizers.get(kwargs.pop("activity_regularizer", None))
+        tl_base.Layer.__init__(self, trainable=trainable, activity_regularizer=activity, **kwargs)
+
+    # -- weights -------------------------------------------------------------------------
+    def add_weight(
+        self,
+        name: str | None = None,
+        shape: Any = None,
+        dtype: Any = None,
+        initializer: Any = None,
+        regularizer: Any = None,
+        trainable: bool | None = None,
+        constraint: Any = None,
+        use_resource: bool | None = None,
+        synchronization: Any = VariableSynchronization.AUTO,
+        aggregation: Any = VariableAggregation.NONE,
+        partitioner: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        """A resource variable ``name`` in the layer's name scope (``dense/kernel:0``).
+
+        Args (TF's defaults): name, shape=None (a scalar), dtype=None (the layer's),
+        initializer=None (``glorot_uniform`` for floats, ``zeros`` for integers and
+        bools), regularizer=None (its loss joins ``losses``), trainable=None (True;
+        False with ``ON_READ`` synchronization), constraint=None, use_resource,
+        synchronization, aggregation, partitioner=None.
+
+        Returns:
+          The variable.
+
+        Raises:
+          TypeError: an unknown keyword argument.
+          ValueError: ``trainable=True`` with ``ON_READ``; no initializer for a
+            dtype that is neither floating, integer nor bool.
+          NotImplementedError: a ``partitioner``.
+        """
+        for key in kwargs:
+            if key not in ("experimental_autocast", "caching_device", "getter"):
+                raise TypeError("Unknown keyword argument:", key)
+        if partitioner is not None:
+            raise NotImplementedError(
+                "tf.keras Layer.add_weight: partitioner is not supported "
+                "by adapters.v1; use tf.get_variable with a partitioner"
+            )
+        if synchronization == VariableSynchronization.ON_READ:
+            if trainable:
+                raise ValueError(
+                    "Synchronization value can be set to VariableSynchronization.ON_READ only "
+                    "for non-trainable variables. You have specified trainable=True and "
+                    "synchronization=VariableSynchronization.ON_READ."
+                )
+            trainable = False
+        elif trainable is None:
+            trainable = True
+        dtype = dtypes.as_dtype(dtype or self.dtype or backend.floatx())
+        shape = () if shape is None else tuple(shape)
+        init = initializers.get(initializer)
+        if init is None:
+            if dtype.is_floating:
+                init = initializers.glorot_uniform()
+            elif dtype.is_integer or dtype.is_unsigned or dtype.is_bool:
+                init = initializers.zeros()
+            else:
+                raise ValueError(
+                    f"An initializer for variable {name} of type {dtype.name} is "
+                    f"required for layer {self.name}. Received: {initializer}."
+                )
+        variable = tf_variables.Variable(
+            initial_value=lambda: init(shape, dtype=dtype),
+            name=name,
+            dtype=dtype,
+            trainable=trainable,
+            constraint=constraints_get(constraint),
+            use_resource=True,
+            synchronization=synchronization,
+            aggregation=aggregation,
+        )
+        backend._track_variable(variable)
+        regularizer = regularizers.get(regularizer)
+        if regularizer is not None:
+            self._add_weight_regularizer(variable.name.split(":")[0], variable, regularizer)
+        (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
+        return variable
+
+    def _add_weight_regularizer(self, name: str, variable: Any, regularizer: Callable) -> None:
+        """Keras': a callable evaluated by each ``losses`` access (no collection)."""
+
+        def loss() -> Any:
+            with ops.get_default_graph().name_scope(name + "/Regularizer"):
+                return regularizer(variable)
+
+        self._callable_losses.append(loss)
+
+    def add_loss(self, losses: Any, inputs: Any = None) -> None:
+        """Records losses for ``losses`` (Keras adds none to a collection)."""
+        values = [x() if callable(x) else x for x in _flat(losses)]
+        self._losses.extend(ops.convert_to_tensor(x) for x in values if x is not None)
+
+    @property
+    def trainable_weights(self) -> list[Any]:
+        return list(self._trainable_weights) if self.trainable else []
+
+    def get_weights(self) -> list[np.ndarray]:
+        """The weights' values in Keras' session (``backend.get_session()``)."""
+        return list(backend.get_session().run(self.weights)) if self.weights else []
+
+    def set_weights(self, weights: list[Any]) -> None:
+        """Loads ``weights`` (in ``weights``' order) in Keras' session.
+
+        Raises:
+          ValueError: the wrong number of arrays or a shape that differs.
+        """
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(
+                f'You called `set_weights(weights)` on layer "{self.name}" with a weight list '
+                f"of length {len(weights)}, but the layer was expecting {len(params)} "
+                f"weights. Provided weights: {weights}..."
+            )
+        session = backend.get_session()
+        for p, w in zip(params, weights, strict=True):
+            w = np.asarray(w)
+            if tuple(p.shape.as_list()) != w.shape:
+                raise ValueError(
+                    f"Layer {self.name} weight shape {tuple(p.shape.as_list())} is not "
+                    f"compatible with provided weight shape {w.shape}."
+                )
+            p.load(w, session)
+
+    def count_params(self) -> int:
+        """The number of scalars in the layer's weights.
+
+        Raises:
+          ValueError: the layer is not built.
+        """
+        if not self.built:
+            raise ValueError(
+                f"You tried to call `count_params` on layer {self.name}, but the "
+                "layer isn't built. You can build it manually via: "
+                f"`{self.name}.build(batch_input_shape)`."
+            )
+        return int(sum(math.prod(w.shape.as_list()) for w in self.weights))
+
+    @property
+    def input(self) -> Any:
+        """The input of the layer's first call.
+
+        Raises:
+          AttributeError: the layer was never called.
+        """
+        return self._node(0, "input")
+
+    @property
+    def output(self) -> Any:
+        """The output of the layer's first call.
+
+        Raises:
+          AttributeError: the layer was never called.
+        """
+        return self._node(1, "output")
+
+    def _node(self, index: int, what: str) -> Any:
+        nodes = self.__dict__.get("_nodes")
+        if not nodes:
+            raise AttributeError(
+                f"Layer {self.name} is not connected, no input to return."
+                if what == "input"
+                else f"Layer {self.name} has no inbound nodes."
+            )
+        return nodes[0][index]
+
+    # -- calling ---------------------------------------------------------------------------
+    def _expects_training(self) -> bool:
+        return "training" in inspect.signature(self.call).parameters
+
+    def _cast_inputs(self, inputs: Any) -> Any:
+        target = dtypes.as_dtype(self.dtype or backend.floatx())
+
+        def cast(x: Any) -> Any:
+            if isinstance(x, ops.Tensor) and x.dtype.is_floating and x.dtype != target:
+                return op("cast")(x, target)
+            return x
+
+        if isinstance(inputs, (list, tuple)):
+            return type(inputs)(cast(x) for x in inputs)
+        return cast(inputs)
+
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        """Builds the layer on first use and applies it to ``inputs`` in its name scope.
+
+        Args:
+          inputs: a tensor (or a list of tensors for merge layers), or values
+            convertible to tensors.
+          *args, **kwargs: passed to ``call``; ``training`` not given (or None) is
+            ``tf.keras.backend.learning_phase()`` for layers whose ``call`` takes it.
+
+        Returns:
+          The output tensor(s).
+
+        Raises:
+          ValueError: inputs incompatible with the layer's ``input_spec`` (TF's
+            messages), or a ``call`` returning None.
+        """
+        graph = ops.get_default_graph()
+        self._graph = graph
+        if isinstance(inputs, (list, tuple)):
+            inputs = type(inputs)(ops.convert_to_tensor(x) for x in inputs)
+        else:
+            inputs = ops.convert_to_tensor(inputs)
+        call_kwargs = dict(kwargs)
+        if self._expects_training() and not args and call_kwargs.get("training") is None:
+            call_kwargs["training"] = backend.learning_phase()
+        with graph.name_scope(self._name):
+            if not self.built:
+                self._check_input(inputs)
+                shapes = (
+                    [x.shape for x in inputs] if isinstance(inputs, (list, tuple)) else inputs.shape
+                )
+                self.build(shapes)
+                self.built = True
+            else:
+                self._check_input(inputs)
+            outputs = self.call(self._cast_inputs(inputs), *args, **call_kwargs)
+            if outputs is None:
+                raise ValueError(
+                    f"A layer's `call` method should return a Tensor or a list "
+                    f"of Tensors, not None (layer: {self.name})."
+                )
+            if self.activity_regularizer is not None:
+                for output in _flat(outputs):
+                    self._activity_loss(output)
+        history = _history(graph)
+        for output in _flat(outputs):
+            history[id(output)] = (output, self, inputs, args, dict(kwargs), outputs)
+        self.__dict__.setdefault("_nodes", []).append((inputs, outputs))
+        return outputs
+
+    apply = __call__
+
+    def _check_input(self, inputs: Any) -> None:
+        if self.input_spec is not None and not isinstance(inputs, (list, tuple)):
+            self.input_spec.check(self._name, inputs.shape)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """The output's static shape, from calling the layer on a placeholder of
+        ``input_shape`` in a scratch graph."""
+        with ops.Graph().as_default():
+            clone = type(self).__new__(type(self))
+            clone.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_nodes"})
+            clone.built = False
+            clone._trainable_weights, clone._non_trainable_weights = [], []
+            x = array_ops.placeholder(self.dtype or backend.floatx(), shape=input_shape)
+            return clone(x).shape
+
+
+def _tl_init(layer: Any, tl_class: type, *args: Any, **kwargs: Any) -> None:
+    kwargs = _setup(layer, kwargs)
+    for key in (
+        "kernel_initializer",
+        "bias_initializer",
+        "beta_initializer",
+        "gamma_initializer",
+        "moving_mean_initializer",
+        "moving_variance_initializer",
+    ):
+        if key in kwargs:
+            kwargs[key] = initializers.get(kwargs[key])
+    for key in (
+        "kernel_regularizer",
+        "bias_regularizer",
+        "activity_regularizer",
+        "beta_regularizer",
+        "gamma_regularizer",
+    ):
+        if key in kwargs:
+            kwargs[key] = regularizers.get(kwargs[key])
+    for key in ("kernel_constraint", "bias_constraint", "beta_constraint", "gamma_constraint"):
+        if key in kwargs:
+            kwargs[key] = constraints_get(kwargs[key])
+    if "activation" in kwargs:
+        act = kwargs["activation"]
+        kwargs["activation"] = None if act is None else activations.get(act)
+    tl_class.__init__(layer, *args, **kwargs)
+
+
+class Dense(Layer, tl_core.Dense):
+    """``activation(inputs @ kernel + bias)`` (``tf.keras.layers.Dense``).
+
+    Args (TF's defaults): units, activation=None, use_bias=True,
+    kernel_initializer='glorot_uniform', bias_initializer='zeros',
+    kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+    kernel_constraint=None, bias_constraint=None, **kwargs.
+
+    Raises:
+      ValueError: (when called) an input of rank < 2 or an unknown last dimension,
+        with TF's messages.
+    """
+
+    def __init__(
+        self,
+        units: int,
+        activation: Any = None,
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        activity_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        bias_constraint: Any = None,
+        **kwargs: Any,
+    ):
+        if int(units) <= 0:
+            raise ValueError(
+                "Received an invalid value for `units`, expected a positive "
+                f"integer. Received: units={units}"
+            )
+        _tl_init(
+            self,
+            tl_core.Dense,
+            units,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint,
+            **kwargs,
+        )
+
+
+def _conv_kwargs(kernel_initializer: Any, bias_initializer: Any, **kwargs: Any) -> dict:
+    kwargs.update(kernel_initializer=kernel_initializer, bias_initializer=bias_initializer)
+    return kwargs
+
+
+class Conv1D(Layer, tl_conv._Conv):
+    """1-D convolution (``tf.keras.layers.Conv1D``); Args (TF's defaults): filters,
+    kernel_size, strides=1, padding='valid' ('same', 'causal'), data_format=
+    'channels_last', dilation_rate=1, groups=1, activation=None, use_bias=True,
+    kernel_initializer='glorot_uniform', bias_initializer='zeros', regularizers and
+    constraints None, **kwargs.
+
+    Raises:
+      NotImplementedError: ``groups`` other than 1.
+    """
+
+    _rank = 1
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size: Any,
+        strides: Any = 1,
+        padding: str = "valid",
+        data_format: str | None = "channels_last",
+        dilation_rate: Any = 1,
+        groups: int = 1,
+        activation: Any = None,
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        activity_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        bias_constraint: Any = None,
+        **kwargs: Any,
+    ):
+        if groups != 1:
+            raise NotImplementedError(
+                f"tf.keras.layers.{type(self).__name__}: groups != 1 is "
+                "not supported by adapters.v1; split the channels and "
+                "concatenate"
+            )
+        _tl_init(
+            self,
+            tl_conv._Conv,
+            self._rank,
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint,
+            **kwargs,
+        )
+
+
+class Conv2D(Conv1D):
+    """2-D convolution (``tf.keras.layers.Conv2D``); Args as ``Conv1D`` with
+    strides=(1, 1), padding 'valid' or 'same', data_format=None (channels_last),
+    dilation_rate=(1, 1)."""
+
+    _rank = 2
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size: Any,
+        strides: Any = (1, 1),
+        padding: str = "valid",
+        data_format: str | None = None,
+        dilation_rate: Any = (1, 1),
+        groups: int = 1,
+        activation: Any = None,
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        activity_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        bias_constraint: Any = None,
+        **kwargs: Any,
+    ):
+        super().__init__(
+            filters,
+            kernel_size,
+            strides,
+            padding,
+            data_format,
+            dilation_rate,
+            groups,
+            activation,
+            use_bias,
+            kernel_initializer,
+            bias_initializer,
+            kernel_regularizer,
+            bias_regularizer,
+            activity_regularizer,
+            kernel_constraint,
+            bias_constraint,
+            **kwargs,
+        )
+
+
+class Conv2DTranspose(Layer, tl_conv._ConvTranspose):
+    """Transposed 2-D convolution (``tf.keras.layers.Conv2DTranspose``); Args (TF's
+    defaults): filters, kernel_size, strides=(1, 1), padding='valid',
+    output_padding=None, data_format=None, dilation_rate=(1, 1), activation=None,
+    use_bias=True, kernel_initializer='glorot_uniform', bias_initializer='zeros',
+    regularizers and constraints None, **kwargs. The batch dimension may be unknown.
+
+    Raises:
+      NotImplementedError: ``output_padding``, or a ``dilation_rate`` other than 1.
+    """
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size: Any,
+        strides: Any = (1, 1),
+        padding: str = "valid",
+        output_padding: Any = None,
+        data_format: str | None = None,
+        dilation_rate: Any = (1, 1),
+        activation: Any = None,
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        activity_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        bias_constraint: Any = None,
+        **kwargs: Any,
+    ):
+        if output_padding is not None or tl_conv.normalize_tuple(
+            dilation_rate, 2, "dilation_rate"
+        ) != (1, 1):
+            raise NotImplementedError(
+                "tf.keras.layers.Conv2DTranspose: output_padding and "
+                "dilation_rate are not supported by adapters.v1; use "
+                "tf.nn.conv2d_transpose"
+            )
+        _tl_init(
+            self,
+            tl_conv._ConvTranspose,
+            2,
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=1,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint,
+            **kwargs,
+        )
+
+    def call(self, inputs: Any) -> Any:
+        first = self.data_format == "channels_first"
+        dims = inputs.shape.as_list()
+        spatial = dims[2:] if first else dims[1:-1]
+        if any(d is None for d in spatial):
+            raise NotImplementedError(
+                "tf.keras.layers.Conv2DTranspose in adapters.v1 needs the spatial dimensions "
+                f"of its input known when the graph is built; got shape {inputs.shape}"
+            )
+        out = [
+            tl_conv.deconv_output_length(n, k, self.padding, s)
+            for n, k, s in zip(spatial, self.kernel_size, self.strides, strict=True)
+        ]
+        batch = dims[0] if dims[0] is not None else op("shape")(inputs)[0]
+        parts = [batch, self.filters, *out] if first else [batch, *out, self.filters]
+        shape = parts if dims[0] is not None else op("stack")(parts)
+        outputs = op("nn.conv2d_transpose")(
+            inputs,
+            self.kernel,
+            shape,
+            strides=tl_conv._full(self.strides, first),
+            padding=self.padding.upper(),
+            data_format="NCHW" if first else "NHWC",
+        )
+        if self.use_bias:
+            outputs = op("nn.bias_add")(outputs, self.bias, data_format="NCHW" if first else "NHWC")
+        if self.activation is not None:
+            return self.activation(outputs)
+        return outputs
+
+
+class _Pooling(Layer, tl_pool._Pooling):
+    def __init__(
+        self,
+        pool_size: Any = 2,
+        strides: Any = None,
+        padding: str = "valid",
+        data_format: str | None = None,
+        **kwargs: Any,
+    ):
+        _tl_init(
+            self,
+            tl_pool._Pooling,
+            pool_size,
+            strides,
+            padding,
+            data_format or "channels_last",
+            **kwargs,
+        )
+
+
+_POOL_DOC = """{kind} pooling over {rank}-D windows (``tf.keras.layers.{cls}``).
+
+    Args (TF's defaults): pool_size={size}, strides=None (pool_size),
+    padding='valid', data_format={fmt}, **kwargs.
+    """
+
+
+class MaxPooling1D(_Pooling):
+    __doc__ = _POOL_DOC.format(
+        kind="Max", rank=1, cls="MaxPooling1D", size=2, fmt="'channels_last'"
+    )
+    _rank, _pool = 1, "nn.max_pool"
+
+    def __init__(
+        self,
+        pool_size: Any = 2,
+        strides: Any = None,
+        padding: str = "valid",
+        data_format: str = "channels_last",
+        **kwargs: Any,
+    ):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling1D(MaxPooling1D):
+    __doc__ = _POOL_DOC.format(
+        kind="Average", rank=1, cls="AveragePooling1D", size=2, fmt="'channels_last'"
+    )
+    _rank, _pool = 1, "nn.avg_pool"
+
+
+class MaxPooling2D(_Pooling):
+    __doc__ = _POOL_DOC.format(kind="Max", rank=2, cls="MaxPooling2D", size="(2, 2)", fmt="None")
+    _rank, _pool = 2, "nn.max_pool"
+
+    def __init__(
+        self,
+        pool_size: Any = (2, 2),
+        strides: Any = None,
+        padding: str = "valid",
+        data_format: str | None = None,
+        **kwargs: Any,
+    ):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling2D(MaxPooling2D):
+    __doc__ = _POOL_DOC.format(
+        kind="Average", rank=2, cls="AveragePooling2D", size="(2, 2)", fmt="None"
+    )
+    _rank, _pool = 2, "nn.avg_pool"
+
+
+class _GlobalPooling2D(Layer):
+    _reduce = "reduce_mean"
+
+    def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.data_format = tl_core._data_format(data_format)
+        self.keepdims = keepdims
+        self.input_spec = InputSpec(ndim=4)
+
+    def call(self, inputs: Any) -> Any:
+        axes = [1, 2] if self.data_format == "channels_last" else [2, 3]
+        return op(self._reduce)(inputs, axis=axes, keepdims=self.keepdims)
+
+
+class GlobalAveragePooling2D(_GlobalPooling2D):
+    """The mean over the spatial axes (``tf.keras.layers.GlobalAveragePooling2D``).
+
+    Args (TF's defaults): data_format=None, keepdims=False, **kwargs.
+    """
+
+    _reduce = "reduce_mean"
+
+
+class GlobalMaxPooling2D(_GlobalPooling2D):
+    """The maximum over the spatial axes (``tf.keras.layers.GlobalMaxPooling2D``).
+
+    Args (TF's defaults): data_format=None, keepdims=False, **kwargs.
+    """
+
+    _reduce = "reduce_max"
+
+
+class Flatten(Layer, tl_core.Flatten):
+    """``[batch, ...] -> [batch, -1]`` (``tf.keras.layers.Flatten``); Args: data_format=None."""
+
+    def __init__(self, data_format: str | None = None, **kwargs: Any):
+        _tl_init(self, tl_core.Flatten, data_format=data_format, **kwargs)
+
+
+class Dropout(Layer, tl_core.Dropout):
+    """Dropout while training (``tf.keras.layers.Dropout``); Args (TF's defaults): rate,
+    noise_shape=None, seed=None, **kwargs. ``call(inputs, training=None)``: None is
+    the learning phase."""
+
+    def __init__(
+        self, rate: float, noise_shape: Any = None, seed: int | None = None, **kwargs: Any
+    ):
+        if isinstance(rate, (int, float)) and not 0 <= rate <= 1:
+            raise ValueError(
+                f"Invalid value {rate} received for `rate`, expected a value between 0 and 1."
+            )
+        _tl_init(self, tl_core.Dropout, rate, noise_shape=noise_shape, seed=seed, **kwargs)
+
+
+class BatchNormalization(Layer, tl_norm.BatchNormalization):
+    """Batch normalization (``tf.keras.layers.BatchNormalization``, Keras' v1 layer).
+
+    Args (TF's defaults): axis=-1, momentum=0.99, epsilon=1e-3, center=True,
+    scale=True, beta_initializer='zeros', gamma_initializer='ones',
+    moving_mean_initializer='zeros', moving_variance_initializer='ones',
+    regularizers and constraints None, renorm=False, renorm_clipping=None,
+    renorm_momentum=0.99, fused=None, trainable=True, virtual_batch_size=None,
+    adjustment=None, name=None, **kwargs.
+
+    ``call(inputs, training=None)``: None is the learning phase; the two
+    ``AssignMovingAvg`` updates are in ``updates`` (not ``UPDATE_OPS``), no-ops
+    while the learning phase is False.
+
+    Raises:
+      NotImplementedError: renorm, virtual_batch_size, adjustment, several axes.
+    """
+
+    def __init__(
+        self,
+        axis: Any = -1,
+        momentum: float = 0.99,
+        epsilon: float = 1e-3,
+        center: bool = True,
+        scale: bool = True,
+        beta_initializer: Any = "zeros",
+        gamma_initializer: Any = "ones",
+        moving_mean_initializer: Any = "zeros",
+        moving_variance_initializer: Any = "ones",
+        beta_regularizer: Any = None,
+        gamma_regularizer: Any = None,
+        beta_constraint: Any = None,
+        gamma_constraint: Any = None,
+        renorm: bool = False,
+        renorm_clipping: Any = None,
+        renorm_momentum: float = 0.99,
+        fused: bool | None = None,
+        trainable: bool = True,
+        virtual_batch_size: int | None = None,
+        adjustment: Any = None,
+        name: str | None = None,
+        **kwargs: Any,
+    ):
+        _tl_init(
+            self,
+            tl_norm.BatchNormalization,
+            axis=axis,
+            momentum=momentum,
+            epsilon=epsilon,
+            center=center,
+            scale=scale,
+            beta_initializer=beta_initializer,
+            gamma_initializer=gamma_initializer,
+            moving_mean_initializer=moving_mean_initializer,
+            moving_variance_initializer=moving_variance_initializer,
+            beta_regularizer=beta_regularizer,
+            gamma_regularizer=gamma_regularizer,
+            beta_constraint=beta_constraint,
+            gamma_constraint=gamma_constraint,
+            renorm=renorm,
+            renorm_clipping=renorm_clipping,
+            renorm_momentum=renorm_momentum,
+            fused=fused,
+            trainable=trainable,
+            virtual_batch_size=virtual_batch_size,
+            adjustment=adjustment,
+            name=name,
+            **kwargs,
+        )
+
+    def call(self, inputs: Any, training: Any = None) -> Any:
+        if training is None:
+            training = backend.learning_phase()
+        return tl_norm.BatchNormalization.call(self, inputs, training=training)
+
+
+class Embedding(Layer):
+    """Rows of an ``embeddings`` table ``[input_dim, output_dim]`` per id
+    (``tf.keras.layers.Embedding``).
+
+    Args (TF's defaults): input_dim, output_dim, embeddings_initializer='uniform'
+    (``RandomUniform(-0.05, 0.05)``), embeddings_regularizer=None,
+    activity_regularizer=None, embeddings_constraint=None, mask_zero=False,
+    input_length=None, **kwargs. Non-integer ids are cast to int32.
+
+    Raises:
+      ValueError: a non-positive ``input_dim`` or ``output_dim``.
+      NotImplementedError: ``mask_zero`` (masks are not propagated).
+    """
+
+    def __init__(
+        self,
+        input_dim: int,
+        output_dim: int,
+        embeddings_initializer: Any = "uniform",
+        embeddings_regularizer: Any = None,
+        activity_regularizer: Any = None,
+        embeddings_constraint: Any = None,
+        mask_zero: bool = False,
+        input_length: int | None = None,
+        **kwargs: Any,
+    ):
+        if input_dim <= 0 or output_dim <= 0:
+            raise ValueError(
+                "Both `input_dim` and `output_dim` should be positive, "
+                f"Received input_dim = {input_dim} and output_dim = {output_dim}"
+            )
+        if mask_zero:
+            raise NotImplementedError(
+                "tf.keras.layers.Embedding: mask_zero is not supported by "
+                "adapters.v1 (masks are not propagated); mask the loss "
+                "with tf.not_equal(ids, 0)"
+            )
+        if "input_shape" not in kwargs and input_length is not None:
+            kwargs["input_shape"] = (input_length,)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = embeddings_constraint
+        self.mask_zero, self.input_length = mask_zero, input_length
+
+    def build(self, input_shape: Any) -> None:
+        self.embeddings = self.add_weight(
+            "embeddings",
+            shape=(self.input_dim, self.output_dim),
+            initializer=self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint,
+        )
+        self.built = True
+
+    def _cast_inputs(self, inputs: Any) -> Any:
+        return inputs
+
+    def call(self, inputs: Any) -> Any:
+        if inputs.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+            inputs = op("cast")(inputs, dtypes.int32)
+        return embedding_lookup(self.embeddings, inputs)
+
+
+class Activation(Layer):
+    """``activation(inputs)`` (``tf.keras.layers.Activation``); Args: activation, **kwargs."""
+
+    def __init__(self, activation: Any, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs: Any) -> Any:
+        return self.activation(inputs)
+
+
+class LeakyReLU(Layer):
+    """``tf.nn.leaky_relu(inputs, alpha)`` (``tf.keras.layers.LeakyReLU``); alpha=0.3.
+
+    Raises:
+      ValueError: ``alpha`` None.
+    """
+
+    def __init__(self, alpha: float = 0.3, **kwargs: Any):
+        if alpha is None:
+            raise ValueError(
+                "The alpha value of a Leaky ReLU layer cannot be None, "
+                f"Expecting a float. Received: {alpha}"
+            )
+        super().__init__(**kwargs)
+        self.alpha = backend.cast_to_floatx(alpha)
+
+    def call(self, inputs: Any) -> Any:
+        return op("nn.leaky_relu")(inputs, alpha=float(self.alpha))
+
+
+class ReLU(Layer):
+    """``max(x, 0)`` (``tf.keras.layers.ReLU``); Args (TF's defaults): max_value=None,
+    negative_slope=0.0, threshold=0.0, **kwargs.
+
+    Raises:
+      ValueError: a negative ``max_value`` or ``negative_slope``.
+    """
+
+    def __init__(
+        self,
+        max_value: float | None = None,
+        negative_slope: float = 0.0,
+        threshold: float = 0.0,
+        **kwargs: Any,
+    ):
+        if max_value is not None and max_value < 0.0:
+            raise ValueError(
+                f"max_value of a ReLU layer cannot be a negative value. Received: {max_value}"
+            )
+        if negative_slope is None or negative_slope < 0.0:
+            raise ValueError(
+                "negative_slope of a ReLU layer cannot be a negative value. "
+                f"Received: {negative_slope}"
+            )
+        super().__init__(**kwargs)
+        self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
+
+    def call(self, inputs: Any) -> Any:
+        return activations.relu(
+            inputs, alpha=self.negative_slope, max_value=self.max_value, threshold=self.threshold
+        )
+
+
+class Softmax(Layer):
+    """``tf.nn.softmax(inputs, axis)`` (``tf.keras.layers.Softmax``); axis=-1.
+
+    Raises:
+      NotImplementedError: a ``mask`` argument.
+    """
+
+    def __init__(self, axis: int = -1, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs: Any, mask: Any = None) -> Any:
+        if mask is not None:
+            raise NotImplementedError(
+                "tf.keras.layers.Softmax: mask is not supported by "
+                "adapters.v1; add a large negative value to masked "
+                "logits"
+            )
+        return op("nn.softmax")(inputs, axis=self.axis)
+
+
+class Reshape(Layer):
+    """``inputs`` reshaped to ``(batch,) + target_shape`` (``tf.keras.layers.Reshape``).
+
+    Args: target_shape (may hold one -1), **kwargs.
+    """
+
+    def __init__(self, target_shape: Any, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(int(d) for d in target_shape)
+
+    def call(self, inputs: Any) -> Any:
+        batch = inputs.shape.as_list()[0] if inputs.shape.ndims else None
+        if -1 not in self.target_shape:
+            return op("reshape")(inputs, [-1, *self.target_shape])
+        if batch is not None:
+            return op("reshape")(inputs, [batch, *self.target_shape])
+        outputs = op("reshape")(inputs, op("stack")([op("shape")(inputs)[0], *self.target_shape]))
+        known = [d for d in inputs.shape.as_list()[1:]]
+        if all(d is not None for d in known):
+            rest = math.prod(d for d in self.target_shape if d != -1)
+            full = [None] + [math.prod(known) // rest if d == -1 else d for d in self.target_shape]
+            outputs.set_shape(full)
+        return outputs
+
+
+class Lambda(Layer):
+    """``function(inputs, **arguments)`` as a layer (``tf.keras.layers.Lambda``).
+
+    Args (TF's defaults): function, output_shape=None, mask=None, arguments=None,
+    **kwargs.
+    """
+
+    def __init__(
+        self,
+        function: Callable,
+        output_shape: Any = None,
+        mask: Any = None,
+        arguments: dict | None = None,
+        **kwargs: Any,
+    ):
+        super().__init__(**kwargs)
+        self.function = function
+        self.arguments = dict(arguments or {})
+        self._output_shape = output_shape
+
+    def _cast_inputs(self, inputs: Any) -> Any:
+        return inputs
+
+    def _expects_training(self) -> bool:
+        return "training" in inspect.signature(self.function).parameters
+
+    def call(self, inputs: Any, **kwargs: Any) -> Any:
+        return self.function(inputs, **self.arguments, **kwargs)
+
+
+class _Merge(Layer):
+    def _check_input(self, inputs: Any) -> None:
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError(
+                "A merge layer should be called on a list of inputs. "
+                f"Received: inputs={inputs} (not a list of tensors)"
+            )
+        if len(inputs) < 1:
+            raise ValueError(
+                "A merge layer should be called on a list of at least 1 input. "
+                f"Got {len(inputs)} inputs. Full input_shape received: []"
+            )
+
+
+class Add(_Merge):
+    """The sum of a list of tensors (``tf.keras.layers.Add``)."""
+
+    def call(self, inputs: Any) -> Any:
+        output = inputs[0]
+        for x in inputs[1:]:
+            output = op("add")(output, x, name="add")
+        return output
+
+
+class Multiply(_Merge):
+    """The product of a list of tensors (``tf.keras.layers.Multiply``)."""
+
+    def call(self, inputs: Any) -> Any:
+        output = inputs[0]
+        for x in inputs[1:]:
+            output = op("multiply")(output, x, name="mul")
+        return output
+
+
+class Concatenate(_Merge):
+    """A list of tensors joined on ``axis`` (``tf.keras.layers.Concatenate``); axis=-1."""
+
+    def __init__(self, axis: int = -1, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs: Any) -> Any:
+        return backend.concatenate(list(inputs), axis=self.axis)
+
+
+class ZeroPadding2D(Layer):
+    """Zero rows and columns around an image batch (``tf.keras.layers.ZeroPadding2D``).
+
+    Args (TF's defaults): padding=(1, 1) (an int, 2 ints, or 2 pairs), data_format=None.
+
+    Raises:
+      ValueError: a ``padding`` of another form.
+    """
+
+    def __init__(self, padding: Any = (1, 1), data_format: str | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.data_format = tl_core._data_format(data_format)
+        if isinstance(padding, int):
+            pads = ((padding, padding), (padding, padding))
+        elif hasattr(padding, "__len__") and len(padding) == 2:
+            if all(isinstance(p, int) for p in padding):
+                pads = ((padding[0], padding[0]), (padding[1], padding[1]))
+            else:
+                pads = tuple(tl_conv.normalize_tuple(p, 2, "padding") for p in padding)
+        else:
+            raise ValueError(f"`padding` should have two elements. Received: padding={padding}.")
+        self.padding = pads
+        self.input_spec = InputSpec(ndim=4)
+
+    def call(self, inputs: Any) -> Any:
+        (top, bottom), (left, right) = self.padding
+        if self.data_format == "channels_first":
+            pads = [[0, 0], [0, 0], [top, bottom], [left, right]]
+        else:
+            pads = [[0, 0], [top, bottom], [left, right], [0, 0]]
+        return op("pad")(inputs, pads)
+
+
+class UpSampling2D(Layer):
+    """Rows and columns repeated ``size`` times (``tf.keras.layers.UpSampling2D``).
+
+    Args (TF's defaults): size=(2, 2), data_format=None, interpolation='nearest'.
+
+    Raises:
+      NotImplementedError: ``interpolation`` other than 'nearest', or unknown
+        spatial dimensions.
+    """
+
+    def __init__(
+        self,
+        size: Any = (2, 2),
+        data_format: str | None = None,
+        interpolation: str = "nearest",
+        **kwargs: Any,
+    ):
+        super().__init__(**kwargs)
+        if interpolation != "nearest":
+            raise NotImplementedError(
+                "tf.keras.layers.UpSampling2D: interpolation="
+                f"{interpolation!r} is not supported by adapters.v1; use "
+                "tf.image.resize_bilinear"
+            )
+        self.size = tl_conv.normalize_tuple(size, 2, "size")
+        self.data_format = tl_core._data_format(data_format)
+        self.interpolation = interpolation
+        self.input_spec = InputSpec(ndim=4)
+
+    def call(self, inputs: Any) -> Any:
+        first = self.data_format == "channels_first"
+        dims = inputs.shape.as_list()
+        h, w = (dims[2], dims[3]) if first else (dims[1], dims[2])
+        if h is None or w is None:
+            raise NotImplementedError(
+                "tf.keras.layers.UpSampling2D in adapters.v1 needs the "
+                f"spatial dimensions known; got shape {inputs.shape}"
+            )
+        x = op("transpose")(inputs, [0, 2, 3, 1]) if first else inputs
+        with ops.get_default_graph().name_scope("resize"):
+            x = op("image.resize_nearest_neighbor")(
+                x, [h * self.size[0], w * self.size[1]], half_pixel_centers=True
+            )
+        return op("transpose")(x, [0, 3, 1, 2]) if first else x
+
+
+class InputLayer(Layer):
+    """The placeholder a functional model starts from (``tf.keras.layers.InputLayer``).
+
+    Args (TF's defaults): input_shape=None, batch_size=None, dtype=None (floatx),
+    input_tensor=None, sparse=False, name=None (``input_1``, ``input_2``...),
+    ragged=False, **kwargs (``batch_input_shape``).
+
+    Raises:
+      NotImplementedError: ``sparse`` or ``ragged``.
+    """
+
+    def __init__(
+        self,
+        input_shape: Any = None,
+        batch_size: int | None = None,
+        dtype: Any = None,
+        input_tensor: Any = None,
+        sparse: bool = False,
+        name: str | None = None,
+        ragged: bool = False,
+        **kwargs: Any,
+    ):
+        if sparse or ragged:
+            raise NotImplementedError(
+                "tf.keras.layers.InputLayer: sparse and ragged inputs "
+                "are not supported by adapters.v1"
+            )
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        if not name:
+            name = backend.unique_object_name("input", zero_based=False)
+        super().__init__(name=name, dtype=dtype, **kwargs)
+        if input_tensor is not None:
+            tensor = ops.convert_to_tensor(input_tensor)
+        else:
+            if batch_input_shape is None:
+                batch_input_shape = (batch_size, *tuple(input_shape or ()))
+            tensor = array_ops.placeholder(
+                self.dtype or backend.floatx(), shape=list(batch_input_shape), name=self.name
+            )
+        self._batch_input_shape = tuple(tensor.shape.as_list()) if tensor.shape.ndims else None
+        self.built = True
+        self.__dict__["_nodes"] = [(tensor, tensor)]
+        _history(ops.get_default_graph())[id(tensor)] = (tensor, self, None, (), {}, tensor)
+
+
+def Input(
+    shape: Any = None,
+    batch_size: int | None = None,
+    name: str | None = None,  # noqa: N802
+    dtype: Any = None,
+    sparse: bool | None = None,
+    tensor: Any = None,
+    ragged: bool | None = None,
+    **kwargs: Any,
+) -> ops.Tensor:
+    """A placeholder for a functional model (``tf.keras.Input``): ``(batch_size,) + shape``.
+
+    Args (TF's defaults): shape=None, batch_size=None, name=None (``input_1``...),
+    dtype=None (floatx), sparse=None, tensor=None (use this tensor), ragged=None,
+    **kwargs (``batch_shape``).
+
+    Returns:
+      The placeholder tensor (named as the layer).
+
+    Raises:
+      ValueError: neither ``shape``, ``batch_shape`` nor ``tensor``.
+    """
+    batch_shape = kwargs.pop("batch_shape", None)
+    if kwargs:
+        raise ValueError(f"Unrecognized keyword arguments: {list(kwargs)}")
+    if shape is None and batch_shape is None and tensor is None:
+        raise ValueError(
+            "Please provide to Input a `shape` or a `tensor` or a `type_spec` "
+            "argument. Note that `shape` does not include the batch dimension."
+        )
+    layer = InputLayer(
+        input_shape=shape,
+        batch_size=batch_size,
+        dtype=dtype,
+        input_tensor=tensor,
+        sparse=bool(sparse),
+        name=name,
+        ragged=bool(ragged),
+        batch_input_shape=batch_shape,
+    )
+    return layer.output
+
+
+# Keras' aliases.
+Convolution1D = Conv1D
+Convolution2D = Conv2D
+Convolution2DTranspose = Conv2DTranspose
+MaxPool1D = MaxPooling1D
+MaxPool2D = MaxPooling2D
+AvgPool1D = AveragePooling1D
+AvgPool2D = AveragePooling2D
+GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalMaxPool2D = GlobalMaxPooling2D
+
+__getattr__ = missing_name_getattr("tf.keras.layers", globals())

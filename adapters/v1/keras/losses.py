@@ -1,0 +1,472 @@
+"""``tf.keras.losses`` (legacy Keras 2): the loss functions and their classes, on graph tensors.
+
+The functions return one loss per example (the mean or sum over the last axis):
+``mean_squared_error`` is ``mean(squared_difference(y_pred, y_true), -1)``;
+the cross-entropies clip probabilities to ``[epsilon, 1 - epsilon]``
+(``epsilon()`` 1e-7) unless ``from_logits``, and, as TF's, read the logits
+behind a ``Softmax`` (``Sigmoid`` for binary) op given as ``y_pred``.
+
+A class instance (``MeanSquaredError(reduction='auto', name=...)``) computes the
+function under its name scope, weights it by ``sample_weight`` and reduces it
+under ``weighted_loss``: ``auto``/``sum_over_batch_size`` is
+``div_no_nan(sum, number of elements)`` (``mean_squared_error/weighted_loss/value``),
+``sum`` the sum, ``none`` the weighted losses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from adapters.v1._missing import missing_name_getattr
+from adapters.v1.framework import ops
+from adapters.v1.keras import backend
+from adapters.v1.layers.base import op
+from adapters.v1.ops.constant_op import constant
+
+__all__ = [
+    "KLD",
+    "MAE",
+    "MSE",
+    "BinaryCrossentropy",
+    "CategoricalCrossentropy",
+    "Hinge",
+    "Huber",
+    "KLDivergence",
+    "Loss",
+    "MeanAbsoluteError",
+    "MeanSquaredError",
+    "SparseCategoricalCrossentropy",
+    "binary_crossentropy",
+    "categorical_crossentropy",
+    "get",
+    "hinge",
+    "huber",
+    "kl_divergence",
+    "kld",
+    "mae",
+    "mean_absolute_error",
+    "mean_squared_error",
+    "mse",
+    "sparse_categorical_crossentropy",
+]
+
+_REDUCTIONS = ("auto", "none", "sum", "sum_over_batch_size")
+
+
+def _pred_true(y_true: Any, y_pred: Any) -> tuple[Any, Any]:
+    y_pred = ops.convert_to_tensor(y_pred)
+    return op("cast")(y_true, y_pred.dtype), y_pred
+
+
+def _epsilon(dtype: Any) -> Any:
+    return constant(backend.epsilon(), dtype=dtype.base_dtype)
+
+
+def _get_logits(output: Any, from_logits: bool, op_type: str) -> tuple[Any, bool]:
+    """TF's rule: the input of a ``Softmax``/``Sigmoid`` op given as probabilities is
+    used as logits."""
+    producer = getattr(output, "op", None)
+    if producer is not None and getattr(producer, "type", None) == op_type:
+        inputs = list(producer.inputs)
+        if len(inputs) == 1:
+            return inputs[0], True
+    return output, from_logits
+
+
+def mean_squared_error(y_true: Any, y_pred: Any) -> Any:
+    """``mean(square(y_pred - y_true), axis=-1)``."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    return backend.mean(op("math.squared_difference")(y_pred, y_true), axis=-1)
+
+
+def mean_absolute_error(y_true: Any, y_pred: Any) -> Any:
+    """``mean(abs(y_pred - y_true), axis=-1)``."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    return backend.mean(op("abs")(op("subtract")(y_pred, y_true)), axis=-1)
+
+
+def hinge(y_true: Any, y_pred: Any) -> Any:
+    """``mean(max(1 - y_true * y_pred, 0), -1)``; 0/1 labels become -1/1."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    y_true = _convert_binary_labels(y_true)
+    return backend.mean(
+        op("maximum")(op("subtract")(1.0, op("multiply")(y_true, y_pred)), 0.0), axis=-1
+    )
+
+
+def _convert_binary_labels(y_true: Any) -> Any:
+    # TF: labels all in {0, 1} are mapped to {-1, 1}, decided when the graph runs.
+    is_binary = op("reduce_all")(
+        op("logical_or")(op("equal")(y_true, 0.0), op("equal")(y_true, 1.0))
+    )
+    return op("where_v2")(is_binary, op("subtract")(op("multiply")(2.0, y_true), 1.0), y_true)
+
+
+def huber(y_true: Any, y_pred: Any, delta: float = 1.0) -> Any:
+    """Per example: the mean of ``0.5 e^2`` where ``|e| <= delta``, else
+    ``delta |e| - 0.5 delta^2``."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    delta_t = constant(delta, dtype=y_pred.dtype)
+    error = op("subtract")(y_pred, y_true)
+    abs_error = op("abs")(error)
+    half = constant(0.5, dtype=abs_error.dtype)
+    return backend.mean(
+        op("where_v2")(
+            op("less_equal")(abs_error, delta_t),
+            op("multiply")(half, op("square")(error)),
+            op("subtract")(
+                op("multiply")(delta_t, abs_error), op("multiply")(half, op("square")(delta_t))
+            ),
+        ),
+        axis=-1,
+    )
+
+
+def kl_divergence(y_true: Any, y_pred: Any) -> Any:
+    """``sum(y_true * log(y_true / y_pred), -1)`` with both clipped to ``[epsilon, 1]``."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    eps = backend.epsilon()
+    y_true = op("clip_by_value")(y_true, eps, 1)
+    y_pred = op("clip_by_value")(y_pred, eps, 1)
+    return op("reduce_sum")(
+        op("multiply")(y_true, op("log")(op("truediv")(y_true, y_pred))), axis=-1
+    )
+
+
+def categorical_crossentropy(
+    y_true: Any,
+    y_pred: Any,
+    from_logits: bool = False,
+    label_smoothing: float = 0.0,
+    axis: int = -1,
+) -> Any:
+    """``-sum(y_true * log(y_pred), axis)`` (probabilities rescaled to sum to 1 and
+    clipped), or ``softmax_cross_entropy_with_logits`` when ``from_logits``.
+
+    Raises:
+      ValueError: ``y_pred`` with a last dimension of 1 (TF's message).
+    """
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    if y_pred.shape.ndims and y_pred.shape.as_list()[-1] == 1:
+        raise ValueError(
+            "Expected y_pred.shape to be (batch_size, num_classes) with num_classes > 1. "
+            f"Received: y_pred.shape={y_pred.shape}. Consider using 'binary_crossentropy' "
+            "if you only have 2 classes."
+        )
+    if label_smoothing:
+        smoothing = constant(label_smoothing, dtype=y_pred.dtype)
+        classes = op("cast")(op("shape")(y_true)[-1], y_pred.dtype)
+        y_true = op("add")(
+            op("multiply")(y_true, op("subtract")(1.0, smoothing)),
+            op("truediv")(smoothing, classes),
+        )
+    output, from_logits = _get_logits(y_pred, from_logits, "Softmax")
+    if from_logits:
+        return op("nn.softmax_cross_entropy_with_logits_v2")(
+            labels=y_true, logits=output, axis=axis
+        )
+    output = op("truediv")(output, op("reduce_sum")(output, axis, keepdims=True))
+    eps = _epsilon(output.dtype)
+    output = op("clip_by_value")(output, eps, op("subtract")(1.0, eps))
+    return op("negative")(op("reduce_sum")(op("multiply")(y_true, op("log")(output)), axis))
+
+
+def sparse_categorical_crossentropy(
+    y_true: Any,
+    y_pred: Any,
+    from_logits: bool = False,
+    axis: int = -1,
+    ignore_class: int | None = None,
+) -> Any:
+    """``sparse_softmax_cross_entropy_with_logits`` of the integer ``y_true`` and the logits
+    (``log`` of the clipped probabilities unless ``from_logits``).
+
+    Raises:
+      NotImplementedError: ``ignore_class``, or ``axis`` other than the last.
+    """
+    if ignore_class is not None:
+        raise NotImplementedError(
+            "tf.keras.losses.sparse_categorical_crossentropy: "
+            "ignore_class is not supported by adapters.v1; weight the "
+            "losses with sample_weight"
+        )
+    y_pred = ops.convert_to_tensor(y_pred)
+    target = op("cast")(y_true, "int64")
+    output, from_logits = _get_logits(y_pred, from_logits, "Softmax")
+    if not from_logits:
+        eps = _epsilon(output.dtype)
+        output = op("log")(op("clip_by_value")(output, eps, op("subtract")(1.0, eps)))
+    rank = output.shape.ndims
+    if rank is not None and axis % rank != rank - 1:
+        raise NotImplementedError(
+            "tf.keras.losses.sparse_categorical_crossentropy: only the "
+            "last axis holds classes in adapters.v1; transpose y_pred"
+        )
+    t_rank = target.shape.ndims
+    reshape = rank is not None and t_rank is not None and t_rank != rank - 1
+    if reshape:
+        out_shape = op("shape")(output)
+        target = op("reshape")(target, [-1])
+        output = op("reshape")(output, op("stack")([-1, out_shape[-1]]))
+    result = op("nn.sparse_softmax_cross_entropy_with_logits")(labels=target, logits=output)
+    if reshape and rank is not None and rank >= 3:
+        result = op("reshape")(result, out_shape[:-1])
+    return result
+
+
+def binary_crossentropy(
+    y_true: Any,
+    y_pred: Any,
+    from_logits: bool = False,
+    label_smoothing: float = 0.0,
+    axis: int = -1,
+) -> Any:
+    """``mean(-(y log(p + eps) + (1 - y) log(1 - p + eps)), axis)`` with ``p`` clipped, or
+    ``sigmoid_cross_entropy_with_logits`` when ``from_logits``."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    if label_smoothing:
+        smoothing = constant(label_smoothing, dtype=y_pred.dtype)
+        y_true = op("add")(
+            op("multiply")(y_true, op("subtract")(1.0, smoothing)), op("multiply")(0.5, smoothing)
+        )
+    output, from_logits = _get_logits(y_pred, from_logits, "Sigmoid")
+    if from_logits:
+        bce = op("nn.sigmoid_cross_entropy_with_logits")(labels=y_true, logits=output)
+    else:
+        eps = _epsilon(output.dtype)
+        output = op("clip_by_value")(output, eps, op("subtract")(1.0, eps))
+        bce = op("multiply")(y_true, op("log")(op("add")(output, backend.epsilon())))
+        bce = op("add")(
+            bce,
+            op("multiply")(
+                op("subtract")(1.0, y_true),
+                op("log")(op("add")(op("subtract")(1.0, output), backend.epsilon())),
+            ),
+        )
+        bce = op("negative")(bce)
+    return backend.mean(bce, axis=axis)
+
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+
+
+def _squeeze_or_expand(losses: Any, weight: Any) -> Any:
+    l_rank, w_rank = losses.shape.ndims, weight.shape.ndims
+    if l_rank is None or w_rank is None or w_rank == 0:
+        return weight
+    if w_rank - l_rank == 1 and weight.shape.as_list()[-1] in (1, None):
+        return op("squeeze")(weight, [-1])
+    if l_rank - w_rank == 1:
+        return op("expand_dims")(weight, -1)
+    return weight
+
+
+def compute_weighted_loss(
+    losses: Any, sample_weight: Any = None, reduction: str = "sum_over_batch_size"
+) -> Any:
+    """Keras' ``compute_weighted_loss``: ``losses * sample_weight`` reduced, under
+    ``weighted_loss``."""
+    with ops.get_default_graph().name_scope("weighted_loss"):
+        losses = ops.convert_to_tensor(losses)
+        input_dtype = losses.dtype
+        if not losses.dtype.is_floating:
+            losses = op("cast")(losses, "float32")
+        weight = ops.convert_to_tensor(1.0 if sample_weight is None else sample_weight)
+        weight = op("cast")(weight, losses.dtype)
+        weight = _squeeze_or_expand(losses, weight)
+        weighted = op("multiply")(losses, weight)
+        if reduction == "none":
+            loss = weighted
+        else:
+            loss = op("reduce_sum")(weighted)
+            if reduction in ("auto", "sum_over_batch_size"):
+                with ops.get_default_graph().name_scope("num_elements") as scope:
+                    count = op("cast")(op("size")(weighted, name=scope), dtype=weighted.dtype)
+                loss = op("div_no_nan")(loss, count, name="value")
+        return op("cast")(loss, input_dtype)
+
+
+class Loss:
+    """The base of Keras' loss classes: ``loss(y_true, y_pred, sample_weight=None)``.
+
+    Args (TF's defaults): reduction='auto' (``sum_over_batch_size``), name=None.
+
+    Raises:
+      ValueError: an unknown ``reduction``.
+    """
+
+    def __init__(self, reduction: str = "auto", name: str | None = None):
+        if reduction not in _REDUCTIONS:
+            raise ValueError(
+                f'Invalid Reduction Key: {reduction}. Expected keys are "{_REDUCTIONS}"'
+            )
+        self.reduction = reduction
+        self.name = name
+
+    def call(self, y_true: Any, y_pred: Any) -> Any:
+        raise NotImplementedError("Must be implemented in subclasses.")
+
+    def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+        """The reduced, weighted loss (its name scope is the loss's ``name``)."""
+        scope = self.name or type(self).__name__.lower()
+        with ops.get_default_graph().name_scope(scope):
+            losses = self.call(y_true, y_pred)
+            return compute_weighted_loss(losses, sample_weight, self.reduction)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"reduction": self.reduction, "name": self.name}
+
+
+class LossFunctionWrapper(Loss):
+    """A loss class around a loss function and its keyword arguments."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        reduction: str = "auto",
+        name: str | None = None,
+        **kwargs: Any,
+    ):
+        super().__init__(reduction=reduction, name=name)
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true: Any, y_pred: Any) -> Any:
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+
+class MeanSquaredError(LossFunctionWrapper):
+    """``mean_squared_error`` reduced (name 'mean_squared_error')."""
+
+    def __init__(self, reduction: str = "auto", name: str = "mean_squared_error"):
+        super().__init__(mean_squared_error, reduction=reduction, name=name)
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    """``mean_absolute_error`` reduced (name 'mean_absolute_error')."""
+
+    def __init__(self, reduction: str = "auto", name: str = "mean_absolute_error"):
+        super().__init__(mean_absolute_error, reduction=reduction, name=name)
+
+
+class CategoricalCrossentropy(LossFunctionWrapper):
+    """``categorical_crossentropy`` reduced; Args (TF's defaults): from_logits=False,
+    label_smoothing=0.0, axis=-1, reduction='auto', name='categorical_crossentropy'."""
+
+    def __init__(
+        self,
+        from_logits: bool = False,
+        label_smoothing: float = 0.0,
+        axis: int = -1,
+        reduction: str = "auto",
+        name: str = "categorical_crossentropy",
+    ):
+        super().__init__(
+            categorical_crossentropy,
+            reduction=reduction,
+            name=name,
+            from_logits=from_logits,
+            label_smoothing=label_smoothing,
+            axis=axis,
+        )
+
+
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    """``sparse_categorical_crossentropy`` reduced; Args (TF's defaults): from_logits=False,
+    ignore_class=None, reduction='auto', name='sparse_categorical_crossentropy'."""
+
+    def __init__(
+        self,
+        from_logits: bool = False,
+        ignore_class: int | None = None,
+        reduction: str = "auto",
+        name: str = "sparse_categorical_crossentropy",
+    ):
+        super().__init__(
+            sparse_categorical_crossentropy,
+            reduction=reduction,
+            name=name,
+            from_logits=from_logits,
+            ignore_class=ignore_class,
+        )
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    """``binary_crossentropy`` reduced; Args (TF's defaults): from_logits=False,
+    label_smoothing=0.0, axis=-1, reduction='auto', name='binary_crossentropy'."""
+
+    def __init__(
+        self,
+        from_logits: bool = False,
+        label_smoothing: float = 0.0,
+        axis: int = -1,
+        reduction: str = "auto",
+        name: str = "binary_crossentropy",
+    ):
+        super().__init__(
+            binary_crossentropy,
+            reduction=reduction,
+            name=name,
+            from_logits=from_logits,
+            label_smoothing=label_smoothing,
+            axis=axis,
+        )
+
+
+class Hinge(LossFunctionWrapper):
+    """``hinge`` reduced (name 'hinge')."""
+
+    def __init__(self, reduction: str = "auto", name: str = "hinge"):
+        super().__init__(hinge, reduction=reduction, name=name)
+
+
+class Huber(LossFunctionWrapper):
+    """``huber`` reduced; Args (TF's defaults): delta=1.0, reduction='auto', name='huber_loss'."""
+
+    def __init__(self, delta: float = 1.0, reduction: str = "auto", name: str = "huber_loss"):
+        super().__init__(huber, reduction=reduction, name=name, delta=delta)
+
+
+class KLDivergence(LossFunctionWrapper):
+    """``kl_divergence`` reduced (name 'kl_divergence')."""
+
+    def __init__(self, reduction: str = "auto", name: str = "kl_divergence"):
+        super().__init__(kl_divergence, reduction=reduction, name=name)
+
+
+_BY_NAME: dict[str, Any] = {
+    "mean_squared_error": mean_squared_error,
+    "mse": mse,
+    "MSE": mse,
+    "mean_absolute_error": mean_absolute_error,
+    "mae": mae,
+    "MAE": mae,
+    "categorical_crossentropy": categorical_crossentropy,
+    "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+    "binary_crossentropy": binary_crossentropy,
+    "hinge": hinge,
+    "huber": huber,
+    "kl_divergence": kl_divergence,
+    "kld": kld,
+    "KLD": kld,
+    "kullback_leibler_divergence": kl_divergence,
+}
+
+
+def get(identifier: Any) -> Any:
+    """The loss function ``identifier`` names, or itself if callable.
+
+    Raises:
+      ValueError: an unknown name.
+    """
+    if identifier is None or callable(identifier):
+        return identifier
+    if isinstance(identifier, str) and identifier in _BY_NAME:
+        return _BY_NAME[identifier]
+    raise ValueError(f"Could not interpret loss function identifier: {identifier}")
+
+
+__getattr__ = missing_name_getattr("tf.keras.losses", globals())

@@ -1,0 +1,335 @@
+"""``tf.keras.Model`` and ``tf.keras.Sequential`` called on graph tensors (TF1 graph mode).
+
+A model is a layer: calling it opens its name scope (``sequential``, ``model``...)
+and calls its layers inside, so a ``Sequential`` first called on a tensor creates
+``sequential/dense/kernel:0``; one whose first layer has an ``input_shape`` is built
+at construction on a ``<layer>_input`` placeholder (variables ``dense/kernel:0``)
+and later calls only add ops (``sequential/dense/BiasAdd``). A functional
+``Model(inputs, outputs)`` keeps the layer calls that lead from ``inputs`` to
+``outputs`` and replays them on new tensors (``model(x)``: ops under ``model/``).
+
+Training in a TF1 graph is the script's: build the loss with ``tf.keras.losses``
+(plus ``model.losses``), minimize it with a ``tf.train`` optimizer, and run
+``model.updates`` (batch normalization) with the train op. ``compile``, ``fit``,
+``evaluate``, ``predict`` and the ``*_on_batch`` methods raise
+``NotImplementedError`` saying so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.v1._missing import missing_name_getattr
+from adapters.v1.keras import layers as layers_module
+from adapters.v1.keras.layers import InputLayer, Layer, _flat, _history
+from adapters.v1.layers import base as tl_base
+
+__all__ = ["Model", "Sequential"]
+
+_TRAIN_HINT = (
+    "is not supported by adapters.v1 (Keras' training loop is out of scope): build the loss "
+    "with tf.keras.losses on the model's output (plus tf.add_n(model.losses)), minimize it "
+    "with a tf.train optimizer and run the train op (with model.updates) in a tf.Session"
+)
+
+
+def _not_supported(method: str) -> Any:
+    def raiser(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"tf.keras.Model.{method} {_TRAIN_HINT}")
+
+    raiser.__name__ = method
+    raiser.__doc__ = f"Raises ``NotImplementedError``: ``{method}`` is Keras' training loop."
+    return raiser
+
+
+class Model(Layer):
+    """A functional model ``Model(inputs, outputs, name=None)`` (or, subclassed, a layer
+    whose ``call`` uses the layers set as its attributes).
+
+    Args:
+      inputs: the ``tf.keras.Input`` tensor(s) the model starts from.
+      outputs: the tensor(s) computed from them by Keras layers.
+      name: the model's name (default ``model``, ``model_1``...).
+
+    Raises:
+      ValueError: an output not computed from ``inputs`` by Keras layers ("Graph
+        disconnected").
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        inputs = kwargs.pop("inputs", args[0] if args else None)
+        outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
+        trainable = kwargs.pop("trainable", True)
+        self.__dict__["_tracked"] = []
+        super().__init__(trainable=trainable, **kwargs)
+        self._nodes_order: list[tuple[Any, ...]] = []
+        self.inputs: list[Any] | None = None
+        self.outputs: list[Any] | None = None
+        self._single_output = True
+        if inputs is not None and outputs is not None:
+            self._init_graph(inputs, outputs)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, tl_base.Layer) and not name.startswith("_"):
+            tracked = self.__dict__.setdefault("_tracked", [])
+            if all(value is not t for t in tracked):
+                tracked.append(value)
+        super().__setattr__(name, value)
+
+    def _init_graph(self, inputs: Any, outputs: Any) -> None:
+        self.inputs = _flat(inputs)
+        self._single_output = not isinstance(outputs, (list, tuple))
+        self.outputs = _flat(outputs)
+        graph = self.outputs[0].graph
+        history = _history(graph)
+        known = {id(x) for x in self.inputs}
+        order: list[tuple[Any, ...]] = []
+        seen: set[int] = set()
+
+        def visit(tensor: Any) -> None:
+            if id(tensor) in known:
+                return
+            entry = history.get(id(tensor))
+            if entry is None or entry[2] is None:
+                raise ValueError(
+                    f"Graph disconnected: cannot obtain value for tensor {tensor} at layer "
+                    f'"{entry[1].name if entry else tensor.op.name}". The following previous '
+                    "layers were accessed without issue: "
+                    f"{[e[1].name for e in order]}"
+                )
+            node_outputs = entry[5]
+            key = id(node_outputs) if isinstance(node_outputs, (list, tuple)) else id(tensor)
+            if key in seen:
+                return
+            for x in _flat(entry[2]):
+                visit(x)
+            seen.add(key)
+            order.append(entry)
+
+        for out in self.outputs:
+            visit(out)
+        self._nodes_order = order
+        layers: list[Any] = []
+        for x in self.inputs:
+            entry = history.get(id(x))
+            if entry is not None and isinstance(entry[1], InputLayer):
+                layers.append(entry[1])
+        for entry in order:
+            if all(entry[1] is not lay for lay in layers):
+                layers.append(entry[1])
+        self.__dict__["_tracked"] = layers
+        self.built = True
+        self.__dict__["_nodes"] = [(inputs, outputs)]
+
+    # -- layers and weights ----------------------------------------------------------------
+    @property
+    def layers(self) -> list[Any]:
+        """The model's layers (a functional model's ``InputLayer``s first)."""
+        return list(self.__dict__.get("_tracked", []))
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Any:
+        """The layer named ``name`` (or at ``index``).
+
+        Raises:
+          ValueError: no such layer, or neither argument given.
+        """
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError(
+                    f"Was asked to retrieve layer at index {index} but model "
+                    f"only has {len(self.layers)} layers."
+                )
+            return self.layers[index]
+        if name is not None:
+            for layer in self.layers:
+                if layer.name == name:
+                    return layer
+            raise ValueError(
+                f"No such layer: {name}. Existing layers are: "
+                f"{[layer.name for layer in self.layers]}."
+            )
+        raise ValueError("Provide either a layer name or layer index at `get_layer`.")
+
+    def _gather(self, attr: str) -> list[Any]:
+        out: list[Any] = []
+        for layer in self.layers:
+            for w in getattr(layer, attr):
+                if all(w is not o for o in out):
+                    out.append(w)
+        return out
+
+    @property
+    def trainable_weights(self) -> list[Any]:
+        if not self.trainable:
+            return []
+        return self._gather("trainable_weights") + list(self._trainable_weights)
+
+    @property
+    def non_trainable_weights(self) -> list[Any]:
+        if self.trainable:
+            return self._gather("non_trainable_weights") + list(self._non_trainable_weights)
+        return (
+            self._gather("trainable_weights")
+            + self._gather("non_trainable_weights")
+            + self._trainable_weights
+            + self._non_trainable_weights
+        )
+
+    @property
+    def updates(self) -> list[Any]:
+        """The layers' update ops (batch normalization's moving averages)."""
+        if not self.trainable and not self.stateful:
+            return []
+        return self._gather("updates") + list(self._updates)
+
+    @property
+    def losses(self) -> list[Any]:
+        """The layers' losses (regularizers, each access building them anew), then the
+        model's own."""
+        own = Layer.losses.fget(self)
+        out: list[Any] = []
+        for layer in self.layers:
+            out.extend(layer.losses)
+        return out + own
+
+    # -- calling ------------------------------------------------------------------------
+    def _cast_inputs(self, inputs: Any) -> Any:
+        return inputs
+
+    def _expects_training(self) -> bool:
+        return False
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        """Replays the functional graph on ``inputs`` (subclasses override it).
+
+        Raises:
+          NotImplementedError: a model with neither a graph nor its own ``call``.
+        """
+        if self.inputs is None:
+            raise NotImplementedError(
+                "When subclassing the `Model` class, you should implement a `call()` method."
+            )
+        new = _flat(inputs)
+        if len(new) != len(self.inputs):
+            raise ValueError(
+                f'Layer "{self.name}" expects {len(self.inputs)} input(s), '
+                f"but it received {len(new)} input tensors."
+            )
+        values = {id(old): x for old, x in zip(self.inputs, new, strict=True)}
+        for tensor, layer, node_in, args, kwargs, node_out in self._nodes_order:
+            if id(tensor) in values:
+                continue
+            mapped = (
+                type(node_in)(values[id(x)] for x in node_in)
+                if isinstance(node_in, (list, tuple))
+                else values[id(node_in)]
+            )
+            kwargs = dict(kwargs)
+            if training is not None and layer._expects_training():
+                kwargs["training"] = training
+            result = layer(mapped, *args, **kwargs)
+            for old, x in zip(_flat(node_out), _flat(result), strict=True):
+                values[id(old)] = x
+        outs = [values[id(x)] for x in self.outputs or []]
+        return outs[0] if self._single_output else outs
+
+    compile = _not_supported("compile")
+    fit = _not_supported("fit")
+    fit_generator = _not_supported("fit_generator")
+    evaluate = _not_supported("evaluate")
+    evaluate_generator = _not_supported("evaluate_generator")
+    predict = _not_supported("predict")
+    predict_generator = _not_supported("predict_generator")
+    predict_on_batch = _not_supported("predict_on_batch")
+    train_on_batch = _not_supported("train_on_batch")
+    test_on_batch = _not_supported("test_on_batch")
+    save = _not_supported("save")
+    save_weights = _not_supported("save_weights")
+    load_weights = _not_supported("load_weights")
+
+
+class Sequential(Model):
+    """A linear stack of layers (``tf.keras.Sequential``).
+
+    Args:
+      layers: the layers, in order (default none; ``add`` appends).
+      name: the model's name (default ``sequential``, ``sequential_1``...).
+
+    A first layer carrying ``input_shape`` (or an ``InputLayer``) builds the model
+    at once on a placeholder (``<layer>_input``); otherwise the first call builds it.
+    """
+
+    def __init__(self, layers: list[Any] | None = None, name: str | None = None):
+        super().__init__(name=name)
+        self.__dict__["_tracked"] = []
+        for layer in layers or []:
+            self.add(layer)
+
+    @property
+    def layers(self) -> list[Any]:
+        """The layers, without an ``InputLayer``."""
+        return [lay for lay in self.__dict__["_tracked"] if not isinstance(lay, InputLayer)]
+
+    def add(self, layer: Any) -> None:
+        """Appends ``layer`` (built at once when the model has an input).
+
+        Raises:
+          TypeError: ``layer`` is not a Keras layer.
+          ValueError: a second ``InputLayer``, or a layer whose name a layer of the model has.
+        """
+        if not isinstance(layer, tl_base.Layer):
+            raise TypeError(
+                "The added layer must be an instance of class Layer. "
+                f"Received: layer={layer} of type {type(layer)}."
+            )
+        tracked = self.__dict__["_tracked"]
+        if any(layer.name == t.name for t in tracked):
+            raise ValueError(
+                f"All layers added to a Sequential model should have unique "
+                f'names. Name "{layer.name}" is already the name of a layer in '
+                "this model. Update the `name` argument to pass a unique name."
+            )
+        if isinstance(layer, InputLayer):
+            if self.outputs is not None or tracked:
+                raise ValueError("An InputLayer can only be the first layer of a Sequential model.")
+            self.inputs, self.outputs = [layer.output], [layer.output]
+        elif self.outputs is not None:
+            self.outputs = [layer(self.outputs[0])]
+        elif not tracked and getattr(layer, "_batch_input_shape", None) is not None:
+            x = layers_module.Input(
+                batch_shape=layer._batch_input_shape, dtype=layer.dtype, name=f"{layer.name}_input"
+            )
+            self.inputs, self.outputs = [x], [layer(x)]
+        tracked.append(layer)
+        self.built = self.outputs is not None
+
+    def pop(self) -> None:
+        """Removes the last layer.
+
+        Raises:
+          TypeError: the model has no layers.
+        """
+        if not self.layers:
+            raise TypeError("There are no layers in the model.")
+        self.__dict__["_tracked"].pop()
+        if self.inputs is not None:
+            x = self.inputs[0]
+            for layer in self.layers:
+                x = layer(x)
+            self.outputs = [x]
+
+    def _expects_training(self) -> bool:
+        return False
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        """The layers applied in order."""
+        x = inputs
+        for layer in self.layers:
+            kwargs = {}
+            if training is not None and layer._expects_training():
+                kwargs["training"] = training
+            x = layer(x, **kwargs)
+        return x
+
+
+__getattr__ = missing_name_getattr("tf.keras.models", globals())
