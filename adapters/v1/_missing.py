@@ -48,9 +48,6 @@ _DATA_EXPERIMENTAL_HINTS = {
     "tf.data.Dataset.from_tensor_slices",
     "make_csv_dataset": "read the file with the csv module or numpy.loadtxt and use "
     "tf.data.Dataset.from_tensor_slices",
-    "sample_from_datasets": "interleave the datasets (Dataset.interleave) or mix them in "
-    "a Dataset.from_generator",
-    "choose_from_datasets": "mix the datasets in a Dataset.from_generator",
     "Options": "not in TF 2.21 either: use tf.data.Options",
     "make_one_shot_iterator": "not in TF 2.21 either: use tf.data.make_one_shot_iterator",
     "make_initializable_iterator": "not in TF 2.21 either: use tf.data.make_initializable_iterator",
@@ -71,6 +68,7 @@ for _name in (
         "jtrain's tf.data.experimental has AUTOTUNE, shuffle_and_repeat, map_and_batch, "
         "parallel_interleave, ignore_errors, unbatch, get_single_element, enumerate_dataset, "
         "take_while, scan, group_by_window, bucket_by_sequence_length, "
+        "sample_from_datasets, choose_from_datasets, "
         "prefetch_to_device, copy_to_device and the options classes; build the rest "
         "from the Dataset methods (map, filter, batch, interleave, flat_map, "
         "from_generator...)",

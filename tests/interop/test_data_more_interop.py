@@ -193,7 +193,46 @@ PIPELINES = {
             lambda s, i: tf.size(s), [4], [3, 2], padded_shapes=([None], [])
         )
     ),
+    # -- choose_from_datasets / sample_from_datasets ----------------------------------
+    "choose_stop_on_empty": lambda tf: tf.data.Dataset.choose_from_datasets(
+        _three(tf), tf.data.Dataset.from_tensor_slices(CHOICES)
+    ),
+    "choose_skip_empty": lambda tf: tf.data.Dataset.choose_from_datasets(
+        _three(tf), tf.data.Dataset.from_tensor_slices(CHOICES), stop_on_empty_dataset=False
+    ),
+    "choose_experimental": lambda tf: tf.data.experimental.choose_from_datasets(
+        _three(tf), tf.data.Dataset.from_tensor_slices(CHOICES)
+    ),
+    "choose_out_of_range": lambda tf: tf.data.Dataset.choose_from_datasets(
+        _three(tf), tf.data.Dataset.from_tensor_slices(np.array([0, 3], np.int64))
+    ),
+    "choose_negative": lambda tf: tf.data.Dataset.choose_from_datasets(
+        _three(tf), tf.data.Dataset.from_tensor_slices(np.array([1, -1], np.int64))
+    ),
+    "choose_relaxed_shapes_dicts": lambda tf: tf.data.Dataset.choose_from_datasets(
+        [
+            tf.data.Dataset.from_tensors({"a": [1, 2]}).repeat(2),
+            tf.data.Dataset.from_tensors({"a": [1, 2, 3]}),
+        ],
+        tf.data.Dataset.from_tensor_slices(np.array([0, 1, 0, 1], np.int64)),
+    ),
+    "sample_zero_weight_left_out": lambda tf: tf.data.Dataset.sample_from_datasets(
+        [tf.data.Dataset.range(3), tf.data.Dataset.range(10, 13)], [0.0, 1.0]
+    ),
+    "sample_one_dataset": lambda tf: tf.data.experimental.sample_from_datasets(
+        [tf.data.Dataset.range(4)], seed=3
+    ),
 }
+
+CHOICES = np.array([0, 1, 2, 1, 1, 0, 0, 0, 2, 1], np.int64)
+
+
+def _three(tf):
+    return [
+        tf.data.Dataset.range(0, 3),
+        tf.data.Dataset.range(10, 12),
+        tf.data.Dataset.range(20, 25),
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(PIPELINES))
@@ -404,3 +443,77 @@ def test_grouping_errors_as_tf(build):
     assert ours[0] == theirs[0]
     # TF's run-time messages carry the graph's traceback around the kernel's message.
     assert ours[1] in theirs[1] or ours[1].split(":")[0] in theirs[1]
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda tf: tf.data.Dataset.choose_from_datasets([], tf.data.Dataset.range(2)),
+        lambda tf: tf.data.Dataset.choose_from_datasets(_three(tf), [0, 1]),
+        lambda tf: tf.data.Dataset.choose_from_datasets(
+            _three(tf), tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.int32))
+        ),
+        lambda tf: tf.data.Dataset.choose_from_datasets(
+            [tf.data.Dataset.range(3), tf.data.Dataset.from_tensors(1.0)],
+            tf.data.Dataset.range(2),
+        ),
+        lambda tf: tf.data.Dataset.sample_from_datasets(_three(tf), [0.5, 0.5]),
+        lambda tf: tf.data.Dataset.sample_from_datasets(_three(tf), [1, 2, 3]),
+        lambda tf: tf.data.Dataset.sample_from_datasets([]),
+        lambda tf: tf.data.Dataset.sample_from_datasets(_three(tf), tf.constant([1.0, 2.0])),
+    ],
+)
+def test_choose_and_sample_argument_errors_as_tf(build):
+    theirs, ours = _error(build)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("stop", [False, True])
+def test_sample_from_datasets_keeps_each_datasets_order_and_tfs_end(stop):
+    """TF's draws are not reproduced (NumPy's): each dataset's elements come in its
+    order; without stop_on_empty_dataset every element comes once, as in TF."""
+
+    def script(tf):
+        ds = tf.data.Dataset.sample_from_datasets(
+            [tf.data.Dataset.range(0, 5), tf.data.Dataset.range(10, 15)],
+            [0.3, 0.7],
+            seed=4,
+            stop_on_empty_dataset=stop,
+        )
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        return lambda sess: [int(v) for v in _drain(tf, sess, nxt)]
+
+    theirs, ours = run_both(script)
+    for got in (theirs, ours):
+        assert [v for v in got if v < 10] == sorted(v for v in got if v < 10)
+        assert [v for v in got if v >= 10] == sorted(v for v in got if v >= 10)
+        if not stop:
+            assert sorted(got) == [*range(5), *range(10, 15)]
+        else:  # it ends when the first dataset to run out is drawn again
+            assert len(got) < 10 and (got.count(4) or got.count(14))
+
+
+def _sample_run(seed, weights, n, graph_seed=None):
+    with jtf.Graph().as_default():
+        if graph_seed is not None:
+            jtf.set_random_seed(graph_seed)
+        ds = jtf.data.Dataset.sample_from_datasets(
+            [jtf.data.Dataset.from_tensors(np.int64(i)).repeat() for i in range(len(weights))],
+            weights,
+            seed=seed,
+        ).take(n)
+        nxt = ds.make_one_shot_iterator().get_next()
+        with jtf.Session() as sess:
+            return [int(v) for v in _drain(jtf, sess, nxt, limit=n + 1)]
+
+
+def test_sample_from_datasets_distribution_and_determinism_per_seed():
+    a = _sample_run(7, [0.2, 0.5, 0.3], 4000)
+    assert a == _sample_run(7, [0.2, 0.5, 0.3], 4000)  # the same seed, the same draws
+    assert a != _sample_run(8, [0.2, 0.5, 0.3], 4000)
+    assert _sample_run(None, [0.5, 0.5], 50, graph_seed=1) == _sample_run(
+        None, [0.5, 0.5], 50, graph_seed=1
+    )
+    freq = np.bincount(a, minlength=3) / len(a)
+    # 4000 draws: a standard deviation of at most 0.008 per frequency.
+    np.testing.assert_allclose(freq, [0.2, 0.5, 0.3], atol=0.035)

@@ -46,9 +46,8 @@ _ABSENT = {
     "as_numpy_iterator": "iterate with an iterator's get_next() and sess.run (TF1 graph mode)",
 }
 for _name in (
-    "cardinality choose_from_datasets counter fingerprint "
-    "from_sparse_tensor_slices load ragged_batch random rebatch "
-    "rejection_resample sample_from_datasets save snapshot sparse_batch unique"
+    "cardinality counter fingerprint from_sparse_tensor_slices load ragged_batch random "
+    "rebatch rejection_resample save snapshot sparse_batch unique"
 ).split():
     _ABSENT[_name] = (
         "build it from map, filter, batch, interleave, flat_map, from_generator, zip, "
@@ -233,6 +232,68 @@ class DatasetV1(structure.Structured):
           TypeError: ``datasets`` holds something that is not a dataset.
         """
         return _Zip(datasets)
+
+    @staticmethod
+    def choose_from_datasets(
+        datasets: Any, choice_dataset: Any, stop_on_empty_dataset: bool = True
+    ) -> DatasetV1:
+        """The elements of ``datasets``, each from the dataset ``choice_dataset``'s next
+        ``tf.int64`` scalar names.
+
+        Args:
+          datasets: datasets of compatible elements (the same structure and dtypes).
+          choice_dataset: a dataset of ``tf.int64`` scalars in ``[0, len(datasets))``.
+          stop_on_empty_dataset: end when a chosen dataset has ended (default True);
+            False: skip the choices of ended datasets, and end when every dataset or
+            the choices have.
+
+        Raises:
+          ValueError: no ``datasets``.
+          TypeError: ``choice_dataset`` is not a dataset of ``tf.int64`` scalars, or
+            the datasets' elements are not compatible.
+          InvalidArgumentError: at ``get_next``, a choice out of range.
+        """
+        from adapters.v1.data.directed_interleave_op import choose_from_datasets
+
+        return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def sample_from_datasets(
+        datasets: Any,
+        weights: Any = None,
+        seed: int | None = None,
+        stop_on_empty_dataset: bool = False,
+        rerandomize_each_iteration: bool | None = None,
+    ) -> DatasetV1:
+        """Elements of ``datasets``, each from a dataset drawn at random with
+        probabilities proportional to ``weights``.
+
+        Args:
+          datasets: datasets of compatible elements.
+          weights: one float per dataset (a list, or a ``tf.float32``/``tf.float64``
+            tensor); default: uniform. A dataset of zero (list) weight is left out.
+          seed: the op seed (with the graph seed, TF's ``get_seed`` rules); none and
+            no graph seed: different draws each run.
+          stop_on_empty_dataset: end when a drawn dataset has ended (default False:
+            draw again among the others, end when all have ended).
+          rerandomize_each_iteration: accepted; each pass (each epoch of a ``repeat``
+            over it) draws from the seeds anew, the same draws for the same seeds.
+
+        Raises:
+          ValueError: no ``datasets``, or weights of another length.
+          TypeError: integer weights, or incompatible datasets.
+          NotImplementedError: ``weights`` given as a dataset.
+
+        .. note:: The draws are NumPy's, not TF's (TF's stateless multinomial over
+           its Philox stream is not reproduced): what is kept is the distribution,
+           each dataset's own order, the end (as TF's), and the same sequence for
+           the same seeds. One dataset left: that dataset itself, as TF.
+        """
+        from adapters.v1.data.directed_interleave_op import sample_from_datasets
+
+        return sample_from_datasets(
+            datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration
+        )
 
     # -- transformations -----------------------------------------------------------------
     def map(

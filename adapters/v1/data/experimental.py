@@ -45,12 +45,14 @@ __all__ = [
     "copy_to_device",
     "enumerate_dataset",
     "bucket_by_sequence_length",
+    "choose_from_datasets",
     "get_single_element",
     "group_by_window",
     "ignore_errors",
     "map_and_batch",
     "parallel_interleave",
     "prefetch_to_device",
+    "sample_from_datasets",
     "scan",
     "shuffle_and_repeat",
     "take_while",
@@ -264,6 +266,24 @@ def bucket_by_sequence_length(
         )
 
     return apply
+
+
+def choose_from_datasets(
+    datasets: Any, choice_dataset: Any, stop_on_empty_dataset: bool = False
+) -> DatasetV1:
+    """``tf.data.Dataset.choose_from_datasets`` (see it), but ``stop_on_empty_dataset``
+    defaults to False here, as in TF."""
+    return DatasetV1.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+def sample_from_datasets(
+    datasets: Any,
+    weights: Any = None,
+    seed: int | None = None,
+    stop_on_empty_dataset: bool = False,
+) -> DatasetV1:
+    """``tf.data.Dataset.sample_from_datasets`` (see it: NumPy's draws, not TF's)."""
+    return DatasetV1.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
 
 
 def unbatch() -> Transformation:
