@@ -1,7 +1,15 @@
 """``tf.compat.v1.strings``: TF's string operations, run on the host (``ops/string_ops.py``)."""
 
 from adapters.v1._missing import missing_name_getattr
-from adapters.v1.ops.ragged.ragged_string_ops import unicode_encode
+from adapters.v1.ops.ragged.ragged_string_ops import (
+    bytes_split,
+    ngrams,
+    unicode_decode,
+    unicode_decode_with_offsets,
+    unicode_encode,
+    unicode_split,
+    unicode_split_with_offsets,
+)
 from adapters.v1.ops.string_ops import (
     as_string,
     reduce_join,
@@ -38,10 +46,12 @@ upper = string_upper
 
 __all__ = [
     "as_string",
+    "bytes_split",
     "format",
     "join",
     "length",
     "lower",
+    "ngrams",
     "reduce_join",
     "regex_full_match",
     "regex_replace",
@@ -52,8 +62,12 @@ __all__ = [
     "to_hash_bucket_fast",
     "to_hash_bucket_strong",
     "to_number",
+    "unicode_decode",
+    "unicode_decode_with_offsets",
     "unicode_encode",
     "unicode_script",
+    "unicode_split",
+    "unicode_split_with_offsets",
     "unicode_transcode",
     "unsorted_segment_join",
     "upper",

@@ -237,3 +237,100 @@ JOIN = {
 @pytest.mark.parametrize("case", sorted(JOIN))
 def test_unsorted_segment_join(case: str) -> None:
     _check(JOIN[case])
+
+
+def _rc(tf: Any, rows: Any) -> Any:
+    return tf.ragged.constant(rows)
+
+
+RAGGED_STRINGS = {
+    "decode_scalar": lambda tf: tf.strings.unicode_decode(tf.constant("h\u00e9"), "UTF-8"),
+    "decode_vector": lambda tf: tf.strings.unicode_decode(tf.constant([S, "", "ab"]), "UTF-8"),
+    "decode_matrix": lambda tf: tf.strings.unicode_decode(
+        tf.constant([["h\u00e9", "a"], ["", "b"]]), "UTF-8"
+    ),
+    "decode_fed_shape": lambda tf: tf.strings.unicode_decode(
+        tf.placeholder_with_default(["ab", S], [None]), "UTF-8"
+    ),
+    "decode_invalid": lambda tf: tf.strings.unicode_decode(tf.constant(BAD_UTF8), "UTF-8"),
+    "decode_invalid_ignore": lambda tf: tf.strings.unicode_decode(
+        tf.constant(BAD_UTF8), "UTF-8", errors="ignore"
+    ),
+    "decode_strict": lambda tf: tf.strings.unicode_decode(
+        tf.constant(BAD_UTF8), "UTF-8", errors="strict"
+    ),
+    "decode_controls": lambda tf: tf.strings.unicode_decode(
+        tf.constant([b"a\x01\x1f "]), "UTF-8", replace_control_characters=True, replacement_char=63
+    ),
+    "decode_utf16": lambda tf: tf.strings.unicode_decode(
+        tf.constant([S.encode("utf-16-be"), b"\x00a\xd8\x00"]), "UTF-16-BE"
+    ),
+    "decode_utf32": lambda tf: tf.strings.unicode_decode(
+        tf.constant([S.encode("utf-32-be")]), "UTF-32-BE"
+    ),
+    "decode_unknown_encoding": lambda tf: tf.strings.unicode_decode(tf.constant(["a"]), "UTF-9"),
+    "decode_ragged": lambda tf: tf.strings.unicode_decode(_rc(tf, [["ab", "c"], []]), "UTF-8"),
+    "decode_offsets": lambda tf: tf.strings.unicode_decode_with_offsets(
+        tf.constant([S.encode()] + BAD_UTF8), "UTF-8"
+    ),
+    "decode_offsets_ignore": lambda tf: tf.strings.unicode_decode_with_offsets(
+        tf.constant(BAD_UTF8), "UTF-8", errors="ignore"
+    ),
+    "decode_offsets_utf16": lambda tf: tf.strings.unicode_decode_with_offsets(
+        tf.constant([S.encode("utf-16-be")]), "UTF-16-BE"
+    ),
+    "split": lambda tf: tf.strings.unicode_split(tf.constant([S, "", "ab"]), "UTF-8"),
+    "split_scalar": lambda tf: tf.strings.unicode_split(tf.constant("ab"), "UTF-8"),
+    "split_invalid": lambda tf: tf.strings.unicode_split(tf.constant(BAD_UTF8), "UTF-8"),
+    "split_fed": lambda tf: tf.strings.unicode_split(
+        tf.placeholder_with_default([S], [None]), "UTF-8"
+    ),
+    "split_utf16_offsets": lambda tf: tf.strings.unicode_split_with_offsets(
+        tf.constant([S.encode("utf-16-be")]), "UTF-16-BE"
+    ),
+    "split_offsets": lambda tf: tf.strings.unicode_split_with_offsets(
+        tf.constant([[S], ["x\xff"]]), "UTF-8"
+    ),
+    "bytes_split_scalar": lambda tf: tf.strings.bytes_split(tf.constant("ab")),
+    "bytes_split": lambda tf: tf.strings.bytes_split(tf.constant(["h\u00e9", "", "xyz"])),
+    "bytes_split_matrix": lambda tf: tf.strings.bytes_split(tf.constant([["ab", "c"]])),
+    "bytes_split_ragged": lambda tf: tf.strings.bytes_split(_rc(tf, [["ab", "c"], []])),
+    "encode_ragged": lambda tf: tf.strings.unicode_encode(
+        _rc(tf, [[104, 105], [], [0x1F600]]), "UTF-8"
+    ),
+    "encode_ragged2": lambda tf: tf.strings.unicode_encode(
+        _rc(tf, [[[104, 105]], [[106], []]]), "UTF-16-BE"
+    ),
+    "encode_decoded": lambda tf: tf.strings.unicode_encode(
+        tf.strings.unicode_decode(tf.constant([S, "ab"]), "UTF-8"), "UTF-32-BE"
+    ),
+    "ngrams_vector": lambda tf: tf.strings.ngrams(tf.constant(["a", "b", "c"]), 2),
+    "ngrams_matrix": lambda tf: tf.strings.ngrams(
+        tf.constant([["a", "b", "c"], ["d", "e", "f"]]), [1, 3], separator="-"
+    ),
+    "ngrams_ragged_padded": lambda tf: tf.strings.ngrams(
+        _rc(tf, [["a", "b", "c"], ["d"], []]), [1, 2], pad_values=("L", "R"), padding_width=1
+    ),
+    "ngrams_short": lambda tf: tf.strings.ngrams(
+        _rc(tf, [["a", "b", "c"], ["d"], []]), 3, preserve_short_sequences=True
+    ),
+    "ngrams_short_padded": lambda tf: tf.strings.ngrams(
+        _rc(tf, [["a", "b"], ["d"]]),
+        4,
+        pad_values="P",
+        padding_width=1,
+        preserve_short_sequences=True,
+    ),
+    "ngrams_dynamic_pad": lambda tf: tf.strings.ngrams(
+        _rc(tf, [["a", "b"], ["d"]]), 3, pad_values="P", separator="_"
+    ),
+    "ngrams_nested": lambda tf: tf.strings.ngrams(_rc(tf, [[["a", "b"], ["c"]], []]), 2),
+    "ngrams_bad_width": lambda tf: tf.strings.ngrams(tf.constant(["a"]), 0),
+    "ngrams_bad_padding": lambda tf: tf.strings.ngrams(tf.constant(["a"]), 2, padding_width=1),
+    "ngrams_scalar": lambda tf: tf.strings.ngrams(tf.constant("a"), 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RAGGED_STRINGS))
+def test_ragged_string_ops(case: str) -> None:
+    _check(RAGGED_STRINGS[case])
