@@ -162,3 +162,56 @@ def test_constructor_is_private() -> None:
     theirs, ours = run_both(script)
     assert ours == theirs
     assert np.asarray(theirs).size
+
+
+def test_feed_ragged_placeholder() -> None:
+    """A ``tf.ragged.placeholder`` fed a ``RaggedTensorValue`` (TF1's feed expansion:
+    nested row splits and flat values); a value of another type fails as in TF."""
+
+    def script(tf: Any) -> Any:
+        p = tf.ragged.placeholder(tf.int32, 2, [])
+        q = tf.ragged.placeholder(tf.float32, 1, [2])
+        dense = p.to_tensor(default_value=-1)
+        statics = [_static(x) for x in (p, q, p.flat_values, q.flat_values, dense)]
+        value = tf.ragged.constant_value(NESTED, dtype=np.int32)
+        qv = tf.ragged.constant_value([[[1.0, 2.0]], []], ragged_rank=1, dtype=np.float32)
+
+        def run(sess: Any) -> Any:
+            got_p, got_dense, got_q = sess.run([p, dense, q], {p: value, q: qv})
+            try:
+                sess.run(dense, {p: [[1, 2], [3]]})
+                error = None
+            except Exception as e:  # noqa: BLE001 - compared with TF's
+                error = (type(e).__name__, str(e))
+            return statics, got_p.to_list(), got_dense.tolist(), got_q.to_list(), error
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def _static(t: Any) -> Any:
+    shape = t.shape
+    return (t.dtype.name, shape.as_list() if shape.ndims is not None else None)
+
+
+def test_constant_value() -> None:
+    """``tf.compat.v1.ragged.constant_value``: NumPy's dtypes (int64, float64), TF's
+    structure."""
+
+    def script(tf: Any) -> Any:
+        values = [
+            tf.ragged.constant_value([[1, 2], [3]]),
+            tf.ragged.constant_value([[1.0], []]),
+            tf.ragged.constant_value(NESTED, row_splits_dtype="int32"),
+            tf.ragged.constant_value([[[1, 2]], []], ragged_rank=1),
+        ]
+        found = [
+            (v.to_list(), str(v.dtype), v.ragged_rank, v.shape, str(v.row_splits.dtype))
+            for v in values
+        ]
+        return lambda sess: found
+
+    theirs, ours = run_both(script)
+    assert ours == theirs

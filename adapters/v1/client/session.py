@@ -1124,6 +1124,10 @@ class Session:
                     parts = [key.indices, key.values, key.dense_shape]
                     self._convert_feed_items(zip(parts, value, strict=False), tensors, values)
                     continue
+                if hasattr(key, "_feed_components"):  # RaggedTensor: splits and flat values
+                    pairs = key._feed_components(value)
+                    self._convert_feed_items(pairs, tensors, values)
+                    continue
                 try:
                     t = _as_fetch_element(key, self._graph)
                 except ValueError as e:

@@ -181,9 +181,7 @@ def constant_value(
     np_dtype = None if dtype is None else ops.as_dtype(dtype).dtype
 
     def leaf(values: Any, shape: tuple | None) -> np.ndarray:
-        arr = (
-            literal_array(values, np_dtype) if values != [] else np.zeros(0, np_dtype or np.float64)
-        )
+        arr = np.asarray(values, dtype=np_dtype)  # NumPy's inference, as TF's
         return arr if shape is None else arr.reshape(shape)
 
     def node(values: Any, splits: list[int]) -> RaggedTensorValue:

@@ -791,6 +791,13 @@ class RaggedTensor:
         # RaggedTensorValue of them.
         return _RaggedValueParts, [self._values, self._row_splits]
 
+    def _feed_components(self, value: Any) -> Any:
+        # Session.run's feed of a RaggedTensor key (TF's expansion): its nested row splits
+        # and flat values fed those of the value (a RaggedTensorValue).
+        keys = [*self.nested_row_splits, self.flat_values]
+        fed = [*value.nested_row_splits, value.flat_values]
+        return zip(keys, fed, strict=False)
+
     def __repr__(self) -> str:
         return f"tf.RaggedTensor(values={self._values!r}, row_splits={self._row_splits!r})"
 
