@@ -328,6 +328,30 @@ RAGGED_STRINGS = {
     "ngrams_bad_width": lambda tf: tf.strings.ngrams(tf.constant(["a"]), 0),
     "ngrams_bad_padding": lambda tf: tf.strings.ngrams(tf.constant(["a"]), 2, padding_width=1),
     "ngrams_scalar": lambda tf: tf.strings.ngrams(tf.constant("a"), 2),
+    "split_ragged": lambda tf: tf.strings.split(
+        tf.constant(["a b", "c", "", "  d  e "]), result_type="RaggedTensor"
+    ),
+    "split_ragged_scalar": lambda tf: tf.strings.split(
+        tf.constant("a b"), result_type="RaggedTensor"
+    ),
+    "split_ragged_matrix_sep": lambda tf: tf.strings.split(
+        tf.constant([["a,b", "c"], [",", ""]]), sep=",", result_type="RaggedTensor"
+    ),
+    "split_ragged_maxsplit": lambda tf: tf.strings.split(
+        tf.constant(["a b c d"]), maxsplit=2, result_type="RaggedTensor"
+    ),
+    "split_ragged_to_tensor": lambda tf: tf.strings.split(
+        tf.constant(["a b", "c"]), result_type="RaggedTensor"
+    ).to_tensor(default_value="<pad>"),
+    "string_split_ragged": lambda tf: tf.string_split(
+        tf.constant(["a b", "c,d"]), sep=" ,", result_type="RaggedTensor"
+    ),
+    "string_split_ragged_keep_empty": lambda tf: tf.string_split(
+        tf.constant(["a  b", ""]), skip_empty=False, result_type="RaggedTensor"
+    ),
+    "string_split_bad_result_type": lambda tf: tf.string_split(
+        tf.constant(["a"]), result_type="Dense"
+    ),
 }
 
 

@@ -212,7 +212,7 @@ def string_split(
     delimiter: Any = None,
     result_type: str = "SparseTensor",
     name: str | None = None,
-) -> SparseTensor:
+) -> Any:
     """Splits each string of a vector at any byte of ``sep`` (``tf.compat.v1.string_split``).
 
     Args:
@@ -221,17 +221,18 @@ def string_split(
         ``sep`` splits into single bytes.
       skip_empty: whether empty tokens are dropped (default True).
       delimiter: TF's deprecated alias of ``sep``.
-      result_type: ``"SparseTensor"`` (``"RaggedTensor"`` is not supported).
+      result_type: ``"SparseTensor"`` (default) or ``"RaggedTensor"``.
       name: the op's name.
 
     Returns:
       A ``SparseTensor`` of rank 2: ``indices`` ``[n, 2]`` int64 (row, token),
-      ``values`` the tokens, ``dense_shape`` ``[rows, most tokens]``.
+      ``values`` the tokens, ``dense_shape`` ``[rows, most tokens]``; or the
+      ``RaggedTensor`` ``[rows, None]`` of the tokens.
 
     Raises:
       ValueError: ``source`` not a vector; both ``sep`` and ``delimiter``; a
         ``result_type`` other than TF's two.
-      NotImplementedError: ``result_type="RaggedTensor"`` (jtrain has no RaggedTensor).
+      NotImplementedError: ``result_type="RaggedTensor"`` with ``sep`` a computed tensor.
 
     .. note:: A ``sep`` of several bytes is a set of single-byte delimiters (TF's
        ``StringSplit``), unlike ``tf.strings.split``'s.
@@ -242,6 +243,7 @@ def string_split(
     _check_result_type(result_type)
     tensor = _string_input(source, "input", "StringSplit")
     _check_vector(tensor, "StringSplit")
+    ragged = result_type == "RaggedTensor"
 
     def split(row: bytes, delim: bytes) -> list[bytes]:
         if not row:
@@ -252,16 +254,31 @@ def string_split(
             tokens = re.split(b"[" + re.escape(delim) + b"]", row)
         return [t for t in tokens if t] if skip_empty else tokens
 
+    if ragged:
+        delim = _python_sep(" " if sep is None else sep, "tf.string_split")
+        return _ragged_split("StringSplit", name, tensor, lambda row: split(row, delim))
     return _sparse_split("StringSplit", name, tensor, " " if sep is None else sep, split)
 
 
+def _python_sep(sep: Any, op: str) -> bytes:
+    """A separator given as a Python string (or a constant), as bytes."""
+    if isinstance(sep, (str, bytes)):
+        return _bytes(sep)
+    if isinstance(sep, ops.Tensor):
+        known = constant_value(sep)
+        if known is not None:
+            return bytes(known.item())
+    raise NotImplementedError(f"{op} with result_type='RaggedTensor': give sep as a Python string")
+
+
+def _ragged_split(op_type: str, name: str | None, tensor: ops.Tensor, split: Callable) -> Any:
+    from adapters.v1.ops.ragged.ragged_string_ops import split_ragged
+
+    return split_ragged(op_type, name, tensor, split)
+
+
 def _check_result_type(result_type: str) -> None:
-    if result_type == "RaggedTensor":
-        raise NotImplementedError(
-            "result_type='RaggedTensor': adapters.v1 has no RaggedTensor; use "
-            "result_type='SparseTensor'"
-        )
-    if result_type != "SparseTensor":
+    if result_type not in ("SparseTensor", "RaggedTensor"):
         raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
 
 
@@ -272,7 +289,7 @@ def string_split_v1(
     result_type: str = "SparseTensor",
     source: Any = None,
     name: str | None = None,
-) -> SparseTensor:
+) -> Any:
     """Splits each string as Python's ``bytes.split`` (``tf.compat.v1.strings.split``).
 
     Args:
@@ -281,17 +298,19 @@ def string_split_v1(
       sep: the separator (a whole string); ``None`` or ``""``: runs of ASCII white
         space, with no empty token.
       maxsplit: at most this many splits per string when positive (default -1: all).
-      result_type: ``"SparseTensor"`` (``"RaggedTensor"`` is not supported).
+      result_type: ``"SparseTensor"`` (default) or ``"RaggedTensor"``.
       source: TF's alias of ``input``.
       name: the op's name.
 
     Returns:
       A ``SparseTensor`` of rank ``rank(input) + 1``: indices the string's position and
-      the token's, dense shape ``[*input.shape, most tokens]``.
+      the token's, dense shape ``[*input.shape, most tokens]``; or the ``RaggedTensor``
+      of the tokens, of rank ``rank(input) + 1`` (the input's dimensions uniform).
 
     Raises:
       ValueError: both ``input`` and ``source``; an unknown ``result_type``.
-      NotImplementedError: ``result_type="RaggedTensor"``.
+      NotImplementedError: ``result_type="RaggedTensor"`` with ``sep`` a computed tensor,
+        or an input of unknown rank.
     """
     if input is not None and source is not None:
         raise ValueError("Cannot specify both 'input' and 'source'")
@@ -306,6 +325,9 @@ def string_split_v1(
             return _split_whitespace(row, limit)
         return row.split(delim, limit)
 
+    if result_type == "RaggedTensor":
+        delim = _python_sep("" if sep is None else sep, "tf.strings.split")
+        return _ragged_split("StringSplitV2", name, tensor, lambda row: split(row, delim))
     return _sparse_split("StringSplitV2", name, tensor, "" if sep is None else sep, split, rank)
 
 

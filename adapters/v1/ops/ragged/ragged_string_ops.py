@@ -149,6 +149,7 @@ def _rows_op(
     row_fn: Any,
     dtypes: list[np.dtype],
     static_count: bool = False,
+    scalar_as_vector: bool = False,
 ) -> list[Any]:
     """For each string, ``row_fn(bytes)`` gives one list per output (of equal lengths):
     the outputs as ragged tensors of rank ``rank(input) + 1`` sharing their splits (the
@@ -162,6 +163,8 @@ def _rows_op(
     shape = tensor._shape
     if shape is None:
         raise NotImplementedError(f"tf.strings: {op_type} of a tensor of unknown rank")
+    if scalar_as_vector and len(shape) == 0:
+        shape = (1,)
     rank = len(shape)
     nitems = None
     if static_count:
@@ -171,6 +174,8 @@ def _rows_op(
 
     def compute(value: Any) -> tuple[Any, ...]:
         strings = np.asarray(value, object)
+        if rank and strings.ndim == 0:
+            strings = strings.reshape(1)
         dims = strings.shape
         per = [row_fn(bytes(b)) for b in strings.reshape(-1)]
         outs = []
@@ -558,3 +563,11 @@ def _ngrams_ragged(rt: RaggedTensor, row: Any, name: str | None) -> RaggedTensor
         [((None,), _STRING), (rt.row_splits._shape, dtype)],
     )
     return RaggedTensor(out, splits, None, True)
+
+
+def split_ragged(op_type: str, name: str | None, input: Any, split: Any) -> RaggedTensor:  # noqa: A002
+    """``tf.strings.split``/``tf.string_split`` with ``result_type="RaggedTensor"``: each
+    string's tokens (``split(bytes)``) as a ragged tensor of rank ``rank(input) + 1`` (a
+    scalar taken as a vector of one, as TF1's split does)."""
+    (out,) = _rows_op(op_type, name, input, lambda s: (split(s),), [_STRING], scalar_as_vector=True)
+    return out
