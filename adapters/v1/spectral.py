@@ -4,9 +4,11 @@
 from adapters.v1 import signal as _signal
 from adapters.v1._missing import missing_name_getattr
 
+dct = _signal.dct
 fft = _signal.fft
 fft2d = _signal.fft2d
 fft3d = _signal.fft3d
+idct = _signal.idct
 ifft = _signal.ifft
 ifft2d = _signal.ifft2d
 ifft3d = _signal.ifft3d
@@ -18,9 +20,11 @@ rfft2d = _signal.rfft2d
 rfft3d = _signal.rfft3d
 
 __all__ = [
+    "dct",
     "fft",
     "fft2d",
     "fft3d",
+    "idct",
     "ifft",
     "ifft2d",
     "ifft3d",

@@ -247,3 +247,273 @@ def test_fft_errors(case):
             theirs[1],
             ours[1],
         )
+
+
+# --- tf.signal beyond the FFTs: frames, windows, STFT, mel, MFCC, DCT, MDCT ---------------
+
+SIG = RNG.randn(2, 300).astype(np.float32)
+FRAMES = RNG.randn(2, 5, 8).astype(np.float32)
+D10 = RNG.randn(3, 10).astype(np.float32)
+M8 = RNG.randn(2, 6, 8).astype(np.float32)
+
+# Bounds, in eps of the dtype times the largest |value| of TF's result, each the
+# largest difference measured over the cases of its family below (TF 2.21 vs jtrain,
+# CPU). Data movement and sums (frame, overlap_and_add, fftshift, the type-I DCT) are
+# bit-identical. The rest go through TF's Cos/Sin/Exp/Log/BesselI0e kernels, which are
+# Eigen's polynomial approximations, where jtrain's are XLA's: the two differ by up to
+# an ulp on some arguments (measured: tf.cos/sin/exp/log over [-7, 7], 1.2e-7-2e-7
+# relative), so:
+WINDOW_EPS = 2.0  # windows: hann_window(400) measured 2.0 (cos of 2 pi n / N, then a - b *)
+# STFT/MDCT/DCT/MFCC: the window's or the twiddle exp's ulp, then exact FFTs: largest
+# measured 1.539 (stft of 100-sample frames, fft_length 256)
+SPECTRAL_EPS = 1.539
+# The mel matrix: the ulp of log at ~2800 mel (2.4e-4) divided by a band's width in
+# mel (~100-150) is ~20-55 eps of the largest weight (1.0): measured 55.34 (40 bands,
+# 16 kHz), 22.6 (TF's defaults), 23.1 (float64).
+MEL_EPS = 55.34
+
+SIGNAL_CASES = {
+    # name: (build, bound in eps; 0: bit-identical)
+    "hann_window 16": (lambda tf: tf.signal.hann_window(16), WINDOW_EPS),
+    "hann_window 15 symmetric": (
+        lambda tf: tf.signal.hann_window(15, periodic=False),
+        WINDOW_EPS,
+    ),
+    "hann_window 400": (lambda tf: tf.signal.hann_window(400), WINDOW_EPS),
+    "hann_window float64": (lambda tf: tf.signal.hann_window(64, dtype=tf.float64), 0),
+    "hamming_window 64": (lambda tf: tf.signal.hamming_window(64), WINDOW_EPS),
+    "hamming_window 1": (lambda tf: tf.signal.hamming_window(1), 0),
+    "vorbis_window 32": (lambda tf: tf.signal.vorbis_window(32), WINDOW_EPS),
+    "vorbis_window float64": (
+        lambda tf: tf.signal.vorbis_window(32, dtype=tf.float64),
+        WINDOW_EPS,
+    ),
+    "kaiser_window 20": (lambda tf: tf.signal.kaiser_window(20), WINDOW_EPS),
+    "kaiser_window 21 beta 5": (lambda tf: tf.signal.kaiser_window(21, beta=5.0), WINDOW_EPS),
+    "kaiser_window float64": (
+        lambda tf: tf.signal.kaiser_window(16, dtype=tf.float64),
+        WINDOW_EPS,
+    ),
+    "kaiser_bessel_derived_window": (
+        lambda tf: tf.signal.kaiser_bessel_derived_window(16),
+        WINDOW_EPS,
+    ),
+    "frame": (lambda tf: tf.signal.frame(tf.constant(SIG), 64, 32), 0),
+    "frame pad_end": (
+        lambda tf: tf.signal.frame(tf.constant(SIG), 64, 50, pad_end=True, pad_value=3.0),
+        0,
+    ),
+    "frame axis 0": (lambda tf: tf.signal.frame(tf.constant(SIG.T[:20]), 7, 3, axis=0), 0),
+    "frame longer than the signal": (
+        lambda tf: tf.signal.frame(tf.constant(SIG[:, :10]), 64, 32),
+        0,
+    ),
+    "overlap_and_add": (lambda tf: tf.signal.overlap_and_add(tf.constant(FRAMES), 3), 0),
+    "overlap_and_add fast path": (
+        lambda tf: tf.signal.overlap_and_add(tf.constant(FRAMES), 8),
+        0,
+    ),
+    "stft": (lambda tf: tf.signal.stft(tf.constant(SIG), 64, 32), SPECTRAL_EPS),
+    "stft pad_end float64": (
+        lambda tf: tf.signal.stft(tf.constant(SIG.astype(np.float64)), 50, 20, pad_end=True),
+        SPECTRAL_EPS,
+    ),
+    "stft fft_length 256": (
+        lambda tf: tf.signal.stft(tf.constant(SIG), 100, 40, fft_length=256),
+        SPECTRAL_EPS,
+    ),
+    "stft no window": (
+        lambda tf: tf.signal.stft(tf.constant(SIG), 64, 32, window_fn=None),
+        0,
+    ),
+    "inverse_stft of stft": (
+        lambda tf: tf.signal.inverse_stft(
+            tf.signal.stft(tf.constant(SIG), 64, 16),
+            64,
+            16,
+            window_fn=tf.signal.inverse_stft_window_fn(16),
+        ),
+        SPECTRAL_EPS,
+    ),
+    "inverse_stft": (
+        lambda tf: tf.signal.inverse_stft(tf.signal.stft(tf.constant(SIG), 64, 32), 64, 32),
+        SPECTRAL_EPS,
+    ),
+    "linear_to_mel_weight_matrix": (lambda tf: tf.signal.linear_to_mel_weight_matrix(), MEL_EPS),
+    "linear_to_mel_weight_matrix 16 kHz": (
+        lambda tf: tf.signal.linear_to_mel_weight_matrix(40, 257, 16000, 20.0, 7600.0),
+        MEL_EPS,
+    ),
+    "linear_to_mel_weight_matrix float64": (
+        lambda tf: tf.signal.linear_to_mel_weight_matrix(dtype=tf.float64),
+        MEL_EPS,
+    ),
+    "mfccs_from_log_mel_spectrograms": (
+        lambda tf: tf.signal.mfccs_from_log_mel_spectrograms(tf.constant(D10)),
+        SPECTRAL_EPS,
+    ),
+    "dct type 1": (lambda tf: tf.signal.dct(tf.constant(D10), type=1), 0),
+    "dct type 2": (lambda tf: tf.signal.dct(tf.constant(D10)), SPECTRAL_EPS),
+    "dct type 2 ortho": (lambda tf: tf.signal.dct(tf.constant(D10), norm="ortho"), SPECTRAL_EPS),
+    "dct type 3": (lambda tf: tf.signal.dct(tf.constant(D10), type=3), SPECTRAL_EPS),
+    "dct type 3 ortho": (
+        lambda tf: tf.signal.dct(tf.constant(D10), type=3, norm="ortho"),
+        SPECTRAL_EPS,
+    ),
+    "dct type 4": (lambda tf: tf.signal.dct(tf.constant(D10), type=4), SPECTRAL_EPS),
+    "dct type 4 ortho float64": (
+        lambda tf: tf.signal.dct(tf.constant(D10.astype(np.float64)), type=4, norm="ortho"),
+        SPECTRAL_EPS,
+    ),
+    "idct n padded": (lambda tf: tf.signal.idct(tf.constant(D10), n=12), SPECTRAL_EPS),
+    "spectral.idct type 3 n cropped": (
+        lambda tf: tf.spectral.idct(tf.constant(D10), type=3, n=7),
+        SPECTRAL_EPS,
+    ),
+    "mdct": (lambda tf: tf.signal.mdct(tf.constant(SIG), 16), SPECTRAL_EPS),
+    "mdct kbd ortho": (
+        lambda tf: tf.signal.mdct(
+            tf.constant(SIG),
+            16,
+            window_fn=tf.signal.kaiser_bessel_derived_window,
+            norm="ortho",
+        ),
+        SPECTRAL_EPS,
+    ),
+    "inverse_mdct": (lambda tf: tf.signal.inverse_mdct(tf.constant(M8)), SPECTRAL_EPS),
+    "inverse_mdct no window ortho": (
+        lambda tf: tf.signal.inverse_mdct(tf.constant(M8), window_fn=None, norm="ortho"),
+        SPECTRAL_EPS,
+    ),
+    "fftshift": (lambda tf: tf.signal.fftshift(tf.constant(D10)), 0),
+    "ifftshift axis": (lambda tf: tf.signal.ifftshift(tf.constant(D10), axes=1), 0),
+    "ifftshift axes": (lambda tf: tf.signal.ifftshift(tf.constant(D10), axes=[-1, 0]), 0),
+}
+
+
+def _assert_within(theirs: np.ndarray, ours: np.ndarray, eps: float) -> None:
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    if eps == 0 or not theirs.size:
+        np.testing.assert_array_equal(ours, theirs)
+        return
+    # (the difference taken in complex128: exact, as the bounds were measured)
+    scale = np.finfo(theirs.real.dtype).eps * np.max(np.abs(theirs))
+    worst = np.max(np.abs(ours.astype(np.complex128) - theirs)) / scale
+    assert worst <= eps, f"{worst:.3f} eps of the largest value, bound {eps}"
+
+
+@pytest.mark.parametrize("case", sorted(SIGNAL_CASES))
+def test_signal_values(case):
+    build, eps = SIGNAL_CASES[case]
+
+    def script(tf):
+        y = build(tf)
+        return lambda sess: (sess.run(y), _static(y))
+
+    theirs, ours = run_both(script)
+    assert ours[1] == theirs[1]
+    _assert_within(theirs[0], ours[0], eps)
+
+
+def test_audio_front_end_with_unknown_batch():
+    """A speech-commands style front end: a placeholder batch, STFT magnitudes, mel
+    filters by matmul, log, MFCCs; values and static shapes."""
+
+    def script(tf):
+        audio = tf.placeholder(tf.float32, [None, 300])
+        spec = tf.abs(tf.signal.stft(audio, 64, 32, fft_length=64))
+        mel = tf.tensordot(spec, tf.signal.linear_to_mel_weight_matrix(8, 33, 8000), 1)
+        mel.set_shape(spec.shape[:-1].concatenate([8]))
+        mfcc = tf.signal.mfccs_from_log_mel_spectrograms(tf.log(mel + 1e-6))[..., :5]
+        ys = [spec, mfcc]
+        return lambda sess: (sess.run(ys, {audio: SIG}), [_static(y) for y in ys])
+
+    theirs, ours = run_both(script)
+    assert ours[1] == theirs[1] == [[None, 8, 33], [None, 8, 5]]
+    _assert_within(theirs[0][0], ours[0][0], SPECTRAL_EPS)
+
+
+# Gradients with respect to the signal (the loss a fixed weighting of the output).
+# Bounds, measured as above (eps of the dtype times TF's largest gradient entry):
+# the forward's window/twiddle/log ulps reach the gradient, and JAX's gradients of
+# the elementwise ops round otherwise than TF's registered ones; frame's and
+# overlap_and_add's (gathers and sums) are bit-identical. Largest measured:
+SIGNAL_GRAD_EPS = {
+    "frame": 0,
+    "overlap_and_add": 0,
+    "stft magnitude": 0.821,
+    "mfccs of a log mel spectrogram": 1.706,
+    "dct type 2 ortho": 0.140,
+    "inverse_stft": 1.100,
+    "mdct": 0.490,
+}
+
+
+def _signal_grad(case):
+    def script(tf):
+        x = tf.constant(SIG[:, :128])
+        if case == "frame":
+            y = tf.signal.frame(x, 16, 6, pad_end=True)
+        elif case == "overlap_and_add":
+            y = tf.signal.overlap_and_add(tf.reshape(x, [2, 16, 8]), 3)
+        elif case == "stft magnitude":
+            y = tf.abs(tf.signal.stft(x, 32, 16))
+        elif case == "mfccs of a log mel spectrogram":
+            spec = tf.abs(tf.signal.stft(x, 32, 16))
+            mel = tf.matmul(
+                tf.reshape(spec, [-1, 17]), tf.signal.linear_to_mel_weight_matrix(6, 17, 8000)
+            )
+            y = tf.signal.mfccs_from_log_mel_spectrograms(tf.log(mel + 1e-6))
+        elif case == "dct type 2 ortho":
+            y = tf.signal.dct(x, norm="ortho")
+        elif case == "inverse_stft":
+            y = tf.signal.inverse_stft(tf.complex(tf.reshape(x, [2, 8, 16]), 0.0), 30, 10)
+        else:
+            y = tf.signal.mdct(x, 16)
+        shape = y.shape.as_list()
+        w = np.linspace(-1.0, 2.0, int(np.prod(shape))).reshape(shape).astype(np.float32)
+        (g,) = tf.gradients(tf.reduce_sum(y * w), x)
+        return lambda sess: sess.run(g)
+
+    return script
+
+
+@pytest.mark.parametrize("case", sorted(SIGNAL_GRAD_EPS))
+def test_signal_gradients(case):
+    theirs, ours = run_both(_signal_grad(case))
+    _assert_within(theirs, ours, SIGNAL_GRAD_EPS[case])
+
+
+SIGNAL_ERRORS = {
+    "frame of a scalar": lambda tf: tf.signal.frame(tf.constant(1.0), 2, 1),
+    "overlap_and_add of rank 1": lambda tf: tf.signal.overlap_and_add(tf.constant(D10[0]), 2),
+    "overlap_and_add float step": lambda tf: tf.signal.overlap_and_add(tf.constant(FRAMES), 2.0),
+    "hann_window int32": lambda tf: tf.signal.hann_window(8, dtype=tf.int32),
+    "vorbis_window int32": lambda tf: tf.signal.vorbis_window(8, dtype=tf.int32),
+    "stft of int32": lambda tf: tf.signal.stft(tf.constant([[1, 2, 3, 4]]), 2, 1),
+    "mel bins 0": lambda tf: tf.signal.linear_to_mel_weight_matrix(0),
+    "mel edges reversed": lambda tf: tf.signal.linear_to_mel_weight_matrix(
+        lower_edge_hertz=400.0, upper_edge_hertz=300.0
+    ),
+    "mel above nyquist": lambda tf: tf.signal.linear_to_mel_weight_matrix(upper_edge_hertz=5000.0),
+    "mel negative rate": lambda tf: tf.signal.linear_to_mel_weight_matrix(sample_rate=-1),
+    "mel int dtype": lambda tf: tf.signal.linear_to_mel_weight_matrix(dtype=tf.int32),
+    "dct type 5": lambda tf: tf.signal.dct(tf.constant(D10), type=5),
+    "dct norm": lambda tf: tf.signal.dct(tf.constant(D10), norm="forward"),
+    "dct axis 0": lambda tf: tf.signal.dct(tf.constant(D10), axis=0),
+    "dct type 1 ortho": lambda tf: tf.signal.dct(tf.constant(D10), type=1, norm="ortho"),
+    "dct type 1 of 1": lambda tf: tf.signal.dct(tf.constant(D10[:, :1]), type=1),
+    "dct n 0": lambda tf: tf.signal.idct(tf.constant(D10), n=0),
+    "mdct frame_length 10": lambda tf: tf.signal.mdct(tf.constant(SIG), 10),
+    "mfccs of 0 bins": lambda tf: tf.signal.mfccs_from_log_mel_spectrograms(tf.zeros([2, 0])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SIGNAL_ERRORS))
+def test_signal_errors(case):
+    with classic_tf1():
+        theirs = _outcome(tf1, SIGNAL_ERRORS[case])
+    ours = _outcome(jtf, SIGNAL_ERRORS[case])
+    assert isinstance(theirs, tuple) and isinstance(ours, tuple), (theirs, ours)
+    assert theirs[0][0] in ours[0], (theirs, ours)
+    assert ours[1] == theirs[1]

@@ -397,3 +397,57 @@ for _rank, _suffix in ((1, ""), (2, "2d"), (3, "3d")):
         _REAL_NAMES[_name] = _wrapped(_table, _to_complex if _inverse else _to_real, _name)
 for _name, _fn in _REAL_NAMES.items():
     FUNCTIONS[f"signal.{_name}"] = FUNCTIONS[f"spectral.{_name}"] = _fn
+
+
+# --- fftshift / ifftshift (TF: a Roll by half of each dimension) -----------------------
+
+
+def _shift(x: Any, axes: Any, name: str | None, default_name: str, sign: int) -> ops.Tensor:
+    from adapters import v1 as tf
+
+    with tf.name_scope(name, default_name) as scope:
+        x = ops.convert_to_tensor(x)
+        if axes is None:
+            axes = tuple(range(x.shape.ndims))
+            shift = tf.shape(x) // 2
+        elif isinstance(axes, int):
+            shift = tf.shape(x)[axes] // 2
+        else:
+            rank = tf.rank(x)
+            axes = tf.where(tf.less(axes, 0), axes + rank, axes)
+            shift = tf.gather(tf.shape(x), axes) // 2
+        return tf.roll(x, -shift if sign < 0 else shift, axes, name=scope)
+
+
+def fftshift(x: Any, axes: Any = None, name: str | None = None) -> ops.Tensor:
+    """The zero-frequency bin moved to the centre (``tf.signal.fftshift``): a roll by
+    ``n // 2`` along each of ``axes`` (default all), as ``numpy.fft.fftshift``.
+
+    Args:
+      x: a tensor.
+      axes: an int or a sequence of ints (default None: every axis).
+      name: the name scope (default ``"fftshift"``).
+
+    Returns:
+      ``x`` shifted.
+    """
+    return _shift(x, axes, name, "fftshift", 1)
+
+
+def ifftshift(x: Any, axes: Any = None, name: str | None = None) -> ops.Tensor:
+    """The inverse of ``fftshift`` (``tf.signal.ifftshift``): a roll by ``-(n // 2)``
+    (one sample apart from ``fftshift`` for odd lengths).
+
+    Args:
+      x: a tensor.
+      axes: an int or a sequence of ints (default None: every axis).
+      name: the name scope (default ``"ifftshift"``).
+
+    Returns:
+      ``x`` shifted back.
+    """
+    return _shift(x, axes, name, "ifftshift", -1)
+
+
+FUNCTIONS["signal.fftshift"] = fftshift
+FUNCTIONS["signal.ifftshift"] = ifftshift
