@@ -493,3 +493,107 @@ def test_backend_and_utils_as_tf():
         return run
 
     assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+def test_subclassed_layer_and_model_as_tf():
+    """A ``Layer`` subclass creating its weight with ``add_weight`` in ``build`` (a
+    regularizer, a non-trainable counter), a ``Model`` subclass using it and Dense
+    layers set as attributes, ``set_weights``, and freezing a built layer."""
+
+    def script(tf):
+        K = tf.keras
+
+        class Scale(K.layers.Layer):
+            def build(self, input_shape):
+                self.w = self.add_weight(
+                    "w", shape=(input_shape[-1],), initializer="ones",
+                    regularizer=K.regularizers.l2(0.5),
+                )  # fmt: skip
+                self.count = self.add_weight("count", shape=(), dtype=tf.int32, trainable=False)
+                super().build(input_shape)
+
+            def call(self, inputs):
+                return inputs * self.w
+
+        class Net(K.Model):
+            def __init__(self):
+                super().__init__()
+                self.hidden = K.layers.Dense(4, activation="relu")
+                self.scale = Scale()
+                self.top = K.layers.Dense(1)
+
+            def call(self, inputs):
+                return self.top(self.scale(self.hidden(inputs)))
+
+        net = Net()
+        x = tf.placeholder(tf.float32, [None, 4])
+        y = net(x)
+        loss = tf.reduce_mean(tf.square(y)) + tf.add_n(net.losses)
+        grads = tf.gradients(loss, net.trainable_weights)
+        info = _structure(tf, [y, loss])
+        info["net"] = [
+            net.name, _names(net.weights), _names(net.trainable_weights),
+            _names(net.non_trainable_weights), [w.name for w in net.scale.weights],
+        ]  # fmt: skip
+        net.hidden.trainable = False
+        info["frozen"] = [_names(net.trainable_weights), _names(net.non_trainable_weights)]
+        net.hidden.trainable = True
+        values = [
+            np.random.RandomState(i).uniform(-1, 1, w.shape.as_list()).astype(np.float32)
+            for i, w in enumerate(net.hidden.weights + net.top.weights)
+        ]
+
+        def run(sess):
+            net.hidden.set_weights(values[:2])
+            net.top.set_weights(values[2:])
+            weights = net.get_weights() if hasattr(net, "get_weights") else None
+            return info, sess.run([y, loss, grads], {x: X_MLP}), weights
+
+        return run
+
+    assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+def test_sequential_convnet_weights_and_updates_as_tf():
+    """A ``Sequential`` convnet with batch normalization: ``weights`` layer by layer,
+    ``trainable_weights``/``non_trainable_weights``, ``updates`` under the learning
+    phase, ``layers``, and its output with the learning phase fed True and False."""
+
+    def script(tf):
+        K = tf.keras
+        model = K.Sequential(
+            [
+                K.layers.Conv2D(3, 3, input_shape=(6, 6, 2)),
+                K.layers.BatchNormalization(),
+                K.layers.ReLU(),
+                K.layers.GlobalAveragePooling2D(),
+                K.layers.Dense(2),
+            ]
+        )
+        x = tf.placeholder(tf.float32, [None, 6, 6, 2])
+        out = model(x)
+        assigns = _fixed(tf, tf.trainable_variables())
+        phase = K.backend.learning_phase()
+        info = _structure(tf, [out, *model.inputs])
+        info["model"] = [
+            _names(model.weights), _names(model.trainable_weights),
+            _names(model.non_trainable_weights), len(model.updates),
+            [layer.name for layer in model.layers],
+        ]  # fmt: skip
+
+        # the updates of the call on x (the others read the model's own input placeholder)
+        updates = [u for u in model.updates if u.name.startswith(model.name + "/")]
+        info["updates"] = len(updates)
+
+        def run(sess):
+            sess.run(assigns)
+            results = [sess.run(out, {x: X_IMG, phase: True})]
+            sess.run(updates, {x: X_IMG, phase: True})
+            results.append(sess.run(out, {x: X_IMG}))
+            results.append(sess.run(model.non_trainable_weights))
+            return info, results
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)

@@ -159,6 +159,16 @@ class Model(Layer):
         return out
 
     @property
+    def weights(self) -> list[Any]:
+        """Each layer's weights in turn (trainable then not, per layer), then the
+        model's own, as Keras' ``Model.weights``."""
+        return (
+            self._gather("weights")
+            + list(self._trainable_weights)
+            + list(self._non_trainable_weights)
+        )
+
+    @property
     def trainable_weights(self) -> list[Any]:
         if not self.trainable:
             return []
