@@ -327,7 +327,7 @@ GAPS: dict[str, str] = {
     "`shuffle`, `repeat`, `take`, `skip`, `shard`, `cache` (in memory), `prefetch`, "
     "`concatenate`, `flat_map`, `interleave`, `apply`, `reduce`, `enumerate`, `take_while`; "
     "functions run on the host, element by element, and may not read variables; "
-    "`shuffle`'s order is NumPy's, not TF's; no `window`, `scan`, `group_by_window`, "
+    "`shuffle`'s order is TF's; no `window`, `scan`, `group_by_window`, "
     "`element_spec`, options",
     "data.experimental": "`AUTOTUNE`, `shuffle_and_repeat`, `map_and_batch`, "
     "`parallel_interleave` (deterministic order), `ignore_errors`, `unbatch`, "

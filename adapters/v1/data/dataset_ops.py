@@ -395,19 +395,19 @@ class DatasetV1(structure.Structured):
             (default True); False repeats the first epoch's order.
           name: unused (TF's op name).
 
-        .. note:: The order is NumPy's, not TF's: TF's shuffle order for a seed
-           cannot be reproduced. What is kept: the buffer's size (an element is drawn
-           from the next ``buffer_size`` ones), each element once per epoch, the
-           same order for the same seeds.
+        The order is TF's for the same seeds (TF's kernel and Philox stream: see
+        ``adapters/v1/data/shuffle_op.py``).
         """
+        from adapters.v1.data.shuffle_op import ShuffleDataset
         from adapters.v1.ops.random_ops import get_seed
 
         size = _as_count(buffer_size, "buffer_size")
         if size <= 0:
             raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
-        seeds = get_seed(seed)
+        graph_seed, op_seed = get_seed(seed)
+        seeds = (graph_seed or 0, op_seed or 0)  # tf.data's get_seed: None is 0
         reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
-        return _Shuffle(self, size, seeds, reshuffle)
+        return ShuffleDataset(self, size, seeds, reshuffle)
 
     def take(self, count: Any, name: str | None = None) -> DatasetV1:
         """At most the first ``count`` elements (``-1``: all)."""
@@ -728,8 +728,8 @@ class DatasetV1(structure.Structured):
           seed: the shuffle's op seed.
           name: unused (TF's op name).
 
-        .. note:: With ``shuffle=False`` the order is TF's (sorted). Shuffled, the order
-           is NumPy's, not TF's (see ``shuffle``).
+        The order is TF's: sorted with ``shuffle=False``; shuffled, TF's order for the
+        same seeds (see ``shuffle``).
         """
         names = _ListFiles(file_pattern)
         if shuffle is None or shuffle:
@@ -1303,47 +1303,6 @@ class _Repeat(_Counted):
                 return  # TF: repeating an empty dataset ends
 
 
-class _Shuffle(_Unary):
-    def __init__(self, input_dataset, buffer_size, seeds, reshuffle):
-        super().__init__(input_dataset)
-        self._size = buffer_size
-        self._seeds = seeds
-        self._reshuffle = reshuffle
-
-    def _seed(self) -> Any:
-        if self._seeds == (None, None):
-            return None  # fresh entropy
-        return [s for s in self._seeds if s is not None]
-
-    def _rng(self, run: Run) -> np.random.Generator:
-        if not self._reshuffle:
-            # The same order each epoch: the generator of the run's first epoch, again.
-            seed = run.states.setdefault((self, "seed"), np.random.SeedSequence(self._seed()))
-            return np.random.default_rng(seed)
-        rng = run.states.get(self)
-        if rng is None:
-            rng = run.states[self] = np.random.default_rng(self._seed())
-        return rng
-
-    def _elements(self, run: Run) -> Iterator[Element]:
-        rng = self._rng(run)
-        buffer: list[Element] = []
-        for element in self._input._elements(run):
-            if isinstance(element, Failed):
-                yield element  # as TF's: the error when it comes, the buffer kept
-                continue
-            if len(buffer) < self._size:
-                buffer.append(element)
-                continue
-            i = int(rng.integers(len(buffer)))
-            out, buffer[i] = buffer[i], element
-            yield out
-        while buffer:
-            i = int(rng.integers(len(buffer)))
-            buffer[i], buffer[-1] = buffer[-1], buffer[i]
-            yield buffer.pop()
-
-
 class _Take(_Counted):
     def _elements(self, run: Run) -> Iterator[Element]:
         count = self._count(run)
@@ -1510,7 +1469,6 @@ _PASS_FAILURES: tuple[type, ...] = (
     _Same,
     _Take,
     _Repeat,
-    _Shuffle,
     _Batch,
     _Unbatch,
     _Concatenate,
@@ -1530,8 +1488,9 @@ def passing_failures(dataset: DatasetV1) -> frozenset[DatasetV1]:
 def _passes_failures(dataset: DatasetV1) -> bool:
     from adapters.v1.data.from_generator_op import FromGenerator
     from adapters.v1.data.interleave_op import _Nested
+    from adapters.v1.data.shuffle_op import ShuffleDataset
 
-    return isinstance(dataset, (*_PASS_FAILURES, FromGenerator, _Nested))
+    return isinstance(dataset, (*_PASS_FAILURES, FromGenerator, _Nested, ShuffleDataset))
 
 
 class IgnoreErrors(_Unary):

@@ -73,7 +73,7 @@ def shuffle_and_repeat(
       count: epochs (default ``None``: forever).
       seed: the shuffle's op seed.
 
-    .. note:: The order is NumPy's, not TF's (see ``Dataset.shuffle``).
+    The order is TF's for the same seeds (see ``Dataset.shuffle``).
     """
 
     def apply(dataset: DatasetV1) -> DatasetV1:
