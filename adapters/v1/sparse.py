@@ -2,9 +2,12 @@
 
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework.sparse_tensor import SparseTensor
+from adapters.v1.ops.count_ops import sparse_bincount as bincount
 from adapters.v1.ops.segment_ops import sparse_segment_mean as segment_mean
 from adapters.v1.ops.segment_ops import sparse_segment_sqrt_n as segment_sqrt_n
 from adapters.v1.ops.segment_ops import sparse_segment_sum as segment_sum
+from adapters.v1.ops.sparse_cross_ops import sparse_cross as cross
+from adapters.v1.ops.sparse_cross_ops import sparse_cross_hashed as cross_hashed
 from adapters.v1.ops.sparse_ops import from_dense
 from adapters.v1.ops.sparse_ops import sparse_add as add
 from adapters.v1.ops.sparse_ops import sparse_concat as concat
@@ -36,7 +39,10 @@ from adapters.v1.ops.sparse_ops import sparse_transpose as transpose
 __all__ = [
     "SparseTensor",
     "add",
+    "bincount",
     "concat",
+    "cross",
+    "cross_hashed",
     "expand_dims",
     "eye",
     "fill_empty_rows",

@@ -1,0 +1,138 @@
+"""``tf.sparse.bincount`` (TF's ``DenseCountSparseOutput``/``SparseCountSparseOutput``)
+checked live against TF 2.21 (``twin.py``): counts, weights' sums and dtypes,
+``binary_output``, ``minlength``/``maxlength``, both axes, dense and sparse values,
+static shapes, fed values and TF's errors.
+
+Before, ``tf.sparse.bincount`` raised ``AttributeError`` under ``from adapters import v1
+as tf``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import assert_twins, run_both
+
+pytestmark = pytest.mark.interop
+
+DENSE = np.array([[1, 3, 3, 0], [5, 1, 1, 1], [2, 9, 2, 2]], np.int32)
+WEIGHTS = (np.arange(12, dtype=np.float32).reshape(3, 4) * 0.1).astype(np.float32)
+
+
+def _plain(values):
+    if type(values).__name__ == "SparseTensorValue":
+        return [values.indices, values.values, values.dense_shape]
+    if isinstance(values, (list, tuple)):
+        return [_plain(v) for v in values]
+    return values
+
+
+def _static(sp):
+    return [t.get_shape().as_list() for t in (sp.indices, sp.values, sp.dense_shape)] + [
+        sp.values.dtype.name,
+        sp.indices.op.name,
+    ]
+
+
+def _run_error(e):
+    lines = str(getattr(e, "message", e)).split("\n")
+    ends = [i for i, line in enumerate(lines) if line.strip().startswith("[[")]
+    return lines[ends[0] - 1].strip() if ends else lines[0]
+
+
+def test_dense_values_both_axes_weights_lengths():
+    def script(tf):
+        d = tf.constant(DENSE)
+        w = tf.constant(WEIGHTS)
+        counts = [
+            tf.sparse.bincount(d),
+            tf.sparse.bincount(d, axis=-1),
+            tf.sparse.bincount(d, axis=-1, minlength=12),
+            tf.sparse.bincount(d, maxlength=3),
+            tf.sparse.bincount(d, axis=-1, maxlength=4, minlength=2),
+            tf.sparse.bincount(d, weights=w, axis=-1),
+            tf.sparse.bincount(d, weights=tf.cast(w, tf.float64)),
+            tf.sparse.bincount(tf.cast(d, tf.int64), binary_output=True, axis=-1),
+            tf.sparse.bincount(DENSE[0], axis=-1, name="row"),
+            tf.sparse.bincount(np.zeros([0], np.int64)),
+        ]
+        info = [_static(c) for c in counts]
+        return lambda sess: (info, _plain(sess.run(counts)))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+
+
+def test_sparse_values_and_weights():
+    def script(tf):
+        idx = [[0, 0], [0, 2], [1, 1], [2, 0], [2, 3]]
+        sp = tf.SparseTensor(idx, tf.constant([4, 4, 2, 7, 2], tf.int64), [3, 4])
+        sw = tf.SparseTensor(idx, [0.5, 1.5, 2.0, 0.25, 3.0], [3, 4])
+        vec = tf.SparseTensor([[1], [3]], tf.constant([3, 3], tf.int32), [5])
+        counts = [
+            tf.sparse.bincount(sp),
+            tf.sparse.bincount(sp, axis=-1),
+            tf.sparse.bincount(sp, weights=sw),
+            tf.sparse.bincount(sp, weights=sw, axis=-1, minlength=9),
+            tf.sparse.bincount(sp, binary_output=True, axis=-1, maxlength=5),
+            tf.sparse.bincount(vec, axis=-1),
+        ]
+        info = [_static(c) for c in counts]
+        return lambda sess: (info, _plain(sess.run(counts)))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+
+
+def test_fed_values_feed_the_program():
+    def script(tf):
+        x = tf.placeholder(tf.int32, [None, None])
+        c = tf.sparse.bincount(x, axis=-1, maxlength=6)
+        total = tf.reduce_sum(c.values * tf.cast(c.indices[:, 1], tf.int32))
+        return lambda sess: _plain(sess.run([c, total], {x: DENSE}))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+
+
+@pytest.mark.parametrize("case", ["negative", "rank3"])
+def test_run_errors_are_tfs(case):
+    def script(tf):
+        value = np.array([1, -1, 2]) if case == "negative" else np.array([[[1]]])
+        out = tf.sparse.bincount(value, axis=-1)
+
+        def run(sess):
+            try:
+                sess.run(out)
+            except tf.errors.InvalidArgumentError as e:
+                return _run_error(e)
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs and ours is not None
+
+
+@pytest.mark.parametrize(
+    "case, error",
+    [("axis", ValueError), ("both", ValueError), ("float", TypeError), ("weights", ValueError)],
+)
+def test_build_errors_are_tfs(case, error):
+    def script(tf):
+        build = {
+            "axis": lambda: tf.sparse.bincount(DENSE, axis=1),
+            "both": lambda: tf.sparse.bincount(DENSE, weights=WEIGHTS, binary_output=True),
+            "float": lambda: tf.sparse.bincount(np.array([1.0, 2.0])),
+            "weights": lambda: tf.sparse.bincount(DENSE, weights=np.ones(3)),
+        }
+        try:
+            build[case]()
+        except error as e:
+            said = str(e) if case != "weights" else error.__name__
+            return lambda sess: said
+        return lambda sess: None
+
+    theirs, ours = run_both(script)
+    assert ours == theirs and ours is not None
