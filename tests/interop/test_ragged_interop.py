@@ -97,6 +97,21 @@ CASES = {
     ),
     "stack": lambda tf: tf.ragged.stack([_rc(tf, [[1, 2], [3]]), _rc(tf, [[4]])]),
     "to_list_graph": lambda tf: _rc(tf, [[1, 2], [3]]).to_list(),
+    "bounding_shape": lambda tf: _rc(tf, NESTED).bounding_shape(),
+    "bounding_shape_axis": lambda tf: _rc(tf, [[1, 2], [3]]).bounding_shape(axis=1),
+    "getitem_row": lambda tf: _rc(tf, [[1, 2], [3]])[0],
+    "getitem_negative": lambda tf: _rc(tf, [["a"], ["b", "c"]])[-1],
+    "getitem_fed": lambda tf: tf.RaggedTensor.from_row_splits(
+        tf.constant([1, 2, 3]),
+        tf.placeholder_with_default(tf.constant([0, 1, 3], tf.int64), [None]),
+    )[1],
+    "getitem_nested": lambda tf: _rc(tf, NESTED)[0],
+    "getitem_out_of_range": lambda tf: tf.RaggedTensor.from_row_splits(
+        tf.constant([1, 2, 3]),
+        tf.placeholder_with_default(tf.constant([0, 1, 3], tf.int64), [None]),
+    )[5],
+    "getitem_slice": lambda tf: _rc(tf, [[1, 2], [3], [4, 5, 6]])[1:],
+    "getitem_empty_slice": lambda tf: _rc(tf, [[1, 2], [3]])[5:],
 }
 
 

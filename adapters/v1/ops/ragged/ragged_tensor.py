@@ -249,6 +249,157 @@ class RaggedTensor:
             rt = rt._values
         return tuple(out)
 
+    def bounding_shape(
+        self, axis: Any = None, name: str | None = None, out_type: Any = None
+    ) -> ops.Tensor:
+        """The smallest dense shape holding this ragged tensor: ``[nrows, longest row
+        at each ragged dimension..., *inner]`` (or its ``axis`` entries).
+
+        Raises:
+          NotImplementedError: flat values of unknown rank.
+        """
+        dtype = _np(self._row_splits) if out_type is None else ops.as_dtype(out_type).dtype
+        flat = self.flat_values
+        if flat._shape is None:
+            raise NotImplementedError("RaggedTensor.bounding_shape of values of unknown rank")
+        rank = self.ragged_rank + len(flat._shape)
+        picks = None if axis is None else np.asarray(axis)
+
+        def compute(values: Any, *splits: Any) -> tuple[Any, ...]:
+            dims = [len(splits[0]) - 1]
+            for sp in splits:
+                d = np.diff(np.asarray(sp))
+                dims.append(int(d.max()) if d.size else 0)
+            full = np.asarray([*dims, *np.shape(values)[1:]], dtype)
+            return (full if picks is None else full[picks],)
+
+        shape = (rank,) if picks is None else picks.shape
+        (out,) = host_op(
+            "RaggedBoundingShape",
+            name or "RaggedBoundingShape",
+            [flat, *self.nested_row_splits],
+            compute,
+            [(shape, dtype)],
+        )
+        return out
+
+    def __getitem__(self, key: Any) -> Any:
+        """A row (``rt[i]``: a tensor, or a ``RaggedTensor`` for more ragged dimensions)
+        or rows (``rt[i:j]``) of the outermost dimension.
+
+        Raises:
+          NotImplementedError: other indexing (inner dimensions, steps, tensors).
+          InvalidArgumentError (at run time): an index out of range.
+        """
+        if isinstance(key, tuple) and len(key) == 1:
+            key = key[0]
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            return self._row(int(key))
+        if isinstance(key, slice) and key.step in (None, 1):
+            return self._rows(key.start, key.stop)
+        raise NotImplementedError(
+            f"RaggedTensor[{key!r}]: adapters.v1 takes an int or a slice of the rows"
+        )
+
+    def _row(self, index: int) -> Any:
+        from adapters.v1.ops.string_ops import constant_value
+
+        splits = self._row_splits
+        known = constant_value(splits)
+        nested = isinstance(self._values, RaggedTensor)
+        sdtype = _np(splits)
+
+        def bounds(s: np.ndarray) -> tuple[int, int]:
+            n = len(s) - 1
+            i = index + n if index < 0 else index
+            if not 0 <= i < n:
+                raise errors.InvalidArgumentError(
+                    None, None, f"slice index {index} of dimension 0 out of bounds."
+                )
+            return int(s[i]), int(s[i + 1])
+
+        if not nested:
+            values = self._values
+            vshape = values._shape
+            length = None if known is None else np.subtract(*reversed(bounds(known)))
+            inner = () if vshape is None else tuple(vshape[1:])
+
+            def row(v: Any, s: Any) -> tuple[Any, ...]:
+                lo, hi = bounds(np.asarray(s))
+                return (np.asarray(v)[lo:hi],)
+
+            (out,) = host_op(
+                "RaggedGetItem",
+                "RaggedGetItem",
+                [values, splits],
+                row,
+                [((length, *inner), _np(values))],
+            )
+            return out
+        inner_rt = self._values
+
+        def row_splits(s: Any, inner_s: Any) -> tuple[Any, ...]:
+            lo, hi = bounds(np.asarray(s))
+            sub = np.asarray(inner_s)[lo : hi + 1]
+            return (sub - sub[0]).astype(sdtype), np.asarray([sub[0], sub[-1]], np.int64)
+
+        inner_known = constant_value(inner_rt._row_splits)
+        nsplits = nvals = None
+        if known is not None and inner_known is not None:  # TF's shape inference folds them
+            lo, hi = bounds(known)
+            nsplits, nvals = hi - lo + 1, int(inner_known[hi] - inner_known[lo])
+        new_splits, span = host_op(
+            "RaggedGetItem",
+            "RaggedGetItem",
+            [splits, inner_rt._row_splits],
+            row_splits,
+            [((nsplits,), sdtype), ((2,), np.dtype(np.int64))],
+        )
+        deeper = inner_rt._values
+        if isinstance(deeper, RaggedTensor):
+            raise NotImplementedError("RaggedTensor[i] of ragged rank above 2")
+        dshape = deeper._shape
+        (vals,) = host_op(
+            "RaggedGetItem",
+            "RaggedGetItem",
+            [deeper, span],
+            lambda v, sp: (np.asarray(v)[int(sp[0]) : int(sp[1])],),
+            [((nvals, *(() if dshape is None else dshape[1:])), _np(deeper))],
+        )
+        return RaggedTensor(vals, new_splits, inner_rt._uniform, True)
+
+    def _rows(self, start: Any, stop: Any) -> RaggedTensor:
+        if isinstance(self._values, RaggedTensor):
+            raise NotImplementedError("RaggedTensor[i:j] of ragged rank above 1")
+        values, splits = self._values, self._row_splits
+        sdtype = _np(splits)
+        vshape = values._shape
+
+        def rows(v: Any, s: Any) -> tuple[Any, ...]:
+            s = np.asarray(s)
+            sel = range(len(s) - 1)[slice(start, stop)]
+            if len(sel) == 0:
+                return np.asarray(v)[:0], np.zeros(1, sdtype)
+            sub = s[sel.start : sel.stop + 1]
+            return np.asarray(v)[sub[0] : sub[-1]], (sub - sub[0]).astype(sdtype)
+
+        from adapters.v1.ops.string_ops import constant_value
+
+        known = constant_value(splits)
+        nvals = nsplits = None
+        if known is not None:  # TF's shape inference folds constant splits
+            sel = range(len(known) - 1)[slice(start, stop)]
+            nsplits = len(sel) + 1
+            nvals = int(known[sel.stop] - known[sel.start]) if len(sel) else 0
+        new_values, new_splits = host_op(
+            "RaggedGetItem",
+            "RaggedGetItem",
+            [values, splits],
+            rows,
+            [((nvals, *(() if vshape is None else vshape[1:])), _np(values)), ((nsplits,), sdtype)],
+        )
+        return RaggedTensor(new_values, new_splits, self._uniform, True)
+
     def with_values(self, new_values: Any) -> RaggedTensor:
         """This row partition over ``new_values`` (same number of rows' values)."""
         return RaggedTensor(_convert_values(new_values), self._row_splits, self._uniform, True)
