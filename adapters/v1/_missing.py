@@ -44,10 +44,8 @@ _INSTEAD: dict[str, str] = {
 _DATA_EXPERIMENTAL_HINTS = {
     "cardinality": "count the elements in Python (jtrain's pipeline runs in Python)",
     "assert_cardinality": "drop the assertion",
-    "CsvDataset": "read the file with the csv module or numpy.loadtxt and use "
-    "tf.data.Dataset.from_tensor_slices",
-    "make_csv_dataset": "read the file with the csv module or numpy.loadtxt and use "
-    "tf.data.Dataset.from_tensor_slices",
+    "make_csv_dataset": "read the columns with tf.data.experimental.CsvDataset, then "
+    "map them to a dict, shuffle and batch",
     "Options": "not in TF 2.21 either: use tf.data.Options",
     "make_one_shot_iterator": "not in TF 2.21 either: use tf.data.make_one_shot_iterator",
     "make_initializable_iterator": "not in TF 2.21 either: use tf.data.make_initializable_iterator",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.v1._missing import missing_name_getattr
+from adapters.v1.data.csv_dataset import CsvDataset
 from adapters.v1.data.dataset_ops import (
     AUTOTUNE,
     INFINITE_CARDINALITY,
@@ -34,6 +35,7 @@ from adapters.v1.data.options import (
 __all__ = [
     "AUTOTUNE",
     "AutoShardPolicy",
+    "CsvDataset",
     "AutotuneAlgorithm",
     "AutotuneOptions",
     "DistributeOptions",

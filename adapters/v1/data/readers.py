@@ -23,7 +23,7 @@ from adapters.v1.framework import dtypes, ops
 from jtrain import errors
 from jtrain.records.tf_record import tf_record_iterator
 
-__all__ = ["FixedLengthRecordDataset", "TFRecordDataset", "TextLineDataset"]
+__all__ = ["FixedLengthRecordDataset", "TFRecordDataset", "TextLineDataset", "read_all"]
 
 _log = logging.getLogger(__name__)
 
@@ -169,22 +169,32 @@ class TextLineDataset(_FileDataset):
         return TextLineDataset(filename, self._compression)
 
     def _records(self, path: str, compression: str) -> Iterator[bytes]:
-        import gzip
-        import zlib
-
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
-        if compression == "GZIP":
-            data = gzip.decompress(data)
-        elif compression == "ZLIB":
-            data = zlib.decompress(data)
+        data = read_all(path, compression)
         if not data:
             return
         for line in data.split(b"\n")[: -1 if data.endswith(b"\n") else None]:
             yield line[:-1] if line.endswith(b"\r") else line
+
+
+def read_all(path: str, compression: str) -> bytes:
+    """The bytes of the file at ``path``, decompressed (``"GZIP"``, ``"ZLIB"``).
+
+    Raises:
+      NotFoundError: no such file, as TF's.
+    """
+    import gzip
+    import zlib
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
+    if compression == "GZIP":
+        data = gzip.decompress(data)
+    elif compression == "ZLIB":
+        data = zlib.decompress(data)
+    return data
 
 
 _U64 = 1 << 64
