@@ -112,6 +112,18 @@ CASES = {
     )[5],
     "getitem_slice": lambda tf: _rc(tf, [[1, 2], [3], [4, 5, 6]])[1:],
     "getitem_empty_slice": lambda tf: _rc(tf, [[1, 2], [3]])[5:],
+    "operators_scalar": lambda tf: (
+        _rc(tf, NESTED) * 2,
+        10 - _rc(tf, [[1, 2], [3]]),
+        _rc(tf, [[1.5], [-2.0, 3.0]]) / 2.0,
+        _rc(tf, [[1, 2], [3]]) / 2,
+        -_rc(tf, [[1, 2], [3]]),
+        _rc(tf, [[1, 2], [3]]) > 1,
+        abs(_rc(tf, [[-1.5], []])),
+    ),
+    "operators_same_partition": lambda tf: (lambda rt: (rt + rt, rt * rt.values.dtype.min))(
+        _rc(tf, [[1, 2], [3]])
+    ),
 }
 
 

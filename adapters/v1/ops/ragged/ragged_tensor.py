@@ -966,6 +966,60 @@ def _coordinates(splits: Sequence[np.ndarray], nvals: int) -> tuple[np.ndarray, 
     return tuple(reversed(coords))
 
 
+def _operand(rt: RaggedTensor, other: Any, op: str) -> Any:
+    """``other`` as the flat values it meets in ``rt <op> other``: a ragged tensor's own
+    (sharing ``rt``'s row splits tensors), or a scalar as it is."""
+    if isinstance(other, RaggedTensor):
+        mine, theirs = rt.nested_row_splits, other.nested_row_splits
+        if len(mine) != len(theirs) or any(a is not b for a, b in zip(mine, theirs, strict=True)):
+            raise NotImplementedError(
+                f"RaggedTensor {op} RaggedTensor: adapters.v1 needs both to share their row "
+                "splits tensors (TF compares their values at run time)"
+            )
+        return other.flat_values
+    shape = np.shape(other) if not isinstance(other, ops.Tensor) else other._shape
+    if shape is None or len(shape) != 0:
+        raise NotImplementedError(
+            f"RaggedTensor {op} a non-scalar dense value: adapters.v1 broadcasts scalars only"
+        )
+    return other
+
+
+def _binary(op: str, fn: Callable[[Any, Any], Any], reverse: bool = False) -> Callable:
+    def method(self: RaggedTensor, other: Any) -> RaggedTensor:
+        value = _operand(self, other, op)
+        flat = self.flat_values
+        return self.with_flat_values(fn(value, flat) if reverse else fn(flat, value))
+
+    method.__name__ = op
+    method.__doc__ = f"Element-wise ``{op}`` of the flat values (TF's ragged operator)."
+    return method
+
+
+for _name, _fn in (
+    ("__add__", lambda a, b: a + b),
+    ("__sub__", lambda a, b: a - b),
+    ("__mul__", lambda a, b: a * b),
+    ("__truediv__", lambda a, b: a / b),
+    ("__floordiv__", lambda a, b: a // b),
+    ("__mod__", lambda a, b: a % b),
+    ("__pow__", lambda a, b: a**b),
+    ("__and__", lambda a, b: a & b),
+    ("__or__", lambda a, b: a | b),
+    ("__xor__", lambda a, b: a ^ b),
+    ("__lt__", lambda a, b: a < b),
+    ("__le__", lambda a, b: a <= b),
+    ("__gt__", lambda a, b: a > b),
+    ("__ge__", lambda a, b: a >= b),
+):
+    setattr(RaggedTensor, _name, _binary(_name, _fn))
+    if _name[2:4] not in ("lt", "le", "gt", "ge"):
+        setattr(RaggedTensor, "__r" + _name[2:], _binary("__r" + _name[2:], _fn, reverse=True))
+RaggedTensor.__neg__ = lambda self: self.with_flat_values(-self.flat_values)
+RaggedTensor.__abs__ = lambda self: self.with_flat_values(abs(self.flat_values))
+RaggedTensor.__invert__ = lambda self: self.with_flat_values(~self.flat_values)
+
+
 class _RaggedValueParts:
     """Builds a ``RaggedTensorValue`` from the fetched ``[values, row_splits]`` (the
     session's rebuild calls ``cls(parts)``)."""
