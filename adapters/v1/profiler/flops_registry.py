@@ -1,0 +1,206 @@
+"""TF's per-op float operation counts (``ops.RegisterStatistics(op_type, "flops")``).
+
+One table, :data:`FLOPS`, maps a TF op type to a function of the operation giving
+the float operations TF 2.21 registers for it (``tensorflow/python/ops/nn_ops.py``,
+``math_ops.py`` and ``profiler/internal/flops_registry.py``), computed from the
+static shapes of the op's inputs and outputs. Op types not in the table count 0, as
+in TF (``Relu``, ``Reshape``, ``Identity``...).
+
+.. note:: As TF, a count needing a shape that is not fully static raises
+   ``ValueError``; the profiler then counts 0 for that op and reports how many.
+   Pooling and the backprop convolutions count only NHWC, as TF (``ValueError``
+   otherwise).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["FLOPS", "float_ops", "COMPOSITE_TYPES"]
+
+# jtrain op types standing for a sub-graph of several TF ops whose float operations TF
+# counts op by op (a jtrain op type that TF's library lacks, or one of ops.py's
+# ``_TF_PARTS``): jtrain cannot give TF's count for them.
+COMPOSITE_TYPES = frozenset(
+    {
+        "JaxFunction",
+        "Loss",
+        "Gradients",
+        "ApplyGradients",
+        "ClipByValue",
+        "SigmoidCrossEntropyWithLogits",
+    }
+)
+
+
+def _dims(tensor: Any) -> list[int]:
+    """The static shape of ``tensor`` as ints; ``ValueError`` (TF's
+    ``assert_is_fully_defined``) if it is not fully defined."""
+    shape = tensor.shape
+    if shape.dims is None or any(d is None for d in shape.as_list()):
+        raise ValueError(f"Shape {shape} is not fully defined")
+    return [int(d) for d in shape.as_list()]
+
+
+def _count(tensor: Any) -> int:
+    return math.prod(_dims(tensor))
+
+
+def _attr(op: Any, name: str, default: Any = None) -> Any:
+    attrs = getattr(op, "_static_attrs", None) or {}
+    value = attrs.get(name, default)
+    return default if value is None else value
+
+
+def _unary(per_element: int) -> Callable[[Any], int]:
+    return lambda op: _count(op.inputs[0]) * per_element
+
+
+def _binary(per_element: int) -> Callable[[Any], int]:
+    return lambda op: _count(op.outputs[0]) * per_element
+
+
+def _reduction(reduce_flops: int, finalize_flops: int) -> Callable[[Any], int]:
+    def flops(op: Any) -> int:
+        n_in, n_out = _count(op.inputs[0]), _count(op.outputs[0])
+        return n_in * reduce_flops + n_out * (finalize_flops - reduce_flops)
+
+    return flops
+
+
+def _nhwc(op: Any) -> None:
+    if _attr(op, "data_format", "NHWC") != "NHWC":
+        raise ValueError("Only NHWC format is supported in flops computations")
+
+
+def _pool(op: Any) -> int:
+    _nhwc(op)
+    return math.prod(_attr(op, "ksize")) * _count(op.outputs[0])
+
+
+def _avg_pool_grad(op: Any) -> int:
+    _nhwc(op)
+    return math.prod(_attr(op, "ksize")) * _count(op.inputs[1]) * 2
+
+
+def _max_pool_grad(op: Any) -> int:
+    _nhwc(op)
+    n = _count(op.inputs[1])
+    return math.prod(_attr(op, "ksize")) * n + n
+
+
+def _conv_backprop(image: Any, kernel: Any, op: Any) -> int:
+    _nhwc(op)
+    image_dims, kernel_count = _dims(image), _count(kernel)
+    strides = _attr(op, "strides")
+    # TF divides in floating point and keeps the integer part (OpLogEntry is int64).
+    return int(
+        2 * math.prod(image_dims) * kernel_count / (image_dims[-1] * strides[1] * strides[2])
+    )
+
+
+def _conv2d(op: Any) -> int:
+    _count(op.inputs[0])
+    height, width, in_depth = _dims(op.inputs[1])[:3]
+    return _count(op.outputs[0]) * in_depth * height * width * 2
+
+
+def _conv3d(op: Any) -> int:
+    _count(op.inputs[0])
+    time, height, width, in_depth = _dims(op.inputs[1])[:4]
+    return _count(op.outputs[0]) * in_depth * time * height * width * 2
+
+
+def _depthwise(op: Any) -> int:  # also Dilation2D: output * filter area * 2
+    _count(op.inputs[0])
+    height, width = _dims(op.inputs[1])[:2]
+    return _count(op.outputs[0]) * height * width * 2
+
+
+def _add_n(op: Any) -> int:
+    if not op.inputs:
+        return 0
+    return _count(op.inputs[0]) * (len(op.inputs) - 1)
+
+
+def _matmul(op: Any) -> int:
+    """``2 k`` per output element; ``k`` from the last two dimensions of ``a`` (jtrain's
+    ``MatMul`` op also stands for TF's ``BatchMatMulV2`` of rank > 2 inputs)."""
+    a = _dims(op.inputs[0])
+    transpose = bool(_attr(op, "transpose_a", False) or _attr(op, "adjoint_a", False))
+    if not transpose:
+        transpose = bool(_attr(op, "adj_x", False))
+    k = a[-2] if transpose else a[-1]
+    return k * _count(op.outputs[0]) * 2
+
+
+FLOPS: dict[str, Callable[[Any], int]] = {
+    # unary
+    "Reciprocal": _unary(1),
+    "Square": _unary(1),
+    "Rsqrt": _unary(2),
+    "Log": _unary(1),
+    "Neg": _unary(1),
+    "AssignSub": _unary(1),
+    "AssignAdd": _unary(1),
+    "L2Loss": lambda op: _count(op.inputs[0]) * 3 - 1,
+    "Softmax": _unary(5),
+    # binary, per output element
+    **dict.fromkeys(
+        [
+            "Add",
+            "AddV2",
+            "Sub",
+            "Mul",
+            "RealDiv",
+            "Maximum",
+            "Minimum",
+            "Pow",
+            "GreaterEqual",
+            "Greater",
+            "LessEqual",
+            "Less",
+            "Equal",
+            "NotEqual",
+        ],
+        _binary(1),
+    ),
+    "RsqrtGrad": _binary(4),
+    "SquaredDifference": _binary(2),
+    # reductions
+    "Mean": _reduction(1, 1),
+    "Sum": _reduction(1, 0),
+    "ArgMax": _reduction(1, 0),
+    "ArgMin": _reduction(1, 0),
+    "BiasAddGrad": _reduction(1, 0),
+    # convolution and pooling
+    "AvgPool": _pool,
+    "MaxPool": _pool,
+    "AvgPoolGrad": _avg_pool_grad,
+    "MaxPoolGrad": _max_pool_grad,
+    "Conv2DBackpropInput": lambda op: _conv_backprop(op.outputs[0], op.inputs[1], op),
+    "Conv2DBackpropFilter": lambda op: _conv_backprop(op.inputs[0], op.outputs[0], op),
+    "Conv2D": _conv2d,
+    "Conv3D": _conv3d,
+    "DepthwiseConv2dNative": _depthwise,
+    "Dilation2D": _depthwise,
+    "BiasAdd": lambda op: _count(op.inputs[0]),
+    # other
+    "AddN": _add_n,
+    "MatMul": _matmul,
+    "BatchMatMul": _matmul,
+    "BatchMatMulV2": _matmul,
+    "BatchMatMulV3": _matmul,
+}
+
+
+def float_ops(op: Any) -> int:
+    """TF's registered float operations of ``op`` (0 for an op type TF registers none for).
+
+    Raises:
+      ValueError: a shape the count needs is not fully static (TF counts 0).
+    """
+    count = FLOPS.get(op.type)
+    return 0 if count is None else int(count(op))

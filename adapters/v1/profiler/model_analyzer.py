@@ -1,0 +1,552 @@
+"""``tf.profiler.profile``, ``advise`` and ``Profiler``: TF's tfprof model analysis of a
+graph's float operations and parameters, in the scope view, with TF's report text.
+
+The scope view is tfprof's: the graph's op names form a tree by ``/`` (scopes that are
+no op are nodes too), every node's statistics are accounted when one of its types
+(the op type, the op log's types) fully matches ``account_type_regexes``, a node is
+shown when it passes the ``min_*`` filters, ``max_depth`` and the name regexes, and
+its shown descendants become its children, ordered by ``order_by`` (descending,
+names ascending), the totals summing the shown (``account_displayed_op_only``) or
+accounted nodes. A node's ``parameters`` is the element count of its ``shape``
+attribute (variables and placeholders of a fully static shape).
+
+.. note:: A jtrain step runs as one XLA program: there are no per-op times or memory.
+   Without ``run_meta`` TF's times and bytes are 0 too, and so are jtrain's; with
+   ``run_meta``, ``NotImplementedError`` (use ``jax.profiler``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Any
+
+from adapters.v1.framework import ops as ops_lib
+from adapters.v1.profiler import tfprof_logger
+from adapters.v1.profiler.option_builder import ProfileOptionBuilder
+
+__all__ = ["profile", "advise", "Profiler", "ALL_ADVICE"]
+
+_ROOT = "_TFProfRoot"
+_SCOPE_PARENT = "_TFScopeParent"
+
+# TF's documented default advice: every checker on.
+ALL_ADVICE = {
+    "ExpensiveOperationChecker": {},
+    "AcceleratorUtilizationChecker": {},
+    "JobChecker": {},
+    "OperationChecker": {},
+}
+
+# Options printed in TF's header: (name, key, default).
+_OPTION_LINES = [
+    ("max_depth", 10),
+    ("min_bytes", 0),
+    ("min_peak_bytes", 0),
+    ("min_residual_bytes", 0),
+    ("min_output_bytes", 0),
+    ("min_micros", 0),
+    ("min_accelerator_micros", 0),
+    ("min_cpu_micros", 0),
+    ("min_params", 0),
+    ("min_float_ops", 0),
+    ("min_occurrence", 0),
+    ("step", -1),
+    ("order_by", "name"),
+]
+
+_DOCS = {
+    "params": "param: Number of parameters (in the Variable).",
+    "float_ops": (
+        "flops: Number of float operations. Note: Please read the implementation for the "
+        "math behind it."
+    ),
+    "bytes": "requested bytes: The memory requested by the operation, accumulatively.",
+    "micros": (
+        "total execution time: Sum of accelerator execution time and cpu execution time.\n"
+        "cpu execution time: The time from the start to the end of the operation. It's the "
+        "sum of actual cpu run time plus the time that it spends waiting if part of "
+        "computation is launched asynchronously.\n"
+        "accelerator execution time: Time spent executing on the accelerator. This is "
+        "normally measured by the actual hardware library."
+    ),
+}
+_SCOPE_DOC = (
+    "scope: The nodes in the model graph are organized by their names, which is "
+    "hierarchical like filesystem."
+)
+_SUPPORTED_SELECT = ("params", "float_ops", "bytes", "micros")
+_SUPPORTED_ORDER = ("name", "params", "float_ops", "bytes", "micros")
+
+
+def _number(n: int) -> str:
+    """tfprof's ``FormatNumber``: ``999``, ``1.23k``, ``4.56m``, ``7.89b``."""
+    if n < 1000:
+        return str(n)
+    if n < 1000000:
+        return f"{n / 1000.0:.2f}k"
+    if n < 1000000000:
+        return f"{n / 1000000.0:.2f}m"
+    return f"{n / 1000000000.0:.2f}b"
+
+
+class _Node:
+    """A node of the scope tree (an op, or a scope that is no op)."""
+
+    def __init__(self, name: str, op: Any = None):
+        self.name = name
+        self.op = op
+        self.children: list[_Node] = []
+        self.show_children: list[_Node] = []
+        self.account = False
+        self.float_ops = 0
+        self.parameters = 0
+        self.types: set[str] = {_SCOPE_PARENT}
+        self.shape: list[int] = []
+        self.input_shapes: list[tuple[int, list[int] | None]] = []
+        self.line = ""  # the node's line of the report, once shown
+        self.reset()
+
+    def reset(self) -> None:
+        self.total_float_ops = 0
+        self.total_parameters = 0
+        self.total_definition_count = 0
+
+    def add_self(self) -> None:
+        self.total_definition_count += 1
+        self.total_float_ops += self.float_ops
+        self.total_parameters += self.parameters
+
+    def aggregate(self, child: _Node) -> None:
+        self.total_definition_count += child.total_definition_count
+        self.total_float_ops += child.total_float_ops
+        self.total_parameters += child.total_parameters
+
+    def proto(self) -> Any:
+        from jtrain.protos import tensor_shape_pb2, tfprof_output_pb2
+
+        out = tfprof_output_pb2.GraphNodeProto(
+            name=self.name,
+            parameters=self.parameters,
+            float_ops=self.float_ops,
+            total_parameters=self.total_parameters,
+            total_float_ops=self.total_float_ops,
+            total_definition_count=self.total_definition_count,
+        )
+        for i, dims in self.input_shapes:
+            # tfprof: an unknown rank is an empty shape, an unknown dimension -1.
+            dim = tensor_shape_pb2.TensorShapeProto.Dim
+            out.input_shapes[i].CopyFrom(
+                tensor_shape_pb2.TensorShapeProto(dim=[dim(size=d) for d in dims or []])
+            )
+        for child in self.show_children:
+            out.children.append(child.proto())
+        return out
+
+
+def _static_shape(tensor: Any) -> list[int] | None:
+    shape = tensor.shape
+    if shape.dims is None:
+        return None
+    return [-1 if d is None else int(d) for d in shape.as_list()]
+
+
+def _graph_node(op: Any, entry: Any) -> _Node:
+    from adapters.v1.framework import tensor_shape
+
+    node = _Node(op.name, op)
+    node.types = {op.type}
+    if entry is not None:
+        node.float_ops = entry.float_ops
+        node.types.update(entry.types)
+    shape = op._attrs().get("shape") if hasattr(op, "_attrs") else None
+    if isinstance(shape, tensor_shape.TensorShape) and shape.dims is not None:
+        dims = [-1 if d is None else int(d) for d in shape.as_list()]
+        node.shape = dims
+        if dims and all(d >= 0 for d in dims):
+            count = 1
+            for d in dims:
+                count *= d
+            node.parameters = count
+    node.input_shapes = [(i, _static_shape(t)) for i, t in enumerate(op.inputs)]
+    return node
+
+
+def _full_match(regex: str, text: str) -> bool:
+    return re.fullmatch(regex, text) is not None
+
+
+class _ScopeView:
+    """tfprof's scope view of one graph and op log."""
+
+    def __init__(self, graph: Any, log: Any):
+        entries = {e.name: e for e in log.log_entries}
+        nodes: dict[str, _Node] = {}
+        for op in graph.get_operations():
+            nodes[op.name] = _graph_node(op, entries.get(op.name))  # may replace a scope
+            name = op.name
+            while "/" in name:
+                name = name.rsplit("/", 1)[0]
+                nodes.setdefault(name, _Node(name))
+        roots = []
+        for name in sorted(nodes, key=lambda s: s.encode()):  # std::map order
+            node = nodes[name]
+            if "/" in name:
+                nodes[name.rsplit("/", 1)[0]].children.append(node)
+            else:
+                roots.append(node)
+        self.root = _Node(_ROOT)
+        self.root.children = roots
+
+    def show(self, opts: dict[str, Any]) -> tuple[_Node, str]:
+        root = self.root
+        root.reset()
+        roots = self._account(root.children, opts)
+        root.show_children = []
+        for n in roots:
+            root.aggregate(n)
+        starts = list(opts.get("start_name_regexes", []))
+        if starts != [".*"]:
+            roots = self._search_root(roots, starts)
+        root.show_children = roots
+        shown = self._print([root], opts, 1, 0, set(opts.get("select", [])))[0]
+        text = self._format(shown)
+        return shown, text
+
+    def _account(self, nodes: list[_Node], opts: dict[str, Any]) -> list[_Node]:
+        accounted = []
+        regexes = list(opts.get("account_type_regexes", []))
+        for node in nodes:
+            node.reset()
+            children = self._account(node.children, opts)
+            if regexes == [".*"]:
+                node.account = True
+            else:
+                node.account = any(_full_match(r, t) for r in regexes for t in node.types)
+            if node.account or children:
+                node.show_children = []
+                node.reset()
+                node.add_self()
+                for c in children:
+                    node.aggregate(c)
+                    node.show_children.append(c)
+                accounted.append(node)
+        return accounted
+
+    def _search_root(self, roots: list[_Node], regexes: list[str]) -> list[_Node]:
+        found: list[_Node] = []
+        for node in roots:
+            if any(_full_match(r, node.name) for r in regexes):
+                found.append(node)
+                continue
+            found.extend(self._search_root(node.show_children, regexes))
+        return found
+
+    def _should_show(self, node: _Node, opts: dict[str, Any], depth: int) -> bool:
+        if node.name == _ROOT:
+            return True
+        get = opts.get
+        zero_stats = ("min_bytes", "min_peak_bytes", "min_residual_bytes", "min_output_bytes")
+        zero_times = ("min_micros", "min_accelerator_micros", "min_cpu_micros")
+        if (
+            any(0 < get(k, 0) for k in zero_stats + zero_times)
+            or node.parameters < get("min_params", 0)
+            or node.float_ops < get("min_float_ops", 0)
+            or 0 < get("min_occurrence", 0)
+            or depth > get("max_depth", 10)
+        ):
+            return False
+        shows = list(get("show_name_regexes", []))
+        if shows != [".*"] and not any(_full_match(r, node.name) for r in shows):
+            return False
+        return not any(_full_match(r, node.name) for r in get("hide_name_regexes", []))
+
+    def _print(
+        self,
+        nodes: list[_Node],
+        opts: dict[str, Any],
+        depth: int,
+        indent: int,
+        select: set[str],
+    ) -> list[_Node]:
+        shown: list[_Node] = []
+        for node in nodes:
+            ident = indent
+            show = self._should_show(node, opts, depth)
+            if show:
+                ident += 2
+            children: list[_Node] = []
+            trimmed = any(_full_match(r, node.name) for r in opts.get("trim_name_regexes", []))
+            if not trimmed and depth <= opts.get("max_depth", 10):
+                children = self._print(node.show_children, opts, depth + 1, ident, select)
+            if show:
+                node.show_children = []
+                if opts.get("account_displayed_op_only", False):
+                    node.reset()
+                    node.add_self()
+                for c in _sort(children, opts.get("order_by", "name")):
+                    node.show_children.append(c)
+                    if opts.get("account_displayed_op_only", False):
+                        node.aggregate(c)
+                node.line = " " * indent + _format_node(node, select) + "\n"
+                shown.append(node)
+            else:
+                shown.extend(children)
+        return shown
+
+    def _format(self, root: _Node) -> str:
+        parts = [root.line]
+
+        def walk(node: _Node) -> None:
+            for c in node.show_children:
+                parts.append(c.line)
+                walk(c)
+
+        walk(root)
+        return "".join(parts)
+
+
+def _sort(nodes: list[_Node], order_by: str) -> list[_Node]:
+    key = {"params": "total_parameters", "float_ops": "total_float_ops"}.get(order_by)
+    if order_by in ("bytes", "micros"):  # all 0 without run metadata: a stable no-op
+        return list(nodes)
+    if key is None:  # "name" and anything tfprof does not know
+        return sorted(nodes, key=lambda n: n.name.encode())
+    return sorted(nodes, key=lambda n: -getattr(n, key))
+
+
+def _format_node(node: _Node, select: set[str]) -> str:
+    info = []
+    if "params" in select:
+        if node.shape:
+            info.append("x".join(str(d) for d in node.shape))
+        own = _number(node.parameters) if node.account else "--"
+        info.append(f"{own}/{_number(node.total_parameters)} params")
+    if "float_ops" in select:
+        own = _number(node.float_ops) if node.account else "--"
+        info.append(f"{own}/{_number(node.total_float_ops)} flops")
+    if "bytes" in select:
+        info.append(("0B" if node.account else "--") + "/0B")
+    if "micros" in select:
+        info.extend([("0us" if node.account else "--") + "/0us"] * 3)
+    return f"{node.name} ({', '.join(info)})"
+
+
+def _legend(select: set[str]) -> str:
+    legends = []
+    if "params" in select:
+        legends.append("# parameters")
+    if "float_ops" in select:
+        legends.append("# float_ops")
+    if "bytes" in select:
+        legends.append("requested bytes")
+    if "micros" in select:
+        legends += ["total execution time", "accelerator execution time", "cpu execution time"]
+    return f"node name | {' | '.join(legends)}\n"
+
+
+def _docs(select: set[str]) -> str:
+    order = ("float_ops", "bytes", "micros", "params")  # TF's: param comes last
+    lines = [_SCOPE_DOC] + [_DOCS[k] for k in order if k in select]
+    return "\nDoc:\n" + "\n".join(lines) + "\n\n"
+
+
+def _output(options: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    """TF's ``output`` option: ``(type, {key: value})`` from ``type:k=v,k2=v2``."""
+    text = options.get("output", "stdout")
+    kind, _, rest = text.partition(":")
+    values = {}
+    for item in rest.split(",") if rest else []:
+        key, _, value = item.partition("=")
+        values[key] = value
+    return kind, values
+
+
+def _options_text(options: dict[str, Any], select: set[str]) -> str:
+    """TF's ``Options::ToString`` block (the ``-max_depth ...`` lines)."""
+    lines = []
+    for key, default in _OPTION_LINES:
+        lines.append(f"{'-' + key:<28}{options.get(key, default)}")
+    for key in (
+        "account_type_regexes",
+        "start_name_regexes",
+        "trim_name_regexes",
+        "show_name_regexes",
+        "hide_name_regexes",
+    ):
+        lines.append(f"{'-' + key:<28}{','.join(options.get(key, []))}")
+    flag = "true" if options.get("account_displayed_op_only", False) else "false"
+    lines.append(f"{'-account_displayed_op_only':<28}{flag}")
+    lines.append(f"{'-select':<28}{','.join(sorted(select))}")
+    kind, values = _output(options)
+    kv = ",".join(f"{k}={v}" for k, v in sorted(values.items()))
+    lines.append(f"{'-output':<28}{kind}:{kv}")
+    return "\n".join(lines) + "\n"
+
+
+def _check_options(options: dict[str, Any], cmd: str) -> None:
+    if cmd in ("op", "code", "graph"):
+        raise NotImplementedError(
+            f"tf.profiler.profile(cmd={cmd!r}): jtrain gives tfprof's 'scope' view only."
+        )
+    for key in options.get("select", []):
+        if key not in _SUPPORTED_SELECT:
+            raise NotImplementedError(
+                f"tf.profiler.profile: select {key!r} is not supported by jtrain (it gives "
+                f"{', '.join(_SUPPORTED_SELECT)})."
+            )
+    order = options.get("order_by", "name")
+    if order not in _SUPPORTED_ORDER and order in (
+        "peak_bytes",
+        "residual_bytes",
+        "output_bytes",
+        "accelerator_micros",
+        "cpu_micros",
+        "occurrence",
+    ):
+        raise NotImplementedError(f"tf.profiler.profile: order_by {order!r} is not supported.")
+    kind, values = _output(options)
+    if kind not in ("stdout", "none", "file"):
+        raise NotImplementedError(
+            f"tf.profiler.profile: output {kind!r} is not supported (stdout, none, file)."
+        )
+    if kind == "file" and "outfile" not in values:
+        raise ValueError("tf.profiler.profile: output 'file' needs outfile=...")
+
+
+def _needs_float_ops(options: dict[str, Any]) -> bool:
+    return (
+        "float_ops" in options.get("select", [])
+        or options.get("order_by") == "float_ops"
+        or options.get("min_float_ops", 0) > 0
+    )
+
+
+_DEFAULT_PROFILE_OPTIONS = 0
+
+
+def profile(
+    graph: Any = None,
+    run_meta: Any = None,
+    op_log: Any = None,
+    cmd: str = "scope",
+    options: Any = _DEFAULT_PROFILE_OPTIONS,
+) -> Any:
+    """Profiles a graph's float operations and parameters (``tf.profiler.profile``).
+
+    Args:
+      graph: the ``Graph`` (default ``None``: the default graph).
+      run_meta: must be ``None`` (a jtrain step is one XLA program; use ``jax.profiler``).
+      op_log: an ``OpLogProto`` whose float operations and types are merged in.
+      cmd: ``'scope'`` (default; ``'graph'``, ``'op'`` and ``'code'`` raise).
+      options: a ``ProfileOptionBuilder`` dict (default:
+        ``ProfileOptionBuilder.trainable_variables_parameter()``).
+
+    Returns:
+      A ``GraphNodeProto``: the root ``_TFProfRoot`` with the totals and the shown
+      nodes as ``children``. Prints TF's report unless ``output`` is ``'none'``
+      (``'file:outfile=PATH'`` writes it, atomically).
+
+    Raises:
+      tf.errors.InvalidArgumentError: an unknown ``cmd`` (TF's).
+      NotImplementedError: ``run_meta``; ``cmd`` other than ``'scope'``; a ``select``
+        other than params/float_ops/bytes/micros; float operations of a graph with
+        ops jtrain cannot count as TF (``tfprof_logger``).
+    """
+    if cmd not in ("scope", "graph", "op", "code"):
+        from jtrain import errors
+
+        raise errors.InvalidArgumentError(None, None, f"unknown cmd: {cmd}\n")
+    if not graph:
+        graph = ops_lib.get_default_graph()
+    if isinstance(options, int) and options == _DEFAULT_PROFILE_OPTIONS:
+        options = ProfileOptionBuilder.trainable_variables_parameter()
+    tfprof_logger._check_run_meta(run_meta)
+    _check_options(options, cmd)
+    log = tfprof_logger.merge_default_with_oplog(graph, op_log, run_meta, add_trace=False)
+    if _needs_float_ops(options):
+        log.check_float_ops()
+    select = set(options.get("select", []))
+    root, tree = _ScopeView(graph, log.proto).show(options)
+    body = _docs(select) + "Profile:\n" + _legend(select) + tree
+    kind, values = _output(options)
+    if kind == "stdout":
+        header = (
+            "\n=========================Options=============================\n"
+            + _options_text(options, select)
+            + "\n==================Model Analysis Report======================\n"
+        )
+        footer = "\n======================End of Report==========================\n"
+        sys.stdout.write(header + body + footer)
+        sys.stdout.flush()
+    elif kind == "file":
+        path = values["outfile"]
+        tmp = f"{path}.tmp{os.getpid()}"
+        with open(tmp, "w") as f:
+            f.write(body)
+        os.replace(tmp, path)
+    return root.proto()
+
+
+def advise(graph: Any = None, run_meta: Any = None, options: Any = None) -> Any:
+    """``tf.profiler.advise``: TF's checkers need a step's run metadata (times, memory,
+    devices), which a jtrain step, one XLA program, does not have.
+
+    Raises:
+      NotImplementedError: always; profile device time with ``jax.profiler``.
+    """
+    raise NotImplementedError(
+        "tf.profiler.advise: TF's advice checkers read a step's per-op RunMetadata (times, "
+        "memory, devices) and a jtrain step is one XLA program without them; profile it "
+        "with jax.profiler (or tf.train.ProfilerHook), and count float operations and "
+        "parameters with tf.profiler.profile."
+    )
+
+
+class Profiler:
+    """``tf.profiler.Profiler`` over a graph's float operations and parameters.
+
+    Args:
+      graph: the ``Graph`` (default ``None``: the default graph).
+      op_log: an ``OpLogProto`` merged into the graph's op log.
+    """
+
+    def __init__(self, graph: Any = None, op_log: Any = None):
+        self._graph = graph or ops_lib.get_default_graph()
+        self._op_log = op_log
+
+    def add_step(self, step: int, run_meta: Any) -> None:
+        """Adds a step's run metadata.
+
+        Raises:
+          NotImplementedError: a jtrain step has no per-op run metadata.
+        """
+        tfprof_logger._check_run_meta(run_meta or True)
+
+    def profile_name_scope(self, options: dict[str, Any]) -> Any:
+        """The scope view (``tf.profiler.profile(cmd='scope')``): a ``GraphNodeProto``."""
+        return profile(self._graph, op_log=self._op_log, cmd="scope", options=options)
+
+    def profile_graph(self, options: dict[str, Any]) -> Any:
+        """The graph view: ``NotImplementedError`` (jtrain gives the scope view)."""
+        return profile(self._graph, op_log=self._op_log, cmd="graph", options=options)
+
+    def profile_operations(self, options: dict[str, Any]) -> Any:
+        """The op view: ``NotImplementedError`` (jtrain gives the scope view)."""
+        return profile(self._graph, op_log=self._op_log, cmd="op", options=options)
+
+    def profile_python(self, options: dict[str, Any]) -> Any:
+        """The code view: ``NotImplementedError`` (jtrain ops record no Python traces)."""
+        return profile(self._graph, op_log=self._op_log, cmd="code", options=options)
+
+    def advise(self, options: Any = None) -> Any:
+        """``NotImplementedError``: see :func:`advise`."""
+        return advise(self._graph, options=options)
+
+    def serialize_to_string(self) -> bytes:
+        """``NotImplementedError``: TF's ``ProfileProto`` holds run-time profiles."""
+        raise NotImplementedError(
+            "tf.profiler.Profiler.serialize_to_string: TF's ProfileProto holds per-op run "
+            "profiles, which a jtrain step (one XLA program) does not have."
+        )
