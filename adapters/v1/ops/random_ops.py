@@ -7,33 +7,43 @@ A TF1 random op gives fresh values every time a session runs it, and the same
 (``tf.set_random_seed`` and the op's ``seed=``) and run in a new session. Here a
 random op is two nodes:
 
-1. a **generator node** (op type ``RandomGenerator``, no inputs) owning hidden
-   state in the session's variable store: a threefry key (``uint32[2]``). Each
-   run of the node splits the key, stores one half as the next state and outputs
-   the other, so the key is fresh on every run. The state is an effect declared
+1. a **generator node** (op type ``RandomGenerator``) owning hidden state in the
+   session's variable store: the op's draw position (``uint32[2]``, the low 64 bits
+   of TF's Philox counter). Each run outputs the position and moves it on by what
+   the run reserves: ``256 * num_elements`` generator calls for TF's Philox ops, as
+   TF's ``GuardedPhiloxRandom`` (1 for the others). The state is an effect declared
    as TF declares assignments (``Operation._writes``): the session donates its
    buffer and keeps the update in the same compiled program (no host round trip,
-   no recompilation: the key is a device buffer, not a traced constant). A
-   session gives the state its first value the first time a plan needs it
-   (``VariableStore.start``): the key ``[graph seed, op seed]`` of TF's seed rules,
-   or, with neither seed set, 64 random bits drawn then (a new sequence in every
-   session, as TF);
-2. a **sample node**, a pure function ``sample(key, *inputs)`` of that key and the
-   op's other inputs (``minval``, ``logits``, a shape tensor...). Being pure, it
-   gives the same values when ``tf.gradients`` re-evaluates it inside the run
-   (``tf.gradients`` of ``random_normal``'s ``mean``/``stddev`` flows through the
-   arithmetic, as TF's ``rnd * stddev + mean``).
+   no recompilation). A session starts a seeded op at position 0 and an unseeded
+   one at 64 random bits (a new sequence in every session, as TF);
+2. a **sample node**, a pure function of that position and the op's other inputs
+   (``minval``, ``logits``, a shape tensor...). Being pure, it gives the same values
+   when ``tf.gradients`` re-evaluates it inside the run (``tf.gradients`` of
+   ``random_normal``'s ``mean``/``stddev`` flows through the arithmetic, as TF's
+   ``rnd * stddev + mean``).
 
 Every op has its own state, so its sequence depends only on how many times it
-ran (TF's kernels keep one generator per op the same way). Values are drawn by
-``jax.random`` and differ from TF's; the distributions are TF's.
+ran (TF's kernels keep one generator per op the same way).
+
+TF's values: ``RandomUniform``, ``RandomUniformInt``, ``RandomStandardNormal`` and
+``TruncatedNormal`` (``tf.random_uniform``, ``tf.random_normal``,
+``tf.truncated_normal``, ``tf.nn.dropout``...) draw from TF's Philox stream
+(``jtrain.random.philox``): key ``(seed, 0)`` and counter ``(position, seed2)`` for
+TF's op attributes ``seed``/``seed2``, so a seeded graph gives TF 2.21's bits run
+after run (normal draws: ~99% of float32 elements, the others 1-2 ulps away, see
+``jtrain/random/philox.py``). Unseeded ops start at a random position (TF draws
+random seeds): neither is reproducible. The other random ops (``random_shuffle``,
+``multinomial``, ``random_gamma``, ``random_poisson``, ``random_crop``, the image
+and candidate-sampling ops) and the stateless ops draw from ``jax.random`` with a
+key made of their seeds and position: TF's distributions, not TF's values.
 
 Seeds follow TF 2.21's ``tf.compat.v1.get_seed``: graph seed set and op seed
 ``None``: the op seed is a per-graph counter of such requests; op seed set and no
 graph seed: graph seed ``87654321``; neither: nondeterministic.
 
 Other modules build random ops with :func:`random_node` (a sample function of a
-fresh key per run), or on the public ops ``random_uniform`` and ``nn.dropout``.
+fresh JAX key per run), :func:`philox_node` (TF's stream), or on the public ops
+``random_uniform`` and ``nn.dropout``.
 """
 
 from __future__ import annotations
@@ -50,11 +60,15 @@ import numpy as np
 from adapters.v1.framework import dtypes, ops, shape_values
 from adapters.v1.framework.shape_values import trace_time_value
 from jtrain import errors
+from jtrain._numerics import rounded
+from jtrain.random import philox
 
 __all__ = [
     "DEFAULT_GRAPH_SEED",
     "get_seed",
     "random_node",
+    "philox_node",
+    "PHILOX_OP_TYPES",
     "shape_argument",
     "random_uniform",
     "random_normal",
@@ -108,10 +122,16 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
 
 
 class GeneratorState:
-    """Hidden state of one random op in a session: its threefry key, ``uint32[2]``.
+    """Hidden state of one random op in a session, ``uint32[2]``.
 
     Not a variable: no collection holds it, savers do not save it. The session's
     variable store keeps its value and starts it with ``_start_value()``.
+
+    A ``RandomGenerator`` node's state (``counter``, set by :func:`own_state`) is the
+    op's **draw position**: the low 64 bits of TF's Philox counter, how many
+    generator calls its runs have reserved (``256 * num_elements`` per run, as TF's
+    ``GuardedPhiloxRandom``); 0 in a new session for a seeded op, 64 random bits for
+    an unseeded one. Otherwise (a kernel of an imported TF graph) it is a threefry key.
     """
 
     dtype = np.dtype(np.uint32)
@@ -120,12 +140,16 @@ class GeneratorState:
     def __init__(self, seeds: tuple[int | None, int | None]):
         self.seeds = seeds
         self.op: ops.Operation | None = None  # the generator node (names the state)
+        self.counter = False
 
     def _start_value(self) -> np.ndarray:
-        """The first key: the seeds, or 64 random bits when neither seed is set."""
+        """The first value: position 0 (seeded) or a random one; a threefry key otherwise."""
         graph_seed, op_seed = self.seeds
-        if graph_seed is None or op_seed is None:
+        unseeded = graph_seed is None or op_seed is None
+        if unseeded:
             return np.array([secrets.randbits(32), secrets.randbits(32)], np.uint32)
+        if self.counter:
+            return np.zeros(2, np.uint32)
         return np.array([graph_seed, op_seed], np.uint32)
 
     def __repr__(self) -> str:
@@ -136,15 +160,59 @@ def _key(raw: Any) -> Any:
     return jax.random.wrap_key_data(raw, impl=_IMPL)
 
 
-def generator_compute(state: GeneratorState) -> Callable[..., tuple[Any]]:
-    """A generator node's ``compute``: splits ``state``'s key, keeps one half, outputs one."""
+# TF's stateful Philox kernels: a run reserves 256 generator calls per output element.
+PHILOX_OP_TYPES = ("RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal")
 
-    def compute(ctx: Any) -> tuple[Any]:
-        key = _key(ctx.read(state))
-        following, fresh = jax.random.split(key)
-        if not ctx.frozen:  # (a gradient's re-evaluation reuses this node's output)
-            ctx.write(state, jax.random.key_data(following))
-        return (jax.random.key_data(fresh),)
+
+def _advance(position: Any, calls: int) -> Any:
+    """``position`` (``uint32[2]``, 64 bits) moved on by ``calls``."""
+    lo = jnp.uint32(calls & 0xFFFFFFFF)
+    hi = jnp.uint32((calls >> 32) & 0xFFFFFFFF)
+    low = position[0] + lo
+    high = position[1] + hi + (low < lo).astype(jnp.uint32)
+    return jnp.stack([low, high])
+
+
+def _inferred_calls(op: ops.Operation | None) -> int:
+    """Calls one run of a generator's consumer reserves (a generator built without them:
+    an imported meta graph's): ``256 * size`` for TF's Philox ops, else 1."""
+    if op is None:
+        return 1
+    for consumer in op.outputs[0].consumers():
+        if consumer.type in PHILOX_OP_TYPES:
+            shape = consumer.outputs[0]._shape
+            if shape is None or any(d is None for d in shape):
+                raise NotImplementedError(
+                    f"{consumer.name} ({consumer.type}): an imported random op of an unknown "
+                    "output shape cannot keep TF's stream; rebuild the graph from its Python "
+                    "code"
+                )
+            return int(np.prod(shape, dtype=np.int64)) * philox.RESERVED_SAMPLES_PER_OUTPUT
+    return 1
+
+
+def generator_compute(
+    state: GeneratorState, calls: Callable[..., int] | None = None
+) -> Callable[..., tuple[Any]]:
+    """A generator node's ``compute``: outputs ``state``'s position and moves it on.
+
+    Args:
+      state: the node's state.
+      calls: ``calls(ctx, *input values) -> int``, the generator calls one run
+        reserves; ``None``: inferred from the node's consumer (see ``_inferred_calls``).
+    """
+
+    def compute(ctx: Any, *values: Any) -> tuple[Any]:
+        position = ctx.read(state)
+        n = calls(ctx, *values) if calls is not None else _inferred_calls(ctx.op)
+        if not ctx.frozen:
+            ctx.write(state, _advance(position, n))
+        elif values:
+            # A gradient's re-evaluation of a node with inputs (a shape computed from
+            # the differentiated tensors) runs after this run's write: the run's
+            # position is the one before it.
+            return (_advance(position, -n % 2**64),)
+        return (position,)
 
     return compute
 
@@ -158,20 +226,42 @@ def own_state(op: ops.Operation, state: GeneratorState) -> None:
     op._writes = (state,)
     graph_seed, op_seed = state.seeds
     op._static_attrs = {"seed": graph_seed or 0, "seed2": op_seed or 0}
+    state.counter = True
     state.op = op
 
 
-def _generator_node(graph: ops.Graph, seed: int | None) -> ops.Tensor:
-    """The node whose output is a fresh raw key (``uint32[2]``) on every run."""
-    state = GeneratorState(get_seed(seed))
+def _generator_node(
+    graph: ops.Graph,
+    seeds: tuple[int | None, int | None],
+    calls: Callable[..., int],
+    inputs: Sequence[ops.Tensor] = (),
+) -> ops.Tensor:
+    """The node whose output is the op's draw position (``uint32[2]``) at each run."""
+    state = GeneratorState(seeds)
     op = graph.create_op(
         "RandomGenerator",
         "generator",
-        compute=generator_compute(state),
+        inputs=list(inputs),
+        compute=generator_compute(state, calls),
         output_specs=[((2,), dtypes.uint32)],
     )
     own_state(op, state)
     return op.outputs[0]
+
+
+def _threefry_key(seeds: tuple[int | None, int | None]) -> Callable[[Any], Any]:
+    """A JAX key per draw position: the seeds' key folded with the position's words."""
+    base = np.array([seeds[0] or 0, seeds[1] or 0], np.uint32)
+
+    def as_key(position: Any) -> Any:
+        key = _key(jnp.asarray(base))
+        return jax.random.fold_in(jax.random.fold_in(key, position[0]), position[1])
+
+    return as_key
+
+
+def _one_call(ctx: Any, *values: Any) -> int:
+    return 1
 
 
 def random_node(
@@ -212,8 +302,81 @@ def random_node(
     """
     tensors = [ops.convert_to_tensor(x) for x in inputs]
     graph = tensors[0].graph if tensors else ops.get_default_graph()
-    key = _generator_node(graph, seed)
-    return _node(op_type, sample, key, _key, tensors, output_specs, name, known)
+    seeds = get_seed(seed)
+    position = _generator_node(graph, seeds, _one_call)
+    return _node(
+        op_type, sample, position, _threefry_key(seeds), tensors, output_specs, name, known
+    )
+
+
+def philox_node(
+    op_type: str,
+    draw: Callable[..., Any],
+    inputs: Sequence[Any],
+    output_spec: tuple[Any, Any],
+    seed: int | None = None,
+    name: str = "",
+    shape_input: int | None = None,
+) -> ops.Tensor:
+    """Builds one of TF's stateful Philox ops (``RandomUniform``...): TF's exact stream.
+
+    The op's state is its draw position: TF's ``GuardedPhiloxRandom`` with key
+    ``(seed, 0)`` and counter ``(position, seed2)`` for the ``(seed, seed2)`` of TF's
+    seed rules (``get_seed``); every run reserves ``256 * num_elements`` calls, so run
+    ``k`` of the op gives TF's run ``k``.
+
+    Args:
+      op_type: TF's op type (one of ``PHILOX_OP_TYPES``).
+      draw: ``draw(key, counter, shape, *values)``: the values from the run's Philox
+        key and counter (``jtrain.random.philox``) and the other inputs' values.
+      inputs: tensors whose values ``draw`` receives (``shape_input`` among them).
+      output_spec: ``(static shape, dtype)``.
+      seed: the op-level ``seed=`` argument.
+      name: the sample node's name (as ``random_node``).
+      shape_input: position in ``inputs`` of a shape tensor whose value must be known
+        when the step is traced (``None``: the static shape is complete).
+
+    Returns:
+      The op's output tensor.
+    """
+    tensors = [ops.convert_to_tensor(x) for x in inputs]
+    graph = tensors[0].graph if tensors else ops.get_default_graph()
+    seeds = get_seed(seed)
+    static_shape = tuple(output_spec[0])
+    if shape_input is not None and all(d is not None for d in static_shape):
+        # Known when the graph is built: the run's shape is this one (no input needed).
+        tensors = [t for i, t in enumerate(tensors) if i != shape_input]
+        shape_input = None
+    dynamic = shape_input is not None
+
+    def out_shape(ctx: Any, values: Sequence[Any]) -> tuple[int, ...]:
+        if dynamic:
+            return tuple(int(d) for d in np.asarray(values[0]).reshape(-1))
+        return static_shape
+
+    def calls(ctx: Any, *values: Any) -> int:
+        if dynamic:
+            values = (trace_time_value(ctx, tensors[shape_input]),)
+        size = int(np.prod(out_shape(ctx, values), dtype=np.int64))
+        return size * philox.RESERVED_SAMPLES_PER_OUTPUT
+
+    position = _generator_node(graph, seeds, calls, [tensors[shape_input]] if dynamic else [])
+    key, base = philox.seeded(seeds[0] or 0, seeds[1] or 0)
+    key_words, base_words = np.asarray(key), np.asarray(base)
+
+    def sample(pos: Any, *values: Any) -> Any:
+        shape = out_shape(None, values[shape_input : shape_input + 1]) if dynamic else static_shape
+        rest = [v for i, v in enumerate(values) if i != shape_input]
+        counter = philox.skip(jnp.asarray(base_words), pos)
+        return draw(jnp.asarray(key_words), counter, shape, *rest)
+
+    known = (shape_input,) if dynamic else ()
+    (out,) = _node(op_type, sample, position, _identity, tensors, [output_spec], name, known)
+    return out
+
+
+def _identity(x: Any) -> Any:
+    return x
 
 
 def _node(
@@ -393,10 +556,12 @@ def _build(
     allowed: Sequence[str] = ("float16", "bfloat16", "float32", "float64"),
     stateless: bool = False,
 ) -> ops.Tensor:
-    """A shaped random op: ``draw(key, shape, *param values)`` in a name scope.
+    """A shaped random op in a name scope.
 
-    ``seed`` is the op seed, or with ``stateless`` the seed tensor (shape [2]) the
-    key is made of. The output is named by the scope (``random_uniform:0``), as TF's.
+    Stateful (TF's Philox stream): ``draw(key, counter, shape, *param values)``, ``seed``
+    the op seed. ``stateless``: ``draw(key, shape, *param values)`` of a JAX key made of
+    the seed tensor ``seed`` (shape [2]). The output is named by the scope
+    (``random_uniform:0``), as TF's.
     """
     graph = ops.get_default_graph()
     with graph.name_scope(name or default_name) as scope:
@@ -421,7 +586,7 @@ def _build(
                 op_type, sample, seed_tensor, _stateless_key, inputs, specs, scope, known
             )
         else:
-            (out,) = random_node(op_type, sample, inputs, specs, seed, scope, known)
+            out = philox_node(op_type, draw, inputs, specs[0], seed, scope, 0 if dynamic else None)
     return out
 
 
@@ -442,12 +607,36 @@ def _seed_tensor(seed: Any) -> ops.Tensor:
 
 
 def _uniform_draw(dt: np.dtype) -> Callable[..., Any]:
+    """A stateless op's uniform values (``jax.random``'s, not TF's)."""
+
     def draw(key: Any, shape: tuple[int, ...], low: Any, high: Any) -> Any:
         if dt.kind in "iu":
             _check_range(low, high)
             return jax.random.randint(key, shape, low, high, dtype=dt)
         # TF: rnd * (maxval - minval) + minval, rnd uniform in [0, 1).
-        return jax.random.uniform(key, shape, dtype=dt) * (high - low) + low
+        return rounded(jax.random.uniform(key, shape, dtype=dt) * (high - low)) + low
+
+    return draw
+
+
+def _philox_uniform(dt: np.dtype, form: str = "range") -> Callable[..., Any]:
+    """``RandomUniform``/``RandomUniformInt`` and TF's Python arithmetic around them.
+
+    ``form``: ``"unit"`` (TF's ``minval=0, maxval=1`` as Python ints: the raw values),
+    ``"scale"`` (``minval=0`` int: ``rnd * maxval``) or ``"range"``
+    (``rnd * (maxval - minval) + minval``, the product rounded as TF's kernels).
+    """
+
+    def draw(key: Any, counter: Any, shape: tuple[int, ...], low: Any, high: Any) -> Any:
+        if dt.kind in "iu":
+            _check_range(low, high)
+            return philox.uniform_int(key, counter, shape, low, high, dt)
+        rnd = philox.uniform(key, counter, shape, dt)
+        if form == "unit":
+            return rnd
+        if form == "scale":
+            return rnd * high
+        return rounded(rnd * (high - low)) + low
 
     return draw
 
@@ -463,16 +652,31 @@ def _check_range(low: Any, high: Any) -> None:
 
 
 def _normal_draw(dt: np.dtype) -> Callable[..., Any]:
+    """A stateless op's normal values (``jax.random``'s, not TF's)."""
+
     def draw(key: Any, shape: tuple[int, ...], mean: Any, stddev: Any) -> Any:
-        return jax.random.normal(key, shape, dtype=dt) * stddev + mean
+        return rounded(jax.random.normal(key, shape, dtype=dt) * stddev) + mean
 
     return draw
 
 
 def _truncated_draw(dt: np.dtype) -> Callable[..., Any]:
+    """A stateless op's truncated normal values (``jax.random``'s, not TF's)."""
+
     def draw(key: Any, shape: tuple[int, ...], mean: Any, stddev: Any) -> Any:
         # Redrawn beyond two standard deviations: a normal conditioned on |z| < 2.
-        return jax.random.truncated_normal(key, -2.0, 2.0, shape, dtype=dt) * stddev + mean
+        z = jax.random.truncated_normal(key, -2.0, 2.0, shape, dtype=dt)
+        return rounded(z * stddev) + mean
+
+    return draw
+
+
+def _philox_normal(dt: np.dtype, truncated: bool) -> Callable[..., Any]:
+    """``RandomStandardNormal``/``TruncatedNormal`` then TF's ``rnd * stddev + mean``."""
+    values = philox.truncated_normal if truncated else philox.normal
+
+    def draw(key: Any, counter: Any, shape: tuple[int, ...], mean: Any, stddev: Any) -> Any:
+        return rounded(values(key, counter, shape, dt) * stddev) + mean
 
     return draw
 
@@ -513,6 +717,12 @@ def random_uniform(
         if integer:
             raise ValueError(f"Must specify maxval for integer dtype {dtypes.as_dtype(dt)!r}")
         maxval = 1
+    # TF's Python: minval 0 and maxval 1 (ints) leave the raw values; minval 0 scales.
+    minval_is_zero = type(minval) is int and minval == 0
+    maxval_is_one = type(maxval) is int and maxval == 1
+    form = "range"
+    if minval_is_zero:
+        form = "unit" if maxval_is_one else "scale"
 
     return _build(
         "RandomUniformInt" if integer else "RandomUniform",
@@ -522,7 +732,7 @@ def random_uniform(
         shape,
         dt,
         [("min", minval), ("max", maxval)],
-        _uniform_draw(dt),
+        _philox_uniform(dt, form),
         _UNIFORM_DTYPES,
     )
 
@@ -559,7 +769,7 @@ def random_normal(
         shape,
         dt,
         [("mean", mean), ("stddev", stddev)],
-        _normal_draw(dt),
+        _philox_normal(dt, truncated=False),
     )
 
 
@@ -595,7 +805,7 @@ def truncated_normal(
         shape,
         dt,
         [("mean", mean), ("stddev", stddev)],
-        _truncated_draw(dt),
+        _philox_normal(dt, truncated=True),
     )
 
 
