@@ -51,7 +51,7 @@ _DATA_EXPERIMENTAL_HINTS = {
     "make_initializable_iterator": "not in TF 2.21 either: use tf.data.make_initializable_iterator",
 }
 for _name in (
-    "Counter DatasetInitializer DatasetStructure Optional OptionalStructure "
+    "DatasetInitializer DatasetStructure Optional OptionalStructure "
     "RaggedTensorStructure RandomDataset Reducer SHARD_HINT ServiceOptions "
     "SparseTensorStructure SqlDataset Structure TFRecordWriter TensorArrayStructure "
     "TensorStructure dense_to_ragged_batch dense_to_sparse_batch "
@@ -59,14 +59,14 @@ for _name in (
     "get_next_as_optional get_structure group_by_reducer "
     "index_table_from_dataset make_batched_features_dataset make_saveable_from_iterator "
     "map_and_batch_with_legacy_function pad_to_cardinality parse_example_dataset "
-    "rejection_resample service snapshot table_from_dataset to_variant unique"
+    "rejection_resample service snapshot table_from_dataset to_variant"
 ).split():
     _DATA_EXPERIMENTAL_HINTS.setdefault(
         _name,
         "jtrain's tf.data.experimental has AUTOTUNE, shuffle_and_repeat, map_and_batch, "
         "parallel_interleave, ignore_errors, unbatch, get_single_element, enumerate_dataset, "
         "take_while, scan, group_by_window, bucket_by_sequence_length, "
-        "sample_from_datasets, choose_from_datasets, "
+        "sample_from_datasets, choose_from_datasets, CsvDataset, Counter, unique, "
         "prefetch_to_device, copy_to_device and the options classes; build the rest "
         "from the Dataset methods (map, filter, batch, interleave, flat_map, "
         "from_generator...)",

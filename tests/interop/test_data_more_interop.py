@@ -222,6 +222,20 @@ PIPELINES = {
     "sample_one_dataset": lambda tf: tf.data.experimental.sample_from_datasets(
         [tf.data.Dataset.range(4)], seed=3
     ),
+    # -- unique / counter ---------------------------------------------------------------
+    "unique": lambda tf: tf.data.Dataset.from_tensor_slices([3, 1, 3, 2, 1, 5]).unique(),
+    "unique_strings_experimental": lambda tf: tf.data.Dataset.from_tensor_slices(
+        ["a", "b", "a", "c", "b"]
+    ).apply(tf.data.experimental.unique()),
+    "unique_vectors": lambda tf: tf.data.Dataset.from_tensor_slices(
+        np.array([[1, 2], [1, 2], [2, 1]], np.int64)
+    ).unique(),
+    "unique_multi_component_error": lambda tf: tf.data.Dataset.from_tensor_slices(
+        ([1], [2])
+    ).unique(),
+    "counter": lambda tf: tf.data.Dataset.counter(start=3, step=2).take(4),
+    "counter_int32_negative_step": lambda tf: tf.data.Dataset.counter(5, -3, tf.int32).take(3),
+    "experimental_counter": lambda tf: tf.data.experimental.Counter(2).take(3),
 }
 
 CHOICES = np.array([0, 1, 2, 1, 1, 0, 0, 0, 2, 1], np.int64)
@@ -705,4 +719,17 @@ def test_csv_dataset_bad_dtype_raises_type_error():
         return lambda sess: None
 
     theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda tf: tf.data.Dataset.from_tensor_slices([1.0]).unique(),
+        lambda tf: tf.data.Dataset.from_tensor_slices(np.array([1, 2], np.int16)).unique(),
+        lambda tf: tf.data.Dataset.range(3).as_numpy_iterator(),
+    ],
+)
+def test_unique_dtype_and_as_numpy_iterator_errors_as_tf(build):
+    theirs, ours = _error(build)
     assert ours == theirs

@@ -43,10 +43,9 @@ Element = tuple[np.ndarray, ...]
 # TF's Dataset methods jtrain does not have, and what to use instead.
 _ABSENT = {
     "element_spec": "use output_types/output_shapes (TF1's properties)",
-    "as_numpy_iterator": "iterate with an iterator's get_next() and sess.run (TF1 graph mode)",
 }
 for _name in (
-    "cardinality counter fingerprint from_sparse_tensor_slices load ragged_batch random "
+    "cardinality fingerprint from_sparse_tensor_slices load ragged_batch random "
     "rebatch rejection_resample save snapshot sparse_batch unique"
 ).split():
     _ABSENT[_name] = (
@@ -183,6 +182,15 @@ class DatasetV1(structure.Structured):
             "(dataset.make_one_shot_iterator().get_next())."
         )
 
+    def as_numpy_iterator(self) -> Any:
+        """TF's ``RuntimeError``: in TF1 graph mode iterate with an iterator's
+        ``get_next()`` and ``sess.run``.
+
+        Raises:
+          RuntimeError: always (graph mode), as TF.
+        """
+        raise RuntimeError("`tf.data.Dataset.as_numpy_iterator()` is only supported in eager mode.")
+
     def __getattr__(self, name: str) -> Any:
         if name in _ABSENT:
             raise AttributeError(f"tf.data.Dataset.{name} is not in adapters.v1; {_ABSENT[name]}")
@@ -232,6 +240,14 @@ class DatasetV1(structure.Structured):
           TypeError: ``datasets`` holds something that is not a dataset.
         """
         return _Zip(datasets)
+
+    @staticmethod
+    def counter(
+        start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64, name: str | None = None
+    ) -> DatasetV1:
+        """``start, start + step, start + 2 * step...`` forever, as scalars of ``dtype``
+        (default ``tf.int64``)."""
+        return _Counter(_as_count(start, "start"), _as_count(step, "step"), dtype)
 
     @staticmethod
     def choose_from_datasets(
@@ -651,6 +667,16 @@ class DatasetV1(structure.Structured):
             no_padding,
             drop_remainder,
         )
+
+    def unique(self, name: str | None = None) -> DatasetV1:
+        """The elements without repeats (each first occurrence, in order); an element
+        is one ``tf.int32``, ``tf.int64`` or ``tf.string`` tensor.
+
+        Raises:
+          TypeError: a component of another dtype, as TF.
+          InvalidArgumentError: at ``get_next``, elements of more than one component.
+        """
+        return _Unique(self)
 
     def apply(self, transformation_func: Callable[[DatasetV1], DatasetV1]) -> DatasetV1:
         """``transformation_func(self)`` (a ``tf.data.experimental`` transformation).
@@ -1431,6 +1457,44 @@ class _Shard(_Unary):
                 f"{self._index}).",
             )
         return itertools.islice(self._input._elements(run), self._index, None, self._shards)
+
+
+class _Counter(DatasetV1):
+    def __init__(self, start: int, step: int, dtype: Any):
+        self._start, self._step = start, step
+        self._structure = Spec.of((), dtype)
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        dtype = self._structure.np_dtype
+        for i in itertools.count():
+            yield (np.asarray(self._start + i * self._step).astype(dtype),)
+
+
+class _Unique(_Unary):
+    def __init__(self, input_dataset: DatasetV1):
+        super().__init__(input_dataset)
+        for spec in input_dataset._flat_specs():
+            if spec.dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
+                raise TypeError(
+                    f"`tf.data.Dataset.unique` does not support type <dtype: '{spec.dtype.name}'> "
+                    "-- only `tf.int32`, `tf.int64`, and `tf.string` are supported."
+                )
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        if len(self._flat_specs()) != 1:
+            raise errors.InvalidArgumentError(
+                None, None, "UniqueDataset only supports inputs with a single component."
+            )
+        seen: set[Any] = set()
+        for element in self._input._elements(run):
+            if isinstance(element, Failed):
+                yield element
+                continue
+            value = element[0]
+            key = (value.shape, tuple(value.ravel().tolist()))
+            if key not in seen:
+                seen.add(key)
+                yield element
 
 
 class _ListFiles(DatasetV1):

@@ -35,6 +35,7 @@ from adapters.v1.data.options import (
 __all__ = [
     "AUTOTUNE",
     "AutoShardPolicy",
+    "Counter",
     "CsvDataset",
     "AutotuneAlgorithm",
     "AutotuneOptions",
@@ -59,6 +60,7 @@ __all__ = [
     "shuffle_and_repeat",
     "take_while",
     "unbatch",
+    "unique",
 ]
 
 Transformation = Callable[[DatasetV1], DatasetV1]
@@ -286,6 +288,22 @@ def sample_from_datasets(
 ) -> DatasetV1:
     """``tf.data.Dataset.sample_from_datasets`` (see it: NumPy's draws, not TF's)."""
     return DatasetV1.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+
+def Counter(start: Any = 0, step: Any = 1, dtype: Any = None) -> DatasetV1:  # noqa: N802 (TF's name)
+    """``tf.data.Dataset.counter(start, step, dtype)`` (default ``tf.int64``)."""
+    from adapters.v1.framework import dtypes
+
+    return DatasetV1.counter(start, step, dtypes.int64 if dtype is None else dtype)
+
+
+def unique() -> Transformation:
+    """``dataset.unique()`` (for ``Dataset.apply``)."""
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.unique()
+
+    return apply
 
 
 def unbatch() -> Transformation:
