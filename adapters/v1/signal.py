@@ -25,6 +25,10 @@ irfft3d = _ops["irfft3d"]
 rfft = _ops["rfft"]
 rfft2d = _ops["rfft2d"]
 rfft3d = _ops["rfft3d"]
+fftnd = _ops["fftnd"]
+ifftnd = _ops["ifftnd"]
+rfftnd = _ops["rfftnd"]
+irfftnd = _ops["irfftnd"]
 fftshift = _fft_ops.fftshift
 ifftshift = _fft_ops.ifftshift
 dct = _dct_ops.dct
@@ -49,6 +53,7 @@ __all__ = [
     "fft",
     "fft2d",
     "fft3d",
+    "fftnd",
     "fftshift",
     "frame",
     "hamming_window",
@@ -57,6 +62,7 @@ __all__ = [
     "ifft",
     "ifft2d",
     "ifft3d",
+    "ifftnd",
     "ifftshift",
     "inverse_mdct",
     "inverse_stft",
@@ -64,6 +70,7 @@ __all__ = [
     "irfft",
     "irfft2d",
     "irfft3d",
+    "irfftnd",
     "kaiser_bessel_derived_window",
     "kaiser_window",
     "linear_to_mel_weight_matrix",
@@ -73,6 +80,7 @@ __all__ = [
     "rfft",
     "rfft2d",
     "rfft3d",
+    "rfftnd",
     "stft",
     "vorbis_window",
 ]

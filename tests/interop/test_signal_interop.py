@@ -9,6 +9,7 @@ a wider sweep over sizes 4-1000 gave the same), so they are asserted with
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -515,5 +516,106 @@ def test_signal_errors(case):
         theirs = _outcome(tf1, SIGNAL_ERRORS[case])
     ours = _outcome(jtf, SIGNAL_ERRORS[case])
     assert isinstance(theirs, tuple) and isinstance(ours, tuple), (theirs, ours)
+    assert theirs[0][0] in ours[0], (theirs, ours)
+    assert ours[1] == theirs[1]
+
+
+# --- N-dimensional FFTs (FFTND, IFFTND, RFFTND, IRFFTND) ------------------------------------
+# TF 2.21 registers no CPU kernel for them (its Session.run raises InvalidArgumentError,
+# asserted below); jtrain computes them. Their values are checked against TF's own
+# fixed-rank transforms of the same axes (fftnd over the last two axes is TF's fft2d...),
+# bit for bit; dtypes and node types against the graph TF builds (not TF's static
+# shapes: its shape function keeps the input's shape, see the test).
+
+ND_CASES = {
+    # name: (jtrain's nd call, TF's equivalent call)
+    "fftnd all axes": (
+        lambda tf, x: tf.signal.fftnd(x),
+        lambda tf, x: tf.signal.fft3d(x),
+    ),
+    "fftnd last two": (
+        lambda tf, x: tf.fftnd(x, fft_length=[5, 6], axes=[1, 2]),
+        lambda tf, x: tf.signal.fft2d(x),
+    ),
+    "ifftnd cropped and padded": (
+        lambda tf, x: tf.ifftnd(x, fft_length=[3, 8], axes=[-2, -1]),
+        lambda tf, x: tf.signal.ifft2d(tf.pad(x[:, :3], [[0, 0], [0, 0], [0, 2]])),
+    ),
+    "rfftnd last": (
+        lambda tf, x: tf.rfftnd(tf.real(x), fft_length=[6], axes=[2]),
+        lambda tf, x: tf.signal.rfft(tf.real(x)),
+    ),
+    "rfftnd last two padded": (
+        lambda tf, x: tf.signal.rfftnd(tf.real(x), fft_length=[5, 9], axes=[1, 2]),
+        lambda tf, x: tf.signal.rfft2d(tf.real(x), [5, 9]),
+    ),
+    "irfftnd last": (
+        lambda tf, x: tf.irfftnd(x, fft_length=[10], axes=[2]),
+        lambda tf, x: tf.signal.irfft(x, [10]),
+    ),
+    "irfftnd all axes": (
+        lambda tf, x: tf.signal.irfftnd(x),
+        lambda tf, x: tf.signal.irfft3d(x),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ND_CASES))
+def test_nd_ffts_against_tfs_fixed_rank_ffts(case):
+    nd, fixed = ND_CASES[case]
+
+    def graph_only(tf):
+        # (built only: a TF session of a graph holding FFTND fails, it has no CPU kernel)
+        with contextlib.ExitStack() as stack:
+            if tf is tf1:
+                stack.enter_context(classic_tf1())
+            with tf.Graph().as_default():
+                y = nd(tf, tf.constant(C3[0]))
+                return _static(y), np.dtype(y.dtype.as_numpy_dtype).name, y.op.type
+
+    def computed(tf):
+        y = (nd if tf is jtf else fixed)(tf, tf.constant(C3[0]))
+        return lambda sess: sess.run(y)
+
+    ours_static, theirs_static = graph_only(jtf), graph_only(tf1)
+    assert ours_static[1:] == theirs_static[1:]  # dtype, op type
+    theirs, ours = run_both(computed)
+    assert_twins(theirs, ours, rtol=0)
+    # TF's shape function of the ND ops keeps the (padded) input's shape, whatever
+    # fft_length says (a shape its GPU kernel's output does not have when the lengths
+    # change); jtrain's static shape is the output's.
+    assert ours_static[0] == list(ours.shape)
+
+
+def test_nd_ffts_in_tf_have_no_cpu_kernel_and_no_gradient():
+    def run(tf):
+        return tf.signal.fftnd(tf.constant(C3[0]))
+
+    def grad(tf):
+        x = tf.constant(C3[0].real)
+        return tf.gradients(tf.reduce_sum(tf.abs(tf.signal.rfftnd(x))), x)
+
+    with classic_tf1():
+        theirs = _outcome(tf1, run)
+        theirs_grad = _outcome(tf1, grad)
+    assert theirs[0][0] == "InvalidArgumentError"
+    assert "No OpKernel was registered to support Op 'FFTND'" in theirs[1]
+    ours_grad = _outcome(jtf, grad)
+    assert theirs_grad[0][0] == "LookupError" and "LookupError" in ours_grad[0]
+    assert "(op type: RFFTND)" in theirs_grad[1] and "(op type: RFFTND)" in ours_grad[1]
+
+
+ND_ERRORS = {
+    "fftnd of int32": lambda tf: tf.signal.fftnd(tf.constant([1, 2])),
+    "rfftnd of complex": lambda tf: tf.signal.rfftnd(tf.constant(C3[0])),
+    "irfftnd of float": lambda tf: tf.signal.irfftnd(tf.constant(X8)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ND_ERRORS))
+def test_nd_fft_errors(case):
+    with classic_tf1():
+        theirs = _outcome(tf1, ND_ERRORS[case])
+    ours = _outcome(jtf, ND_ERRORS[case])
     assert theirs[0][0] in ours[0], (theirs, ours)
     assert ours[1] == theirs[1]

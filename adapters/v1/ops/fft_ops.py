@@ -24,7 +24,12 @@ through them raises TF's ``LookupError``.
    through these ops (``rfft`` of a float signal, ``tf.complex(re, im)``) are TF's.
 .. note:: TF 2.21 registers no CPU kernel for ``FFTND``/``IFFTND``/``RFFTND``/
    ``IRFFTND`` (its ``Session.run`` raises ``InvalidArgumentError``); jtrain computes
-   them with the semantics TF documents (its GPU kernels).
+   them with the semantics TF documents (its GPU kernels: ``fft_length[i]`` crops or
+   pads ``axes[i]``), checked against TF's fixed-rank FFTs of the same axes. TF's
+   wrapper pads the innermost dimensions to ``fft_length`` whatever the axes, and so
+   does jtrain. TF's shape function keeps the input's shape; jtrain's static shape is
+   the output's. One ``fft_length`` per axis is required (``NotImplementedError``
+   otherwise: TF's default ``fft_length``, the whole input shape, with fewer axes).
 """
 
 from __future__ import annotations
@@ -397,6 +402,107 @@ for _rank, _suffix in ((1, ""), (2, "2d"), (3, "3d")):
         _REAL_NAMES[_name] = _wrapped(_table, _to_complex if _inverse else _to_real, _name)
 for _name, _fn in _REAL_NAMES.items():
     FUNCTIONS[f"signal.{_name}"] = FUNCTIONS[f"spectral.{_name}"] = _fn
+
+
+# --- N-dimensional FFTs: FFTND, IFFTND, RFFTND, IRFFTND --------------------------------
+
+_ND_KINDS = {
+    # name: (op type, jnp transform, input dtypes, TF's error word, preferred dtype)
+    "fftnd": ("FFTND", jnp.fft.fftn, COMPLEX, None, "complex64"),
+    "ifftnd": ("IFFTND", jnp.fft.ifftn, COMPLEX, None, "complex64"),
+    "rfftnd": ("RFFTND", jnp.fft.rfftn, ("float32", "float64"), "RFFT", "float32"),
+    "irfftnd": ("IRFFTND", jnp.fft.irfftn, COMPLEX, "IRFFT", "complex64"),
+}
+
+
+def _nd_impl(kind: str) -> Callable[..., Any]:
+    op_type, transform, _, _, _ = _ND_KINDS[kind]
+
+    def impl(input_tensor: Any, fft_length: Any = None, axes: Any = None, norm: Any = None) -> Any:
+        x = input_tensor
+        axes = list(range(x.ndim)) if axes is None else [int(a) for a in np.ravel(axes)]
+        if fft_length is None:
+            lengths = list(x.shape)
+            if kind == "irfftnd" and lengths:
+                lengths[-1] = max(0, 2 * (lengths[-1] - 1))
+        else:
+            lengths = [int(n) for n in np.ravel(fft_length)]
+        if len(lengths) != len(axes):
+            raise NotImplementedError(
+                f"tf.signal.{kind}: {len(lengths)} fft_length values for {len(axes)} axes; "
+                "TF's kernel pairs fft_length[i] with axes[i]: give one length per axis"
+            )
+        if x.ndim < len(axes):
+            raise OpValueError(f"Shape {tuple(x.shape)} must have rank at least {len(axes)}")
+        # TF's wrapper pads the innermost dimensions to fft_length (whatever the axes)
+        padded = list(lengths)
+        if kind == "irfftnd" and padded:
+            padded[-1] = padded[-1] // 2 + 1
+        x = _pad_to(x, padded)
+        if norm not in (None, "backward"):
+            n = math.prod(lengths)
+            scale = n if norm == "forward" else np.sqrt(n)
+            factor = jnp.asarray(scale, x.dtype)
+            x = x * factor if kind in ("ifftnd", "irfftnd") else x / factor
+        x = without_gradient(op_type)(x)
+        return transform(x, s=lengths, axes=axes).astype(
+            np.result_type(x.dtype, np.complex64) if kind != "irfftnd" else x.real.dtype
+        )
+
+    return impl
+
+
+def _nd_wrapper(kind: str, table_fn: Callable[..., Any]) -> Callable[..., Any]:
+    op_type, _, allowed, word, preferred = _ND_KINDS[kind]
+
+    def wrapper(
+        input_tensor: Any,
+        fft_length: Any = None,
+        axes: Any = None,
+        norm: Any = None,
+        name: str | None = None,
+    ) -> Any:
+        if isinstance(input_tensor, ops.Tensor) or hasattr(input_tensor, "_as_graph_tensor"):
+            x = ops.convert_to_tensor(input_tensor)
+        else:
+            try:
+                x = ops.convert_to_tensor(input_tensor, dtype=preferred)
+            except (TypeError, ValueError):
+                x = ops.convert_to_tensor(input_tensor)
+        dtype = np_dtype(x.dtype).name
+        if dtype not in allowed:
+            if word is None:
+                raise TypeError(
+                    f"Value passed to parameter 'input' has DataType {dtype} not in list of "
+                    f"allowed values: {', '.join(allowed)}"
+                )
+            need = " or ".join(f"tf.{d}" for d in allowed)
+            raise ValueError(f"{word} requires {need} inputs, got: {x}")
+        if norm not in (None, "backward") and fft_length is None:
+            raise TypeError(
+                f"tf.signal.{kind}: norm={norm!r} without fft_length: TF 2.21's graph mode "
+                "raises OperatorNotAllowedInGraphError (a TypeError) here, iterating over "
+                "the fft_length it infers; give fft_length"
+            )
+        return table_fn(x, fft_length, axes, norm, name=name)
+
+    wrapper.__name__ = wrapper.__qualname__ = kind
+    wrapper.__doc__ = table_fn.__doc__
+    wrapper._op_def = table_fn._op_def
+    return wrapper
+
+
+for _kind, (_type, *_) in _ND_KINDS.items():
+    _table = define(
+        (_kind, f"signal.{_kind}"),
+        _type,
+        _nd_impl(_kind),
+        params="input_tensor, fft_length=None, axes=None, norm=None, name=None",
+        tensors="input_tensor",
+        default_name=_kind,
+        tf_gradient="TF registers none (LookupError)",
+    )
+    FUNCTIONS[_kind] = FUNCTIONS[f"signal.{_kind}"] = _nd_wrapper(_kind, _table)
 
 
 # --- fftshift / ifftshift (TF: a Roll by half of each dimension) -----------------------
