@@ -597,3 +597,41 @@ def test_sequential_convnet_weights_and_updates_as_tf():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
+
+
+def test_summary_as_tf():
+    """``Model.summary`` prints TF's table: a built Sequential (wrapped names), a
+    functional model with a "Connected to" column and a shared layer, a Sequential
+    first called on a plain tensor ("multiple"), a custom ``line_length``."""
+
+    def script(tf):
+        K = tf.keras
+        lines = []
+        seq = K.Sequential(
+            [
+                K.layers.Conv2D(3, 3, input_shape=(6, 6, 2)),
+                K.layers.BatchNormalization(),
+                K.layers.Flatten(),
+                K.layers.Dense(2, name="out"),
+            ]
+        )
+        seq.summary(print_fn=lines.append)
+        a, b = K.Input(shape=(4,)), K.Input(shape=(4,))
+        shared = K.layers.Dense(3)
+        out = K.layers.Concatenate()([shared(a), shared(b), K.layers.Add()([a, b])])
+        K.Model([a, b], out).summary(print_fn=lines.append)
+        chain_in = K.Input(shape=(5,))
+        K.Model(chain_in, K.layers.Dense(2)(K.layers.Dense(4)(chain_in))).summary(
+            print_fn=lines.append, show_trainable=True
+        )
+        late = K.Sequential([K.layers.Dense(2)])
+        try:
+            late.summary(print_fn=lines.append)
+        except ValueError as e:
+            lines.append(str(e))
+        late(tf.placeholder(tf.float32, [None, 3]))
+        late.summary(line_length=50, print_fn=lines.append)
+        return lambda sess: lines
+
+    theirs, ours = run_both(script)
+    assert ours == theirs

@@ -98,6 +98,15 @@ __all__ = [
 _SHAPE_KWARGS = ("input_shape", "batch_input_shape", "batch_size", "input_dim")
 
 
+def _shapes_of(outputs: Any) -> Any:
+    def one(t: Any) -> Any:
+        return tuple(t.shape.as_list()) if t.shape.ndims is not None else None
+
+    if isinstance(outputs, (list, tuple)):
+        return [one(t) for t in outputs]
+    return one(outputs)
+
+
 def constraints_get(identifier: Any) -> Any:
     """A constraint callable (``None`` stays None).
 
@@ -330,6 +339,30 @@ class Layer(tl_base.Layer):
         """
         return self._node(1, "output")
 
+    @property
+    def output_shape(self) -> Any:
+        """The static output shape of the layer's calls on Keras tensors, as a tuple
+        (a list of tuples for several outputs).
+
+        Raises:
+          AttributeError: the layer has no such call, or calls of different shapes.
+        """
+        nodes = self.__dict__.get("_nodes")
+        if not nodes:
+            raise AttributeError(
+                f'The layer "{self.name}" has never been called and thus '
+                "has no defined output shape."
+            )
+        shapes = {str(_shapes_of(out)) for _, out in nodes}
+        if len(shapes) != 1:
+            raise AttributeError(
+                f'The layer "{self.name}" has multiple inbound nodes, with '
+                'different output shapes. Hence the notion of "output '
+                'shape" is ill-defined for the layer. Use '
+                "`get_output_shape_at(node_index)` instead."
+            )
+        return _shapes_of(nodes[0][1])
+
     def _node(self, index: int, what: str) -> Any:
         nodes = self.__dict__.get("_nodes")
         if not nodes:
@@ -400,10 +433,13 @@ class Layer(tl_base.Layer):
             if self.activity_regularizer is not None:
                 for output in _flat(outputs):
                     self._activity_loss(output)
+        # Keras' connectivity: a call on Keras tensors (an Input's, or outputs of such
+        # calls) is a node of the layer, and its outputs are Keras tensors in turn.
         history = _history(graph)
-        for output in _flat(outputs):
-            history[id(output)] = (output, self, inputs, args, dict(kwargs), outputs)
-        self.__dict__.setdefault("_nodes", []).append((inputs, outputs))
+        if all(id(x) in history for x in _flat(inputs)):
+            for output in _flat(outputs):
+                history[id(output)] = (output, self, inputs, args, dict(kwargs), outputs)
+            self.__dict__.setdefault("_nodes", []).append((inputs, outputs))
         return outputs
 
     apply = __call__
@@ -1285,6 +1321,11 @@ class InputLayer(Layer):
         self.built = True
         self.__dict__["_nodes"] = [(tensor, tensor)]
         _history(ops.get_default_graph())[id(tensor)] = (tensor, self, None, (), {}, tensor)
+
+    @property
+    def output_shape(self) -> Any:
+        """``[shape]``: an input layer's node lists its one output (Keras' display)."""
+        return [_shapes_of(self.output)]
 
 
 def Input(

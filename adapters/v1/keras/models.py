@@ -17,6 +17,7 @@ Training in a TF1 graph is the script's: build the loss with ``tf.keras.losses``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from adapters.v1._missing import missing_name_getattr
@@ -90,6 +91,13 @@ class Model(Layer):
             if id(tensor) in known:
                 return
             entry = history.get(id(tensor))
+            producer = getattr(tensor, "op", None)
+            if entry is None and producer is not None and producer.type != "Placeholder":
+                raise NotImplementedError(
+                    f"tf.keras.Model: {tensor} was computed by the TF op {producer.name!r} "
+                    "outside a Keras layer; adapters.v1 builds functional models from Keras "
+                    "layers only: wrap the op in tf.keras.layers.Lambda"
+                )
             if entry is None or entry[2] is None:
                 raise ValueError(
                     f"Graph disconnected: cannot obtain value for tensor {tensor} at layer "
@@ -243,6 +251,38 @@ class Model(Layer):
         outs = [values[id(x)] for x in self.outputs or []]
         return outs[0] if self._single_output else outs
 
+    def summary(
+        self,
+        line_length: int | None = None,
+        positions: list[float] | None = None,
+        print_fn: Callable[[str], Any] | None = None,
+        expand_nested: bool = False,
+        show_trainable: bool = False,
+        layer_range: Any = None,
+    ) -> None:
+        """Prints Keras' table of the layers, their output shapes and parameter counts.
+
+        Args (TF's defaults): line_length=None (65, or 98 with a "Connected to"
+        column for a non-sequential functional model), positions=None,
+        print_fn=None (``print``), expand_nested=False, show_trainable=False,
+        layer_range=None.
+
+        Raises:
+          ValueError: a model not built yet (TF's message).
+          NotImplementedError: ``expand_nested`` or ``layer_range``.
+        """
+        if expand_nested or layer_range is not None:
+            raise NotImplementedError(
+                "tf.keras Model.summary: expand_nested and layer_range "
+                "are not supported by adapters.v1"
+            )
+        if not self.built:
+            raise ValueError(
+                "This model has not yet been built. Build the model first by "
+                "calling `build()` or by calling the model on a batch of data."
+            )
+        _print_summary(self, line_length, positions, print_fn or print, show_trainable)
+
     compile = _not_supported("compile")
     fit = _not_supported("fit")
     fit_generator = _not_supported("fit_generator")
@@ -343,3 +383,133 @@ class Sequential(Model):
 
 
 __getattr__ = missing_name_getattr("tf.keras.models", globals())
+
+
+def _count(weights: list[Any]) -> tuple[int, int]:
+    """Keras' ``count_params`` and ``weight_memory_size`` over the unique weights."""
+    unique = {id(w): w for w in weights}.values()
+    count = size = 0
+    for w in unique:
+        n = 1
+        for d in w.shape.as_list():
+            n *= d
+        count += n
+        size += n * w.dtype.base_dtype.size
+    return count, size
+
+
+def _readable(size: float) -> str:
+    for unit in ["Byte", "KB", "MB", "GB", "TB", "PB"]:
+        if size / 1024 < 1:
+            return f"{size:.2f} {unit}"
+        size /= 1024
+    return f"{size:.2f} PB"
+
+
+def _print_summary(
+    model: Any,
+    line_length: int | None,
+    positions: Any,
+    print_fn: Callable[[str], Any],
+    show_trainable: bool,
+) -> None:
+    nodes = getattr(model, "_nodes_order", [])
+    graph_network = model.inputs is not None and not isinstance(model, Sequential)
+    sequential_like = not graph_network or (
+        len(model.inputs) == 1
+        and len(model.outputs or []) == 1
+        and all(len(_flat(entry[2])) == 1 for entry in nodes)
+        and len({id(entry[1]) for entry in nodes}) == len(nodes)
+    )
+    if sequential_like:
+        line_length = line_length or 65
+        positions = positions or [0.45, 0.85, 1.0]
+        header = ["Layer (type)", "Output Shape", "Param #"]
+    else:
+        line_length = line_length or 98
+        positions = positions or [0.3, 0.6, 0.70, 1.0]
+        header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
+    if positions[-1] <= 1:
+        positions = [int(line_length * p) for p in positions]
+    positions = list(positions)
+    if show_trainable:
+        line_length += 11
+        positions.append(line_length)
+        header.append("Trainable")
+
+    def print_row(fields: list[Any]) -> None:
+        left = [str(x) for x in fields]
+        while any(left):
+            line = ""
+            for col in range(len(left)):
+                start = positions[col - 1] if col > 0 else 0
+                end = positions[col]
+                space = 2 if col != len(positions) - 1 else 0
+                cutoff = end - start - space
+                if col != len(positions) - 1:
+                    cutoff -= 1
+                fit = left[col][:cutoff]
+                breaks = [fit.find(x) + len(x) for x in ("),", "},", "],", "',") if x in fit]
+                if breaks:
+                    cutoff = min(breaks)
+                    fit = fit[:cutoff]
+                if col == 0:
+                    line += " "
+                line += fit + (" " * space if space else "")
+                left[col] = left[col][cutoff:]
+                line += " " * (positions[col] - len(line))
+            print_fn(line)
+
+    def output_shape(layer: Any) -> Any:
+        try:
+            return layer.output_shape
+        except AttributeError:
+            return "multiple"
+
+    def connections(layer: Any) -> list[str]:
+        out = []
+        history = _history(model.outputs[0].graph)
+        for node_in, _ in layer.__dict__.get("_nodes", []):
+            if not isinstance(layer, InputLayer) and all(
+                entry[2] is not node_in for entry in nodes
+            ):
+                continue
+            if isinstance(layer, InputLayer):
+                continue
+            for x in _flat(node_in):
+                entry = history[id(x)]
+                source = entry[1]
+                calls = source.__dict__.get("_nodes", [])
+                index = next(
+                    i
+                    for i, (_, o) in enumerate(calls)
+                    if o is entry[5] or (isinstance(o, list) and any(t is x for t in o))
+                )
+                tensor_index = next(i for i, t in enumerate(_flat(entry[5])) if t is x)
+                out.append(f"{source.name}[{index}][{tensor_index}]")
+        return out
+
+    print_fn(f'Model: "{model.name}"')
+    print_fn("_" * line_length)
+    print_row(header)
+    print_fn("=" * line_length)
+    layers = model.layers
+    for layer in layers:
+        if not layer.built and not isinstance(layer, Model):
+            params: Any = "0 (unused)"
+        else:
+            params = _count(layer.weights)[0]
+        fields = [f"{layer.name} ({type(layer).__name__})", output_shape(layer), params]
+        if not sequential_like:
+            fields.append(connections(layer))
+        if show_trainable:
+            fields.append("Y" if layer.trainable else "N")
+        print_row(fields)
+        print_fn(" " * line_length)
+    trainable, trainable_size = _count(model.trainable_weights)
+    frozen, frozen_size = _count(model.non_trainable_weights)
+    print_fn("=" * line_length)
+    print_fn(f"Total params: {trainable + frozen} ({_readable(trainable_size + frozen_size)})")
+    print_fn(f"Trainable params: {trainable} ({_readable(trainable_size)})")
+    print_fn(f"Non-trainable params: {frozen} ({_readable(frozen_size)})")
+    print_fn("_" * line_length)

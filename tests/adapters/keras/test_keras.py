@@ -142,3 +142,19 @@ def test_to_categorical():
     out = K.utils.to_categorical([1, 0, 2])
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out, np.eye(3)[[1, 0, 2]])
+
+
+def test_functional_model_over_a_raw_op_says_to_use_lambda(graph):
+    x = K.Input(shape=(3,))
+    doubled = K.layers.Dense(2)(x) * 2.0
+    with pytest.raises(NotImplementedError, match="wrap the op in tf.keras.layers.Lambda"):
+        K.Model(x, K.layers.Dense(1)(doubled))
+    out = K.layers.Dense(1)(K.layers.Lambda(lambda t: t * 2.0)(K.layers.Dense(2)(x)))
+    assert len(K.Model(x, out).layers) == 4
+
+
+def test_summary_of_an_unbuilt_model_raises(graph):
+    with pytest.raises(ValueError, match="This model has not yet been built"):
+        K.Sequential([K.layers.Dense(2)]).summary()
+    with pytest.raises(NotImplementedError, match="expand_nested"):
+        K.Sequential([K.layers.Dense(2, input_shape=(2,))]).summary(expand_nested=True)
