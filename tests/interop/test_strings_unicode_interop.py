@@ -349,6 +349,24 @@ RAGGED_STRINGS = {
     "string_split_ragged_keep_empty": lambda tf: tf.string_split(
         tf.constant(["a  b", ""]), skip_empty=False, result_type="RaggedTensor"
     ),
+    "elementwise_on_ragged": lambda tf: (
+        lambda rt: (
+            tf.strings.to_hash_bucket_fast(rt, 1000),
+            tf.strings.lower(rt),
+            tf.strings.length(rt),
+            tf.strings.regex_replace(rt, "[aeiou]", "_"),
+            tf.strings.unicode_transcode(rt, "UTF-8", "UTF-16-BE"),
+        )
+    )(tf.strings.split(tf.constant(["The Cat", "sat"]), result_type="RaggedTensor")),
+    "int_elementwise_on_ragged": lambda tf: (
+        lambda rt: (
+            tf.strings.unicode_script(rt),
+            tf.strings.as_string(rt, width=3),
+        )
+    )(tf.ragged.constant([[65, 0x4E00], [], [0x3B1]])),
+    "to_number_on_ragged": lambda tf: tf.strings.to_number(
+        tf.ragged.constant([["1.5", "2"], [], ["-3"]]), tf.float64
+    ),
     "string_split_bad_result_type": lambda tf: tf.string_split(
         tf.constant(["a"]), result_type="Dense"
     ),

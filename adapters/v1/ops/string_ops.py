@@ -146,6 +146,8 @@ def _map(fn: Callable[[bytes], Any], value: Any, dtype: Any = _STRING) -> np.nda
 
 
 def _unary(op_type: str, name: str | None, value: Any, fn: Callable, dtype: Any = _STRING):
+    if hasattr(value, "with_flat_values"):  # a RaggedTensor: its flat values, as TF's dispatch
+        return value.with_flat_values(_unary(op_type, name, value.flat_values, fn, dtype))
     tensor = _string_input(value, "input", op_type)
     op = _host_op(
         op_type,
@@ -391,6 +393,12 @@ def string_to_number(
     if string_tensor is not None and input is not None:
         raise ValueError("Cannot specify both 'string_tensor' and 'input'")
     value = input if string_tensor is None else string_tensor
+    if hasattr(value, "with_flat_values"):  # TF's v1 to_number has no ragged dispatch
+        raise TypeError(
+            "Expected string passed to parameter 'string_tensor' of op 'StringToNumber', "
+            f"got {value} of type 'RaggedTensor' instead. Error: Expected string, but got "
+            f"{value} of type 'RaggedTensor'."
+        )
     dtype = np.dtype(np.float32) if out_type is None else ops.as_dtype(out_type).dtype
     if dtype not in _TO_NUMBER:
         raise TypeError(
@@ -479,6 +487,10 @@ def as_string(
         integers, both notations, a fill longer than one character.
       NotImplementedError: a fill character that is not a printf flag.
     """
+    if hasattr(input, "with_flat_values"):  # a RaggedTensor, as TF's dispatch
+        return input.with_flat_values(
+            as_string(input.flat_values, precision, scientific, shortest, width, fill, name)
+        )
     (tensor,) = host_inputs([input])
     dtype = tensor._np_dtype
     if dtype is None or dtype.kind not in "biufc" or dtype.itemsize > 8 and dtype.kind == "c":
@@ -1542,6 +1554,8 @@ def unicode_script(input: Any, name: str | None = None) -> ops.Tensor:  # noqa: 
     .. note:: The codes are TF 2.21's (its ICU's Unicode version), from a table of its
        output for every code point (``ops/_unicode_script_table.py``).
     """
+    if hasattr(input, "with_flat_values"):  # a RaggedTensor, as TF's dispatch
+        return input.with_flat_values(unicode_script(input.flat_values, name))
     (tensor,) = host_inputs([input])
     if tensor._np_dtype != np.dtype(np.int32):
         raise TypeError(

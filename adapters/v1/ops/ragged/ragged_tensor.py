@@ -950,7 +950,7 @@ class RaggedTensor:
         return zip(keys, fed, strict=False)
 
     def __repr__(self) -> str:
-        return f"tf.RaggedTensor(values={self._values!r}, row_splits={self._row_splits!r})"
+        return f"tf.RaggedTensor(values={self._values}, row_splits={self._row_splits})"
 
 
 def _coordinates(splits: Sequence[np.ndarray], nvals: int) -> tuple[np.ndarray, ...]:
