@@ -9,6 +9,8 @@ from adapters.v1.ops.quantization_ops import (
     fake_quant_with_min_max_vars_gradient,
     fake_quant_with_min_max_vars_per_channel,
     fake_quant_with_min_max_vars_per_channel_gradient,
+    quantize_and_dequantize,
+    quantize_and_dequantize_v2,
 )
 
 __all__ = [
@@ -18,6 +20,8 @@ __all__ = [
     "fake_quant_with_min_max_vars_gradient",
     "fake_quant_with_min_max_vars_per_channel",
     "fake_quant_with_min_max_vars_per_channel_gradient",
+    "quantize_and_dequantize",
+    "quantize_and_dequantize_v2",
 ]
 
 __getattr__ = missing_name_getattr("tf.quantization", globals())

@@ -25,6 +25,14 @@ max == 0`` gives zeros for the ``*_vars*`` ops.) The gradients are TF's register
 ones, the ``*_gradient`` ops: straight through to the inputs inside ``[m, M]``;
 to ``min`` (``max``) the sum of the incoming gradient where ``x < m`` (``x > M``),
 per channel (the last dimension) for ``*_per_channel``.
+
+``quantize_and_dequantize`` (op ``QuantizeAndDequantizeV2``) and
+``quantize_and_dequantize_v2`` (``QuantizeAndDequantizeV4``) round to a symmetric
+integer grid instead: see their section below.
+
+.. note::
+   ``quantize``, ``dequantize`` and ``quantized_concat`` (tensors of TF's quantized
+   dtypes) are not provided: jtrain's sessions hold no ``qint8``/``quint8`` values.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from adapters.v1.framework.op_def import OpValueError, define
+from adapters.v1.framework.op_def import FLOATING, OpValueError, define
 from jtrain import errors
 from jtrain._numerics import kernel_divide
 
@@ -48,6 +56,8 @@ __all__ = [
     "fake_quant_with_min_max_vars_gradient",
     "fake_quant_with_min_max_vars_per_channel",
     "fake_quant_with_min_max_vars_per_channel_gradient",
+    "quantize_and_dequantize",
+    "quantize_and_dequantize_v2",
 ]
 
 _F32 = ("float32",)
@@ -346,4 +356,206 @@ fake_quant_with_min_max_vars_per_channel_gradient = define(
     allowed=_F32,
     check=_pc_grad_check,
     runtime_check=_pc_grad_runtime,
+)
+
+
+# -- QuantizeAndDequantizeV2 / V4 -------------------------------------------------------
+# ``tf.quantization.quantize_and_dequantize`` (op V2: gradient straight through) and
+# ``quantize_and_dequantize_v2`` (op V4: gradient inside ``[input_min, input_max]``).
+# TF's kernel (``quantize_and_dequantize_op.h``), in ``input``'s dtype: with
+# ``q_min, q_max`` the integer grid (``[-2**(b-1) (+1 narrow), 2**(b-1) - 1]`` signed,
+# ``[0, 2**b - 1]`` unsigned) and ``[m, M]`` the given range (``range_given``) or the
+# input's (per ``axis`` channel), the scale is the smaller of ``q_min / m`` and
+# ``q_max / M`` (each only where the product is positive), the other end of the range
+# moves to match it, and ``out = round(clip(x, m, M) * scale) * (1 / scale)`` (no clip
+# without ``range_given``; ``round`` half to even, or ``floor(x + 0.5)`` for
+# ``HALF_UP``; ``1 / scale`` computed as ``m / q_min`` or ``M / q_max``).
+_QDQ_ROUND = ("HALF_TO_EVEN", "HALF_UP")
+
+
+def _qdq_grid(signed_input: bool, num_bits: int, narrow_range: bool) -> tuple[int, int]:
+    if signed_input:
+        low = -(1 << (num_bits - 1)) + (1 if narrow_range else 0)
+        return low, (1 << (num_bits - 1)) - 1
+    return 0, (1 << num_bits) - 1
+
+
+def _qdq(
+    input,
+    input_min,
+    input_max,
+    signed_input=True,
+    num_bits=8,
+    range_given=False,
+    round_mode="HALF_TO_EVEN",
+    narrow_range=False,
+    axis=None,
+):
+    dtype = input.dtype
+    axis = _qdq_axis(axis, input.ndim)
+    q_min, q_max = _qdq_grid(bool(signed_input), int(num_bits), bool(narrow_range))
+    one = axis == -1  # one scale for the whole tensor
+    shape = () if one else tuple(input.shape[axis] if d == axis else 1 for d in range(input.ndim))
+    reduce = None if one else tuple(d for d in range(input.ndim) if d != axis)
+    if range_given:
+        lo = jnp.asarray(input_min, dtype).reshape(shape)
+        hi = jnp.asarray(input_max, dtype).reshape(shape)
+    else:
+        lo = jnp.min(input, axis=reduce).reshape(shape)
+        hi = jnp.max(input, axis=reduce).reshape(shape)
+    qmin = jnp.asarray(q_min, dtype)
+    qmax = jnp.asarray(q_max, dtype)
+    big = jnp.asarray(jnp.finfo(dtype).max, dtype)
+    from_min = jnp.where(qmin * lo > 0, kernel_divide(qmin, lo), big)
+    from_max = jnp.where(qmax * hi > 0, kernel_divide(qmax, hi), big)
+    use_min = from_min < from_max
+    scale = jnp.where(use_min, from_min, from_max)
+    inverse = jnp.where(use_min, kernel_divide(lo, qmin), kernel_divide(hi, qmax))
+    lo, hi = jnp.where(use_min, lo, qmin * inverse), jnp.where(use_min, qmax * inverse, hi)
+    x = jnp.maximum(jnp.minimum(input, hi), lo) if range_given else input
+    scaled = x * scale
+    if round_mode == "HALF_UP":
+        rounded = jnp.floor(scaled + jnp.asarray(0.5, dtype))
+    else:
+        rounded = jnp.round(scaled)
+    return (rounded * inverse).astype(dtype)
+
+
+def _qdq_axis(axis: Any, rank: int) -> int:
+    """TF's Python: ``None`` is -1 (one scale); a negative axis counts from the end."""
+    if axis is None:
+        return -1
+    return int(axis) % rank if int(axis) < 0 else int(axis)
+
+
+def _qdq_checks(op_type: str):
+    """TF's graph-construction checks (``round_mode``, the ranges' shapes) and run-time
+    ones (``num_bits``; ``input_min > input_max`` with ``range_given``)."""
+
+    def check(arguments: dict[str, Any]) -> None:
+        if arguments["round_mode"] not in _QDQ_ROUND:
+            raise OpValueError(
+                f"Attr 'round_mode' of '{op_type}' Op passed string "
+                f'\'{arguments["round_mode"]}\' not in: "HALF_TO_EVEN", "HALF_UP".'
+            )
+        x = arguments["input"]
+        axis = arguments["axis"]
+        if axis is not None and int(axis) < 0 and x.get_shape().ndims is None:
+            raise ValueError("input should have known rank to use negative axis.")
+        want = 0 if axis is None else 1  # TF's Python: an axis of -1 is the last one
+        for param in ("input_min", "input_max"):
+            rank = arguments[param].get_shape().ndims
+            if rank is not None and rank != want:
+                raise OpValueError(f"Shape must be rank {want} but is rank {rank} for '{op_type}'")
+        if want == 1 and x.get_shape().ndims is not None:
+            depth = x.get_shape().as_list()[_qdq_axis(axis, x.get_shape().ndims)]
+            for param in ("input_min", "input_max"):
+                size = arguments[param].get_shape().as_list()[0]
+                if None not in (size, depth) and size != depth:
+                    raise OpValueError(
+                        f"Dimensions must be equal, but are {size} and {depth} for '{op_type}'"
+                    )
+        bits, signed = int(arguments["num_bits"]), bool(arguments["signed_input"])
+        if not 0 < bits < (62 if signed else 63):
+            message = f"num_bits is out of range: {bits} with signed_input_ {int(signed)}"
+        elif arguments["range_given"] and want == 1:
+            # TF 2.21 refuses a given per-channel range (measured; its docs allow it)
+            message = "input_min must be a scalar."
+        else:
+            message = "range" if arguments["range_given"] else None
+        _BAD_ATTRS.message = message
+
+    def test(input, input_min, input_max, signed_input, num_bits, range_given, *rest: Any):
+        bits, axis = int(num_bits), rest[-1]
+        per_channel = axis is not None and _qdq_axis(axis, input.ndim) != -1
+        if not 0 < bits < (62 if signed_input else 63) or per_channel:
+            return jnp.asarray(False), (jnp.zeros((), input.dtype), jnp.zeros((), input.dtype))
+        bad = jnp.asarray(input_min) > jnp.asarray(input_max)
+        first = jnp.argmax(bad.reshape(-1))
+        return ~jnp.any(bad), (
+            jnp.asarray(input_min).reshape(-1)[first],
+            jnp.asarray(input_max).reshape(-1)[first],
+        )
+
+    def error(op: Any, lo: Any, hi: Any) -> Any:
+        if op._fake_quant_error != "range":
+            return errors.InvalidArgumentError(None, op, op._fake_quant_error)
+        return errors.InvalidArgumentError(
+            None, op, f"Invalid range: input_min {lo.item():g} > input_max {hi.item():g}"
+        )
+
+    def applies(op: Any) -> bool:
+        message, _BAD_ATTRS.message = getattr(_BAD_ATTRS, "message", None), None
+        op._fake_quant_error = message
+        return message is not None
+
+    return check, (test, error, applies)
+
+
+def _qdq_v2(input, input_min, input_max, signed_input=True, num_bits=8, range_given=False,
+            round_mode="HALF_TO_EVEN", narrow_range=False, axis=None):  # fmt: skip
+    @jax.custom_vjp
+    def f(x, lo, hi):
+        return _qdq(x, lo, hi, signed_input, num_bits, range_given, round_mode, narrow_range, axis)
+
+    def fwd(x, lo, hi):
+        return f(x, lo, hi), (lo, hi)
+
+    def bwd(res, g):  # TF's QuantizeAndDequantizeV2 gradient: [grad, None, None]
+        return g, jnp.zeros_like(res[0]), jnp.zeros_like(res[1])
+
+    f.defvjp(fwd, bwd)
+    return f(input, input_min, input_max)
+
+
+def _qdq_v4(input, input_min, input_max, signed_input=True, num_bits=8, range_given=False,
+            round_mode="HALF_TO_EVEN", narrow_range=False, axis=None):  # fmt: skip
+    @jax.custom_vjp
+    def f(x, lo, hi):
+        return _qdq(x, lo, hi, signed_input, num_bits, range_given, round_mode, narrow_range, axis)
+
+    def fwd(x, lo, hi):
+        return f(x, lo, hi), (x, lo, hi)
+
+    def bwd(res, g):  # TF's QuantizeAndDequantizeV4Grad: inside the given range
+        x, lo, hi = res
+        where = _qdq_axis(axis, x.ndim)
+        shape = () if where == -1 else tuple(-1 if d == where else 1 for d in range(x.ndim))
+        inside = (x >= lo.reshape(shape)) & (x <= hi.reshape(shape))
+        return jnp.where(inside, g, jnp.zeros_like(g)), jnp.zeros_like(lo), jnp.zeros_like(hi)
+
+    f.defvjp(fwd, bwd)
+    return f(input, input_min, input_max)
+
+
+_QDQ_PARAMS = (
+    "input, input_min, input_max, signed_input=True, num_bits=8, range_given=False, "
+    "round_mode='HALF_TO_EVEN', name=None, narrow_range=False, axis=None"
+)
+_qdq2_check, _qdq2_runtime = _qdq_checks("QuantizeAndDequantizeV2")
+_qdq4_check, _qdq4_runtime = _qdq_checks("QuantizeAndDequantizeV4")
+
+quantize_and_dequantize = define(
+    "quantization.quantize_and_dequantize",
+    "QuantizeAndDequantizeV2",
+    _qdq_v2,
+    params=_QDQ_PARAMS,
+    tensors="input input_min input_max",
+    allowed=FLOATING,
+    check=_qdq2_check,
+    runtime_check=_qdq2_runtime,
+    tf_gradient="QuantizeAndDequantizeV2: the gradient passes through unchanged",
+)
+
+quantize_and_dequantize_v2 = define(
+    "quantization.quantize_and_dequantize_v2",
+    "QuantizeAndDequantizeV4",
+    _qdq_v4,
+    params=_QDQ_PARAMS,
+    tensors="input input_min input_max",
+    allowed=FLOATING,
+    check=_qdq4_check,
+    runtime_check=_qdq4_runtime,
+    tf_gradient="QuantizeAndDequantizeV4Grad: the gradient where input_min <= x <= input_max "
+    "(the given range, whatever range_given), zeros to input_min/input_max",
 )
