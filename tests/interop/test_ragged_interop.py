@@ -112,6 +112,16 @@ CASES = {
     )[5],
     "getitem_slice": lambda tf: _rc(tf, [[1, 2], [3], [4, 5, 6]])[1:],
     "getitem_empty_slice": lambda tf: _rc(tf, [[1, 2], [3]])[5:],
+    "stack_dense_and_ragged": lambda tf: tf.ragged.stack(
+        [tf.constant([[1, 2], [3, 4]]), _rc(tf, [[5], [], [6, 7]])]
+    ),
+    "constant_inner_shape": lambda tf: _rc(tf, [[[1, 2]], [], [[3, 4], [5, 6]]], inner_shape=(2,)),
+    "constant_ragged_rank2_inner": lambda tf: _rc(
+        tf, [[[[1], [2]]], [[[3]]]], ragged_rank=2, inner_shape=(1,)
+    ),
+    "constant_numpy_rows": lambda tf: _rc(tf, [np.array([1.5, 2.5]), np.array([3.5])]),
+    "constant_empty": lambda tf: _rc(tf, [[], []]),
+    "constant_scalar": lambda tf: _rc(tf, 7),
     "operators_scalar": lambda tf: (
         _rc(tf, NESTED) * 2,
         10 - _rc(tf, [[1, 2], [3]]),
