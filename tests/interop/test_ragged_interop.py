@@ -122,6 +122,15 @@ CASES = {
     "constant_numpy_rows": lambda tf: _rc(tf, [np.array([1.5, 2.5]), np.array([3.5])]),
     "constant_empty": lambda tf: _rc(tf, [[], []]),
     "constant_scalar": lambda tf: _rc(tf, 7),
+    "merge_dims": lambda tf: (
+        _rc(tf, NESTED).merge_dims(0, 1),
+        _rc(tf, NESTED).merge_dims(0, 2),
+        _rc(tf, [[1, 2], [3]]).merge_dims(0, -1),
+    ),
+    "with_row_splits_dtype": lambda tf: _rc(tf, NESTED).with_row_splits_dtype(tf.int32),
+    "uniform_row_length": lambda tf: (
+        tf.RaggedTensor.from_tensor([[1, 2, 0], [3, 0, 0]]).uniform_row_length
+    ),
     "operators_scalar": lambda tf: (
         _rc(tf, NESTED) * 2,
         10 - _rc(tf, [[1, 2], [3]]),

@@ -400,6 +400,60 @@ class RaggedTensor:
         )
         return RaggedTensor(new_values, new_splits, self._uniform, True)
 
+    @property
+    def uniform_row_length(self) -> Any:
+        """The rows' common length when they are uniform (``from_tensor`` without
+        lengths or padding: an int64 scalar), else ``None``."""
+        if self._uniform is None:
+            return None
+        return ops.convert_to_tensor(np.asarray(self._uniform, _np(self._row_splits)))
+
+    def with_row_splits_dtype(self, dtype: Any) -> RaggedTensor:
+        """This ragged tensor with its row partitions cast to ``dtype`` (int32/int64).
+
+        Raises:
+          ValueError: another dtype (TF's message).
+        """
+        target = ops.as_dtype(dtype).dtype
+        if target not in _SPLIT_DTYPES:
+            raise ValueError(f"dtype must be int32 or int64, got {ops.as_dtype(dtype).name}")
+        values = self._values
+        if isinstance(values, RaggedTensor):
+            values = values.with_row_splits_dtype(dtype)
+        splits = self._row_splits
+        if _np(splits) != target:
+            (splits,) = host_op(
+                "Cast",
+                "Cast",
+                [splits],
+                lambda s: (np.asarray(s).astype(target),),
+                [(splits._shape, target)],
+            )
+        return RaggedTensor(values, splits, self._uniform, True)
+
+    def merge_dims(self, outer_axis: int, inner_axis: int) -> Any:
+        """Merges dimensions ``outer_axis..inner_axis`` into one: ``(0, 1)`` gives
+        ``values``; ``(0, ragged_rank)`` the flat values.
+
+        Raises:
+          NotImplementedError: other axes (inner dense dimensions, from axis 1).
+        """
+        rank = self.ragged_rank
+        flat_rank = self.flat_values._shape
+        last = None if flat_rank is None else rank + len(flat_rank) - 1
+        inner = inner_axis + last + 1 if inner_axis < 0 and last is not None else inner_axis
+        if outer_axis == 0 and inner == outer_axis:
+            return self
+        if outer_axis == 0 and 1 <= inner <= rank:
+            out: Any = self
+            for _ in range(inner):
+                out = out.values
+            return out
+        raise NotImplementedError(
+            f"RaggedTensor.merge_dims({outer_axis}, {inner_axis}): adapters.v1 merges the "
+            "outermost dimension with ragged ones only"
+        )
+
     def with_values(self, new_values: Any) -> RaggedTensor:
         """This row partition over ``new_values`` (same number of rows' values)."""
         return RaggedTensor(_convert_values(new_values), self._row_splits, self._uniform, True)
