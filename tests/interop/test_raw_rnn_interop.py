@@ -133,3 +133,40 @@ def test_no_loop_state_gives_none_and_bad_loop_fn_raises():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+def test_decoder_feeding_its_outputs_with_jtrains_bound():
+    """A decoder whose loop_fn feeds the cell's output back (no input TensorArray): TF
+    runs until every entry is finished; jtrain needs the bound as ``maximum_iterations``
+    (its only addition to TF's call) and gives TF's emits, states and gradients."""
+    from adapters import v1 as jtf
+
+    def script(tf):
+        start = tf.constant(np.tile(INPUTS[0], [1, 2])[:, :H])  # [B, H]: the cell's input size
+        stop = tf.constant(np.array([4, 2, 3], np.int32))
+        cell = tf.nn.rnn_cell.LSTMCell(H)
+
+        def loop_fn(time, cell_output, cell_state, loop_state):
+            if cell_output is None:
+                state, emit, nxt = cell.zero_state(B, tf.float32), None, start
+            else:
+                state, emit, nxt = cell_state, cell_output, tf.tanh(cell_output)
+            return time >= stop, nxt, state, emit, None
+
+        extra = {"maximum_iterations": 4} if tf is jtf else {}
+        emit_ta, final_state, _ = tf.nn.raw_rnn(cell, loop_fn, **extra)
+        out = emit_ta.stack()
+        grads = tf.gradients(tf.reduce_sum(out) + tf.reduce_sum(final_state.h), [start])
+        kernel = np.concatenate([KERNEL, KERNEL[: H - D]])  # [2H, 4H]: input size H
+        assign = [
+            tf.assign(v, kernel if "kernel" in v.name else BIAS) for v in cell.trainable_variables
+        ]
+
+        def run(sess):
+            sess.run(assign)
+            return out.get_shape().as_list(), sess.run([out, tuple(final_state), grads])
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=2e-5, atol=1e-6)
