@@ -362,3 +362,77 @@ def test_registered_op_counts_are_tfs(capfd):
     assert len(theirs.children) >= 28
     assert_same(ours, theirs)
     assert o_out == t_out
+
+
+# Model functions: jtrain's total is TF's, or (None) jtrain raises NotImplementedError
+# because it builds them as one op where TF counts several (TF's total is not 0 there).
+FUNCTIONS = {
+    "softmax_xent": lambda tf, x, y: tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=x),
+    "softmax_xent_rank3": lambda tf, x, y: tf.nn.softmax_cross_entropy_with_logits_v2(
+        labels=tf.reshape(y, [2, 3, 5]), logits=tf.reshape(x, [2, 3, 5])
+    ),
+    "sparse_xent": lambda tf, x, y: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.zeros([6], tf.int32), logits=x
+    ),
+    "sigmoid_xent": lambda tf, x, y: tf.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=x),
+    "clip_by_value": lambda tf, x, y: tf.clip_by_value(x, -1.0, 1.0),
+    "dropout": lambda tf, x, y: tf.nn.dropout(x, rate=0.5),
+    "layers_dropout": lambda tf, x, y: tf.layers.dropout(x, 0.3, training=True),
+    "random_uniform_01": lambda tf, x, y: tf.random_uniform([6, 5]),
+    "random_uniform": lambda tf, x, y: tf.random_uniform([6, 5], -1.0, 3.0),
+    "random_uniform_int": lambda tf, x, y: tf.random_uniform([6, 5], 0, 10, dtype=tf.int32),
+    "random_normal": lambda tf, x, y: tf.random_normal([6, 5], 1.0, 2.0),
+    "truncated_normal": lambda tf, x, y: tf.truncated_normal([6, 5]),
+    "activations": lambda tf, x, y: (
+        tf.nn.leaky_relu(x) + tf.nn.elu(x) + tf.nn.selu(x) + tf.nn.relu6(x) + tf.sigmoid(x)
+    ),
+    "log_softmax": lambda tf, x, y: tf.nn.log_softmax(x),
+    "accuracy": lambda tf, x, y: tf.reduce_mean(
+        tf.cast(tf.equal(tf.argmax(x, 1), tf.argmax(y, 1)), tf.float32)
+    ),
+    "arithmetic": lambda tf, x, y: 2.0 * x / y - x // y + x % y - 1.0,
+    "math": lambda tf, x, y: tf.sqrt(x) + tf.exp(x) + tf.abs(x) + tf.square(x) - x,
+    "reductions": lambda tf, x, y: tf.reduce_max(x) + tf.reduce_prod(x) + tf.reduce_sum(x),
+    "where": lambda tf, x, y: tf.where(x > y, x, y),
+    "l2_regularization": lambda tf, x, y: tf.add_n([tf.nn.l2_loss(x), tf.nn.l2_loss(y)]) * 0.01,
+    "embedding": lambda tf, x, y: tf.nn.embedding_lookup(x, [0, 1]),
+    "einsum": lambda tf, x, y: tf.einsum("ij,kj->ik", x, y),
+    "moments": None,
+    "batch_normalization": None,
+    "layers_batch_norm": None,
+    "l2_normalize": None,
+    "losses": None,
+    "clip_by_global_norm": None,
+    "tensordot": None,
+}
+RAISING = {
+    "moments": lambda tf, x, y: tf.nn.moments(x, [0]),
+    "batch_normalization": lambda tf, x, y: tf.nn.batch_normalization(
+        x, tf.ones([5]), tf.ones([5]), tf.zeros([5]), tf.ones([5]), 1e-3
+    ),
+    "layers_batch_norm": lambda tf, x, y: tf.layers.batch_normalization(x, training=False),
+    "l2_normalize": lambda tf, x, y: tf.nn.l2_normalize(x, 1),
+    "losses": lambda tf, x, y: tf.losses.mean_squared_error(y, x),
+    "clip_by_global_norm": lambda tf, x, y: tf.clip_by_global_norm([x, y], 1.0)[0][0],
+    "tensordot": lambda tf, x, y: tf.tensordot(x, tf.ones([5, 2]), 1),
+}
+
+
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_model_functions_count_tfs_float_ops_or_raise(name, capfd):
+    function = FUNCTIONS[name] or RAISING[name]
+
+    def build(tf: Any) -> None:
+        x = tf.placeholder(tf.float32, [6, 5], name="x")
+        y = tf.placeholder(tf.float32, [6, 5], name="y")
+        function(tf, x, y)
+
+    options = _custom(with_empty_output=())
+    theirs, _, _ = _profile(tf1, build, capfd, options=options)
+    if FUNCTIONS[name] is None:
+        assert theirs.total_float_ops > 0
+        with pytest.raises(NotImplementedError, match="as one op where TF builds several"):
+            _profile(jtf, build, capfd, options=options)
+        return
+    ours, _, _ = _profile(jtf, build, capfd, options=options)
+    assert ours.total_float_ops == theirs.total_float_ops

@@ -18,21 +18,20 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["FLOPS", "float_ops", "COMPOSITE_TYPES"]
+__all__ = ["FLOPS", "COMPOSITES", "float_ops", "is_tf_op_type", "stands_for_tf_ops"]
 
-# jtrain op types standing for a sub-graph of several TF ops whose float operations TF
-# counts op by op (a jtrain op type that TF's library lacks, or one of ops.py's
-# ``_TF_PARTS``): jtrain cannot give TF's count for them.
-COMPOSITE_TYPES = frozenset(
-    {
-        "JaxFunction",
-        "Loss",
-        "Gradients",
-        "ApplyGradients",
-        "ClipByValue",
-        "SigmoidCrossEntropyWithLogits",
-    }
-)
+# TF op types missing from the two generated lists ``is_tf_op_type`` reads (TF ops with
+# neither a registered gradient nor a default attribute).
+_MORE_TF_TYPES = frozenset({"NoOp", "IteratorGetNext", "IteratorV2", "MakeIterator"})
+
+
+def is_tf_op_type(op_type: str) -> bool:
+    """Whether ``op_type`` is an op type of TF 2.21's library (its gradient registry,
+    its op definitions with defaults, ``_MORE_TF_TYPES``)."""
+    from adapters.v1.framework.op_def_defaults_table import DEFAULTS
+    from adapters.v1.ops._tf_gradient_names import TF_GRADIENT_NAMES
+
+    return op_type in TF_GRADIENT_NAMES or op_type in DEFAULTS or op_type in _MORE_TF_TYPES
 
 
 def _dims(tensor: Any) -> list[int]:
@@ -196,11 +195,81 @@ FLOPS: dict[str, Callable[[Any], int]] = {
 }
 
 
+# The most inputs TF's op of each type takes (TF's count reads them): a jtrain op of
+# the type with more inputs stands for several TF ops (``tf.nn.batch_normalization``
+# is one ``AddV2`` of five inputs).
+_UNARY_TYPES = ("Reciprocal", "Square", "Rsqrt", "Log", "Neg", "L2Loss", "Softmax")
+_THREE_INPUT_TYPES = ("AvgPoolGrad", "MaxPoolGrad", "Conv2DBackpropInput", "Conv2DBackpropFilter")
+_MOST_INPUTS = {
+    **{t: 2 for t in FLOPS},
+    **dict.fromkeys(_UNARY_TYPES, 1),
+    **dict.fromkeys(("AvgPool", "MaxPool"), 1),
+    **dict.fromkeys(_THREE_INPUT_TYPES, 3),
+}
+del _MOST_INPUTS["AddN"]
+
+
+def _softmax_xent(op: Any) -> int:
+    """TF's ``softmax_cross_entropy_with_logits``: three scalar ``Sub`` ops computing
+    ranks to flatten the logits (measured for ranks 2 and 3); the kernel has none."""
+    shape = op.inputs[-1].shape
+    if shape.dims is None or len(shape.dims) < 2:
+        raise NotImplementedError("logits of rank < 2 or unknown rank")
+    return 3
+
+
+def _random_uniform(op: Any) -> int:
+    """``tf.random_uniform`` (inputs: random state, minval, maxval): TF scales and
+    shifts a float sample (``sub``, ``mul``, ``add``: ``2n+1``) unless ``minval`` is 0
+    and ``maxval`` 1; integer samples 0."""
+    if len(op.inputs) != 3:  # TF's own op (a shape input): no float operations
+        return 0
+    if not op.outputs[0].dtype.is_floating:
+        return 0
+    low, high = (t.op._const_value for t in op.inputs[1:])  # after the random state
+    if low is not None and high is not None and float(low) == 0.0 and float(high) == 1.0:
+        return 0
+    return 2 * _count(op.outputs[0]) + 1
+
+
+def _random_normal(op: Any) -> int:
+    """``tf.random_normal``/``tf.truncated_normal``: ``mul`` by ``stddev`` and ``add`` of
+    ``mean`` (``2n``), whatever their values."""
+    return 2 * _count(op.outputs[0]) if len(op.inputs) == 3 else 0
+
+
+# jtrain ops standing for several TF ops, with TF's count of those ops: clip_by_value
+# (``Minimum`` and ``Maximum``), sigmoid_cross_entropy_with_logits (``GreaterEqual``,
+# ``Neg``, ``Mul``, ``Sub``, ``AddV2``).
+COMPOSITES: dict[str, Callable[[Any], int]] = {
+    "SoftmaxCrossEntropyWithLogits": _softmax_xent,
+    "ClipByValue": lambda op: 2 * _count(op.outputs[0]),
+    "SigmoidCrossEntropyWithLogits": lambda op: 5 * _count(op.outputs[0]),
+    # jtrain's random ops take (minval, maxval) or (mean, stddev) and the random state
+    "RandomUniform": _random_uniform,
+    "RandomStandardNormal": _random_normal,
+    "TruncatedNormal": _random_normal,
+    # the random state of jtrain's random ops: no TF op, no float operations
+    "RandomGenerator": lambda op: 0,
+}
+
+
+def stands_for_tf_ops(op: Any) -> bool:
+    """Whether the jtrain op ``op`` stands for several TF ops: its type is no TF op type,
+    is one of :data:`COMPOSITES`, or it has more inputs than TF's op of its type."""
+    if op.type in COMPOSITES or not is_tf_op_type(op.type):
+        return True
+    most = _MOST_INPUTS.get(op.type)
+    return most is not None and len(op.inputs) > most
+
+
 def float_ops(op: Any) -> int:
-    """TF's registered float operations of ``op`` (0 for an op type TF registers none for).
+    """TF's registered float operations of ``op`` (0 for an op type TF registers none
+    for); for an op of :data:`COMPOSITES`, the count of the TF ops it stands for.
 
     Raises:
       ValueError: a shape the count needs is not fully static (TF counts 0).
+      NotImplementedError: a composite op of a form whose TF count is not known.
     """
-    count = FLOPS.get(op.type)
+    count = COMPOSITES.get(op.type) or FLOPS.get(op.type)
     return 0 if count is None else int(count(op))

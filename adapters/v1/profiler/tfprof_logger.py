@@ -8,8 +8,11 @@ of trainable variables get the type ``_trainable_variables``.
    random initializer, ``tf.losses``, ``tf.gradients``, an optimizer's update, a
    lifted JAX function). A random initializer counts what TF's initializer ops count
    (uniform: ``2n+1``, normal and truncated normal: ``2n``, measured against TF 2.21),
-   under jtrain's op name; for the others jtrain cannot give TF's count, and asking
-   for float operations raises ``NotImplementedError`` naming them.
+   and ``flops_registry.COMPOSITES`` (softmax and sigmoid cross entropy, clip_by_value)
+   what TF's ops count, under jtrain's op name; for the others (an op type TF lacks,
+   or a TF type with more inputs than TF's op: ``tf.nn.batch_normalization``) jtrain
+   cannot give TF's count, and asking for float operations raises
+   ``NotImplementedError`` naming them.
 """
 
 from __future__ import annotations
@@ -105,7 +108,9 @@ def logged_ops(graph: Any, add_trainable_var: bool = True) -> OpLog:
     missing_shape = 0
     for op in graph.get_operations():
         try:
-            if op.type in flops_registry.COMPOSITE_TYPES:
+            if op.type in flops_registry.COMPOSITES:
+                count = flops_registry.float_ops(op)
+            elif flops_registry.stands_for_tf_ops(op):
                 count = _random_initializer_flops(op)
                 if count is None:
                     unknown.append(op)
@@ -114,6 +119,9 @@ def logged_ops(graph: Any, add_trainable_var: bool = True) -> OpLog:
                 count = flops_registry.float_ops(op)
         except ValueError:
             missing_shape += 1
+            continue
+        except NotImplementedError:
+            unknown.append(op)
             continue
         if count:
             entries[op.name] = tfprof_log_pb2.OpLogEntry(name=op.name, float_ops=count)
