@@ -40,6 +40,24 @@ _INSTEAD: dict[str, str] = {
     "tpu.initialize_system": "there is no TPU system to initialize on CPUs and GPUs; drop the call",
 }
 
+# TF's quantized tensors (qint8, quint8, qint32...): no values of them in jtrain's sessions.
+_QUANTIZED_HINT = (
+    "jtrain's sessions hold no values of TF's quantized dtypes (qint8, quint8, qint32); for "
+    "quantization-aware training use tf.quantization.fake_quant_with_min_max_vars (or "
+    "_args, _per_channel) or tf.quantization.quantize_and_dequantize_v2, which simulate "
+    "the quantization in float32 as TF's QAT graphs do"
+)
+_INSTEAD.update(
+    {
+        name: _QUANTIZED_HINT
+        for name in ("quantize", "quantize_v2", "dequantize", "quantized_concat")
+    }
+)
+_INSTEAD["quantization.experimental"] = (
+    "TF's saved-model quantizer (quantize_saved_model) works on TF SavedModels: run it "
+    "with TensorFlow"
+)
+
 # tf.compat.v1.data.experimental names (TF 2.21) jtrain's tf.data does not have.
 _DATA_EXPERIMENTAL_HINTS = {
     "cardinality": "count the elements in Python (jtrain's pipeline runs in Python)",
