@@ -364,6 +364,12 @@ RAGGED_STRINGS = {
             tf.strings.as_string(rt, width=3),
         )
     )(tf.ragged.constant([[65, 0x4E00], [], [0x3B1]])),
+    "join_substr_on_ragged": lambda tf: (
+        lambda rt: (
+            tf.strings.join([rt, "!", rt], separator="-"),
+            tf.strings.substr(rt, 1, 2),
+        )
+    )(tf.ragged.constant([["abc", "d"], [], ["éf"]])),
     "to_number_on_ragged": lambda tf: tf.strings.to_number(
         tf.ragged.constant([["1.5", "2"], [], ["-3"]]), tf.float64
     ),

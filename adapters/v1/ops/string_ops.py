@@ -646,7 +646,31 @@ def string_join(inputs: Sequence[Any], separator: str = "", name: str | None = N
     Raises:
       ValueError: shapes that are neither scalars nor equal (at graph build when known).
       InvalidArgumentError (at run time): the same, for shapes known only then.
+      NotImplementedError: ragged inputs not sharing their row splits tensors, or with
+        dense inputs that are not scalars.
     """
+    ragged = [v for v in inputs if hasattr(v, "with_flat_values")]
+    if ragged:  # TF's dispatch: the flat values joined, the first one's row partition
+        splits = ragged[0].nested_row_splits
+        flat = []
+        for v in inputs:
+            if hasattr(v, "with_flat_values"):
+                same = v.nested_row_splits
+                if len(same) != len(splits) or any(
+                    a is not b for a, b in zip(same, splits, strict=True)
+                ):
+                    raise NotImplementedError(
+                        "tf.strings.join of ragged tensors: adapters.v1 needs them to share "
+                        "their row splits tensors"
+                    )
+                flat.append(v.flat_values)
+            elif np.ndim(v) if not isinstance(v, ops.Tensor) else v._shape != ():
+                raise NotImplementedError(
+                    "tf.strings.join of a ragged tensor with a non-scalar dense one"
+                )
+            else:
+                flat.append(v)
+        return ragged[0].with_flat_values(string_join(flat, separator, name))
     tensors = [_string_input(v, "inputs", "StringJoin") for v in inputs]
     shapes = [t._shape for t in tensors]
     known = [s for s in shapes if s is not None and len(s) > 0]
@@ -724,6 +748,10 @@ def substr(
             f"Attr 'unit' of 'Substr' Op passed string '{unit}' not in: \"BYTE\", \"UTF8_CHAR\"."
         )
     chars = unit == "UTF8_CHAR"
+    if hasattr(input, "with_flat_values"):  # a RaggedTensor: scalar pos/len, as TF's dispatch
+        if np.ndim(pos) or np.ndim(len):
+            raise NotImplementedError("tf.strings.substr of a ragged tensor: give scalar pos/len")
+        return input.with_flat_values(substr(input.flat_values, pos, len, name, unit))
     tensor = _string_input(input, "input", "Substr")
     pos_t, len_t = host_inputs([pos, len])
     for t in (pos_t, len_t):
