@@ -62,8 +62,6 @@ _INSTEAD["quantization.experimental"] = (
 _DATA_EXPERIMENTAL_HINTS = {
     "cardinality": "count the elements in Python (jtrain's pipeline runs in Python)",
     "assert_cardinality": "drop the assertion",
-    "make_csv_dataset": "read the columns with tf.data.experimental.CsvDataset, then "
-    "map them to a dict, shuffle and batch",
     "Options": "not in TF 2.21 either: use tf.data.Options",
     "make_one_shot_iterator": "not in TF 2.21 either: use tf.data.make_one_shot_iterator",
     "make_initializable_iterator": "not in TF 2.21 either: use tf.data.make_initializable_iterator",
@@ -84,7 +82,8 @@ for _name in (
         "jtrain's tf.data.experimental has AUTOTUNE, shuffle_and_repeat, map_and_batch, "
         "parallel_interleave, ignore_errors, unbatch, get_single_element, enumerate_dataset, "
         "take_while, scan, group_by_window, bucket_by_sequence_length, "
-        "sample_from_datasets, choose_from_datasets, CsvDataset, Counter, unique, "
+        "sample_from_datasets, choose_from_datasets, CsvDataset, make_csv_dataset, Counter, "
+        "unique, "
         "prefetch_to_device, copy_to_device and the options classes; build the rest "
         "from the Dataset methods (map, filter, batch, interleave, flat_map, "
         "from_generator...)",

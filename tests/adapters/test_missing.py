@@ -13,7 +13,7 @@ from adapters import v1 as tf
         (tf, "keras", "tf.keras is not in adapters.v1"),
         (tf.data.experimental, "snapshot", "tf.data.experimental.snapshot is not in adapters.v1; "
          "jtrain's tf.data.experimental has AUTOTUNE"),
-        (tf.data.experimental, "make_csv_dataset", "map them to a dict, shuffle and batch"),
+        (tf.data.experimental, "SqlDataset", "build the rest from the Dataset methods"),
         (tf, "Sesion", "(names that exist: tf.Session, "),
         (tf, "erf_inv_x", "tf.erf_inv_x is not in adapters.v1; if it is an op, write it in "
          "jax.numpy inside tf.jax_function"),

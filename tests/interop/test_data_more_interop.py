@@ -733,3 +733,120 @@ def test_csv_dataset_bad_dtype_raises_type_error():
 def test_unique_dtype_and_as_numpy_iterator_errors_as_tf(build):
     theirs, ours = _error(build)
     assert ours == theirs
+
+
+# -- make_csv_dataset ------------------------------------------------------------------------
+MAKE_CSV = {
+    "a.csv": b'id,big,x,name,y\n1,5,0.5,"p,q",0\n2,99999999999,,r,1\n3,7,1e40,s,0\n',
+    "b.csv": b"id,big,x,name,y\n4,8,2.5,t,1\n5,9,NA,u,0\n6,1,3,v,1\n7,2,4,w,0\n",
+}
+
+
+@pytest.fixture(scope="module")
+def make_csv_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("make_csv")
+    for name, data in MAKE_CSV.items():
+        (root / name).write_bytes(data)
+    return str(root)
+
+
+def _make_csv_cases(d):
+    mk = lambda tf, **kw: tf.data.experimental.make_csv_dataset(f"{d}/*.csv", **kw)  # noqa: E731
+    return {
+        "label_one_epoch": lambda tf: mk(
+            tf, batch_size=3, label_name="y", num_epochs=1, shuffle=False
+        ),
+        "no_label_na_select_names": lambda tf: mk(
+            tf,
+            batch_size=2,
+            num_epochs=1,
+            shuffle=False,
+            select_columns=["name", "id", "x"],
+            na_value="NA",
+        ),
+        "select_indices_defaults": lambda tf: mk(
+            tf,
+            batch_size=4,
+            num_epochs=2,
+            shuffle=False,
+            select_columns=[0, 4],
+            column_defaults=[tf.int64, 0.0],
+            label_name="y",
+        ),
+        "forever_drops_remainder": lambda tf: mk(
+            tf, batch_size=3, shuffle=False, label_name="id"
+        ).take(4),
+        "parallel_reads": lambda tf: mk(
+            tf, batch_size=2, num_epochs=1, shuffle=False, num_parallel_reads=2, label_name="y"
+        ),
+        "inference_rows_limited": lambda tf: mk(
+            tf, batch_size=7, num_epochs=1, shuffle=False, num_rows_for_inference=1
+        ),
+        "shuffled_seeded": lambda tf: mk(
+            tf, batch_size=2, num_epochs=2, shuffle_seed=5, shuffle_buffer_size=4, label_name="y"
+        ),
+        "list_of_patterns_names_given": lambda tf: tf.data.experimental.make_csv_dataset(
+            [f"{d}/b.csv", f"{d}/a.csv"],
+            batch_size=2,
+            column_names=["i", "b", "x", "n", "y"],
+            column_defaults=[0, tf.int64, "", "", 0],
+            header=True,
+            num_epochs=1,
+            shuffle=False,
+        ),
+    }
+
+
+MAKE_CSV_NAMES = [
+    "label_one_epoch",
+    "no_label_na_select_names",
+    "select_indices_defaults",
+    "forever_drops_remainder",
+    "parallel_reads",
+    "inference_rows_limited",
+    "list_of_patterns_names_given",
+    "shuffled_seeded",
+]
+
+
+@pytest.mark.parametrize("name", MAKE_CSV_NAMES)
+def test_make_csv_dataset(make_csv_dir, name):
+    build = _make_csv_cases(make_csv_dir)[name]
+
+    def script(tf):
+        ds = build(tf)
+        element = tf.data.make_one_shot_iterator(ds).get_next()
+        sig = _signature(element)
+        return lambda sess: {"sig": sig, "values": _drain_with_errors(tf, sess, element)}
+
+    theirs, ours = run_both(script)
+    assert ours["sig"] == theirs["sig"]
+    assert len(ours["values"]) == len(theirs["values"])
+    for t, o in zip(theirs["values"], ours["values"], strict=True):
+        if isinstance(t, tuple) and t and isinstance(t[0], str):
+            assert o == t
+        else:
+            assert_twins(t, o)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"file_pattern": "/nonexistent/*.csv"},
+        {"file_pattern": []},
+        {"header": False},
+        {"column_names": ["a", "a", "b", "c", "d"]},
+        {"select_columns": ["zz"]},
+        {"select_columns": [9]},
+        {"select_columns": ["id", 0]},
+        {"label_name": "zz"},
+        {"select_columns": ["id"], "column_defaults": [0, 0]},
+    ],
+)
+def test_make_csv_dataset_errors_as_tf(make_csv_dir, kwargs):
+    kwargs = {"file_pattern": f"{make_csv_dir}/*.csv", **kwargs}
+    theirs, ours = _error(
+        lambda tf: tf.data.experimental.make_csv_dataset(batch_size=2, shuffle=False, **kwargs)
+    )
+    assert ours[0] == theirs[0] == "ValueError"
+    assert ours[1] == theirs[1]

@@ -78,6 +78,14 @@ def _as_csv_dtype(default: Any) -> dtypes.DType | None:
     return None
 
 
+class _Inferred:
+    """A column default ``make_csv_dataset`` inferred (0 or ``""`` of the type)."""
+
+    def __init__(self, dtype: dtypes.DType):
+        self.dtype = dtype
+        self.value = b"" if dtype == dtypes.string else 0
+
+
 def _column(default: Any) -> tuple[dtypes.DType, Any]:
     """A record default's ``(dtype, default value or None for a required column)``,
     as TF reads ``record_defaults``.
@@ -86,6 +94,8 @@ def _column(default: Any) -> tuple[dtypes.DType, Any]:
        values (``np.int64(-1)``: ``tf.int64``), the Python numbers 1, 2, 3, 7 and 9
        (TF's DataType enum values: 7 is ``tf.string``) and dtype names (``"int64"``).
     """
+    if isinstance(default, _Inferred):
+        return default.dtype, default.value
     dtype = _as_csv_dtype(default)
     if isinstance(default, dtypes.DType) and dtype not in _TYPES:
         raise TypeError(
@@ -139,7 +149,8 @@ def _convert(field: bytes, index: int, dtype: dtypes.DType, default: Any, na: by
         out = np.empty((), dtype=object)
         out[()] = value if isinstance(value, bytes) else str(value).encode()
         return out
-    return np.asarray(value, dtype=dtype.as_numpy_dtype)
+    with np.errstate(over="ignore"):  # a float32 field beyond its range is inf, as TF's
+        return np.asarray(value, dtype=dtype.as_numpy_dtype)
 
 
 def _split_record(
@@ -313,3 +324,254 @@ class CsvDataset(_FileDataset):
                     yield self._record(fields)
                 except errors.InvalidArgumentError as e:
                     yield run.failure(self, e)
+
+
+_INFERRED = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64, dtypes.string)
+
+
+def _valid_as(text: str, dtype: dtypes.DType) -> bool:
+    """Whether ``text`` converts to ``dtype`` as TF's inference checks it (NumPy's
+    conversion: an int32 that is also the same int64, a finite float)."""
+    try:
+        if dtype == dtypes.int32:
+            return bool(np.int32(text) == np.int64(text))
+        if dtype == dtypes.int64:
+            np.int64(text)
+            return True
+        if dtype == dtypes.float32:
+            with np.errstate(over="ignore"):
+                return bool(np.float32(text) < np.inf)
+        if dtype == dtypes.float64:
+            return bool(np.float64(text) < np.inf)
+    except (ValueError, OverflowError):
+        return False
+    return True
+
+
+def _infer_type(text: str, na_value: str, previous: dtypes.DType | None) -> Any:
+    """The least permissive type of ``text`` that keeps ``previous`` valid (TF's)."""
+    if text in ("", na_value):
+        return previous
+    for i, dtype in enumerate(_INFERRED):
+        if _valid_as(text, dtype) and (previous is None or previous in _INFERRED[: i + 1]):
+            return dtype
+    return None
+
+
+def make_csv_dataset(
+    file_pattern: Any,
+    batch_size: int,
+    column_names: list[str] | None = None,
+    column_defaults: list[Any] | None = None,
+    label_name: str | None = None,
+    select_columns: list[Any] | None = None,
+    field_delim: str = ",",
+    use_quote_delim: bool = True,
+    na_value: str = "",
+    header: bool = True,
+    num_epochs: int | None = None,
+    shuffle: bool = True,
+    shuffle_buffer_size: int = 10000,
+    shuffle_seed: int | None = None,
+    prefetch_buffer_size: Any = None,
+    num_parallel_reads: Any = None,
+    sloppy: bool = False,
+    num_rows_for_inference: int | None = 100,
+    compression_type: Any = None,
+    ignore_errors: bool = False,
+    encoding: str = "utf-8",
+) -> Any:
+    """Batches of CSV records as ``(features, label)`` (``features`` an ``OrderedDict``
+    of column name to batched column), the pipeline TF builds: the files (sorted,
+    shuffled with ``shuffle``), one ``CsvDataset`` each interleaved
+    (``num_parallel_reads``), shuffled, repeated ``num_epochs`` times (``None``:
+    forever), batched (the last partial batch dropped when repeating forever).
+
+    Args:
+      file_pattern: a glob or a list of globs.
+      batch_size: records per batch.
+      column_names: the columns' names (default: each file's header row).
+      column_defaults: as ``CsvDataset``'s ``record_defaults`` (default: inferred
+        from the first ``num_rows_for_inference`` rows, as TF infers them: int32,
+        int64, float32, float64 or string, defaults 0 and ``""``).
+      label_name: the column returned apart as the label.
+      select_columns: names or indices of the columns to read.
+      field_delim, use_quote_delim, na_value, header, compression_type: as
+        ``CsvDataset``'s.
+      num_epochs: passes over the data (``None``: forever).
+      shuffle: shuffle the files and the records (TF's shuffle).
+      shuffle_buffer_size: the record shuffle's buffer.
+      shuffle_seed: the shuffles' op seed.
+      prefetch_buffer_size: accepted (one Python thread).
+      num_parallel_reads: files read at once, interleaved record by record (default
+        1).
+      sloppy: accepted; the order is the deterministic one.
+      num_rows_for_inference: rows read to infer the types (``None``: all).
+      ignore_errors: drop the bad records.
+      encoding: the files' text encoding (for the header and the inference).
+
+    Raises:
+      ValueError: no file matches, no ``column_names`` and no ``header``, duplicate
+        or unknown columns, a ``label_name`` not among the columns, or rows of
+        another width while inferring types (TF's messages).
+    """
+    import collections
+    import csv
+    import gzip
+
+    from adapters.v1.data.dataset_ops import AUTOTUNE, DatasetV1
+    from adapters.v1.platform import gfile
+
+    if isinstance(file_pattern, list):
+        if not file_pattern:
+            raise ValueError("Argument `file_pattern` should not be empty.")
+        filenames = [n for entry in file_pattern for n in gfile.glob(entry)]
+    else:
+        filenames = list(gfile.glob(file_pattern))
+    if not filenames:
+        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
+    filenames = sorted(filenames)
+    dataset = DatasetV1.from_tensor_slices(filenames)
+    if shuffle:
+        dataset = dataset.shuffle(len(filenames), shuffle_seed)
+
+    kind = compression_type or ""
+    if kind == "ZLIB" and (column_names is None or column_defaults is None):
+        raise ValueError(
+            f"`compression_type` {compression_type} is not supported for probing columns."
+        )
+
+    def open_text(name: str) -> Any:
+        if kind == "GZIP":
+            return gzip.open(name, "rt", encoding=encoding)
+        return open(name, encoding=encoding, newline="")
+
+    options = {
+        "delimiter": field_delim,
+        "quoting": csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE,
+    }
+    if column_names is None:
+        if not header:
+            raise ValueError("Expected `column_names` or `header` arguments. Neither is provided.")
+        names: list[str] | None = None
+        for name in filenames:
+            with open_text(name) as f:
+                try:
+                    row = next(csv.reader(f, **options))
+                except StopIteration:
+                    raise ValueError(
+                        f"Failed when reading the header line of {name}. Is it an empty file?"
+                    ) from None
+            if names is not None and row != names:
+                raise ValueError(
+                    "All input CSV files should have the same column names in the header "
+                    f"row. File {name} has different column names."
+                )
+            names = names or row
+        column_names = names
+    assert column_names is not None
+    if len(column_names) != len(set(column_names)):
+        ordered = sorted(column_names)
+        duplicates = {a for a, b in zip(ordered[:-1], ordered[1:], strict=True) if a == b}
+        raise ValueError(
+            "Either `column_names` argument or CSV header row contains duplicate column "
+            f"names: {duplicates}."
+        )
+    selected: list[int] | None = None
+    if select_columns is not None:
+        index = {n: i for i, n in enumerate(column_names)}
+        picked = []
+        for v in select_columns:
+            if isinstance(v, int):
+                if v < 0 or v >= len(column_names):
+                    raise ValueError(
+                        f"Column index {v} specified in `select_columns` should be > 0  and "
+                        f"<= {len(column_names)}, which is the number of columns."
+                    )
+                picked.append(v)
+            elif v not in index:
+                raise ValueError(
+                    f"Column {v} specified in `select_columns` must be of one of the "
+                    f"columns: {index.keys()}."
+                )
+            else:
+                picked.append(index[v])
+        selected = sorted(set(picked))
+        if len(selected) != len(select_columns):
+            raise ValueError(
+                "The `select_columns` argument contains duplicate columns: "
+                f"{ {a for a, b in zip(selected[:-1], selected[1:], strict=True) if a == b} }."
+            )
+    if column_defaults is None:
+        columns = selected if selected is not None else list(range(len(column_names)))
+        types: list[Any] = [None] * len(columns)
+        rows = 0
+        for name in filenames:
+            with open_text(name) as f:
+                reader = csv.reader(f, **options)
+                number = 1
+                if header:
+                    next(reader)
+                    number += 1
+                for row in reader:
+                    if num_rows_for_inference is not None and rows >= num_rows_for_inference:
+                        break
+                    if len(row) != len(column_names):
+                        raise ValueError(
+                            f"Problem inferring types: CSV row {number} has {len(row)} number "
+                            f"of fields. Expected: {len(column_names)}."
+                        )
+                    number += 1
+                    rows += 1
+                    for j, c in enumerate(columns):
+                        types[j] = _infer_type(row[c], na_value, types[j])
+            if num_rows_for_inference is not None and rows >= num_rows_for_inference:
+                break
+        column_defaults = [_Inferred(t or dtypes.string) for t in types]
+    if selected is not None and len(column_defaults) != len(selected):
+        raise ValueError(
+            "If specified, `column_defaults` and `select_columns` must have the same length: "
+            f"`column_defaults` has length {len(column_defaults)}, `select_columns` has "
+            f"length {len(selected)}."
+        )
+    if selected is not None and len(column_names) > len(selected):
+        column_names = [column_names[i] for i in selected]
+    if label_name is not None and label_name not in column_names:
+        raise ValueError(
+            f"`label_name` provided must be one of the columns: {column_names}. Received: "
+            f"{label_name}."
+        )
+    defaults = list(column_defaults)
+    final_names = list(column_names)
+
+    def filename_to_dataset(filename: Any) -> DatasetV1:
+        ds: DatasetV1 = CsvDataset(
+            filename,
+            defaults,
+            compression_type=compression_type,
+            header=header,
+            field_delim=field_delim,
+            use_quote_delim=use_quote_delim,
+            na_value=na_value,
+            select_cols=selected,
+        )
+        return ds.ignore_errors() if ignore_errors else ds
+
+    def map_fn(*columns: Any) -> Any:
+        features = collections.OrderedDict(zip(final_names, columns, strict=True))
+        if label_name is not None:
+            label = features.pop(label_name)
+            return features, label
+        return features
+
+    reads = 1 if num_parallel_reads is None else num_parallel_reads
+    if reads == AUTOTUNE:
+        dataset = dataset.interleave(filename_to_dataset, num_parallel_calls=reads)
+    else:
+        dataset = dataset.interleave(filename_to_dataset, cycle_length=reads, block_length=1)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None)
+    return dataset.map(map_fn)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.v1._missing import missing_name_getattr
-from adapters.v1.data.csv_dataset import CsvDataset
+from adapters.v1.data.csv_dataset import CsvDataset, make_csv_dataset
 from adapters.v1.data.dataset_ops import (
     AUTOTUNE,
     INFINITE_CARDINALITY,
@@ -52,6 +52,7 @@ __all__ = [
     "get_single_element",
     "group_by_window",
     "ignore_errors",
+    "make_csv_dataset",
     "map_and_batch",
     "parallel_interleave",
     "prefetch_to_device",
