@@ -619,3 +619,27 @@ def test_nd_fft_errors(case):
     ours = _outcome(jtf, ND_ERRORS[case])
     assert theirs[0][0] in ours[0], (theirs, ours)
     assert ours[1] == theirs[1]
+
+
+def test_stft_round_trip_of_unknown_length():
+    """Signals of unknown length (a [None, None] placeholder): TF's static shapes
+    (before, the trial sizes of the abstract evaluation, all shorter than a frame,
+    gave jtrain 0 frames) and the values of two feeds of different lengths."""
+
+    def script(tf):
+        audio = tf.placeholder(tf.float32, [None, None])
+        spec = tf.signal.stft(audio, 64, 32)
+        back = tf.signal.inverse_stft(spec, 64, 32, window_fn=tf.signal.inverse_stft_window_fn(32))
+        framed = tf.signal.frame(audio, 16, 8, pad_end=True)
+        ys = [spec, back, framed]
+        return lambda sess: (
+            [sess.run(ys, {audio: SIG}), sess.run(ys, {audio: SIG[:1, :200]})],
+            [_static(y) for y in ys],
+        )
+
+    theirs, ours = run_both(script)
+    assert ours[1] == theirs[1] == [[None, None, 33], [None, None], [None, None, 16]]
+    for t, o in zip(theirs[0], ours[0], strict=True):
+        _assert_within(t[0], o[0], SPECTRAL_EPS)
+        _assert_within(t[1], o[1], SPECTRAL_EPS)
+        _assert_within(t[2], o[2], 0)

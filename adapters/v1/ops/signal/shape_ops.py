@@ -21,7 +21,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from adapters.v1.framework import ops
+from adapters.v1.framework import ops, shape_values
 from adapters.v1.framework.op_def import FUNCTIONS, OpValueError, define
 
 __all__ = ["frame"]
@@ -97,7 +97,35 @@ def frame(
     .. note:: As TF, a ``frame_length`` longer than the signal gives no frames (a
        dimension of 0), not an error.
     """
-    return _frame_op(signal, frame_length, frame_step, pad_end, pad_value, axis, name=name)
+    out = _frame_op(signal, frame_length, frame_step, pad_end, pad_value, axis, name=name)
+    out._shape = _tf_frame_shape(out.op.inputs[0], frame_length, frame_step, pad_end, axis)
+    return out
+
+
+def _static_int(value: Any) -> int | None:
+    known = shape_values.static_value(ops.convert_to_tensor(value))
+    return None if known is None else int(known)
+
+
+def _tf_frame_shape(
+    signal: ops.Tensor, frame_length: Any, frame_step: Any, pad_end: bool, axis: Any
+) -> tuple[Any, ...] | None:
+    """TF's ``_infer_frame_shape``: the static shape of the frames (the abstract
+    evaluation's trial sizes, shorter than a frame, would all give 0 frames)."""
+    if signal._shape is None:
+        return None
+    length, step, where = _static_int(frame_length), _static_int(frame_step), _static_int(axis)
+    dims = list(signal._shape)
+    if where is None:
+        return (None,) * (len(dims) + 1)
+    where = range(len(dims))[where]
+    size, count = dims[where], None
+    if size is not None and step is not None:
+        if pad_end:
+            count = max(0, -(-size // step))
+        elif length is not None:
+            count = max(0, (size - length + step) // step)
+    return (*dims[:where], count, length, *dims[where + 1 :])
 
 
 FUNCTIONS["signal.frame"] = frame
