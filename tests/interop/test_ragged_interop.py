@@ -57,6 +57,16 @@ CASES = {
     "from_tensor_lengths": lambda tf: tf.RaggedTensor.from_tensor(
         [[1, 2, 0], [3, 0, 0]], lengths=[2, 1]
     ),
+    "from_tensor_rank2": lambda tf: tf.RaggedTensor.from_tensor(
+        tf.reshape(tf.range(12), [2, 3, 2]), ragged_rank=2
+    ),
+    "from_tensor_padding_inner": lambda tf: tf.RaggedTensor.from_tensor(
+        [[[1, 2], [0, 0]], [[3, 0], [4, 0]]], padding=[0, 0]
+    ),
+    "from_tensor_fed_lengths": lambda tf: tf.RaggedTensor.from_tensor(
+        tf.placeholder_with_default([[1.0, 2.0], [3.0, 4.0]], [None, 2]),
+        lengths=tf.placeholder_with_default(tf.constant([0, 2], tf.int64), [None]),
+    ),
     "from_sparse": lambda tf: tf.RaggedTensor.from_sparse(
         tf.SparseTensor([[0, 0], [0, 1], [2, 0]], [1, 2, 3], [3, 4])
     ),

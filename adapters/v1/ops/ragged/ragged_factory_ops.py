@@ -199,7 +199,7 @@ def placeholder(
     Args:
       dtype: the values' dtype.
       ragged_rank: the number of ragged dimensions (>= 1).
-      value_shape: the shape of each value (default ``None``: scalars? TF: unknown).
+      value_shape: the shape of each flat value (default ``None``: unknown).
       name: the scope's name (default ``"RaggedPlaceholder"``).
 
     Raises:

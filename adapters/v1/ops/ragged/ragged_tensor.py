@@ -490,11 +490,8 @@ class RaggedTensor:
         dtype = _np(part)
         nvals = _static_len(values)
         inputs: list[Any] = [part, *extra]
-        if nvals is None:
-            sizer = values.flat_values if isinstance(values, RaggedTensor) else values
-            if isinstance(values, RaggedTensor):
-                sizer = values._row_splits
-            inputs.append(sizer)
+        if nvals is None:  # the number of values, read from them at run time
+            inputs.append(values._row_splits if isinstance(values, RaggedTensor) else values)
 
         def compute(p: Any, *rest: Any) -> tuple[Any, ...]:
             if nvals is None:
