@@ -397,20 +397,40 @@ FUNCTIONS = {
     "l2_regularization": lambda tf, x, y: tf.add_n([tf.nn.l2_loss(x), tf.nn.l2_loss(y)]) * 0.01,
     "embedding": lambda tf, x, y: tf.nn.embedding_lookup(x, [0, 1]),
     "einsum": lambda tf, x, y: tf.einsum("ij,kj->ik", x, y),
-    "moments": None,
-    "batch_normalization": None,
-    "layers_batch_norm": None,
+    "moments": lambda tf, x, y: tf.nn.moments(x, [0]),
+    "moments_keep_dims": lambda tf, x, y: tf.nn.moments(x, [1], keep_dims=True),
+    "moments_4d": lambda tf, x, y: tf.nn.moments(tf.reshape(x, [1, 2, 3, 5]), [0, 1, 2]),
+    "batch_normalization": lambda tf, x, y: tf.nn.batch_normalization(
+        x, tf.ones([5]), tf.ones([5]), tf.zeros([5]), tf.ones([5]), 1e-3
+    ),
+    "batch_normalization_bare": lambda tf, x, y: tf.nn.batch_normalization(
+        x, tf.ones([1, 5]), tf.ones([5]), None, None, 1e-3
+    ),
+    "batch_normalization_4d": lambda tf, x, y: tf.nn.batch_normalization(
+        tf.reshape(x, [1, 2, 3, 5]), tf.ones([5]), tf.ones([5]), tf.zeros([5]), tf.ones([5]), 1e-3
+    ),
+    "layers_batch_norm": lambda tf, x, y: tf.layers.batch_normalization(x, training=False),
+    "layers_batch_norm_training": lambda tf, x, y: tf.layers.batch_normalization(x, training=True),
+    "layers_batch_norm_fused": lambda tf, x, y: tf.layers.batch_normalization(
+        tf.reshape(x, [1, 2, 3, 5]), training=False
+    ),
+    "layers_batch_norm_4d_not_fused": lambda tf, x, y: tf.layers.batch_normalization(
+        tf.reshape(x, [1, 2, 3, 5]), training=False, fused=False
+    ),
+    "batch_normalization_offset_only": None,
+    "layers_batch_norm_no_scale": None,
     "l2_normalize": None,
     "losses": None,
     "clip_by_global_norm": None,
     "tensordot": None,
 }
 RAISING = {
-    "moments": lambda tf, x, y: tf.nn.moments(x, [0]),
-    "batch_normalization": lambda tf, x, y: tf.nn.batch_normalization(
-        x, tf.ones([5]), tf.ones([5]), tf.zeros([5]), tf.ones([5]), 1e-3
+    "batch_normalization_offset_only": lambda tf, x, y: tf.nn.batch_normalization(
+        x, tf.ones([5]), tf.ones([5]), tf.zeros([5]), None, 1e-3
     ),
-    "layers_batch_norm": lambda tf, x, y: tf.layers.batch_normalization(x, training=False),
+    "layers_batch_norm_no_scale": lambda tf, x, y: tf.layers.batch_normalization(
+        x, training=False, scale=False
+    ),
     "l2_normalize": lambda tf, x, y: tf.nn.l2_normalize(x, 1),
     "losses": lambda tf, x, y: tf.losses.mean_squared_error(y, x),
     "clip_by_global_norm": lambda tf, x, y: tf.clip_by_global_norm([x, y], 1.0)[0][0],
@@ -436,3 +456,5 @@ def test_model_functions_count_tfs_float_ops_or_raise(name, capfd):
         return
     ours, _, _ = _profile(jtf, build, capfd, options=options)
     assert ours.total_float_ops == theirs.total_float_ops
+    if name.startswith(("moments", "batch_norm")):
+        assert theirs.total_float_ops > 0  # the counts modeled are not 0

@@ -18,7 +18,16 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["FLOPS", "COMPOSITES", "float_ops", "is_tf_op_type", "stands_for_tf_ops"]
+import numpy as np
+
+__all__ = [
+    "FLOPS",
+    "COMPOSITES",
+    "composite_float_ops",
+    "float_ops",
+    "is_tf_op_type",
+    "stands_for_tf_ops",
+]
 
 # TF op types missing from the two generated lists ``is_tf_op_type`` reads (TF ops with
 # neither a registered gradient nor a default attribute).
@@ -251,7 +260,53 @@ COMPOSITES: dict[str, Callable[[Any], int]] = {
     "TruncatedNormal": _random_normal,
     # the random state of jtrain's random ops: no TF op, no float operations
     "RandomGenerator": lambda op: 0,
+    # tf.nn.moments: Mean, SquaredDifference (2 per element), Mean of the input's size
+    "Moments": lambda op: 4 * _count(op.inputs[0]),
 }
+
+
+def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(int(d) for d in np.broadcast_shapes(*shapes))
+
+
+def _batch_normalization(op: Any) -> int:
+    """``tf.nn.batch_normalization`` (jtrain: one ``AddV2`` of ``x, mean, variance``
+    and, when given, ``offset, scale``): TF's ``add`` of epsilon, ``Rsqrt`` (2 per
+    element), ``mul`` by ``scale``, ``mul`` of ``mean``, ``sub`` (or ``neg``), ``mul``
+    of ``x`` and the final ``add``, each per element of its broadcast output."""
+    attrs = getattr(op, "_static_attrs", None) or {}
+    if "scale_after_normalization" in attrs or len(op.inputs) not in (3, 5):
+        # batch_norm_with_global_normalization, or only one of offset and scale given:
+        # which one is not recorded on the op
+        raise NotImplementedError("batch normalization with one of offset and scale")
+    x, mean, var = (tuple(_dims(t)) for t in op.inputs[:3])
+    inv = var
+    flops = 3 * math.prod(var)  # variance + epsilon, rsqrt
+    offset = None
+    if len(op.inputs) == 5:
+        offset, scale = (tuple(_dims(t)) for t in op.inputs[3:])
+        inv = _broadcast(inv, scale)
+        flops += math.prod(inv)
+    mean_inv = _broadcast(mean, inv)
+    shift = mean_inv if offset is None else _broadcast(offset, mean_inv)
+    x_inv = _broadcast(x, inv)
+    out = _broadcast(x_inv, shift)
+    return flops + math.prod(mean_inv) + math.prod(shift) + math.prod(x_inv) + math.prod(out)
+
+
+def composite_float_ops(op: Any) -> int:
+    """TF's float operations of the TF ops the jtrain op ``op`` stands for.
+
+    Raises:
+      NotImplementedError: jtrain does not know TF's count for this op.
+      ValueError: a shape the count needs is not fully static.
+    """
+    count = COMPOSITES.get(op.type)
+    if count is None and op.type == "AddV2" and "variance_epsilon" in (op._static_attrs or {}):
+        count = _batch_normalization
+    if count is None:
+        raise NotImplementedError(op.type)
+    return int(count(op))
 
 
 def stands_for_tf_ops(op: Any) -> bool:
@@ -265,11 +320,10 @@ def stands_for_tf_ops(op: Any) -> bool:
 
 def float_ops(op: Any) -> int:
     """TF's registered float operations of ``op`` (0 for an op type TF registers none
-    for); for an op of :data:`COMPOSITES`, the count of the TF ops it stands for.
+    for); see :func:`composite_float_ops` for ops standing for several TF ops.
 
     Raises:
       ValueError: a shape the count needs is not fully static (TF counts 0).
-      NotImplementedError: a composite op of a form whose TF count is not known.
     """
-    count = COMPOSITES.get(op.type) or FLOPS.get(op.type)
+    count = FLOPS.get(op.type)
     return 0 if count is None else int(count(op))

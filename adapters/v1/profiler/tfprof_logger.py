@@ -8,9 +8,10 @@ of trainable variables get the type ``_trainable_variables``.
    random initializer, ``tf.losses``, ``tf.gradients``, an optimizer's update, a
    lifted JAX function). A random initializer counts what TF's initializer ops count
    (uniform: ``2n+1``, normal and truncated normal: ``2n``, measured against TF 2.21),
-   and ``flops_registry.COMPOSITES`` (softmax and sigmoid cross entropy, clip_by_value)
-   what TF's ops count, under jtrain's op name; for the others (an op type TF lacks,
-   or a TF type with more inputs than TF's op: ``tf.nn.batch_normalization``) jtrain
+   and ``flops_registry.composite_float_ops`` gives TF's count for softmax and sigmoid
+   cross entropy, clip_by_value, moments, batch_normalization (with both or neither of
+   offset and scale) and jtrain's random ops, under jtrain's op name. For the other
+   such ops (an op type TF lacks, or a TF type with more inputs than TF's op) jtrain
    cannot give TF's count, and asking for float operations raises
    ``NotImplementedError`` naming them.
 """
@@ -108,13 +109,10 @@ def logged_ops(graph: Any, add_trainable_var: bool = True) -> OpLog:
     missing_shape = 0
     for op in graph.get_operations():
         try:
-            if op.type in flops_registry.COMPOSITES:
-                count = flops_registry.float_ops(op)
-            elif flops_registry.stands_for_tf_ops(op):
+            if flops_registry.stands_for_tf_ops(op):
                 count = _random_initializer_flops(op)
                 if count is None:
-                    unknown.append(op)
-                    continue
+                    count = flops_registry.composite_float_ops(op)
             else:
                 count = flops_registry.float_ops(op)
         except ValueError:
