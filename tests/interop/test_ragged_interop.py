@@ -76,6 +76,11 @@ CASES = {
     "to_tensor_strings": lambda tf: _rc(tf, [["a", "b"], ["c"]]).to_tensor(),
     "to_tensor_inner": lambda tf: _rc(tf, [[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1).to_tensor(),
     "to_tensor_shape": lambda tf: _rc(tf, [[1, 2, 3], [4]]).to_tensor(shape=[3, 2]),
+    # TF 2.21: no rows give a (0, 0) value under a static (0, 3) shape
+    "to_tensor_uniform": lambda tf: (
+        tf.RaggedTensor.from_tensor(tf.reshape(tf.range(12), [2, 3, 2]), ragged_rank=2).to_tensor(),
+        tf.RaggedTensor.from_tensor(tf.zeros([0, 3])).to_tensor(),
+    ),
     "to_sparse": lambda tf: _rc(tf, [[1, 2], [3]]).to_sparse(),
     "to_sparse_nested": lambda tf: _rc(tf, NESTED).to_sparse(),
     "row_lengths": lambda tf: _rc(tf, [[1, 2], [3], []]).row_lengths(),

@@ -868,11 +868,7 @@ class RaggedTensor:
             inputs.append(ops.convert_to_tensor(default_value, dtype=flat.dtype))
         target = None if shape is None else TensorShape(shape).as_list()
         static = self.get_shape().as_list() if self.get_shape().ndims is not None else None
-        if static is not None:
-            static = [
-                None if i > 0 and self._uniform is None and i <= rank else d
-                for i, d in enumerate(static)
-            ]
+        if static is not None:  # ragged dimensions unknown, uniform ones known
             if target is not None:
                 static = [t if t is not None else d for t, d in zip(target, static, strict=False)]
 
