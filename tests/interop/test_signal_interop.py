@@ -643,3 +643,26 @@ def test_stft_round_trip_of_unknown_length():
         _assert_within(t[0], o[0], SPECTRAL_EPS)
         _assert_within(t[1], o[1], SPECTRAL_EPS)
         _assert_within(t[2], o[2], 0)
+
+
+def test_static_shapes_of_partly_unknown_inputs():
+    def script(tf):
+        p = tf.placeholder(tf.float32, [None, None, 8])
+        q = tf.placeholder(tf.float32, [2, 5, None])
+        ys = [
+            tf.signal.overlap_and_add(p, 3),
+            tf.signal.overlap_and_add(p, 8),
+            tf.signal.overlap_and_add(q, 2),
+            tf.signal.linear_to_mel_weight_matrix(4, 9, tf.constant(8000.0)),
+            tf.signal.rfft(p, tf.shape(p)[-1:]),
+            tf.signal.dct(p, type=2, n=6),
+        ]
+        return lambda sess: (
+            [_static(y) for y in ys],
+            sess.run(ys, {p: FRAMES, q: FRAMES}),
+        )
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    for t, o, eps in zip(theirs[1], ours[1], [0, 0, 0, MEL_EPS, 0, SPECTRAL_EPS], strict=True):
+        _assert_within(t, o, eps)

@@ -217,10 +217,12 @@ def _raised_cosine_window(
         cos_arg = tf.constant(2 * np.pi, dtype=dtype) * count / n
         if const is not None:
             return tf.cast(a - b * tf.cos(cos_arg), dtype=dtype)
-        return tf.cond(
-            tf.equal(window_length, 1),
-            lambda: tf.ones([window_length], dtype=dtype),
-            lambda: tf.cast(a - b * tf.cos(cos_arg), dtype=dtype),
+        # TF: a tf.cond of the two; a select here, the length being known when the
+        # step is traced (jtrain's cond branches cannot read it from tf.shape yet)
+        return tf.where(
+            tf.equal(tf.fill([window_length], window_length), 1),
+            tf.ones([window_length], dtype=dtype),
+            tf.cast(a - b * tf.cos(cos_arg), dtype=dtype),
         )
 
 
