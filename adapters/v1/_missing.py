@@ -60,7 +60,6 @@ _INSTEAD["quantization.experimental"] = (
 
 # tf.compat.v1.data.experimental names (TF 2.21) jtrain's tf.data does not have.
 _DATA_EXPERIMENTAL_HINTS = {
-    "cardinality": "count the elements in Python (jtrain's pipeline runs in Python)",
     "assert_cardinality": "drop the assertion",
     "Options": "not in TF 2.21 either: use tf.data.Options",
     "make_one_shot_iterator": "not in TF 2.21 either: use tf.data.make_one_shot_iterator",

@@ -850,3 +850,78 @@ def test_make_csv_dataset_errors_as_tf(make_csv_dir, kwargs):
     )
     assert ours[0] == theirs[0] == "ValueError"
     assert ours[1] == theirs[1]
+
+
+# -- cardinality ---------------------------------------------------------------------------
+def _cardinality_cases(tf):
+    d = tf.data.Dataset
+    return {
+        "slices": d.from_tensor_slices(np.arange(10)),
+        "tensors": d.from_tensors([1, 2]),
+        "range": d.range(3, 20, 4),
+        "range_neg": d.range(5, 0, -2),
+        "range_empty": d.range(5, 2),
+        "batch": d.range(10).batch(3),
+        "batch_drop": d.range(10).batch(3, True),
+        "padded": d.range(10).padded_batch(4, padded_shapes=[]),
+        "repeat3": d.range(4).repeat(3),
+        "repeat_inf": d.range(4).repeat(),
+        "repeat_empty_inf": d.range(0).repeat(),
+        "take": d.range(10).take(3),
+        "take_more": d.range(2).take(5),
+        "take_inf": d.range(3).repeat().take(7),
+        "take_all": d.range(5).take(-1),
+        "skip": d.range(10).skip(3),
+        "skip_all": d.range(10).skip(-1),
+        "skip_inf": d.range(1).repeat().skip(4),
+        "skip_more": d.range(2).skip(5),
+        "filter": d.range(5).filter(lambda x: x > 1),
+        "map_tf1_unknown": d.range(5).map(lambda x: x * 2),
+        "shuffle": d.range(6).shuffle(3),
+        "prefetch_cache": d.range(6).prefetch(1).cache(),
+        "zip": d.zip((d.range(3), d.range(5))),
+        "zip_inf": d.zip((d.range(3).repeat(), d.range(5))),
+        "zip_unknown": d.zip((d.range(3).filter(lambda x: True), d.range(5))),
+        "concat": d.range(3).concatenate(d.range(4)),
+        "concat_inf": d.range(3).concatenate(d.range(4).repeat()),
+        "shard": d.range(10).shard(3, 0),
+        "shard2": d.range(10).shard(3, 2),
+        "flat_map": d.range(3).flat_map(lambda x: d.range(x)),
+        "unbatch": d.range(6).batch(2).unbatch(),
+        "enumerate": d.range(4).enumerate(),
+        "window": d.range(7).window(3, 2),
+        "window_drop": d.range(7).window(3, 2, 1, True),
+        "window_stride": d.range(7).window(3, 1, 2, True),
+        "scan": d.range(4).scan(np.int64(0), lambda s, x: (s, x)),
+        "unique": d.range(4).unique(),
+        "counter": d.counter(),
+        "group_by_window": d.range(4).group_by_window(lambda x: x, lambda k, w: w, 2),
+        "options": d.range(3).with_options(tf.data.Options()),
+        "shuffle_and_repeat": d.range(3).apply(tf.data.experimental.shuffle_and_repeat(2, 2)),
+        "map_and_batch_preserves": d.range(10).apply(
+            tf.data.experimental.map_and_batch(lambda x: x, 4)
+        ),
+    }
+
+
+def test_cardinality_as_tf():
+    def script(tf):
+        cases = _cardinality_cases(tf)
+        names = sorted(cases)
+        p = tf.placeholder(tf.float32, [None])
+        tensors = [tf.data.experimental.cardinality(cases[n]) for n in names]
+        fed = tf.data.Dataset.from_tensor_slices(p).batch(4).cardinality()
+        sig = [(t.dtype.name, t.shape.as_list()) for t in tensors]
+
+        def run(sess):
+            values = sess.run(tensors)
+            return {
+                "sig": sig,
+                "values": dict(zip(names, [int(v) for v in values], strict=True)),
+                "fed": [int(sess.run(fed, feed_dict={p: np.zeros(n)})) for n in (6, 8)],
+            }
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs

@@ -45,7 +45,7 @@ _ABSENT = {
     "element_spec": "use output_types/output_shapes (TF1's properties)",
 }
 for _name in (
-    "cardinality fingerprint from_sparse_tensor_slices load ragged_batch random "
+    "fingerprint from_sparse_tensor_slices load ragged_batch random "
     "rebatch rejection_resample save snapshot sparse_batch unique"
 ).split():
     _ABSENT[_name] = (
@@ -174,6 +174,11 @@ class DatasetV1(structure.Structured):
 
     def _flat_specs(self) -> list[Spec]:
         return structure.flatten(self._structure)
+
+    def _cardinality(self, run: Run) -> int:
+        """The number of elements as TF's kernels compute it (``INFINITE_CARDINALITY``,
+        ``UNKNOWN_CARDINALITY``), with the run's values of the tensors read."""
+        return UNKNOWN_CARDINALITY
 
     def __iter__(self) -> Any:
         raise RuntimeError(
@@ -668,6 +673,16 @@ class DatasetV1(structure.Structured):
             drop_remainder,
         )
 
+    def cardinality(self) -> ops.Tensor:
+        """A ``tf.int64`` scalar tensor: the number of elements as TF computes it
+        without reading them (``tf.data.INFINITE_CARDINALITY``, -1, for a ``repeat()``;
+        ``tf.data.UNKNOWN_CARDINALITY``, -2, after a ``filter``, a TF1 ``map``, a
+        ``flat_map``...), computed on the host when it runs (a fed
+        ``from_tensor_slices``' size included)."""
+        from adapters.v1.data.iterator_ops import cardinality
+
+        return cardinality(self)
+
     def unique(self, name: str | None = None) -> DatasetV1:
         """The elements without repeats (each first occurrence, in order); an element
         is one ``tf.int32``, ``tf.int64`` or ``tf.string`` tensor.
@@ -936,6 +951,9 @@ class _TensorSource(DatasetV1):
             for v, s in zip(self._values, self._flat_specs(), strict=True)
         ]
 
+    def _cardinality(self, run: Run) -> int:
+        return int(self._arrays(run)[0].shape[0]) if self._sliced else 1
+
     def _elements(self, run: Run) -> Iterator[Element]:
         arrays = self._arrays(run)
         if not self._sliced:
@@ -964,6 +982,11 @@ class _Range(DatasetV1):
 
     def _captures(self) -> list[ops.Tensor]:
         return [a for a in self._args if isinstance(a, ops.Tensor)]
+
+    def _cardinality(self, run: Run) -> int:
+        values = [int(run.known[a]) if isinstance(a, ops.Tensor) else a for a in self._args]
+        start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
+        return len(range(start, stop, step)) if step else UNKNOWN_CARDINALITY
 
     def _elements(self, run: Run) -> Iterator[Element]:
         values = [int(run.known[a]) if isinstance(a, ops.Tensor) else a for a in self._args]
@@ -1000,6 +1023,16 @@ class _Zip(DatasetV1):
     def _inputs(self) -> list[DatasetV1]:
         return list(self._datasets)
 
+    def _cardinality(self, run: Run) -> int:
+        result = INFINITE_CARDINALITY
+        for d in self._datasets:
+            n = d._cardinality(run)
+            if n == UNKNOWN_CARDINALITY:
+                return n
+            if n != INFINITE_CARDINALITY:
+                result = n if result == INFINITE_CARDINALITY else min(result, n)
+        return result
+
     def _elements(self, run: Run) -> Iterator[Element]:
         for parts in zip(*(d._elements(run) for d in self._datasets), strict=False):
             yield tuple(c for part in parts for c in part)
@@ -1017,6 +1050,9 @@ class _Unary(DatasetV1):
 
 
 class _Same(_Unary):
+    def _cardinality(self, run: Run) -> int:
+        return self._input._cardinality(run)
+
     def _elements(self, run: Run) -> Iterator[Element]:
         return self._input._elements(run)
 
@@ -1096,6 +1132,14 @@ class _Function:
 
 
 class _Map(_Unary):
+    # TF1's ``map`` does not preserve the cardinality (unknown); ``map_and_batch`` does.
+    preserve_cardinality = False
+
+    def _cardinality(self, run: Run) -> int:
+        if not self.preserve_cardinality:
+            return UNKNOWN_CARDINALITY
+        return self._input._cardinality(run)
+
     def __init__(self, input_dataset: DatasetV1, fn: Callable[..., Any]):
         super().__init__(input_dataset)
         self._fn = _Function(fn, input_dataset._structure, "Dataset.map's function", "Dataset_map")
@@ -1194,6 +1238,12 @@ class _Batch(_Unary):
 
     def _batch(self, rows: list[Element]) -> Element:
         return tuple(_stack(rows, i) for i in range(len(rows[0])))
+
+    def _cardinality(self, run: Run) -> int:
+        n = self._input._cardinality(run)
+        if n < 0:
+            return n
+        return n // self._size if self._drop else -(-n // self._size)
 
     def _elements(self, run: Run) -> Iterator[Element]:
         it = self._input._elements(run)
@@ -1317,6 +1367,14 @@ class _Counted(_Unary):
 
 
 class _Repeat(_Counted):
+    def _cardinality(self, run: Run) -> int:
+        n, count = self._input._cardinality(run), self._count(run)
+        if count < 0:
+            return 0 if n == 0 else INFINITE_CARDINALITY if n != UNKNOWN_CARDINALITY else n
+        if n < 0:
+            return n if count else 0
+        return n * count
+
     def _elements(self, run: Run) -> Iterator[Element]:
         count = self._count(run)
         epochs = itertools.count() if count < 0 else range(count)
@@ -1330,6 +1388,14 @@ class _Repeat(_Counted):
 
 
 class _Take(_Counted):
+    def _cardinality(self, run: Run) -> int:
+        n, count = self._input._cardinality(run), self._count(run)
+        if n == UNKNOWN_CARDINALITY:
+            return n
+        if count < 0:
+            return n
+        return count if n == INFINITE_CARDINALITY else min(n, count)
+
     def _elements(self, run: Run) -> Iterator[Element]:
         count = self._count(run)
         if count < 0:
@@ -1347,6 +1413,12 @@ class _Take(_Counted):
 
 
 class _Skip(_Counted):
+    def _cardinality(self, run: Run) -> int:
+        n, count = self._input._cardinality(run), self._count(run)
+        if n < 0:
+            return n
+        return 0 if count < 0 else max(0, n - count)
+
     def _elements(self, run: Run) -> Iterator[Element]:
         count = self._count(run)
         it = self._input._elements(run)
@@ -1356,6 +1428,9 @@ class _Skip(_Counted):
 
 
 class _Cache(_Unary):
+    def _cardinality(self, run: Run) -> int:
+        return self._input._cardinality(run)
+
     def _elements(self, run: Run) -> Iterator[Element]:
         done = run.states.get(self)
         if done is not None:
@@ -1386,6 +1461,12 @@ class _Concatenate(DatasetV1):
 
     def _inputs(self) -> list[DatasetV1]:
         return list(self._parts)
+
+    def _cardinality(self, run: Run) -> int:
+        ns = [p._cardinality(run) for p in self._parts]
+        if UNKNOWN_CARDINALITY in ns:
+            return UNKNOWN_CARDINALITY
+        return INFINITE_CARDINALITY if INFINITE_CARDINALITY in ns else sum(ns)
 
     def _elements(self, run: Run) -> Iterator[Element]:
         for part in self._parts:
@@ -1441,6 +1522,12 @@ class _Shard(_Unary):
         self._shards = num_shards
         self._index = index
 
+    def _cardinality(self, run: Run) -> int:
+        n = self._input._cardinality(run)
+        if n < 0 or self._shards <= 0:
+            return n
+        return n // self._shards + (1 if self._index < n % self._shards else 0)
+
     def _elements(self, run: Run) -> Iterator[Element]:
         if self._shards <= 0:
             raise errors.InvalidArgumentError(
@@ -1463,6 +1550,9 @@ class _Counter(DatasetV1):
     def __init__(self, start: int, step: int, dtype: Any):
         self._start, self._step = start, step
         self._structure = Spec.of((), dtype)
+
+    def _cardinality(self, run: Run) -> int:
+        return INFINITE_CARDINALITY
 
     def _elements(self, run: Run) -> Iterator[Element]:
         dtype = self._structure.np_dtype

@@ -48,6 +48,7 @@ __all__ = [
     "copy_to_device",
     "enumerate_dataset",
     "bucket_by_sequence_length",
+    "cardinality",
     "choose_from_datasets",
     "get_single_element",
     "group_by_window",
@@ -115,7 +116,9 @@ def map_and_batch(
         )
 
     def apply(dataset: DatasetV1) -> DatasetV1:
-        return dataset.map(map_func).batch(batch_size, drop_remainder=drop_remainder)
+        mapped = dataset.map(map_func)
+        mapped.preserve_cardinality = True  # as TF's map_and_batch
+        return mapped.batch(batch_size, drop_remainder=drop_remainder)
 
     return apply
 
@@ -296,6 +299,11 @@ def Counter(start: Any = 0, step: Any = 1, dtype: Any = None) -> DatasetV1:  # n
     from adapters.v1.framework import dtypes
 
     return DatasetV1.counter(start, step, dtypes.int64 if dtype is None else dtype)
+
+
+def cardinality(dataset: DatasetV1) -> Any:
+    """``dataset.cardinality()``: a ``tf.int64`` scalar tensor (see it)."""
+    return dataset.cardinality()
 
 
 def unique() -> Transformation:

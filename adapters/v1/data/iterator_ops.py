@@ -63,15 +63,19 @@ class _Pipeline:
         # The placeholders the pipeline reads: fed with the iterator's initializer.
         self.placeholders = list(dict.fromkeys(found))
 
-    def start(self, session: Any, fed: dict[ops.Tensor, Any]) -> PyIterator[Element]:
-        """The dataset's elements in ``session``, its placeholders' values ``fed``."""
+    def run(self, session: Any, fed: dict[ops.Tensor, Any]) -> Run:
+        """A run of the dataset in ``session``: the tensors it reads evaluated."""
         known = dict(fed)
         if self.captures is not None:
             values = self.captures(session, [], known, {})
             known.update(zip(self.captures.outputs, values, strict=True))
         run = Run(session, known)
         run.markers = passing_failures(self.dataset)
-        return self.dataset._elements(run)
+        return run
+
+    def start(self, session: Any, fed: dict[ops.Tensor, Any]) -> PyIterator[Element]:
+        """The dataset's elements in ``session``, its placeholders' values ``fed``."""
+        return self.dataset._elements(self.run(session, fed))
 
 
 def _user_value(value: np.ndarray) -> Any:
@@ -424,6 +428,28 @@ def get_single_element(dataset: DatasetV1) -> Any:
         host="pre",
     )
     return structure.pack(dataset._structure, list(op.outputs))
+
+
+def cardinality(dataset: DatasetV1) -> ops.Tensor:
+    """A ``tf.int64`` scalar tensor of ``dataset``'s cardinality as TF computes it
+    (``Dataset.cardinality``), computed on the host when it runs."""
+    if not isinstance(dataset, DatasetV1):
+        raise TypeError("`dataset` must be a `tf.data.Dataset` object.")
+    pipeline = _Pipeline(dataset)
+
+    def compute(session: Any, *fed: Any) -> tuple[Any, ...]:
+        run = pipeline.run(session, dict(zip(pipeline.placeholders, fed, strict=True)))
+        return (_user_value(np.asarray(dataset._cardinality(run), np.int64)),)
+
+    op = ops.get_default_graph().create_op(
+        "DatasetCardinality",
+        "DatasetCardinality",
+        inputs=pipeline.placeholders,
+        compute=compute,
+        output_specs=[((), dtypes.int64)],
+        host="pre",
+    )
+    return op.outputs[0]
 
 
 def make_one_shot_iterator(dataset: DatasetV1) -> Iterator:

@@ -92,6 +92,9 @@ class Scan(_Unary):
     def _functions(self) -> list[HostGraph]:
         return [self._fn.graph, *([self._initial] if self._initial else [])]
 
+    def _cardinality(self, run: Run) -> int:
+        return self._input._cardinality(run)  # TF's scan preserves it
+
     def _elements(self, run: Run) -> Iterator[Element]:
         known: dict[Any, Any] = {}
         if self._initial is not None:

@@ -36,6 +36,9 @@ class ShuffleDataset(_Unary):
       reshuffle: TF's ``reshuffle_each_iteration``.
     """
 
+    def _cardinality(self, run: Run) -> int:
+        return self._input._cardinality(run)
+
     def __init__(
         self,
         input_dataset: DatasetV1,

@@ -54,6 +54,15 @@ class Window(_Unary):
             lambda s: DatasetSpec(s), input_dataset._structure
         )
 
+    def _cardinality(self, run: Run) -> int:
+        n = self._input._cardinality(run)
+        if n < 0 or min(self._size, self._shift, self._stride) <= 0:
+            return n
+        if self._drop:
+            span = (self._size - 1) * self._stride + 1
+            return 0 if n < span else (n - span) // self._shift + 1
+        return -(-n // self._shift)
+
     def _elements(self, run: Run) -> Iterator[Element]:
         for what, value in (("size", self._size), ("shift", self._shift), ("stride", self._stride)):
             if value <= 0:
