@@ -635,3 +635,110 @@ def test_summary_as_tf():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+A = np.array([[0.5, -1.5, 2.0], [-0.25, 3.0, 1.0]], np.float32)
+BACKEND = {
+    "square": lambda B, a: B.square(a),
+    "abs": lambda B, a: B.abs(a),
+    "exp": lambda B, a: B.exp(a),
+    "log": lambda B, a: B.log(B.abs(a)),
+    "sqrt": lambda B, a: B.sqrt(a),
+    "pow": lambda B, a: B.pow(a, 3),
+    "sign round": lambda B, a: B.sign(a) * B.round(a * 2.0),
+    "max": lambda B, a: B.max(a, axis=1),
+    "min keepdims": lambda B, a: B.min(a, axis=0, keepdims=True),
+    "prod": lambda B, a: B.prod(a, axis=1),
+    "var": lambda B, a: B.var(a, axis=1),
+    "std": lambda B, a: B.std(a, axis=0, keepdims=True),
+    "any all": lambda B, a: B.stack([B.any(a > 2.0, axis=1), B.all(a > -2.0, axis=1)]),
+    "argmax argmin": lambda B, a: B.stack([B.argmax(a), B.argmin(a)]),
+    "maximum": lambda B, a: B.maximum(a, 0.75),
+    "comparisons": lambda B, a: B.stack(
+        [B.equal(a, 1.0), B.not_equal(a, 1.0), B.greater(a, 1.0), B.less_equal(a, 1.0)]
+    ),
+    "clip": lambda B, a: B.clip(a, -1.0, 1.5),
+    "clip swapped": lambda B, a: B.clip(a, 1.0, 0.5),
+    "relu": lambda B, a: B.relu(a, alpha=0.1, max_value=2.5),
+    "sigmoid tanh softplus": lambda B, a: B.sigmoid(a) + B.tanh(a) + B.softplus(a),
+    "softmax": lambda B, a: B.softmax(a, axis=0),
+    "l2_normalize": lambda B, a: B.l2_normalize(a, axis=1),
+    "bias_add": lambda B, a: B.bias_add(a, B.constant([1.0, 2.0, 3.0])),
+    "dot 2d": lambda B, a: B.dot(a, B.transpose(a)),
+    "dot 3d": lambda B, a: B.dot(B.stack([a, a * 2.0]), B.transpose(a)),
+    "batch_flatten": lambda B, a: B.batch_flatten(B.reshape(a, (2, 3, 1))),
+    "flatten": lambda B, a: B.flatten(a),
+    "expand squeeze": lambda B, a: B.squeeze(B.expand_dims(a, 1), 1) * 2.0,
+    "permute": lambda B, a: B.permute_dimensions(B.expand_dims(a), (2, 0, 1)),
+    "one_hot": lambda B, a: B.one_hot(B.cast(B.abs(a), "int32"), 4),
+    "gather": lambda B, a: B.gather(a, [1, 0, 1]),
+    "zeros_like ones_like": lambda B, a: B.zeros_like(a) + B.ones_like(a) * a,
+    "stop_gradient": lambda B, a: B.stop_gradient(a) * a,
+    "switch": lambda B, a: B.switch(B.greater(a, 0.0), a, -a),
+    "switch trailing axes": lambda B, a: B.switch(
+        B.greater(a, 0.0), B.stack([a, a * 2.0], axis=-1), B.stack([-a, a], axis=-1)
+    ),
+    "in_train_phase": lambda B, a: B.in_train_phase(a * 2.0, a * 3.0),
+    "categorical_crossentropy": lambda B, a: B.categorical_crossentropy(
+        B.softmax(a), B.softmax(a * 2.0)
+    ),
+    "binary_crossentropy": lambda B, a: B.binary_crossentropy(B.sigmoid(a), B.sigmoid(a * 3.0)),
+    "sparse_categorical_crossentropy": lambda B, a: B.sparse_categorical_crossentropy(
+        [2, 1], a, from_logits=True
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BACKEND))
+def test_backend_ops_as_tf(name):
+    """``tf.keras.backend`` functions: values, dtypes, static shapes and the gradient of
+    their sum (where they are differentiable)."""
+
+    def script(tf):
+        a = tf.placeholder(tf.float32, [2, 3])
+        out = BACKEND[name](tf.keras.backend, a)
+        grad = None
+        if out.dtype.is_floating:
+            grad = tf.gradients(tf.reduce_sum(out), a)[0]
+            grad = None if grad is None else tf.convert_to_tensor(grad)  # gather's slices
+        info = [str(out.shape.as_list()), out.dtype.name]
+
+        def run(sess):
+            return info, sess.run([out, grad] if grad is not None else [out], {a: A})
+
+        return run
+
+    assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+def test_backend_variables_and_function_as_tf():
+    """``zeros``/``ones`` variables, ``update*``, ``batch_get_value``/``batch_set_value``,
+    ``eval``, ``count_params``, ``is_keras_tensor`` and ``function``."""
+
+    def script(tf):
+        K = tf.keras
+        B = K.backend
+        z = B.zeros((2, 3), name="z")
+        o = B.ones((3,), dtype="int32")
+        x = B.placeholder(shape=(None, 3))
+        inp = K.Input(shape=(3,))
+        dense = K.layers.Dense(2, kernel_initializer="ones")
+        out = dense(inp)
+        inc = B.update_add(z, tf.ones((2, 3)))
+        info = [
+            [z.name, o.name, B.dtype(z), B.dtype(o), B.count_params(z)],
+            [B.is_keras_tensor(x), B.is_keras_tensor(inp), B.is_keras_tensor(out)],
+            _names(tf.global_variables()), _names(tf.trainable_variables()),
+        ]  # fmt: skip
+        f = B.function([inp], [out, inp * 2.0])
+        g = B.function([inp], out, updates=[inc])
+
+        def run(sess):
+            B.batch_set_value([(o, [4, 5, 6])])
+            first = f([A])
+            second = g([A])
+            return info, first, second, B.batch_get_value([z, o]), B.eval(z)
+
+        return run
+
+    assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)

@@ -161,6 +161,11 @@ def categorical_crossentropy(
             op("multiply")(y_true, op("subtract")(1.0, smoothing)),
             op("truediv")(smoothing, classes),
         )
+    return _categorical(y_true, y_pred, from_logits, axis)
+
+
+def _categorical(y_true: Any, y_pred: Any, from_logits: bool, axis: int) -> Any:
+    """Keras' backend ``categorical_crossentropy``."""
     output, from_logits = _get_logits(y_pred, from_logits, "Softmax")
     if from_logits:
         return op("nn.softmax_cross_entropy_with_logits_v2")(
@@ -230,6 +235,11 @@ def binary_crossentropy(
         y_true = op("add")(
             op("multiply")(y_true, op("subtract")(1.0, smoothing)), op("multiply")(0.5, smoothing)
         )
+    return backend.mean(_binary(y_true, y_pred, from_logits), axis=axis)
+
+
+def _binary(y_true: Any, y_pred: Any, from_logits: bool) -> Any:
+    """Keras' backend ``binary_crossentropy`` (element-wise)."""
     output, from_logits = _get_logits(y_pred, from_logits, "Sigmoid")
     if from_logits:
         bce = op("nn.sigmoid_cross_entropy_with_logits")(labels=y_true, logits=output)
@@ -245,7 +255,7 @@ def binary_crossentropy(
             ),
         )
         bce = op("negative")(bce)
-    return backend.mean(bce, axis=axis)
+    return bce
 
 
 mse = MSE = mean_squared_error
