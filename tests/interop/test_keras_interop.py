@@ -742,3 +742,88 @@ def test_backend_variables_and_function_as_tf():
         return run
 
     assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+def test_tf_checkpoint_of_a_keras_model_restores(tmp_path):
+    """A Keras convnet trained one step and saved by TF's ``tf.train.Saver`` restores
+    into the same script under jtrain (Keras' variable names), which then computes TF's
+    outputs and trains on to TF's numbers."""
+    from tests.interop.twin import jtf, run_once, tf1
+
+    path = str(tmp_path / "model.ckpt")
+
+    def build(tf):
+        K = tf.keras
+        x = tf.placeholder(tf.float32, [None, 6, 6, 2])
+        y = tf.placeholder(tf.int32, [None])
+        model = K.Sequential(
+            [
+                K.layers.Conv2D(3, 3, activation="relu", input_shape=(6, 6, 2)),
+                K.layers.BatchNormalization(),
+                K.layers.Flatten(),
+                K.layers.Dense(4),
+            ]
+        )
+        logits = model(x, training=True)
+        loss = tf.reduce_mean(K.losses.sparse_categorical_crossentropy(y, logits, True))
+        updates = [u for u in model.updates if u.name.startswith(model.name + "/")]
+        with tf.control_dependencies(updates):
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        return x, y, logits, loss, train, tf.train.Saver()
+
+    def save(tf):
+        x, y, logits, loss, train, saver = build(tf)
+
+        def run(sess):
+            sess.run(train, {x: X_IMG, y: Y_IMG})
+            saver.save(sess, path)
+            values = []
+            for _ in range(2):
+                values.append(sess.run([loss, logits], {x: X_IMG, y: Y_IMG}))
+                sess.run(train, {x: X_IMG, y: Y_IMG})
+            return sorted(v.name for v in tf.global_variables()), values
+
+        return run
+
+    def restore(tf):
+        x, y, logits, loss, train, saver = build(tf)
+
+        def run(sess):
+            saver.restore(sess, path)
+            values = []
+            for _ in range(2):
+                values.append(sess.run([loss, logits], {x: X_IMG, y: Y_IMG}))
+                sess.run(train, {x: X_IMG, y: Y_IMG})
+            return sorted(v.name for v in tf.global_variables()), values
+
+        return run
+
+    theirs = run_once(tf1, save)
+    ours = run_once(jtf, restore)
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
+
+
+def test_dropout_follows_the_learning_phase():
+    """``Dropout`` is the identity unless the learning phase is fed True; then each kept
+    element is scaled by ``1 / (1 - rate)`` and the others are 0 (the random mask itself
+    differs between TF and jtrain)."""
+
+    def script(tf):
+        K = tf.keras
+        x = tf.placeholder(tf.float32, [None, 50])
+        out = K.layers.Dropout(0.25)(x)
+        phase = K.backend.learning_phase()
+        data = np.linspace(1.0, 2.0, 100 * 50, dtype=np.float32).reshape(100, 50)
+
+        def run(sess):
+            infer = sess.run(out, {x: data})
+            train = sess.run(out, {x: data, phase: True})
+            kept = train != 0
+            scaled = np.allclose(train[kept], data[kept] / 0.75, rtol=1e-6)
+            return infer, scaled, bool(0.65 < kept.mean() < 0.85), str(out.shape.as_list())
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert theirs[1] and theirs[2]
+    assert_twins(theirs, ours)
