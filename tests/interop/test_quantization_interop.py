@@ -363,3 +363,31 @@ def test_quantize_and_dequantize_build_errors(call, error):
 
     theirs, ours = run_both(script)
     assert ours == theirs and ours[0] == error.__name__
+
+
+@pytest.mark.parametrize("v2", [False, True])
+def test_quantize_and_dequantize_empty_input_with_measured_range(v2):
+    """An empty input (per tensor or per channel, static or fed) quantizes to an empty
+    output without a range to measure; before, the build failed (``min`` of nothing)."""
+
+    def script(tf):
+        qdq = (
+            tf.quantization.quantize_and_dequantize_v2
+            if v2
+            else tf.quantization.quantize_and_dequantize
+        )
+        x = tf.constant(np.zeros((0, 3), np.float32))
+        fed = tf.placeholder(tf.float32, [None, 3])
+        no_channels = tf.constant(np.zeros((2, 0), np.float32))
+        outs = [
+            qdq(x, -1.0, 1.0),
+            qdq(x, [-1.0] * 3, [1.0] * 3, axis=1),
+            qdq(no_channels, [], [], axis=1),
+            qdq(fed, -1.0, 1.0),
+        ]
+        grads = tf.gradients([tf.reduce_sum(y) for y in outs], [x, no_channels, fed])
+        feed = {fed: np.zeros((0, 3), np.float32)}
+        return lambda sess: sess.run((outs, grads), feed)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)

@@ -392,6 +392,8 @@ def _qdq(
     axis=None,
 ):
     dtype = input.dtype
+    if input.size == 0:  # TF: an empty output, no range to measure
+        return input
     axis = _qdq_axis(axis, input.ndim)
     q_min, q_max = _qdq_grid(bool(signed_input), int(num_bits), bool(narrow_range))
     one = axis == -1  # one scale for the whole tensor
