@@ -99,4 +99,5 @@ def overlap_and_add(signal: Any, frame_step: Any, name: str | None = None) -> op
     return _overlap_and_add_op(signal, frame_step, name=name)
 
 
+overlap_and_add._op_def = _overlap_and_add_op._op_def  # (the table entry)
 FUNCTIONS["signal.overlap_and_add"] = overlap_and_add

@@ -128,4 +128,5 @@ def _tf_frame_shape(
     return (*dims[:where], count, length, *dims[where + 1 :])
 
 
+frame._op_def = _frame_op._op_def  # (the table entry)
 FUNCTIONS["signal.frame"] = frame
