@@ -827,3 +827,47 @@ def test_dropout_follows_the_learning_phase():
     theirs, ours = run_both(script)
     assert theirs[1] and theirs[2]
     assert_twins(theirs, ours)
+
+
+def test_dtypes_and_input_arguments_as_tf():
+    """A float64 layer casts float32 inputs (variables float64), float ids are cast for
+    ``Embedding``, ``input_dim`` and ``batch_size`` build a Sequential's placeholder."""
+
+    def script(tf):
+        K = tf.keras
+        x = tf.placeholder(tf.float32, [None, 4])
+        wide = K.layers.Dense(3, dtype="float64", kernel_initializer="ones")
+        y64 = wide(x)
+        ids = K.layers.Embedding(5, 2, embeddings_initializer="ones")(tf.constant([[1.0, 4.0]]))
+        seq = K.Sequential([K.layers.Dense(2, input_dim=4, batch_size=3), K.layers.ReLU()])
+        info = _structure(tf, [y64, ids, *seq.inputs, *seq.outputs])
+        info["dtypes"] = [wide.dtype, [w.dtype.base_dtype.name for w in wide.weights]]
+
+        def run(sess):
+            return info, sess.run([y64, ids], {x: X_MLP})
+
+        return run
+
+    assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+def test_compute_output_shape_as_tf():
+    """``compute_output_shape`` gives TF's static shapes without building the layer or
+    adding variables to the graph."""
+
+    def script(tf):
+        K = tf.keras
+        dense = K.layers.Dense(3)
+        out = [
+            str(dense.compute_output_shape((None, 4))),
+            str(K.layers.Conv2D(2, 3, strides=2, padding="same").compute_output_shape(
+                (None, 8, 8, 1)
+            )),
+            str(K.layers.MaxPooling2D().compute_output_shape((2, 8, 8, 1))),
+            dense.built,
+            len(tf.global_variables()),
+        ]  # fmt: skip
+        return lambda sess: out
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
