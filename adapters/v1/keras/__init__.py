@@ -13,15 +13,17 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   variables, in ``GLOBAL_VARIABLES``/``TRAINABLE_VARIABLES``; nothing in
   ``UPDATE_OPS`` or ``REGULARIZATION_LOSSES``: use ``layer.updates`` and
   ``layer.losses``); ``training`` defaults to ``backend.learning_phase()``.
-- ``tf.keras.Sequential`` and the functional ``tf.keras.Model(inputs, outputs)``,
-  called on tensors (``model(x)``), with ``weights``, ``trainable_weights``,
-  ``updates``, ``losses``, ``layers``, ``get_layer``, ``get_weights``/``set_weights``.
+- ``tf.keras.Sequential``, the functional ``tf.keras.Model(inputs, outputs)`` and
+  ``Model`` subclasses, called on tensors (``model(x)``), with ``weights``,
+  ``trainable_weights``, ``updates``, ``losses``, ``layers``, ``get_layer``,
+  ``get_weights``/``set_weights`` and ``summary()`` (TF's text).
 - ``tf.keras.initializers``, ``activations``, ``regularizers`` (l1, l2, l1_l2),
   ``losses`` (functions and classes with ``auto``/``sum_over_batch_size``,
   ``sum``, ``none`` reductions), ``backend`` (get_session/set_session,
   learning_phase/set_learning_phase, floatx, epsilon, clear_session,
-  placeholder, variable, int_shape, concatenate, mean, sum...), and
-  ``utils.to_categorical``.
+  placeholder, variable, zeros/ones, int_shape, concatenate, mean, sum, the
+  element-wise and reduction helpers, dot, switch, in_train_phase, function,
+  update/update_add...), and ``utils.to_categorical``.
 
 Not provided: Keras' training loop. ``Model.compile``/``fit``/``evaluate``/
 ``predict`` (and ``*_on_batch``, ``save``) and ``tf.keras.optimizers`` raise
