@@ -109,6 +109,26 @@ FORMAT = {
     "computed": lambda tf: tf.strings.format("v: {}", [tf.constant([1.5, 2.0]) * 3.0]),
     "empty": lambda tf: tf.strings.format("{}", [tf.zeros([0, 3])]),
     "mismatch": lambda tf: tf.strings.format("{} {}", [tf.constant(1)]),
+    "ragged": lambda tf: tf.strings.format(
+        "x={} y={} z={}",
+        [
+            tf.ragged.constant([[1, 2], [3], []]),
+            tf.ragged.constant([[["a'b", "c\\"]], [], [["d"]]]),
+            tf.constant([True, False]),
+        ],
+    ),
+    "ragged_summarize": lambda tf: tf.strings.format(
+        "{}", tf.ragged.constant([list(range(10)), [1]]), summarize=2
+    ),
+    "ragged_floats_inner": lambda tf: tf.strings.format(
+        "{}",
+        tf.ragged.constant([[[1.5, -2.0]], [[0.25, 3.0], [4.0, 5.0]]], ragged_rank=1),
+        summarize=1,
+    ),
+    "ragged_mismatch": lambda tf: tf.strings.format("{}", [tf.ragged.constant([[1]]), 1]),
+    "ragged_bad_summarize": lambda tf: tf.strings.format(
+        "{}", tf.ragged.constant([[1]]), summarize=0
+    ),
 }
 
 

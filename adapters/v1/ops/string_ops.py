@@ -1366,6 +1366,8 @@ def string_format(
     from adapters.v1.ops.logging_ops import _format_v2
 
     values = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    if any(hasattr(v, "nested_row_splits") for v in values):
+        return _format_ragged(template, values, placeholder, summarize, name)
     count = template.count(placeholder)
     if count != builtin_len(values):
         raise ValueError(
@@ -1386,6 +1388,97 @@ def string_format(
 
     op = _host_op("StringFormat", name, tensors, compute, [((), _STRING)])
     return op.outputs[0]
+
+
+def _format_ragged(
+    template: str, values: list, placeholder: str, summarize: Any, name: str | None
+) -> ops.Tensor:
+    """``tf.strings.format`` with ragged inputs (TF's ragged dispatch): a ragged tensor
+    prints as nested lists (``[[1, 2], [3]]``), its numbers as ``tf.as_string`` gives
+    them, its strings quoted with ``'`` (``'`` and ``\\`` escaped), each dimension cut
+    to its first and last ``summarize`` entries around ``...``."""
+    from adapters.v1.ops.logging_ops import _format_v2
+
+    pieces = template.split(placeholder)
+    if builtin_len(values) != builtin_len(pieces) - 1:
+        raise ValueError(
+            "num placeholders in template and num inputs must match: "
+            f"{builtin_len(pieces) - 1} vs {builtin_len(values)}"
+        )
+    if (
+        summarize is not None
+        and summarize != -1
+        and not (isinstance(summarize, int) and summarize > 0)
+    ):
+        raise ValueError(f"Expected summarize to be -1 or a positive int, got {summarize!r}")
+    n = -1 if summarize is None else int(summarize)
+    tensors: list[Any] = []
+    kinds: list[int] = []  # per input: its number of row splits (0: dense)
+    for v in values:
+        if hasattr(v, "nested_row_splits"):
+            splits = list(v.nested_row_splits)
+            tensors += [v.flat_values, *splits]
+            kinds.append(builtin_len(splits))
+        else:
+            tensors.append(v)
+            kinds.append(0)
+    tensors = host_inputs(tensors)
+
+    def cut(items: list[bytes]) -> list[bytes]:
+        if n == -1 or builtin_len(items) <= 2 * n:
+            return items
+        return items[:n] + [b"..."] + items[-n:]
+
+    def compute(*arrays: Any) -> tuple[Any, ...]:
+        out = [pieces[0].encode("utf-8")]
+        at = 0
+        for k, piece in zip(kinds, pieces[1:], strict=True):
+            if k == 0:
+                out.append(_format_v2(np.asarray(arrays[at]), n).encode("utf-8"))
+                at += 1
+            else:
+                flat = np.asarray(arrays[at])
+                splits = [np.asarray(a) for a in arrays[at + 1 : at + 1 + k]]
+                out.append(_ragged_text(flat, splits, cut))
+                at += 1 + k
+            out.append(piece.encode("utf-8"))
+        return (np.asarray(b"".join(out), dtype=object),)
+
+    op = _host_op("StringFormat", name, tensors, compute, [((), _STRING)])
+    return op.outputs[0]
+
+
+def _ragged_text(flat: np.ndarray, splits: list[np.ndarray], cut: Callable) -> bytes:
+    """A ragged value as TF's ``ragged_tensor_to_string`` writes it."""
+    if flat.dtype == object:
+        texts = [b"'" + re.sub(rb"(['\\])", rb"\\\1", bytes(x)) + b"'" for x in flat.reshape(-1)]
+    elif flat.dtype == np.bool_:
+        texts = [b"true" if x else b"false" for x in flat.reshape(-1)]
+    else:
+        fmt = _printf_format(flat.dtype, -1, False, False, -1, "")
+        if flat.dtype.kind == "c":
+            texts = [f"({fmt % v.real},{fmt % v.imag})".encode() for v in flat.reshape(-1)]
+        elif flat.dtype.kind == "f":
+            texts = [(fmt % float(v)).encode() for v in flat.reshape(-1)]
+        else:
+            texts = [(fmt % int(v)).encode() for v in flat.reshape(-1)]
+    strs = np.empty(flat.shape, object)
+    strs.reshape(-1)[:] = texts if texts else strs.reshape(-1)[:0]
+
+    def dense(a: Any) -> bytes:
+        if not isinstance(a, np.ndarray) or a.ndim == 0:
+            return a if isinstance(a, bytes) else a.item()
+        return b"[" + b", ".join(cut([dense(x) for x in a])) + b"]"
+
+    def rows(level: int, lo: int, hi: int) -> list[bytes]:
+        if level == builtin_len(splits):
+            return [dense(strs[i]) for i in range(lo, hi)]
+        s = splits[level]
+        return [
+            b"[" + b", ".join(cut(rows(level + 1, s[i], s[i + 1]))) + b"]" for i in range(lo, hi)
+        ]
+
+    return b"[" + b", ".join(cut(rows(0, 0, builtin_len(splits[0]) - 1))) + b"]"
 
 
 # -- Unicode --------------------------------------------------------------------------
