@@ -871,3 +871,24 @@ def test_compute_output_shape_as_tf():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+def test_activity_regularizer_as_tf():
+    """An ``activity_regularizer``'s loss (divided by the batch size) joins ``losses``,
+    not ``REGULARIZATION_LOSSES``; its name, value and gradient as TF's."""
+
+    def script(tf):
+        K = tf.keras
+        x = tf.placeholder(tf.float32, [None, 4])
+        layer = K.layers.Dense(3, activity_regularizer="l1", kernel_initializer="ones")
+        layer(x)
+        losses = layer.losses
+        grads = tf.gradients(tf.add_n(losses), [x, layer.kernel])
+        info = _structure(tf, losses)
+
+        def run(sess):
+            return info, sess.run([losses, grads], {x: X_MLP})
+
+        return run
+
+    assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
