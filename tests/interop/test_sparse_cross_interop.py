@@ -145,3 +145,19 @@ def test_bad_inputs_raise_tfs_type_errors(hashed):
 
     theirs, ours = run_both(script)
     assert ours == theirs and len(ours) == 2
+
+
+@pytest.mark.parametrize("hashed", [False, True])
+def test_empty_batch_gives_empty_crosses(hashed):
+    """A batch of 0 rows (a sparse input's dense_shape [0, n]) crosses to an empty
+    [0, 0] SparseTensor as TF's kernel does; before, the host op failed (a ValueError)."""
+
+    def script(tf):
+        sp = tf.SparseTensor(np.zeros((0, 2), np.int64), tf.constant([], tf.string), [0, 3])
+        dense = tf.constant(np.zeros((0, 2), np.int64))
+        cross = tf.sparse.cross_hashed if hashed else tf.sparse.cross
+        out = cross([sp, dense])
+        return lambda sess: _plain(sess.run(out))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)

@@ -119,7 +119,7 @@ def _cross_node(
                 )
             rows = np.asarray(idx, np.int64).reshape(-1, 2)[:, 0]
             counts = np.bincount(rows, minlength=batch)[:batch] if rows.size else np.zeros(batch)
-            starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+            starts = (np.cumsum(counts) - counts).astype(np.int64)  # (none for no rows)
             feats = features(vals)
             columns.append(
                 [feats[int(s) : int(s) + int(c)] for s, c in zip(starts, counts, strict=True)]
