@@ -60,8 +60,15 @@ def test_unsupported_raise():
     assert tf.profiler.profile(g, options=params).total_parameters == 12
     with pytest.raises(NotImplementedError, match="mean_squared_error.*Loss"):
         tf.profiler.profile(g, options=B.float_operation())
-    with pytest.raises(NotImplementedError, match="'op'"):
-        tf.profiler.profile(g, cmd="op", options=params)
+    with pytest.raises(NotImplementedError, match="'code'"):
+        tf.profiler.profile(g, cmd="code", options=params)
+    with pytest.raises(NotImplementedError, match="show_name_regexes"):
+        tf.profiler.profile(
+            g, cmd="op", options=B(params).with_node_names(show_name_regexes=["a"]).build()
+        )
+    ops = tf.profiler.profile(g, cmd="op", options=params)
+    assert isinstance(ops, tf.profiler.MultiGraphNodeProto)
+    assert ops.total_parameters == 12
     with pytest.raises(NotImplementedError, match="select 'device'"):
         tf.profiler.profile(g, options=B(params).select(["device"]).build())
     with pytest.raises(NotImplementedError, match="output 'timeline'"):

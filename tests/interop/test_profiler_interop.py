@@ -65,7 +65,7 @@ def _stripped(proto: Any) -> Any:
     return out
 
 
-def _mlp(tf: Any, batch: int | None = 8) -> None:
+def _mlp(tf: Any, batch: int | None = 8, reduce: bool = True) -> None:
     x = tf.placeholder(tf.float32, [batch, 20], name="x")
     with tf.variable_scope("layer1"):
         w = tf.get_variable("w", [20, 16], initializer=tf.constant_initializer(0.1))
@@ -76,7 +76,12 @@ def _mlp(tf: Any, batch: int | None = 8) -> None:
         b2 = tf.get_variable("b", [10], initializer=tf.constant_initializer(0.0))
         logits = tf.matmul(h, w2) + b2
     tf.nn.softmax(logits)
-    tf.reduce_mean(tf.square(logits))
+    if reduce:  # TF's reduction has its axes as a Const op, jtrain's as an argument
+        tf.reduce_mean(tf.square(logits))
+
+
+def _mlp_without_reduction(tf: Any) -> None:
+    _mlp(tf, reduce=False)
 
 
 def _convnet(tf: Any) -> None:
@@ -216,13 +221,11 @@ def test_filters_are_tfs(options, capfd):
     ],
     ids=["account_all", "select_both", "builder_defaults", "bytes"],
 )
-def test_views_of_every_op_have_tfs_totals(options, capfd):
-    """Views showing ops without float operations differ in those nodes: TF's graph
-    holds ops jtrain's does not (a reduction's axes ``Const``)."""
-    (theirs, t_out, _), (ours, o_out, _) = _both(_mlp, capfd, options=options)
-    assert ours.total_float_ops == theirs.total_float_ops
-    assert ours.total_parameters == theirs.total_parameters
-    assert o_out.split("Profile:")[0] == t_out.split("Profile:")[0]  # options and doc
+def test_views_of_every_op_are_tfs(options, capfd):
+    """Views showing every op, on a graph without a reduction (see ``_mlp``)."""
+    (theirs, t_out, _), (ours, o_out, _) = _both(_mlp_without_reduction, capfd, options=options)
+    assert_same(ours, theirs)
+    assert o_out == t_out
 
 
 def test_output_none_and_file(capfd, tmp_path):
@@ -458,3 +461,66 @@ def test_model_functions_count_tfs_float_ops_or_raise(name, capfd):
     assert ours.total_float_ops == theirs.total_float_ops
     if name.startswith(("moments", "batch_norm")):
         assert theirs.total_float_ops > 0  # the counts modeled are not 0
+
+
+_BY_NAME = _custom(order_by=("name",))
+_BY_PARAMS = _custom(order_by=("params",), select=(["params", "float_ops"],))
+_TIME_AND_MEMORY = lambda tf: tf.profiler.ProfileOptionBuilder.time_and_memory(  # noqa: E731
+    min_micros=0, min_bytes=0
+)
+
+
+_OP_VIEW_OPTIONS = {
+    "float_operation": FLOPS,
+    "params": PARAMS,
+    "max_depth": _custom(with_max_depth=(2,)),
+    "min_float_ops": _custom(with_min_float_operations=(100,)),
+    "account_types": _custom(with_accounted_types=(["MatMul", "Conv2D"],)),
+    "account_all": _custom(account_displayed_op_only=(False,)),
+}
+_OP_VIEW_CASES = [
+    *[(b, o) for b in ("mlp", "convnet") for o in _OP_VIEW_OPTIONS],
+    # every op type shown: on a graph without a reduction (see _mlp)
+    *[("mlp_plain", o) for o in [*_OP_VIEW_OPTIONS, "by_name", "by_params", "time_memory"]],
+]
+_OP_VIEW_OPTIONS.update(by_name=_BY_NAME, by_params=_BY_PARAMS, time_memory=_TIME_AND_MEMORY)
+_BUILDS = {"mlp": _mlp, "convnet": _convnet, "mlp_plain": _mlp_without_reduction}
+
+
+@pytest.mark.parametrize(("build", "options"), _OP_VIEW_CASES, ids="-".join)
+def test_op_view_is_tfs(build, options, capfd):
+    (theirs, t_out, _), (ours, o_out, _) = _both_op(
+        _BUILDS[build], capfd, options=_OP_VIEW_OPTIONS[options]
+    )
+    assert _stripped_multi(ours) == _stripped_multi(theirs)
+    assert o_out == t_out
+
+
+def _both_op(build: Any, capfd: Any, **kwargs: Any) -> tuple[Any, Any]:
+    out = []
+    for tf in (tf1, jtf):
+        with classic_tf1() if tf is tf1 else contextlib.nullcontext():
+            graph = tf.Graph()
+            with graph.as_default():
+                build(tf)
+                capfd.readouterr()
+                options = kwargs["options"](tf)
+                node = tf.profiler.profile(graph, cmd="op", options=options)
+                printed, err = capfd.readouterr()
+        proto = tfprof_output_pb2.MultiGraphNodeProto()
+        proto.ParseFromString(node.SerializeToString())
+        out.append((proto, printed, err))
+    return out[0], out[1]
+
+
+def _stripped_multi(proto: Any) -> Any:
+    """``proto`` without the graph nodes' ``input_shapes`` (see ``assert_same``)."""
+    out = type(proto)()
+    out.CopyFrom(proto)
+    node = out
+    while True:
+        for g in node.graph_nodes:
+            g.ClearField("input_shapes")
+        if not node.children:
+            return out
+        node = node.children[0]

@@ -1,5 +1,10 @@
 """``tf.profiler.profile``, ``advise`` and ``Profiler``: TF's tfprof model analysis of a
-graph's float operations and parameters, in the scope view, with TF's report text.
+graph's float operations and parameters, in the scope and op views, with TF's report
+text.
+
+The op view groups the graph's ops by op type; the types are ordered by ``order_by``
+(their own statistics), each type's totals sum it and the types after it, and a type
+is shown when those totals pass the ``min_*`` filters (name regexes: not supported).
 
 The scope view is tfprof's: the graph's op names form a tree by ``/`` (scopes that are
 no op are nodes too), every node's statistics are accounted when one of its types
@@ -106,6 +111,7 @@ class _Node:
         self.shape: list[int] = []
         self.input_shapes: list[tuple[int, list[int] | None]] = []
         self.line = ""  # the node's line of the report, once shown
+        self.members: list[_Node] = []  # op view: the graph nodes of the op type
         self.reset()
 
     def reset(self) -> None:
@@ -307,6 +313,129 @@ class _ScopeView:
         return "".join(parts)
 
 
+_OP_DOC = (
+    "op: The nodes are operation kernel type, such as MatMul, Conv2D. Graph nodes "
+    "belonging to the same type are aggregated together."
+)
+
+
+class _OpView:
+    """tfprof's op view: one node per op type, summing its graph nodes; the shown types
+    ordered by ``order_by``, each node's totals summing it and the types after it."""
+
+    def __init__(self, graph: Any, log: Any):
+        entries = {e.name: e for e in log.log_entries}
+        self.groups: dict[str, list[_Node]] = {}
+        for op in graph.get_operations():
+            self.groups.setdefault(op.type, []).append(_graph_node(op, entries.get(op.name)))
+        for members in self.groups.values():
+            members.sort(key=lambda n: n.name.encode())
+
+    def show(self, opts: dict[str, Any]) -> tuple[Any, str]:
+        from jtrain.protos import tfprof_output_pb2
+
+        regexes = list(opts.get("account_type_regexes", []))
+        nodes = []
+        for op_type in sorted(self.groups, key=lambda s: s.encode()):
+            members = self.groups[op_type]
+            if regexes != [".*"]:
+                members = [
+                    m for m in members if any(_full_match(r, t) for r in regexes for t in m.types)
+                ]
+                if not members:
+                    continue
+            node = _Node(op_type)
+            node.account = True
+            node.members = members
+            node.float_ops = sum(m.float_ops for m in members)
+            node.parameters = sum(m.parameters for m in members)
+            node.reset()
+            node.add_self()
+            nodes.append(node)
+        nodes = _sort(nodes, opts.get("order_by", "name"))
+        _chain_totals(nodes)
+        shown = []
+        for depth, node in enumerate(nodes):
+            if depth > opts.get("max_depth", 10):
+                break
+            if self._should_show(node, opts):
+                shown.append(node)
+        if opts.get("account_displayed_op_only", False):
+            for node in shown:
+                node.reset()
+                node.add_self()
+            _chain_totals(shown)
+            chain = shown
+        else:
+            chain = nodes
+        root = tfprof_output_pb2.MultiGraphNodeProto(name=_ROOT)
+        if chain:
+            root.total_float_ops = chain[0].total_float_ops
+            root.total_parameters = chain[0].total_parameters
+        select = set(opts.get("select", []))
+        lines = [self._line(n, root, select) for n in shown]
+        parent = root
+        for node in shown:
+            child = parent.children.add(
+                name=node.name,
+                float_ops=node.float_ops,
+                parameters=node.parameters,
+                total_float_ops=node.total_float_ops,
+                total_parameters=node.total_parameters,
+            )
+            for m in node.members:
+                m.reset()
+                m.add_self()
+                child.graph_nodes.append(m.proto())
+            parent = child
+        return root, "".join(lines)
+
+    @staticmethod
+    def _should_show(node: _Node, opts: dict[str, Any]) -> bool:
+        get = opts.get
+        stats = ("min_bytes", "min_peak_bytes", "min_residual_bytes", "min_output_bytes")
+        times = ("min_micros", "min_accelerator_micros", "min_cpu_micros")
+        return not (
+            any(0 < get(k, 0) for k in stats + times)
+            # tfprof compares the totals here: the type and the types after it
+            or node.total_parameters < get("min_params", 0)
+            or node.total_float_ops < get("min_float_ops", 0)
+            or len(node.members) < get("min_occurrence", 0)
+        )
+
+    @staticmethod
+    def _line(node: _Node, root: Any, select: set[str]) -> str:
+        def column(value: int, total: int, root_total: int, unit: str) -> str:
+            accu = pct = 0.0
+            if total > 0:
+                accu, pct = 100.0 * total / root_total, 100.0 * value / root_total
+            return f"{f'{_number(value)}{unit} ({accu:.2f}%, {pct:.2f}%)':>30}"
+
+        attrs = []
+        if "bytes" in select:
+            attrs.append(f"{'0B (0.00%, 0.00%)':>30}")
+        if "micros" in select:
+            attrs += [f"{'0us (0.00%, 0.00%)':>30}"] * 3
+        if "params" in select:
+            attrs.append(
+                column(node.parameters, node.total_parameters, root.total_parameters, " params")
+            )
+        if "float_ops" in select:
+            attrs.append(
+                column(node.float_ops, node.total_float_ops, root.total_float_ops, " float_ops")
+            )
+        return f"{node.name:<25}{', '.join(attrs)}\n"
+
+
+def _chain_totals(nodes: list[_Node]) -> None:
+    """Each node's totals: itself and the nodes after it (tfprof's op view)."""
+    after: _Node | None = None
+    for node in reversed(nodes):
+        if after is not None:
+            node.aggregate(after)
+        after = node
+
+
 def _sort(nodes: list[_Node], order_by: str) -> list[_Node]:
     key = {"params": "total_parameters", "float_ops": "total_float_ops"}.get(order_by)
     if order_by in ("bytes", "micros"):  # all 0 without run metadata: a stable no-op
@@ -346,9 +475,9 @@ def _legend(select: set[str]) -> str:
     return f"node name | {' | '.join(legends)}\n"
 
 
-def _docs(select: set[str]) -> str:
+def _docs(select: set[str], view_doc: str) -> str:
     order = ("float_ops", "bytes", "micros", "params")  # TF's: param comes last
-    lines = [_SCOPE_DOC] + [_DOCS[k] for k in order if k in select]
+    lines = [view_doc] + [_DOCS[k] for k in order if k in select]
     return "\nDoc:\n" + "\n".join(lines) + "\n\n"
 
 
@@ -386,10 +515,22 @@ def _options_text(options: dict[str, Any], select: set[str]) -> str:
 
 
 def _check_options(options: dict[str, Any], cmd: str) -> None:
-    if cmd in ("op", "code", "graph"):
+    if cmd in ("code", "graph"):
         raise NotImplementedError(
-            f"tf.profiler.profile(cmd={cmd!r}): jtrain gives tfprof's 'scope' view only."
+            f"tf.profiler.profile(cmd={cmd!r}): jtrain gives tfprof's 'scope' and 'op' views."
         )
+    if cmd == "op":
+        names = {
+            "start_name_regexes": ([".*"], []),
+            "show_name_regexes": ([".*"],),
+            "hide_name_regexes": ([],),
+            "trim_name_regexes": ([],),
+        }
+        for key, allowed in names.items():
+            if list(options.get(key, allowed[0])) not in allowed:
+                raise NotImplementedError(
+                    f"tf.profiler.profile(cmd='op'): option {key!r} is not supported by jtrain."
+                )
     for key in options.get("select", []):
         if key not in _SUPPORTED_SELECT:
             raise NotImplementedError(
@@ -439,18 +580,21 @@ def profile(
       graph: the ``Graph`` (default ``None``: the default graph).
       run_meta: must be ``None`` (a jtrain step is one XLA program; use ``jax.profiler``).
       op_log: an ``OpLogProto`` whose float operations and types are merged in.
-      cmd: ``'scope'`` (default; ``'graph'``, ``'op'`` and ``'code'`` raise).
+      cmd: ``'scope'`` (default) or ``'op'`` (``'graph'`` and ``'code'`` raise).
       options: a ``ProfileOptionBuilder`` dict (default:
         ``ProfileOptionBuilder.trainable_variables_parameter()``).
 
     Returns:
-      A ``GraphNodeProto``: the root ``_TFProfRoot`` with the totals and the shown
-      nodes as ``children``. Prints TF's report unless ``output`` is ``'none'``
-      (``'file:outfile=PATH'`` writes it, atomically).
+      A ``GraphNodeProto`` (scope view): the root ``_TFProfRoot`` with the totals and
+      the shown nodes as ``children``; a ``MultiGraphNodeProto`` (op view): the shown
+      op types chained through ``children``, each with its ``graph_nodes``. Prints
+      TF's report unless ``output`` is ``'none'`` (``'file:outfile=PATH'`` writes it,
+      atomically).
 
     Raises:
       tf.errors.InvalidArgumentError: an unknown ``cmd`` (TF's).
-      NotImplementedError: ``run_meta``; ``cmd`` other than ``'scope'``; a ``select``
+      NotImplementedError: ``run_meta``; ``cmd`` ``'graph'`` or ``'code'``, or ``'op'``
+        with name regexes; a ``select``
         other than params/float_ops/bytes/micros; float operations of a graph with
         ops jtrain cannot count as TF (``tfprof_logger``).
     """
@@ -468,8 +612,13 @@ def profile(
     if _needs_float_ops(options):
         log.check_float_ops()
     select = set(options.get("select", []))
-    root, tree = _ScopeView(graph, log.proto).show(options)
-    body = _docs(select) + "Profile:\n" + _legend(select) + tree
+    if cmd == "op":
+        proto, tree = _OpView(graph, log.proto).show(options)
+        body = _docs(select, _OP_DOC) + "Profile:\n" + _legend(select) + tree
+    else:
+        root, tree = _ScopeView(graph, log.proto).show(options)
+        proto = root.proto()
+        body = _docs(select, _SCOPE_DOC) + "Profile:\n" + _legend(select) + tree
     kind, values = _output(options)
     if kind == "stdout":
         header = (
@@ -486,7 +635,7 @@ def profile(
         with open(tmp, "w") as f:
             f.write(body)
         os.replace(tmp, path)
-    return root.proto()
+    return proto
 
 
 def advise(graph: Any = None, run_meta: Any = None, options: Any = None) -> Any:
@@ -533,7 +682,7 @@ class Profiler:
         return profile(self._graph, op_log=self._op_log, cmd="graph", options=options)
 
     def profile_operations(self, options: dict[str, Any]) -> Any:
-        """The op view: ``NotImplementedError`` (jtrain gives the scope view)."""
+        """The op view (``tf.profiler.profile(cmd='op')``): a ``MultiGraphNodeProto``."""
         return profile(self._graph, op_log=self._op_log, cmd="op", options=options)
 
     def profile_python(self, options: dict[str, Any]) -> Any:
