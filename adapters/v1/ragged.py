@@ -1,7 +1,11 @@
 """``tf.compat.v1.ragged``: ragged tensors in graphs (``ops/ragged/``)."""
 
 from adapters.v1._missing import missing_name_getattr
-from adapters.v1.ops.ragged.ragged_array_ops import boolean_mask, stack
+from adapters.v1.ops.ragged.ragged_array_ops import (
+    boolean_mask,
+    stack,
+    stack_dynamic_partitions,
+)
 from adapters.v1.ops.ragged.ragged_factory_ops import constant, constant_value, placeholder
 from adapters.v1.ops.ragged.ragged_functional_ops import map_flat_values
 from adapters.v1.ops.ragged.ragged_math_ops import range  # noqa: A004 - TF's name
@@ -22,6 +26,7 @@ __all__ = [
     "row_splits_to_segment_ids",
     "segment_ids_to_row_splits",
     "stack",
+    "stack_dynamic_partitions",
 ]
 
 __getattr__ = missing_name_getattr("tf.ragged", globals())

@@ -146,6 +146,13 @@ CASES = {
     "uniform_row_length": lambda tf: (
         tf.RaggedTensor.from_tensor([[1, 2, 0], [3, 0, 0]]).uniform_row_length
     ),
+    "stack_dynamic_partitions": lambda tf: (
+        tf.ragged.stack_dynamic_partitions(["a", "b", "c", "d", "e"], [3, 0, 2, 2, 3], 5),
+        tf.ragged.stack_dynamic_partitions([[1, 2], [3, 4], [5, 6]], [1, 0, 1], 2),
+        tf.ragged.stack_dynamic_partitions(
+            tf.constant([1.5, 2.5]), tf.constant([1, 1], tf.int64), 3
+        ),
+    ),
     "operators_scalar": lambda tf: (
         _rc(tf, NESTED) * 2,
         10 - _rc(tf, [[1, 2], [3]]),
@@ -275,4 +282,22 @@ def test_constant_value() -> None:
         return lambda sess: found
 
     theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def test_stack_dynamic_partitions_out_of_range() -> None:
+    def script(tf: Any) -> Any:
+        rt = tf.ragged.stack_dynamic_partitions(["a", "b"], [0, 5], 5)
+
+        def run(sess: Any) -> Any:
+            try:
+                sess.run(rt)
+            except tf.errors.InvalidArgumentError as e:
+                return _message(e)[:108]
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert theirs.startswith("assertion failed: [partitions must be less than num_partitions]")
     assert ours == theirs

@@ -10,7 +10,7 @@ import numpy as np
 from adapters.v1.framework import ops
 from adapters.v1.ops.ragged.ragged_tensor import RaggedTensor, _np, host_op
 
-__all__ = ["boolean_mask", "stack"]
+__all__ = ["boolean_mask", "stack", "stack_dynamic_partitions"]
 
 
 def boolean_mask(data: Any, mask: Any, name: str | None = None) -> Any:
@@ -154,3 +154,54 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> Ragg
             ],
         )
     return RaggedTensor(RaggedTensor(flat, inner_splits, None, True), outer_splits, None, True)
+
+
+def stack_dynamic_partitions(
+    data: Any, partitions: Any, num_partitions: int, name: str | None = None
+) -> RaggedTensor:
+    """Groups the rows of ``data`` by ``partitions``: row ``p`` of the result is
+    ``data[partitions == p]`` in order (``tf.ragged.stack_dynamic_partitions``).
+
+    Args:
+      data: a tensor (its first dimension the items).
+      partitions: int32/int64 ``[len(data)]``, each in ``[0, num_partitions)``.
+      num_partitions: the number of rows of the result (a Python int).
+      name: the scope's name (default ``"SegmentStack"``).
+
+    Returns:
+      A ``RaggedTensor`` ``[num_partitions, None, *data.shape[1:]]``, row splits of the
+      partitions' dtype.
+
+    Raises:
+      InvalidArgumentError (at run time): a partition out of range (TF's assertion
+        message's first part).
+    """
+    from adapters.v1.ops.ragged.ragged_tensor import _invalid
+
+    data_t = ops.convert_to_tensor(data)
+    parts_t = ops.convert_to_tensor(partitions)
+    dtype = _np(parts_t)
+    count = int(num_partitions)
+
+    def compute(v: Any, p: Any) -> tuple[Any, ...]:
+        v, p = np.asarray(v), np.asarray(p).reshape(-1)
+        if np.any(p >= count):
+            raise _invalid(
+                "partitions must be less than num_partitions] [Condition x < y did not hold "
+                "element-wise:"
+            )
+        if np.any(p < 0):
+            raise _invalid("partitions must be non-negative")
+        order = np.argsort(p, kind="stable")
+        counts = np.bincount(p, minlength=count)[:count]
+        return v[order], np.concatenate([[0], np.cumsum(counts)]).astype(dtype)
+
+    with ops.name_scope(name, "SegmentStack"):
+        values, splits = host_op(
+            "SegmentStack",
+            "stack",
+            [data_t, parts_t],
+            compute,
+            [(data_t._shape, _np(data_t)), ((count + 1,), dtype)],
+        )
+    return RaggedTensor(values, splits, None, True)
