@@ -60,7 +60,6 @@ _INSTEAD["quantization.experimental"] = (
 
 # tf.compat.v1.data.experimental names (TF 2.21) jtrain's tf.data does not have.
 _DATA_EXPERIMENTAL_HINTS = {
-    "assert_cardinality": "drop the assertion",
     "Options": "not in TF 2.21 either: use tf.data.Options",
     "make_one_shot_iterator": "not in TF 2.21 either: use tf.data.make_one_shot_iterator",
     "make_initializable_iterator": "not in TF 2.21 either: use tf.data.make_initializable_iterator",
@@ -82,7 +81,7 @@ for _name in (
         "parallel_interleave, ignore_errors, unbatch, get_single_element, enumerate_dataset, "
         "take_while, scan, group_by_window, bucket_by_sequence_length, "
         "sample_from_datasets, choose_from_datasets, CsvDataset, make_csv_dataset, Counter, "
-        "unique, "
+        "unique, cardinality, assert_cardinality, "
         "prefetch_to_device, copy_to_device and the options classes; build the rest "
         "from the Dataset methods (map, filter, batch, interleave, flat_map, "
         "from_generator...)",

@@ -925,3 +925,33 @@ def test_cardinality_as_tf():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda tf: tf.data.Dataset.range(3).filter(lambda x: x >= 0),
+        lambda tf: tf.data.Dataset.range(8).filter(lambda x: x >= 0),
+        lambda tf: tf.data.Dataset.range(5).filter(lambda x: x >= 0),
+        lambda tf: tf.data.Dataset.range(1).filter(lambda x: x >= 0),
+        lambda tf: tf.data.Dataset.range(2).repeat(),
+        lambda tf: tf.data.Dataset.range(2),
+    ],
+)
+@pytest.mark.parametrize("expected", [5, 1, -1])
+def test_assert_cardinality_as_tf(build, expected):
+    def script(tf):
+        ds = build(tf).apply(tf.data.experimental.assert_cardinality(expected)).take(9)
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        count = tf.data.experimental.cardinality(ds)
+        return lambda sess: {"n": int(sess.run(count)), "values": _drain_with_errors(tf, sess, nxt)}
+
+    theirs, ours = run_both(script)
+    assert ours["n"] == theirs["n"]
+    assert_twins(
+        [v for v in theirs["values"] if not isinstance(v, tuple)],
+        [v for v in ours["values"] if not isinstance(v, tuple)],
+    )
+    assert [v for v in ours["values"] if isinstance(v, tuple)] == [
+        v for v in theirs["values"] if isinstance(v, tuple)
+    ]

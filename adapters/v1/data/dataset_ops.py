@@ -1546,6 +1546,54 @@ class _Shard(_Unary):
         return itertools.islice(self._input._elements(run), self._index, None, self._shards)
 
 
+def _elements_text(n: int) -> str:
+    return f"{n} element{'' if n == 1 else 's'}"
+
+
+class AssertCardinality(_Unary):
+    """``assert_cardinality``: the elements, checked to be ``expected`` many."""
+
+    def __init__(self, input_dataset: DatasetV1, expected: int):
+        super().__init__(input_dataset)
+        self._expected = expected
+
+    def _cardinality(self, run: Run) -> int:
+        return self._expected
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        expected = self._expected
+        want = (
+            "an infinite number of elements"
+            if expected == INFINITE_CARDINALITY
+            else _elements_text(expected)
+        )
+        count = 0
+        for element in self._input._elements(run):
+            count += 1
+            if expected != INFINITE_CARDINALITY and count > expected:
+                # As TF's: each further element is an error counting it.
+                yield run.failure(
+                    self,
+                    errors.FailedPreconditionError(
+                        None,
+                        None,
+                        f"Input dataset was expected to contain {want} but contained at least "
+                        f"{_elements_text(count)}.",
+                    ),
+                )
+                continue
+            yield element
+        if expected == INFINITE_CARDINALITY or count != expected:
+            error = errors.FailedPreconditionError(
+                None,
+                None,
+                f"Input dataset was expected to contain {want} but contained only "
+                f"{_elements_text(count)}.",
+            )
+            while True:  # as TF's: every later get_next finds the end again
+                yield run.failure(self, error)
+
+
 class _Counter(DatasetV1):
     def __init__(self, start: int, step: int, dtype: Any):
         self._start, self._step = start, step

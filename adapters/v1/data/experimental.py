@@ -47,6 +47,7 @@ __all__ = [
     "UNKNOWN_CARDINALITY",
     "copy_to_device",
     "enumerate_dataset",
+    "assert_cardinality",
     "bucket_by_sequence_length",
     "cardinality",
     "choose_from_datasets",
@@ -299,6 +300,24 @@ def Counter(start: Any = 0, step: Any = 1, dtype: Any = None) -> DatasetV1:  # n
     from adapters.v1.framework import dtypes
 
     return DatasetV1.counter(start, step, dtypes.int64 if dtype is None else dtype)
+
+
+def assert_cardinality(expected_cardinality: Any) -> Transformation:
+    """The elements, checked to be ``expected_cardinality`` many (for
+    ``Dataset.apply``); ``cardinality()`` then gives it.
+
+    Raises:
+      FailedPreconditionError: at ``get_next``, the element past the expected count, or
+        the end before it (an infinite expectation: any end), with TF's message.
+    """
+    from adapters.v1.data.dataset_ops import AssertCardinality, _as_count
+
+    expected = _as_count(expected_cardinality, "expected_cardinality")
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return AssertCardinality(dataset, expected)
+
+    return apply
 
 
 def cardinality(dataset: DatasetV1) -> Any:
