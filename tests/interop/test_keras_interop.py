@@ -156,14 +156,16 @@ def test_sequential_trains_as_tf():
         built = K.Sequential()
         built.add(K.layers.Dense(3, input_shape=(4,), activation="sigmoid"))
         built.add(K.layers.Dense(3))
-        out = first(x) + built(x)
+        from_input = K.Sequential([K.Input(shape=(4,)), K.layers.Dense(3)])
+        out = first(x) + built(x) + from_input(x)
         loss = K.losses.MeanSquaredError()(y, out)
         variables = tf.trainable_variables()
         assigns = _fixed(tf, variables)
         grads = tf.gradients(loss, variables)
         train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
-        info = _structure(tf, [out, loss, *built.inputs, *built.outputs])
-        info["models"] = [first.name, built.name, _names(first.weights), _names(built.weights)]
+        info = _structure(tf, [out, loss, *built.inputs, *built.outputs, *from_input.inputs])
+        info["models"] = [first.name, built.name, _names(first.weights), _names(built.weights),
+                          [layer.name for layer in from_input.layers]]  # fmt: skip
 
         def run(sess):
             sess.run(assigns)

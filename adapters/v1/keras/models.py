@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.v1._missing import missing_name_getattr
+from adapters.v1.framework import ops
 from adapters.v1.keras import layers as layers_module
 from adapters.v1.keras.layers import InputLayer, Layer, _flat, _history
 from adapters.v1.layers import base as tl_base
@@ -327,6 +328,10 @@ class Sequential(Model):
           TypeError: ``layer`` is not a Keras layer.
           ValueError: a second ``InputLayer``, or a layer whose name a layer of the model has.
         """
+        if isinstance(layer, ops.Tensor):  # an ``Input`` tensor: its InputLayer
+            entry = _history(layer.graph).get(id(layer))
+            if entry is not None and isinstance(entry[1], InputLayer):
+                layer = entry[1]
         if not isinstance(layer, tl_base.Layer):
             raise TypeError(
                 "The added layer must be an instance of class Layer. "
