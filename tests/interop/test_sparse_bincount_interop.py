@@ -96,6 +96,26 @@ def test_fed_values_feed_the_program():
     assert_twins(theirs, ours, rtol=0)
 
 
+def test_placeholder_with_default_values_unfed_and_fed_sparse_placeholder():
+    """Values from tf.placeholder_with_default run with their default and fed; a fed
+    tf.sparse_placeholder's counts feed the program. Before, any PlaceholderWithDefault
+    was taken as fed, so the run with the default failed."""
+
+    def script(tf):
+        v = tf.placeholder_with_default(tf.constant([1, 3, 3], tf.int64), [None])
+        c = tf.sparse.bincount(v)
+        sp = tf.sparse_placeholder(tf.int64, shape=[None, None])
+        per_row = tf.sparse.bincount(sp, axis=-1)
+        total = tf.reduce_sum(tf.cast(per_row.values, tf.float32) * 2.0)
+        feed = {sp: ([[0, 0], [0, 1], [2, 0]], [3, 3, 1], [3, 2])}
+        return lambda sess: _plain(
+            [sess.run(c), sess.run(c, {v: [2, 2]}), sess.run([per_row, total], feed)]
+        )
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+
+
 @pytest.mark.parametrize("case", ["negative", "rank3"])
 def test_run_errors_are_tfs(case):
     def script(tf):

@@ -161,3 +161,20 @@ def test_empty_batch_gives_empty_crosses(hashed):
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0)
+
+
+def test_dense_placeholder_with_default_unfed_and_fed():
+    """A dense input from tf.placeholder_with_default, run with its default and fed;
+    before, any PlaceholderWithDefault input was taken as fed, so the run with the
+    default failed (the cross was placed before the step that computes it)."""
+
+    def script(tf):
+        dense = tf.placeholder_with_default(tf.constant([["a"], ["b"]]), [None, 1])
+        sp = tf.SparseTensor([[0, 0], [1, 0]], ["x", "y"], [2, 2])
+        out = tf.sparse.cross_hashed([sp, dense], num_buckets=7)
+        joined = tf.sparse.cross([sp, dense])
+        feed = {dense: [["q"], ["r"]]}
+        return lambda sess: _plain([sess.run([out, joined]), sess.run([out, joined], feed)])
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)

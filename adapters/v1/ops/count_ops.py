@@ -195,7 +195,7 @@ def sparse_bincount(
                 ((None,), np.dtype(out_dtype.as_numpy_dtype)),
                 ((rank,), np.dtype(np.int64)),
             ],
-            host=fed_placement(inputs),
+            host=fed_placement(inputs, [values] if sparse else []),
         )
         node.append(op)
         return SparseTensor(*op.outputs)

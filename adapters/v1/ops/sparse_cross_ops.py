@@ -162,18 +162,27 @@ def _cross_node(
             ((None,), out_dtype.dtype),
             ((2,), np.dtype(np.int64)),
         ],
-        host=fed_placement(inputs),
+        host=fed_placement(inputs, sparse),
     )
     node.append(op)
     return SparseTensor(*op.outputs)
 
 
-def fed_placement(inputs: list[ops.Tensor]) -> str:
-    """``data_flow_ops.placement``, with a ``PlaceholderWithDefault`` (a
-    ``tf.sparse_placeholder``'s ``dense_shape``) taken as fed: the crosses of fed
-    sparse inputs run before the program and can feed it (an embedding lookup)."""
-    fed_like = [t for t in inputs if t.op.type != "PlaceholderWithDefault"]
-    return placement(fed_like)
+def fed_placement(inputs: list[ops.Tensor], sparse: Any = ()) -> str:
+    """``data_flow_ops.placement``, with the ``dense_shape`` of a
+    ``tf.sparse_placeholder`` among ``sparse`` (a ``PlaceholderWithDefault`` beside
+    ``Placeholder`` indices and values, fed with them as a ``SparseTensorValue``) taken
+    as fed: the crosses of fed sparse inputs run before the program and can feed it (an
+    embedding lookup). Any other ``PlaceholderWithDefault`` may run with its default,
+    computed in the step: a host op reading it runs after the step."""
+    fed_shapes = {
+        sp.dense_shape
+        for sp in sparse
+        if sp.dense_shape.op.type == "PlaceholderWithDefault"
+        and sp.indices.op.type == "Placeholder"
+        and sp.values.op.type == "Placeholder"
+    }
+    return placement([t for t in inputs if t not in fed_shapes])
 
 
 def _product(lists: list[list[Any]]) -> list[tuple[Any, ...]]:
