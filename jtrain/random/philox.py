@@ -12,7 +12,7 @@ advances the counter by one. Ten rounds, each
 
 with ``M_A = 0xD2511F53``, ``M_B = 0xCD9E8D57``, and the key raised by
 ``(0x9E3779B9, 0xBB67AE85)`` between rounds. Everything here is ``uint32``
-arithmetic (the 32x32->64 products through 16-bit halves), vectorized over many
+arithmetic (the 32x32->64 products as scoped uint64 ones), vectorized over many
 counters, so a draw is elementwise integer work inside a jitted program.
 
 A stateful TF op (``RandomUniform``...) owns a ``GuardedPhiloxRandom``: key
@@ -91,14 +91,30 @@ def seeded(seed: int, seed2: int) -> tuple[Any, Any]:
 
 
 def _mulhilo(m: int, x: Any) -> tuple[Any, Any]:
-    """``(high, low)`` words of the 64-bit product ``m * x`` (``x`` uint32)."""
-    lo = x * _U32(m)
-    ml, mh = _U32(m & 0xFFFF), _U32(m >> 16)
-    xl, xh = x & _U32(0xFFFF), x >> _U32(16)
-    ll, lh, hl, hh = xl * ml, xl * mh, xh * ml, xh * mh
-    mid = (ll >> _U32(16)) + (lh & _U32(0xFFFF)) + (hl & _U32(0xFFFF))
-    hi = hh + (lh >> _U32(16)) + (hl >> _U32(16)) + (mid >> _U32(16))
-    return hi, lo
+    """``(high, low)`` words of the 64-bit product ``m * x`` (``x`` uint32).
+
+    One uint64 product (scoped 64-bit types): on XLA's CPU backend about four times
+    faster than four 16-bit partial products.
+    """
+    with jax.enable_x64(True):
+        product = x.astype(jnp.uint64) * jnp.uint64(m)
+        return (product >> jnp.uint64(32)).astype(_U32), product.astype(_U32)
+
+
+Words = tuple[Any, Any, Any, Any]
+
+
+def _rounds(k0: Any, k1: Any, c0: Any, c1: Any, c2: Any, c3: Any) -> Words:
+    """Philox4x32-10 on counter words (any shape) under key words: the four output words."""
+    # (materialized first: XLA would fuse the counters' arithmetic into every round)
+    c0, c1, c2, c3 = jax.lax.optimization_barrier((c0, c1, c2, c3))
+    for r in range(10):
+        hi0, lo0 = _mulhilo(_MUL_A, c0)
+        hi1, lo1 = _mulhilo(_MUL_B, c2)
+        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+        if r < 9:
+            k0, k1 = k0 + _U32(_KEY_A), k1 + _U32(_KEY_B)
+    return c0, c1, c2, c3
 
 
 def philox(key: Any, counter: Any) -> Any:
@@ -112,20 +128,13 @@ def philox(key: Any, counter: Any) -> Any:
       ``uint32[..., 4]``: the four words TF's generator returns for that counter.
     """
     key, counter = _u32(key), _u32(counter)
-    k0, k1 = key[..., 0], key[..., 1]
-    c0, c1, c2, c3 = (counter[..., i] for i in range(4))
-    for r in range(10):
-        hi0, lo0 = _mulhilo(_MUL_A, c0)
-        hi1, lo1 = _mulhilo(_MUL_B, c2)
-        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
-        if r < 9:
-            k0, k1 = k0 + _U32(_KEY_A), k1 + _U32(_KEY_B)
-    return jnp.stack(jnp.broadcast_arrays(c0, c1, c2, c3), axis=-1)
+    words = _rounds(key[..., 0], key[..., 1], *(counter[..., i] for i in range(4)))
+    return jnp.stack(jnp.broadcast_arrays(*words), axis=-1)
 
 
-def _add64(counter: Any, lo: Any, hi: Any) -> Any:
-    """``counter + (hi << 32 | lo)`` on the 128-bit counter, with TF's ``Skip`` carries."""
-    c0, c1, c2, c3 = (counter[..., i] for i in range(4))
+def _add_words(c: Words, lo: Any, hi: Any) -> Words:
+    """Counter words ``c`` plus ``(hi << 32 | lo)``, with TF's ``Skip`` carries."""
+    c0, c1, c2, c3 = c
     lo, hi = _u32(lo), _u32(hi)
     c0 = c0 + lo
     hi = hi + (c0 < lo).astype(_U32)
@@ -133,7 +142,13 @@ def _add64(counter: Any, lo: Any, hi: Any) -> Any:
     carry = (c1 < hi).astype(_U32)
     c2 = c2 + carry
     c3 = c3 + (carry & (c2 == 0)).astype(_U32)
-    return jnp.stack(jnp.broadcast_arrays(c0, c1, c2, c3), axis=-1)
+    return c0, c1, c2, c3
+
+
+def _add64(counter: Any, lo: Any, hi: Any) -> Any:
+    """``counter + (hi << 32 | lo)`` on the 128-bit counter, with TF's ``Skip`` carries."""
+    words = _add_words(tuple(counter[..., i] for i in range(4)), lo, hi)
+    return jnp.stack(jnp.broadcast_arrays(*words), axis=-1)
 
 
 def skip(counter: Any, count: Any) -> Any:
@@ -163,18 +178,28 @@ def reserve(counter: Any, num_elements: int) -> Any:
     return skip(counter, num_elements * RESERVED_SAMPLES_PER_OUTPUT)
 
 
+def _offsets(i: Any, stride: int) -> tuple[Any, Any]:
+    """Low and high words of ``i * stride`` (``i`` uint32, ``stride`` a power of two)."""
+    shift = int(stride).bit_length() - 1
+    if 1 << shift != stride:
+        raise ValueError(f"stride must be a power of two, got {stride}")
+    if shift == 0:
+        return i, jnp.zeros_like(i)
+    return i << _U32(shift), i >> _U32(32 - shift)
+
+
+def _bit_words(key: Any, counter: Any, calls: int, stride: int = 1) -> Words:
+    """The four words of the generator's calls at ``counter + i * stride``, each ``[calls]``."""
+    key, counter = _u32(key), _u32(counter)
+    lo, hi = _offsets(jnp.arange(calls, dtype=_U32), stride)
+    c = _add_words(tuple(counter[i] for i in range(4)), lo, hi)
+    c0, c1, c2, c3 = (jnp.broadcast_to(w, (calls,)) for w in c)
+    return _rounds(key[0], key[1], c0, c1, c2, c3)
+
+
 def random_bits(key: Any, counter: Any, calls: int, stride: int = 1) -> Any:
     """``uint32[calls, 4]``: the generator's calls at ``counter + i * stride``."""
-    i = jnp.arange(calls, dtype=_U32)
-    if stride == 1:
-        lo, hi = i, jnp.zeros_like(i)
-    else:
-        shift = int(stride).bit_length() - 1
-        if 1 << shift != stride:
-            raise ValueError(f"stride must be a power of two, got {stride}")
-        lo = i << _U32(shift)
-        hi = i >> _U32(32 - shift) if shift else jnp.zeros_like(i)
-    return philox(key, _add64(_u32(counter)[None, :], lo, hi))
+    return jnp.stack(_bit_words(key, counter, calls, stride), axis=-1)
 
 
 # -- bits to values (TF's random_distributions) ----------------------------------------------
@@ -270,10 +295,11 @@ def uniform(key: Any, counter: Any, shape: tuple[int, ...], dtype: Any) -> Any:
     dtype = np.dtype(dtype)
     n = _size(shape)
     per = 2 if _wide(dtype) else 4
-    bits = random_bits(key, counter, -(-n // per))
+    w0, w1, w2, w3 = _bit_words(key, counter, -(-n // per))
     if dtype == np.float64:
         with jax.enable_x64(True):
-            return _fill(uint64_to_double(bits[:, 0::2], bits[:, 1::2]), shape)
+            pair = [uint64_to_double(w0, w1), uint64_to_double(w2, w3)]
+            return _fill(jnp.stack(pair, axis=-1), shape)
     convert = {
         np.dtype(np.float32): uint32_to_float,
         np.dtype(np.float16): uint16_to_half,
@@ -281,7 +307,7 @@ def uniform(key: Any, counter: Any, shape: tuple[int, ...], dtype: Any) -> Any:
     }.get(dtype)
     if convert is None:
         raise TypeError(f"uniform: dtype {dtype} is not float16, bfloat16, float32 or float64")
-    return _fill(convert(bits), shape)
+    return _fill(jnp.stack([convert(w) for w in (w0, w1, w2, w3)], axis=-1), shape)
 
 
 def uniform_int(
@@ -306,14 +332,14 @@ def uniform_int(
     dtype = np.dtype(dtype)
     n = _size(shape)
     if dtype == np.int32:
-        bits = random_bits(key, counter, -(-n // 4))
+        bits = jnp.stack(_bit_words(key, counter, -(-n // 4)), axis=-1)
         lo = jnp.asarray(minval, jnp.int32).astype(_U32)
         span = jnp.asarray(maxval, jnp.int32).astype(_U32) - lo
         return _fill(jax.lax.bitcast_convert_type(lo + bits % span, jnp.int32), shape)
     if dtype == np.int64:
         with jax.enable_x64(True):
-            bits = random_bits(key, counter, -(-n // 2)).astype(jnp.uint64)
-            words = bits[:, 0::2] | (bits[:, 1::2] << jnp.uint64(32))
+            w = [x.astype(jnp.uint64) for x in _bit_words(key, counter, -(-n // 2))]
+            words = jnp.stack([w[0] | (w[1] << 32), w[2] | (w[3] << 32)], axis=-1)
             lo = jnp.asarray(minval, jnp.int64).astype(jnp.uint64)
             span = jnp.asarray(maxval, jnp.int64).astype(jnp.uint64) - lo
             out = jax.lax.bitcast_convert_type(lo + words % span, jnp.int64)
@@ -336,13 +362,11 @@ def normal(key: Any, counter: Any, shape: tuple[int, ...], dtype: Any) -> Any:
     n = _size(shape)
     if dtype == np.float64:
         with jax.enable_x64(True):
-            bits = random_bits(key, counter, -(-n // 2))
-            d0, d1 = box_muller_double(bits[:, 0], bits[:, 1], bits[:, 2], bits[:, 3])
+            d0, d1 = box_muller_double(*_bit_words(key, counter, -(-n // 2)))
             return _fill(jnp.stack([d0, d1], axis=-1), shape)
-    bits = random_bits(key, counter, -(-n // 4))
-    f0, f1 = box_muller_float(bits[:, 0::2], bits[:, 1::2])
-    pairs = jnp.stack([f0, f1], axis=-1)  # [calls, 2 pairs, 2 values]
-    return _fill(_narrow(pairs, dtype), shape)
+    w0, w1, w2, w3 = _bit_words(key, counter, -(-n // 4))
+    values = jnp.stack([*box_muller_float(w0, w1), *box_muller_float(w2, w3)], axis=-1)
+    return _fill(_narrow(values, dtype), shape)
 
 
 def _candidates(key: Any, counter: Any, groups: int, calls: int, dtype: np.dtype) -> Any:
@@ -352,25 +376,18 @@ def _candidates(key: Any, counter: Any, groups: int, calls: int, dtype: np.dtype
     (float32) or quadruples (float64), each giving two candidates.
     """
     region = (4 if dtype != np.float64 else 2) * RESERVED_SAMPLES_PER_OUTPUT // 4
-    starts = skip(
-        jnp.broadcast_to(_u32(counter), (groups, 4)),
-        jnp.stack(
-            [
-                jnp.arange(groups, dtype=_U32) * _U32(region),
-                jnp.arange(groups, dtype=_U32) >> _U32(32 - (region.bit_length() - 1)),
-            ],
-            axis=-1,
-        ),
-    )
-    j = jnp.arange(calls, dtype=_U32)
-    counters = _add64(starts[:, None, :], j[None, :], jnp.zeros_like(j)[None, :])
-    bits = philox(key, counters)  # [groups, calls, 4]
+    counter = _u32(counter)
+    g_lo, g_hi = _offsets(jnp.arange(groups, dtype=_U32), region)
+    starts = _add_words(tuple(counter[i] for i in range(4)), g_lo, g_hi)
+    j = jnp.arange(calls, dtype=_U32)[None, :]
+    words = _add_words(tuple(w[:, None] for w in starts), j, jnp.zeros_like(j))
+    c0, c1, c2, c3 = (jnp.broadcast_to(w, (groups, calls)) for w in words)
+    w0, w1, w2, w3 = _rounds(_u32(key)[0], _u32(key)[1], c0, c1, c2, c3)  # [groups, calls]
     if dtype == np.float64:
-        d0, d1 = box_muller_double(bits[..., 0], bits[..., 1], bits[..., 2], bits[..., 3])
+        d0, d1 = box_muller_double(w0, w1, w2, w3)
         return jnp.stack([d0, d1], axis=-1).reshape(groups, -1)
-    words = bits.reshape(groups, -1)
-    f0, f1 = box_muller_float(words[:, 0::2], words[:, 1::2])
-    return jnp.stack([f0, f1], axis=-1).reshape(groups, -1)
+    cands = [*box_muller_float(w0, w1), *box_muller_float(w2, w3)]
+    return jnp.stack(cands, axis=-1).reshape(groups, -1)
 
 
 def _first_accepted(cands: Any, per: int) -> tuple[Any, Any]:
