@@ -77,5 +77,6 @@ def test_unsupported_raise():
     assert profiler.profile_name_scope(params).total_parameters == 12
     with pytest.raises(NotImplementedError, match="jax.profiler"):
         profiler.add_step(1, object())
+    assert profiler.advise(None) == tf.profiler.AdviceProto()
     with pytest.raises(NotImplementedError, match="RunMetadata"):
-        profiler.advise()
+        tf.profiler.advise(g, run_meta=object())

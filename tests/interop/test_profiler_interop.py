@@ -305,6 +305,41 @@ def test_write_op_log(tmp_path, capfd):
     assert logs[1] == logs[0]
 
 
+@pytest.mark.parametrize("batch_norm_scope", [False, True])
+@pytest.mark.parametrize(
+    "options", [None, {"OperationChecker": {}}, {}, "default"], ids=["none", "op", "empty", "all"]
+)
+def test_advise_is_tfs(batch_norm_scope, options, capfd):
+    results = []
+    for tf in (tf1, jtf):
+        with classic_tf1() if tf is tf1 else contextlib.nullcontext():
+            graph = tf.Graph()
+            with graph.as_default():
+                _mlp(tf)
+                if batch_norm_scope:
+                    with tf.name_scope("BatchNorm"):
+                        tf.identity(tf.ones([2]))
+                capfd.readouterr()
+                kwargs = {} if options == "default" else {"options": options}
+                advice = tf.profiler.advise(graph, **kwargs)
+                out, err = capfd.readouterr()
+        proto = tfprof_output_pb2.AdviceProto()
+        proto.ParseFromString(advice.SerializeToString())
+        # TF prints the checkers in its hash map's order: compare them by name
+        blocks: dict[str, list[str]] = {}
+        for line in out.splitlines():
+            if line.endswith("Checker:"):
+                blocks[line] = []
+            elif line:
+                blocks[list(blocks)[-1]].append(line)
+        blocks["length"] = [str(len(out))]
+        lines = [line for line in err.splitlines() if "RunMetadata" in line or "run_meta" in line]
+        results.append((proto, blocks, lines))
+    assert results[1] == results[0]
+    if batch_norm_scope and options:
+        assert "Maybe use faster FusedBatchNorm" in str(results[0][0])
+
+
 def test_run_meta_and_advise_raise():
     g = jtf.Graph()
     with g.as_default():
@@ -312,7 +347,7 @@ def test_run_meta_and_advise_raise():
         with pytest.raises(NotImplementedError, match="jax.profiler"):
             jtf.profiler.profile(g, run_meta=object(), options=FLOPS(jtf))
         with pytest.raises(NotImplementedError, match="RunMetadata"):
-            jtf.profiler.advise(g)
+            jtf.profiler.advise(g, run_meta=object())
         with pytest.raises(jtf.errors.InvalidArgumentError, match="unknown cmd: bad"):
             jtf.profiler.profile(g, cmd="bad")
     with classic_tf1():

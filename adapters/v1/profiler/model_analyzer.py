@@ -638,19 +638,67 @@ def profile(
     return proto
 
 
-def advise(graph: Any = None, run_meta: Any = None, options: Any = None) -> Any:
-    """``tf.profiler.advise``: TF's checkers need a step's run metadata (times, memory,
-    devices), which a jtrain step, one XLA program, does not have.
+# The checkers TF's open-source profiler runs (``JobChecker`` is accepted and skipped),
+# in the order they print here (TF's order follows a hash map's and varies).
+_CHECKERS = ("ExpensiveOperationChecker", "OperationChecker", "AcceleratorUtilizationChecker")
+
+
+def advise(graph: Any = None, run_meta: Any = None, options: Any = _DEFAULT_PROFILE_OPTIONS) -> Any:
+    """``tf.profiler.advise``: TF's advice checkers over the graph.
+
+    Without run metadata, as TF: ``ExpensiveOperationChecker`` and
+    ``AcceleratorUtilizationChecker`` report nothing (TF's "Missing RunMetadata"
+    lines on stderr), ``OperationChecker`` reports
+    "Maybe use faster FusedBatchNorm instead of BatchNorm" when an op's name holds
+    ``BatchNorm`` and no op has the type ``FusedBatchNorm``. Each checker's reports are
+    printed under its name.
+
+    Args:
+      graph: the ``Graph`` (default ``None``: the default graph).
+      run_meta: must be ``None`` (a jtrain step has no per-op run metadata).
+      options: ``{checker name: {}}`` (default ``ALL_ADVICE``; ``None``: no checker).
+
+    Returns:
+      An ``AdviceProto`` with one ``checkers`` entry per checker run.
 
     Raises:
-      NotImplementedError: always; profile device time with ``jax.profiler``.
+      NotImplementedError: ``run_meta`` given; profile device time with
+        ``jax.profiler`` (or ``tf.train.ProfilerHook``).
     """
-    raise NotImplementedError(
-        "tf.profiler.advise: TF's advice checkers read a step's per-op RunMetadata (times, "
-        "memory, devices) and a jtrain step is one XLA program without them; profile it "
-        "with jax.profiler (or tf.train.ProfilerHook), and count float operations and "
-        "parameters with tf.profiler.profile."
-    )
+    from jtrain.protos import tfprof_output_pb2
+
+    if run_meta:
+        raise NotImplementedError(
+            "tf.profiler.advise with run_meta: TF's advice checkers read a step's per-op "
+            "RunMetadata (times, memory, devices) and a jtrain step is one XLA program "
+            "without them; profile it with jax.profiler (or tf.train.ProfilerHook)."
+        )
+    if not graph:
+        graph = ops_lib.get_default_graph()
+    if isinstance(options, int) and options == _DEFAULT_PROFILE_OPTIONS:
+        options = ALL_ADVICE
+    options = options or {}  # TF: None runs no checker
+    out = tfprof_output_pb2.AdviceProto()
+    printed = []
+    for name in _CHECKERS:
+        if name not in options:
+            continue
+        reports = out.checkers[name].reports
+        if name == "ExpensiveOperationChecker":
+            sys.stderr.write(
+                "Missing RunMetadata info. Skip ExpensiveOperationChecker\n"
+                "Missing run_meta for ExpensiveOperationChecker\n"
+            )
+        elif name == "OperationChecker":
+            operations = graph.get_operations()
+            batch_norm = any("BatchNorm" in op.name for op in operations)
+            fused = any(op.type == "FusedBatchNorm" for op in operations)
+            if batch_norm and not fused:
+                reports.append("Maybe use faster FusedBatchNorm instead of BatchNorm")
+        printed.append(f"\n{name}:\n" + "".join(f"{r}\n" for r in reports))
+    sys.stdout.write("".join(printed))
+    sys.stdout.flush()
+    return out
 
 
 class Profiler:
@@ -689,8 +737,8 @@ class Profiler:
         """The code view: ``NotImplementedError`` (jtrain ops record no Python traces)."""
         return profile(self._graph, op_log=self._op_log, cmd="code", options=options)
 
-    def advise(self, options: Any = None) -> Any:
-        """``NotImplementedError``: see :func:`advise`."""
+    def advise(self, options: Any) -> Any:
+        """The advice of :func:`advise` on this profiler's graph (``options`` as there)."""
         return advise(self._graph, options=options)
 
     def serialize_to_string(self) -> bytes:
