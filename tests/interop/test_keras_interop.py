@@ -894,3 +894,40 @@ def test_activity_regularizer_as_tf():
         return run
 
     assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize(
+    "constraint", ["max_norm", "MaxNorm(0.4, axis=[0, 1])", "NonNeg()", "UnitNorm()",
+                   "MinMaxNorm(0.5, 0.8, rate=0.5)"],
+)  # fmt: skip
+def test_constraints_apply_after_each_step_as_tf(constraint):
+    """A layer's ``kernel_constraint``/``bias_constraint`` projects the variables after
+    each ``GradientDescentOptimizer`` step, with Keras' formulas."""
+
+    def script(tf):
+        K = tf.keras
+        c = (
+            constraint if "(" not in constraint else eval(f"K.constraints.{constraint}", {"K": K})  # noqa: S307
+        )
+        x = tf.placeholder(tf.float32, [None, 4])
+        layer = K.layers.Dense(3, kernel_constraint=c, bias_constraint=K.constraints.NonNeg())
+        if "[0, 1]" in constraint:
+            layer = K.layers.Conv1D(3, 2, kernel_constraint=c)
+            out = layer(tf.reshape(x, [-1, 4, 1]))
+        else:
+            out = layer(x)
+        loss = tf.reduce_sum(tf.square(out - 1.0))
+        assigns = _fixed(tf, layer.weights)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+
+        def run(sess):
+            sess.run(assigns)
+            values = []
+            for _ in range(2):
+                sess.run(train, {x: X_MLP})
+                values.append(sess.run(layer.weights))
+            return values
+
+        return run
+
+    assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)

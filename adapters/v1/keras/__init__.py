@@ -18,6 +18,8 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   ``trainable_weights``, ``updates``, ``losses``, ``layers``, ``get_layer``,
   ``get_weights``/``set_weights`` and ``summary()`` (TF's text).
 - ``tf.keras.initializers``, ``activations``, ``regularizers`` (l1, l2, l1_l2),
+  ``constraints`` (MaxNorm, NonNeg, UnitNorm, MinMaxNorm; tf.train optimizers
+  apply them after each update),
   ``losses`` (functions and classes with ``auto``/``sum_over_batch_size``,
   ``sum``, ``none`` reductions), ``backend`` (get_session/set_session,
   learning_phase/set_learning_phase, floatx, epsilon, clear_session,
@@ -29,14 +31,15 @@ Not provided: Keras' training loop. ``Model.compile``/``fit``/``evaluate``/
 ``predict`` (and ``*_on_batch``, ``save``) and ``tf.keras.optimizers`` raise
 ``NotImplementedError``: build the loss with ``tf.keras.losses`` (plus
 ``tf.add_n(model.losses)``), minimize it with a ``tf.train`` optimizer, and run
-the train op with ``model.updates`` in a ``tf.Session``. Masks, RNN layers,
-constraints by name and the other Keras namespaces are absent.
+the train op with ``model.updates`` in a ``tf.Session``. Masks, RNN layers
+and the other Keras namespaces are absent.
 """
 
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.keras import (
     activations,
     backend,
+    constraints,
     initializers,
     layers,
     losses,
@@ -54,6 +57,7 @@ __all__ = [
     "Sequential",
     "activations",
     "backend",
+    "constraints",
     "initializers",
     "layers",
     "losses",

@@ -108,18 +108,10 @@ def _shapes_of(outputs: Any) -> Any:
 
 
 def constraints_get(identifier: Any) -> Any:
-    """A constraint callable (``None`` stays None).
+    """A constraint callable: ``tf.keras.constraints.get`` (None stays None)."""
+    from adapters.v1.keras import constraints
 
-    Raises:
-      NotImplementedError: a constraint named by a string (``"max_norm"``...).
-    """
-    if identifier is None or callable(identifier):
-        return identifier
-    raise NotImplementedError(
-        f"tf.keras constraint {identifier!r}: named constraints are not "
-        "in adapters.v1; pass a callable (lambda w: tf.clip_by_norm(w, "
-        "3, axes=[0]))"
-    )
+    return constraints.get(identifier)
 
 
 def _history(graph: ops.Graph) -> dict[int, tuple[Any, ...]]:

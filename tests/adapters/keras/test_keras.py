@@ -45,8 +45,8 @@ def test_unsupported_arguments_raise(graph):
         K.layers.UpSampling2D(interpolation="bilinear")
     with pytest.raises(NotImplementedError, match="output_padding"):
         K.layers.Conv2DTranspose(2, 3, output_padding=1)
-    with pytest.raises(NotImplementedError, match="named constraints"):
-        K.layers.Dense(2, kernel_constraint="max_norm")
+    with pytest.raises(ValueError, match="Could not interpret constraint"):
+        K.layers.Dense(2, kernel_constraint="no_such_norm")
 
 
 def test_missing_names_say_so():
