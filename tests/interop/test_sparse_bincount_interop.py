@@ -116,6 +116,31 @@ def test_placeholder_with_default_values_unfed_and_fed_sparse_placeholder():
     assert_twins(theirs, ours, rtol=0)
 
 
+def test_maxlength_zero_drops_everything():
+    """maxlength=0 keeps no value (TF: an empty [0] or [rows, 0] result); before, 0 was
+    taken as no limit. -1 is TF's "not given"; below it TF's ValueError."""
+
+    def script(tf):
+        v = tf.constant([[1, 2, 2], [0, 5, 1]], tf.int64)
+        w = tf.constant([[0.5, 1.5, 2.0], [1.0, 1.0, 3.0]], tf.float64)
+        counts = [
+            tf.sparse.bincount(v, weights=w, maxlength=0),
+            tf.sparse.bincount(v, axis=-1, maxlength=0, minlength=3),
+            tf.sparse.bincount(v, axis=-1, maxlength=-1, minlength=-1),
+        ]
+        said = []
+        for kw in ({"minlength": -4}, {"maxlength": -2}, {"minlength": -3, "maxlength": -5}):
+            try:
+                tf.sparse.bincount(v, **kw)
+            except ValueError as e:
+                said.append(str(e))
+        return lambda sess: (said, _plain(sess.run(counts)))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+    assert len(ours[0]) == 3
+
+
 @pytest.mark.parametrize("case", ["negative", "rank3"])
 def test_run_errors_are_tfs(case):
     def script(tf):

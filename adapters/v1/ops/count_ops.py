@@ -59,7 +59,8 @@ def sparse_bincount(
         a sparse ``values``): summed instead of counting.
       axis: 0 (everything together, default) or -1 (per row).
       minlength: the least size of the result's last dimension.
-      maxlength: values from it on are dropped; the size of the last dimension.
+      maxlength: values from it on are dropped; the size of the last dimension (0
+        drops every value; -1 is not given).
       binary_output: 1 for each value present instead of its count.
       name: the name scope (default ``"count"``).
 
@@ -69,7 +70,7 @@ def sparse_bincount(
 
     Raises:
       ValueError: both ``weights`` and ``binary_output``; an ``axis`` other than 0 and
-        -1; weights of another static shape.
+        -1; weights of another static shape; ``minlength``/``maxlength`` below -1.
       TypeError: non-integer ``values``.
       InvalidArgumentError: (in the run) a negative value; dense values not of rank 1
         or 2.
@@ -119,6 +120,14 @@ def sparse_bincount(
         use_weights = weights is not None
         # axis=0 counts a SparseTensor's values as a dense vector (TF's DenseCount)
         op_type = "SparseCountSparseOutput" if sparse and axis == -1 else "DenseCountSparseOutput"
+        # TF's attributes: -1 when not given, at least -1 (0 is a length like any other)
+        minlength = -1 if minlength is None else int(minlength)
+        maxlength = -1 if maxlength is None else int(maxlength)
+        for attr, given in (("minlength", minlength), ("maxlength", maxlength)):
+            if given < -1:
+                raise ValueError(
+                    f"Attr '{attr}' of '{op_type}' Op passed {given} less than minimum -1."
+                )
         node: list[ops.Operation] = []
         one_d = axis == 0 or (not sparse and values.get_shape().ndims == 1)
 
@@ -151,13 +160,10 @@ def sparse_bincount(
                 raise errors.InvalidArgumentError(None, op, "Input values must all be non-negative")
             if w is not None:
                 w = w.reshape(-1)
-            keep = vals < maxlength if maxlength is not None and maxlength > 0 else vals >= 0
+            keep = vals < maxlength if maxlength >= 0 else vals >= 0
             kept = vals[keep].astype(np.int64)
             largest = int(kept.max()) if kept.size else 0
-            if maxlength is not None and maxlength > 0:
-                size = int(maxlength)
-            else:
-                size = max(largest + 1, -1 if minlength is None else int(minlength))
+            size = maxlength if maxlength >= 0 else max(largest + 1, minlength)
             dtype = np.dtype(out_dtype.as_numpy_dtype)
             keys = rows[keep] * (largest + 1) + kept  # (row, value) in sorted order
             unique, where = np.unique(keys, return_inverse=True)
