@@ -221,9 +221,13 @@ def test_filters_are_tfs(options, capfd):
     ],
     ids=["account_all", "select_both", "builder_defaults", "bytes"],
 )
-def test_views_of_every_op_are_tfs(options, capfd):
-    """Views showing every op, on a graph without a reduction (see ``_mlp``)."""
-    (theirs, t_out, _), (ours, o_out, _) = _both(_mlp_without_reduction, capfd, options=options)
+@pytest.mark.parametrize("batch", [8, None])
+def test_views_of_every_op_are_tfs(options, batch, capfd):
+    """Views showing every op, on a graph without a reduction (see ``_mlp``); an unknown
+    batch size shows as ``-1`` in the placeholder's shape."""
+    (theirs, t_out, _), (ours, o_out, _) = _both(
+        lambda tf: _mlp(tf, batch=batch, reduce=False), capfd, options=options
+    )
     assert_same(ours, theirs)
     assert o_out == t_out
 
