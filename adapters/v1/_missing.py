@@ -71,8 +71,8 @@ for _name in (
     "TensorStructure dense_to_ragged_batch dense_to_sparse_batch "
     "distributed_save enable_debug_mode from_list from_variant get_model_proto "
     "get_next_as_optional get_structure group_by_reducer "
-    "index_table_from_dataset make_batched_features_dataset make_saveable_from_iterator "
-    "map_and_batch_with_legacy_function pad_to_cardinality parse_example_dataset "
+    "index_table_from_dataset make_saveable_from_iterator "
+    "map_and_batch_with_legacy_function pad_to_cardinality "
     "rejection_resample service snapshot table_from_dataset to_variant"
 ).split():
     _DATA_EXPERIMENTAL_HINTS.setdefault(
@@ -81,7 +81,8 @@ for _name in (
         "parallel_interleave, ignore_errors, unbatch, get_single_element, enumerate_dataset, "
         "take_while, scan, group_by_window, bucket_by_sequence_length, "
         "sample_from_datasets, choose_from_datasets, CsvDataset, make_csv_dataset, Counter, "
-        "unique, cardinality, assert_cardinality, "
+        "unique, cardinality, assert_cardinality, parse_example_dataset, "
+        "make_batched_features_dataset, "
         "prefetch_to_device, copy_to_device and the options classes; build the rest "
         "from the Dataset methods (map, filter, batch, interleave, flat_map, "
         "from_generator...)",

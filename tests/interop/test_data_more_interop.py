@@ -956,3 +956,84 @@ def test_assert_cardinality_as_tf(build, expected):
     assert [v for v in ours["values"] if isinstance(v, tuple)] == [
         v for v in theirs["values"] if isinstance(v, tuple)
     ]
+
+
+# -- make_batched_features_dataset / parse_example_dataset ----------------------------------
+@pytest.fixture(scope="module")
+def record_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("records")
+    for f in range(2):
+        with real_tf.io.TFRecordWriter(str(root / f"part-{f}.tfrecord")) as w:
+            for i in range(5):
+                k = 10 * f + i
+                feature = {
+                    "x": real_tf.train.Feature(
+                        float_list=real_tf.train.FloatList(value=[k / 4, -k])
+                    ),
+                    "y": real_tf.train.Feature(int64_list=real_tf.train.Int64List(value=[k])),
+                }
+                ex = real_tf.train.Example(features=real_tf.train.Features(feature=feature))
+                w.write(ex.SerializeToString())
+    return str(root)
+
+
+def _batched_features_cases(d):
+    def feats(tf):
+        return {"x": tf.FixedLenFeature([2], tf.float32), "y": tf.FixedLenFeature([], tf.int64)}
+
+    return {
+        "one_epoch_label": lambda tf: tf.data.experimental.make_batched_features_dataset(
+            f"{d}/*.tfrecord", 3, feats(tf), label_key="y", num_epochs=1, shuffle=False
+        ),
+        "forever_parallel_reads": lambda tf: tf.data.experimental.make_batched_features_dataset(
+            f"{d}/*.tfrecord", 4, feats(tf), num_epochs=None, shuffle=False, reader_num_threads=2
+        ).take(4),
+        "drop_final_two_epochs": lambda tf: tf.data.experimental.make_batched_features_dataset(
+            f"{d}/*.tfrecord", 3, feats(tf), num_epochs=2, shuffle=False, drop_final_batch=True
+        ),
+        "shuffled_seeded": lambda tf: tf.data.experimental.make_batched_features_dataset(
+            f"{d}/*.tfrecord", 3, feats(tf), num_epochs=1, shuffle_seed=3, shuffle_buffer_size=4
+        ),
+        "parse_example_dataset": lambda tf: (
+            tf.data.TFRecordDataset(f"{d}/part-0.tfrecord")
+            .batch(2)
+            .apply(tf.data.experimental.parse_example_dataset(feats(tf)))
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "one_epoch_label",
+        "forever_parallel_reads",
+        "drop_final_two_epochs",
+        "shuffled_seeded",
+        "parse_example_dataset",
+    ],
+)
+def test_make_batched_features_dataset(record_dir, name):
+    build = _batched_features_cases(record_dir)[name]
+
+    def script(tf):
+        ds = build(tf)
+        element = tf.data.make_one_shot_iterator(ds).get_next()
+        sig = _signature(element)
+        return lambda sess: {"sig": sig, "values": _drain_with_errors(tf, sess, element)}
+
+    theirs, ours = run_both(script)
+    assert ours["sig"] == theirs["sig"]
+    assert len(ours["values"]) == len(theirs["values"])
+    assert_twins(theirs["values"], ours["values"])
+
+
+def test_make_batched_features_dataset_bad_label_key(record_dir):
+    theirs, ours = _error(
+        lambda tf: tf.data.experimental.make_batched_features_dataset(
+            f"{record_dir}/*.tfrecord",
+            2,
+            {"x": tf.FixedLenFeature([2], tf.float32)},
+            label_key="y",
+        )
+    )
+    assert ours == theirs

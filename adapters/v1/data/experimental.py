@@ -55,8 +55,10 @@ __all__ = [
     "group_by_window",
     "ignore_errors",
     "make_csv_dataset",
+    "make_batched_features_dataset",
     "map_and_batch",
     "parallel_interleave",
+    "parse_example_dataset",
     "prefetch_to_device",
     "sample_from_datasets",
     "scan",
@@ -318,6 +320,95 @@ def assert_cardinality(expected_cardinality: Any) -> Transformation:
         return AssertCardinality(dataset, expected)
 
     return apply
+
+
+def parse_example_dataset(
+    features: Any, num_parallel_calls: Any = 1, deterministic: bool | None = None
+) -> Transformation:
+    """``dataset.map(lambda s: tf.io.parse_example(s, features))`` (for
+    ``Dataset.apply``): a dataset of serialized ``Example`` vectors parsed into dicts.
+
+    Args:
+      features: the feature specs (``FixedLenFeature``...), by name.
+      num_parallel_calls: accepted (one Python thread).
+      deterministic: accepted (the order is the input's).
+
+    Raises:
+      NotImplementedError: when applied, a feature parsed into a ``SparseTensor``
+        (``VarLenFeature``): jtrain's tf.data elements are dense.
+    """
+    from adapters.v1.ops.parsing_ops import parse_example
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.map(lambda serialized: parse_example(serialized, features))
+
+    return apply
+
+
+def make_batched_features_dataset(
+    file_pattern: Any,
+    batch_size: int,
+    features: Any,
+    reader: Any = None,
+    label_key: str | None = None,
+    reader_args: Any = None,
+    num_epochs: int | None = None,
+    shuffle: bool = True,
+    shuffle_buffer_size: int = 10000,
+    shuffle_seed: int | None = None,
+    prefetch_buffer_size: Any = None,
+    reader_num_threads: Any = None,
+    parser_num_threads: Any = None,
+    sloppy_ordering: bool = False,
+    drop_final_batch: bool = False,
+) -> DatasetV1:
+    """Batches of parsed ``Example`` records (dicts, ``(features, label)`` with
+    ``label_key``), TF's pipeline: ``list_files(file_pattern, shuffle, seed)``, one
+    ``reader`` per file interleaved (``reader_num_threads``, default 1), shuffled,
+    repeated ``num_epochs`` times (``None``: forever), batched (the last partial batch
+    dropped with ``drop_final_batch`` or when repeating forever), parsed.
+
+    Args:
+      file_pattern: a glob or a list of globs.
+      batch_size: records per batch.
+      features: the feature specs, by name (dense ones: see
+        ``parse_example_dataset``).
+      reader: a dataset class of one file's records (default ``TFRecordDataset``).
+      label_key: the feature returned apart as the label.
+      reader_args: more arguments for ``reader``.
+      num_epochs, shuffle, shuffle_buffer_size, shuffle_seed: as the pipeline says.
+      prefetch_buffer_size, parser_num_threads, sloppy_ordering: accepted (one Python
+        thread, deterministic order).
+      reader_num_threads: files read at once, record by record (default 1).
+      drop_final_batch: drop a last, partial batch.
+
+    Raises:
+      ValueError: ``label_key`` not among the features.
+    """
+    from adapters.v1.data.readers import TFRecordDataset
+
+    reader = TFRecordDataset if reader is None else reader
+    args = list(reader_args or [])
+    threads = 1 if reader_num_threads is None else reader_num_threads
+    dataset = DatasetV1.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
+    if threads == AUTOTUNE:
+        dataset = dataset.interleave(lambda f: reader(f, *args), num_parallel_calls=threads)
+    else:
+        dataset = dataset.interleave(lambda f: reader(f, *args), cycle_length=threads)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=drop_final_batch or num_epochs is None)
+    dataset = dataset.apply(parse_example_dataset(features))
+    if label_key:
+        if label_key not in features:
+            raise ValueError(
+                f"The `label_key` provided ({label_key}) must be one of the `features` keys: "
+                f"{features.keys()}."
+            )
+        dataset = dataset.map(lambda x: (x, x.pop(label_key)))
+    return dataset
 
 
 def cardinality(dataset: DatasetV1) -> Any:
