@@ -178,3 +178,29 @@ def test_dense_placeholder_with_default_unfed_and_fed():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0)
+
+
+def test_hashed_attribute_errors_are_tfs():
+    """num_buckets below 0, num_buckets and hash_key outside int64 raise TF's ValueErrors
+    (before, a negative num_buckets meant none and a big hash_key was wrapped)."""
+
+    def script(tf):
+        words = tf.SparseTensor([[0, 0], [1, 0]], ["a", "b"], [2, 2])
+        said = []
+        for kw in (
+            {"num_buckets": -1},
+            {"num_buckets": 2**63},
+            {"hash_key": 2**63},
+            {"hash_key": -(2**63) - 1},
+            {"num_buckets": -3, "hash_key": 2**64},
+        ):
+            try:
+                tf.sparse.cross_hashed([words, words], **kw)
+            except ValueError as e:
+                said.append(str(e))
+        out = tf.sparse.cross_hashed([words], hash_key=2**63 - 1, num_buckets=2**63 - 1)
+        return lambda sess: (said, _plain(sess.run(out)))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+    assert len(ours[0]) == 5

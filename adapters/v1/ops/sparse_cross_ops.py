@@ -240,11 +240,21 @@ def sparse_cross_hashed(
 
     Raises:
       TypeError: ``inputs`` is not a list, or holds something else than tensors.
+      ValueError: a negative ``num_buckets``; ``num_buckets`` or ``hash_key`` outside
+        int64's range.
       InvalidArgumentError: (in the run) a dense input not a matrix, batch sizes that
         differ.
     """
     sparse, dense = _split_inputs(inputs, "All inputs must be SparseTensors")
-    key = int(hash_key or _DEFAULT_HASH_KEY) & _MASK
+    hash_key = hash_key or _DEFAULT_HASH_KEY
+    for attr, given in (("num_buckets", int(num_buckets)), ("hash_key", int(hash_key))):
+        if not -(1 << 63) <= given <= _INT64_MAX:  # TF's int64 attributes
+            raise ValueError(f"Value out of range: {given}")
+        if attr == "num_buckets" and given < 0:
+            raise ValueError(
+                f"Attr 'num_buckets' of 'SparseCross' Op passed {given} less than minimum 0."
+            )
+    key = int(hash_key) & _MASK
     modulo = int(num_buckets) if num_buckets and num_buckets > 0 else _INT64_MAX
 
     def hashed(features: tuple[Any, ...]) -> int:
