@@ -66,7 +66,7 @@ _DATA_EXPERIMENTAL_HINTS = {
 }
 for _name in (
     "DatasetInitializer DatasetStructure Optional OptionalStructure "
-    "RaggedTensorStructure RandomDataset Reducer SHARD_HINT ServiceOptions "
+    "RaggedTensorStructure RandomDataset Reducer SHARD_HINT "
     "SparseTensorStructure SqlDataset Structure TFRecordWriter TensorArrayStructure "
     "TensorStructure dense_to_ragged_batch dense_to_sparse_batch "
     "distributed_save enable_debug_mode from_list from_variant get_model_proto "

@@ -399,6 +399,8 @@ def test_options_types_and_experimental_names():
             sorted(ex.ExternalStatePolicy.__members__),
             sorted(ex.AutotuneAlgorithm.__members__),
             isinstance(ex.OptimizationOptions(), object),
+            ex.ServiceOptions().pinned,
+            type(tf.data.Options().experimental_service).__name__,
         ]
         return lambda sess: names
 

@@ -29,6 +29,7 @@ from adapters.v1.data.options import (
     DistributeOptions,
     ExternalStatePolicy,
     OptimizationOptions,
+    ServiceOptions,
     ThreadingOptions,
 )
 
@@ -42,6 +43,7 @@ __all__ = [
     "DistributeOptions",
     "ExternalStatePolicy",
     "OptimizationOptions",
+    "ServiceOptions",
     "ThreadingOptions",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
