@@ -42,6 +42,7 @@ import numpy as np
 __all__ = [
     "RESERVED_SAMPLES_PER_OUTPUT",
     "seeded",
+    "stateless_key_counter",
     "philox",
     "skip",
     "reserve",
@@ -90,6 +91,33 @@ def seeded(seed: int, seed2: int) -> tuple[Any, Any]:
     return jnp.asarray(key), jnp.asarray(counter)
 
 
+# StatelessRandomGetKeyCounter scrambles a stateless op's seed under this fixed key.
+_STATELESS_KEY = (0x3EC8F720, 0x02461E29)
+
+
+def stateless_key_counter(seed: Any) -> tuple[Any, Any]:
+    """A stateless op's key and counter from its ``seed`` (``StatelessRandomGetKeyCounter``).
+
+    The seed's two int64 words (int32 seeds sign-extended) form a counter; one Philox
+    call of it under a fixed key gives the key (its first two words) and the counter's
+    high half (its last two); the low half is 0. The V2 kernels then draw from there.
+
+    Args:
+      seed: ``int32[2]`` or ``int64[2]`` (a JAX or NumPy array).
+
+    Returns:
+      ``(key uint32[2], counter uint32[4])``.
+    """
+    with jax.enable_x64(True):
+        words = jnp.asarray(seed).astype(jnp.int64).astype(jnp.uint64)
+        lo = words.astype(_U32)
+        hi = (words >> jnp.uint64(32)).astype(_U32)
+    k0, k1 = _U32(_STATELESS_KEY[0]), _U32(_STATELESS_KEY[1])
+    m0, m1, m2, m3 = _rounds(k0, k1, lo[0], hi[0], lo[1], hi[1])
+    zero = jnp.zeros((), _U32)
+    return jnp.stack([m0, m1]), jnp.stack([zero, zero, m2, m3])
+
+
 def _mulhilo(m: int, x: Any) -> tuple[Any, Any]:
     """``(high, low)`` words of the 64-bit product ``m * x`` (``x`` uint32).
 
@@ -105,16 +133,24 @@ Words = tuple[Any, Any, Any, Any]
 
 
 def _rounds(k0: Any, k1: Any, c0: Any, c1: Any, c2: Any, c3: Any) -> Words:
-    """Philox4x32-10 on counter words (any shape) under key words: the four output words."""
-    # (materialized first: XLA would fuse the counters' arithmetic into every round)
-    c0, c1, c2, c3 = jax.lax.optimization_barrier((c0, c1, c2, c3))
-    for r in range(10):
+    """Philox4x32-10 on counter words (any shape) under key words: the four output words.
+
+    The ten rounds are a ``fori_loop`` (raising the key after each, which the last
+    round's output does not see): unrolled, XLA's CPU backend fuses them into code
+    about three times slower.
+    """
+    shape = jnp.broadcast_shapes(*(jnp.shape(c) for c in (c0, c1, c2, c3)))
+    words = tuple(jnp.broadcast_to(_u32(c), shape) for c in (c0, c1, c2, c3))
+
+    def round_(_: Any, state: tuple[Any, ...]) -> tuple[Any, ...]:
+        k0, k1, c0, c1, c2, c3 = state
         hi0, lo0 = _mulhilo(_MUL_A, c0)
         hi1, lo1 = _mulhilo(_MUL_B, c2)
         c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
-        if r < 9:
-            k0, k1 = k0 + _U32(_KEY_A), k1 + _U32(_KEY_B)
-    return c0, c1, c2, c3
+        return k0 + _U32(_KEY_A), k1 + _U32(_KEY_B), c0, c1, c2, c3
+
+    out = jax.lax.fori_loop(0, 10, round_, (_u32(k0), _u32(k1), *words))
+    return out[2], out[3], out[4], out[5]
 
 
 def philox(key: Any, counter: Any) -> Any:

@@ -222,3 +222,32 @@ def test_unseeded_ops_differ_between_sessions():
     assert not np.array_equal(first, again)
     first, again = run_once(tf1, script)
     assert not np.array_equal(first, again)
+
+
+@pytest.mark.parametrize("seed_dtype", ["int32", "int64"])
+def test_stateless_ops_bit_identical(seed_dtype):
+    def script(tf):
+        seed = tf.constant([7, -123456789], getattr(tf, seed_dtype))
+        outs = [tf.random.stateless_uniform([5, 9], seed, dtype=getattr(tf, dt)) for dt in FLOATS]
+        outs.append(tf.random.stateless_uniform([4, 3], seed, minval=-2.0, maxval=3.0))
+        outs.append(tf.random.stateless_uniform([11], seed, -7, 900, dtype=tf.int32))
+        outs.append(tf.random.stateless_uniform([5], seed, -(2**40), 2**50, dtype=tf.int64))
+        outs.append(tf.random.stateless_normal([6, 7], seed, dtype=tf.float64))
+        outs.append(tf.random.stateless_truncated_normal([6, 7], seed, dtype=tf.float16))
+        return lambda sess: sess.run(outs)
+
+    theirs, ours = run_both(script)
+    _assert_bit_identical(theirs, ours)
+
+
+def test_stateless_normal_float32_matches_tf():
+    def script(tf):
+        seed = tf.constant([3, 4])
+        a = tf.random.stateless_normal([40, 30], seed, stddev=2.0)
+        b = tf.random.stateless_truncated_normal([40, 30], seed, stddev=2.0)
+        return lambda sess: sess.run([a, b])
+
+    theirs, ours = run_both(script)
+    fraction, ulps = _normal_closeness(theirs, ours)
+    assert fraction >= NORMAL_BOUNDS["float32"][0], fraction
+    assert ulps <= NORMAL_BOUNDS["float32"][1], ulps

@@ -555,13 +555,14 @@ def _build(
     draw: Callable[..., Any],
     allowed: Sequence[str] = ("float16", "bfloat16", "float32", "float64"),
     stateless: bool = False,
+    as_key: Callable[[Any], Any] | None = None,
 ) -> ops.Tensor:
     """A shaped random op in a name scope.
 
     Stateful (TF's Philox stream): ``draw(key, counter, shape, *param values)``, ``seed``
     the op seed. ``stateless``: ``draw(key, shape, *param values)`` of a JAX key made of
-    the seed tensor ``seed`` (shape [2]). The output is named by the scope
-    (``random_uniform:0``), as TF's.
+    the seed tensor ``seed`` (shape [2]), or of ``as_key(seed value)``. The output is
+    named by the scope (``random_uniform:0``), as TF's.
     """
     graph = ops.get_default_graph()
     with graph.name_scope(name or default_name) as scope:
@@ -583,7 +584,7 @@ def _build(
         known = (0,) if dynamic else ()
         if seed_tensor is not None:
             (out,) = _node(
-                op_type, sample, seed_tensor, _stateless_key, inputs, specs, scope, known
+                op_type, sample, seed_tensor, as_key or _stateless_key, inputs, specs, scope, known
             )
         else:
             out = philox_node(op_type, draw, inputs, specs[0], seed, scope, 0 if dynamic else None)
@@ -669,6 +670,24 @@ def _truncated_draw(dt: np.dtype) -> Callable[..., Any]:
         return rounded(z * stddev) + mean
 
     return draw
+
+
+def _stateless_philox(
+    alg: Any, philox_draw: Callable[..., Any], jax_draw: Callable[..., Any]
+) -> tuple[Callable[..., Any], Callable[[Any], Any] | None]:
+    """A stateless op's ``(draw, as_key)``: TF's Philox V2 kernels for ``alg``
+    ``"auto_select"``/``"philox"`` (TF's key and counter from the seed, then TF's
+    values); ``jax.random`` (not TF's values) for ``"threefry"``."""
+    name = getattr(alg, "name", alg)
+    name = {1: "philox", 2: "threefry", 3: "auto_select"}.get(name, name)
+    if str(name).lower() not in ("auto_select", "philox"):
+        return jax_draw, None
+
+    def draw(seed: Any, shape: tuple[int, ...], *values: Any) -> Any:
+        key, counter = philox.stateless_key_counter(seed)
+        return philox_draw(key, counter, shape, *values)
+
+    return draw, _identity
 
 
 def _philox_normal(dt: np.dtype, truncated: bool) -> Callable[..., Any]:
@@ -1103,7 +1122,9 @@ def stateless_random_uniform(
     """``random_uniform`` as a pure function of ``seed`` (``tf.random.stateless_uniform``).
 
     The same ``seed`` (an int32/int64 tensor of shape [2]) gives the same values;
-    the values are ``jax.random``'s, not TF's (``alg`` is accepted and ignored).
+    with ``alg`` ``"auto_select"`` or ``"philox"`` the values are TF's (its key and
+    counter from the seed, then its Philox draws); with ``"threefry"`` they are
+    ``jax.random``'s, not TF's.
     """
     dt = _uniform_dtype(dtype)
     integer = dt.kind in "iu"
@@ -1111,17 +1132,19 @@ def stateless_random_uniform(
         if integer:
             raise ValueError(f"Must specify maxval for integer dtype {dtypes.as_dtype(dt)!r}")
         maxval = 1
+    draw, as_key = _stateless_philox(alg, _philox_uniform(dt), _uniform_draw(dt))
     return _build(
-        "StatelessRandomUniformV2",
+        "StatelessRandomUniformIntV2" if integer else "StatelessRandomUniformV2",
         "stateless_random_uniform",
         name,
         seed,
         shape,
         dt,
         [("min", minval), ("max", maxval)],
-        _uniform_draw(dt),
+        draw,
         _UNIFORM_DTYPES,
         stateless=True,
+        as_key=as_key,
     )
 
 
@@ -1136,9 +1159,11 @@ def stateless_random_normal(
 ) -> ops.Tensor:
     """``random_normal`` as a pure function of ``seed`` (``tf.random.stateless_normal``).
 
-    Values are ``jax.random``'s, not TF's (``alg`` is accepted and ignored).
+    ``alg`` ``"auto_select"``/``"philox"``: TF's values (normal draws as the stateful
+    op's, see ``jtrain/random/philox.py``); ``"threefry"``: ``jax.random``'s.
     """
     dt = np.dtype(dtypes.as_dtype(dtype).base_dtype.dtype)
+    draw, as_key = _stateless_philox(alg, _philox_normal(dt, truncated=False), _normal_draw(dt))
     return _build(
         "StatelessRandomNormalV2",
         "stateless_random_normal",
@@ -1147,8 +1172,9 @@ def stateless_random_normal(
         shape,
         dt,
         [("mean", mean), ("stddev", stddev)],
-        _normal_draw(dt),
+        draw,
         stateless=True,
+        as_key=as_key,
     )
 
 
@@ -1164,9 +1190,11 @@ def stateless_truncated_normal(
     """``truncated_normal`` as a pure function of ``seed``.
 
     ``tf.random.stateless_truncated_normal``.
-    Values are ``jax.random``'s, not TF's (``alg`` is accepted and ignored).
+    ``alg`` ``"auto_select"``/``"philox"``: TF's values (normal draws as the stateful
+    op's, see ``jtrain/random/philox.py``); ``"threefry"``: ``jax.random``'s.
     """
     dt = np.dtype(dtypes.as_dtype(dtype).base_dtype.dtype)
+    draw, as_key = _stateless_philox(alg, _philox_normal(dt, truncated=True), _truncated_draw(dt))
     return _build(
         "StatelessTruncatedNormalV2",
         "stateless_truncated_normal",
@@ -1175,8 +1203,9 @@ def stateless_truncated_normal(
         shape,
         dt,
         [("mean", mean), ("stddev", stddev)],
-        _truncated_draw(dt),
+        draw,
         stateless=True,
+        as_key=as_key,
     )
 
 
