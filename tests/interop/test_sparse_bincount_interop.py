@@ -141,6 +141,48 @@ def test_maxlength_zero_drops_everything():
     assert len(ours[0]) == 3
 
 
+@pytest.mark.parametrize("axis", [0, -1])
+def test_sparse_values_take_sparse_weights_of_their_indices(axis):
+    """TF's validate_sparse_weights: dense weights for sparse values are TF's ValueError;
+    sparse weights of other indices or dense shape fail the run (before, both were
+    counted silently)."""
+
+    def script(tf):
+        sp = tf.SparseTensor([[0, 0], [1, 1], [1, 2]], tf.constant([1, 3, 3], tf.int64), [2, 4])
+        try:
+            tf.sparse.bincount(sp, weights=tf.constant([0.5, 1.5, 2.0]), axis=axis)
+        except ValueError as e:
+            said = str(e).split(" Received")[0]
+        fixed = [
+            tf.SparseTensor([[0, 0], [1, 0], [1, 2]], [0.5, 1.5, 2.0], [2, 4]),
+            tf.SparseTensor([[0, 0], [1, 1], [1, 2]], [0.5, 1.5, 2.0], [2, 5]),
+        ]
+        for w in fixed:  # constants: TF's assert_equal fails when built
+            try:
+                tf.sparse.bincount(sp, weights=w, axis=axis)
+            except tf.errors.InvalidArgumentError as e:
+                said += " | " + str(e).split("\n")[0]
+        fed = tf.placeholder(tf.int64, [None, 2])
+        bad = tf.sparse.bincount(sp, weights=tf.SparseTensor(fed, [0.5, 1.5, 2.0], [2, 4]))
+        good = tf.sparse.bincount(sp, weights=tf.SparseTensor(sp.indices, [0.5, 1.5, 2.0], [2, 4]))
+
+        def run(sess):
+            try:
+                sess.run(bad, {fed: [[0, 0], [1, 0], [1, 2]]})
+            except tf.errors.InvalidArgumentError as e:
+                # (up to the values' indices' name: TF's SparseTensor names its
+                # constant SparseTensor/indices, jtrain Const)
+                error = _run_error(e).split(" [y (")[0]
+            right = sess.run(bad, {fed: [[0, 0], [1, 1], [1, 2]]})
+            return said, error, _plain([right, sess.run(good)])
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+    assert ours[0].count("must have the same") == 2
+
+
 @pytest.mark.parametrize("case", ["negative", "rank3"])
 def test_run_errors_are_tfs(case):
     def script(tf):

@@ -24,9 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework import dtypes, ops, shape_values
 from adapters.v1.framework.sparse_tensor import SparseTensor
 from adapters.v1.ops.data_flow_ops import host_inputs
+from adapters.v1.ops.logging_ops import summarize_value
 from adapters.v1.ops.sparse_cross_ops import fed_placement
 from jtrain import errors
 
@@ -70,10 +71,12 @@ def sparse_bincount(
 
     Raises:
       ValueError: both ``weights`` and ``binary_output``; an ``axis`` other than 0 and
-        -1; weights of another static shape; ``minlength``/``maxlength`` below -1.
+        -1; weights of another static shape, or not a ``SparseTensor`` for sparse
+        ``values``; ``minlength``/``maxlength`` below -1.
       TypeError: non-integer ``values``.
-      InvalidArgumentError: (in the run) a negative value; dense values not of rank 1
-        or 2.
+      InvalidArgumentError: sparse weights of other indices or dense shape than the
+        values' (when built if the graph fixes both, else in the run); in the run, a
+        negative value, dense values not of rank 1 or 2.
     """
     with ops.name_scope(name, "count"):
         sparse = isinstance(values, SparseTensor)
@@ -93,6 +96,25 @@ def sparse_bincount(
                 "supported."
             )
         _check_integer(values.values if sparse else values)
+        # TF's validate_sparse_weights: SparseTensor weights of the values' indices and
+        # dense shape (checked in the run unless they are the same tensors)
+        same_as_values: list[tuple[ops.Tensor, ops.Tensor, str]] = []
+        if sparse and weights is not None:
+            if not isinstance(weights, SparseTensor):
+                raise ValueError(
+                    "Argument `weights` must be a SparseTensor if `values` is a SparseTensor. "
+                    f"Received weights={weights} of type: {type(weights).__name__}"
+                )
+            for part in ("dense_shape", "indices"):
+                theirs, ours = getattr(weights, part), getattr(values, part)
+                if theirs is ours:
+                    continue
+                message = f"'weights' and 'values' must have the same {part.replace('_', ' ')}."
+                known = [shape_values.static_value(t) for t in (theirs, ours)]
+                if known[0] is None or known[1] is None:
+                    same_as_values.append((theirs, ours, message))
+                elif np.shape(known[0]) != np.shape(known[1]) or np.any(known[0] != known[1]):
+                    raise errors.InvalidArgumentError(None, None, message)  # TF: when built
         if isinstance(weights, SparseTensor):
             weights = weights.values
         if weights is not None and not sparse:
@@ -116,6 +138,8 @@ def sparse_bincount(
         if weights is not None:
             out_dtype = weights.dtype
             parts.append(weights)
+        n_parts = len(parts)
+        parts += [t for pair in same_as_values for t in pair[:2]]
         inputs = host_inputs(parts)
         use_weights = weights is not None
         # axis=0 counts a SparseTensor's values as a dense vector (TF's DenseCount)
@@ -133,6 +157,18 @@ def sparse_bincount(
 
         def compute(session: Any, *arrays: Any) -> tuple[Any, ...]:
             op = node[0]
+            for i, (x, y, message) in enumerate(same_as_values):
+                theirs, ours = arrays[n_parts + 2 * i], arrays[n_parts + 2 * i + 1]
+                if np.shape(theirs) != np.shape(ours) or np.any(theirs != ours):
+                    quoted = message.replace("'", "\\'")  # TF's Assert escapes its strings
+                    raise errors.InvalidArgumentError(
+                        None,
+                        op,
+                        f"assertion failed: [{quoted}] [Condition x == y did not hold "
+                        f"element-wise:] [x ({x.name}) = ] [{summarize_value(theirs)}] "
+                        f"[y ({y.name}) = ] [{summarize_value(ours)}]",
+                    )
+            arrays = arrays[:n_parts]
             w = np.asarray(arrays[-1]) if use_weights else None
             if sparse:
                 idx = np.asarray(arrays[0], np.int64)
