@@ -10,7 +10,7 @@ from adapters import v1 as tf
     [
         (tf, "estimator", "tf.estimator is not in adapters.v1; drive training with"),
         (tf, "contrib", "tf.contrib is not in adapters.v1; tf.contrib was removed"),
-        (tf, "keras", "tf.keras is not in adapters.v1"),
+        (tf.keras, "datasets", "tf.keras.datasets is not in adapters.v1"),
         (tf.data.experimental, "snapshot", "tf.data.experimental.snapshot is not in adapters.v1; "
          "jtrain's tf.data.experimental has AUTOTUNE"),
         (tf.data.experimental, "SqlDataset", "build the rest from the Dataset methods"),
