@@ -251,3 +251,28 @@ def test_stateless_normal_float32_matches_tf():
     fraction, ulps = _normal_closeness(theirs, ours)
     assert fraction >= NORMAL_BOUNDS["float32"][0], fraction
     assert ulps <= NORMAL_BOUNDS["float32"][1], ulps
+
+
+def test_imported_tf_graph_stateless_kernels_bit_identical(tmp_path):
+    # A TF-written .meta whose stateless random nodes (V1 and V2 kernels) run through
+    # graph_kernels: TF's key/counter scramble and Philox draws.
+    path = str(tmp_path / "stateless.meta")
+    names = ["u", "n", "t", "v1u", "v1n", "h"]
+    with tf1.Graph().as_default():
+        seed = tf1.constant([5, 77], tf1.int64)
+        tf1.identity(tf1.random.stateless_uniform([3, 5], seed), name="u")
+        tf1.identity(tf1.random.stateless_normal([8], seed, dtype=tf1.float64), name="n")
+        tf1.identity(tf1.random.stateless_truncated_normal([7], seed, dtype=tf1.float16), name="t")
+        tf1.identity(tf1.raw_ops.StatelessRandomUniform(shape=[6], seed=seed), name="v1u")
+        tf1.identity(
+            tf1.raw_ops.StatelessRandomNormal(shape=[4], seed=seed, dtype=tf1.float64), name="v1n"
+        )
+        tf1.identity(tf1.random.stateless_uniform([9], seed, dtype=tf1.bfloat16), name="h")
+        tf1.train.export_meta_graph(path)
+        with tf1.Session() as sess:
+            theirs = sess.run([n + ":0" for n in names])
+    with jtf.Graph().as_default():
+        jtf.train.import_meta_graph(path)
+        with jtf.Session() as sess:
+            ours = sess.run([n + ":0" for n in names])
+    _assert_bit_identical(theirs, ours)

@@ -664,7 +664,8 @@ _RESOURCES: dict[str, Kernel] = {
 
 
 # -- random ops -----------------------------------------------------------------------------
-# TF's random distributions (the values are jax.random's, not TF's bits).
+# TF's random distributions. The stateful kernels draw from jax.random (the values are
+# not TF's: their state is kept by import_meta_graph); the stateless ones are TF's.
 _DRAWS: dict[str, Callable[..., Any]] = {
     "Uniform": lambda key, shape, dtype: jax.random.uniform(key, shape, dtype),
     "Normal": lambda key, shape, dtype: jax.random.normal(key, shape, dtype),
@@ -691,48 +692,69 @@ _RANDOM: dict[str, Kernel] = {
 }
 
 
-def _seed_key(*parts: Any) -> Any:
-    """A JAX key from a stateless op's seed words (every bit of them)."""
-    key = jax.random.key(0, impl="threefry2x32")
-    for part in parts:
-        for word in jnp.ravel(jnp.asarray(part).astype(jnp.uint64)):
-            key = jax.random.fold_in(key, (word & 0xFFFFFFFF).astype(jnp.uint32))
-            key = jax.random.fold_in(key, (word >> 32).astype(jnp.uint32))
-    return key
+def _philox_draws(dtype: np.dtype) -> dict[str, Callable[..., Any]]:
+    """TF's Philox draws ``draw(key, counter, shape)`` per distribution (TF's bits)."""
+    from jtrain.random import philox
+
+    return {
+        "Uniform": lambda k, c, shape: philox.uniform(k, c, shape, dtype),
+        "Normal": lambda k, c, shape: philox.normal(k, c, shape, dtype),
+        "TruncatedNormal": lambda k, c, shape: philox.truncated_normal(k, c, shape, dtype),
+    }
+
+
+def _words64(value: Any, count: int) -> Any:
+    """``count`` uint64 values as ``2 * count`` uint32 words, low word first."""
+    value = jnp.ravel(jnp.asarray(value).astype(jnp.uint64))[:count]
+    return jnp.stack([value.astype(jnp.uint32), (value >> 32).astype(jnp.uint32)], -1).reshape(-1)
 
 
 def _get_key_counter(attrs, seed):
-    """``StatelessRandomGetKeyCounter``: the seed's words as the key, a zero counter
-    (TF scrambles them with Philox; jtrain's stateless values are its own)."""
-    seed = jnp.asarray(seed).astype(jnp.uint64)
+    """``StatelessRandomGetKeyCounter``: TF's scramble of the seed (one Philox call)."""
+    from jtrain.random import philox
+
+    key, counter = philox.stateless_key_counter(seed)
+    key = key.astype(jnp.uint64)
+    counter = counter.astype(jnp.uint64)
     return (
-        (seed[:1] << 32) | (seed[1:2] & jnp.uint64(0xFFFFFFFF)),
-        jnp.zeros((2,), jnp.uint64),
+        (key[:1] | (key[1:2] << 32)),
+        jnp.stack([counter[0] | (counter[1] << 32), counter[2] | (counter[3] << 32)]),
     )
 
 
-def _stateless(draw: Callable[..., Any]) -> Kernel:
-    """A stateless random op ``draw(key, shape, dtype)``: its values are a function of
-    its ``shape`` and seed inputs (``seed``, or ``key``/``counter``/``alg``)."""
+def _stateless(dist: str) -> Kernel:
+    """A stateless random op of a ``shape`` input: V1 (a ``seed`` input, scrambled as
+    ``StatelessRandomGetKeyCounter``) or V2 (``key``/``counter``/``alg`` inputs, Philox
+    only): TF's values."""
+    from jtrain.random import philox
 
     def kernel(attrs, shape, *seed):
         dtype = _np(attrs, "dtype", "float32")
-        key = _seed_key(*seed[:2])
-        return (draw(key, _ints(shape, "shape"), dtype).astype(dtype),)
+        if len(seed) == 1:
+            key, counter = philox.stateless_key_counter(seed[0])
+        else:
+            alg = int(np.asarray(seed[2]))
+            if alg not in (1, 3):  # RNG_ALG_PHILOX, RNG_ALG_AUTO_SELECT (Philox on CPU)
+                raise NotImplementedError(
+                    f"stateless random op with alg={alg}: jtrain reproduces TF's Philox "
+                    "(alg 1) only"
+                )
+            key, counter = _words64(seed[0], 1), _words64(seed[1], 2)
+        return (_philox_draws(dtype)[dist](key, counter, _ints(shape, "shape")),)
 
-    return Kernel(kernel, _typed("dtype", "float32"), static=(0,))
+    return Kernel(kernel, _typed("dtype", "float32"), static=(0, 3))
 
 
 _STATELESS: dict[str, Kernel] = {
     "StatelessRandomGetKeyCounter": Kernel(
         _get_key_counter, lambda attrs, in_dtypes: [np.dtype(np.uint64)] * 2
     ),
-    "StatelessRandomUniform": _stateless(_DRAWS["Uniform"]),
-    "StatelessRandomUniformV2": _stateless(_DRAWS["Uniform"]),
-    "StatelessRandomNormal": _stateless(_DRAWS["Normal"]),
-    "StatelessRandomNormalV2": _stateless(_DRAWS["Normal"]),
-    "StatelessTruncatedNormal": _stateless(_DRAWS["TruncatedNormal"]),
-    "StatelessTruncatedNormalV2": _stateless(_DRAWS["TruncatedNormal"]),
+    "StatelessRandomUniform": _stateless("Uniform"),
+    "StatelessRandomUniformV2": _stateless("Uniform"),
+    "StatelessRandomNormal": _stateless("Normal"),
+    "StatelessRandomNormalV2": _stateless("Normal"),
+    "StatelessTruncatedNormal": _stateless("TruncatedNormal"),
+    "StatelessTruncatedNormalV2": _stateless("TruncatedNormal"),
 }
 
 
