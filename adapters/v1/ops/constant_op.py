@@ -43,6 +43,8 @@ def literal_array(value: Any, dtype: Any = None) -> np.ndarray:
         # trailing NUL bytes.
         from adapters.v1.ops.data_flow_ops import to_host_array
 
+        _check_strings(value, explicit=dtype is not None)
+
         return to_host_array(value, np.dtype(object))
     if dtype is not None:
         dtype = np.dtype(dtype)
@@ -63,6 +65,35 @@ def literal_array(value: Any, dtype: Any = None) -> np.ndarray:
     ):
         return arr.astype(np.int32)
     return arr
+
+
+def _check_strings(value: Any, explicit: bool) -> None:
+    """Raise TF's ``TypeError`` when ``value`` holds something other than strings.
+
+    TF converts only ``bytes``/``str`` to ``tf.string``: a number there is a
+    ``TypeError`` (``bytes(5)`` would silently be five NUL bytes). Its message depends
+    on what was given: a NumPy value (or ``bytearray``) is checked by ``compat.as_bytes``
+    ("Expected binary or unicode string, got 1"), a Python value with an explicit
+    ``dtype`` by the tensor-proto conversion ("Expected string, but got 5 of type
+    'int'."), and mixed Python values without a ``dtype`` fail to infer one.
+    """
+    if value is None:
+        raise ValueError("None values not supported.")
+    if isinstance(value, (np.ndarray, np.generic, bytearray)):
+        for v in np.asarray(value).ravel().tolist():
+            if not isinstance(v, (bytes, str)):
+                raise TypeError(f"Expected binary or unicode string, got {v!r}")
+        return
+    for v in np.asarray(value, dtype=object).ravel():
+        if not isinstance(v, (bytes, str)):
+            if not explicit:
+                raise TypeError(
+                    f"Failed to convert elements of {value!r} to Tensor. Consider casting "
+                    "elements to a supported type. See "
+                    "https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF "
+                    "dtypes."
+                )
+            raise TypeError(f"Expected string, but got {v} of type '{type(v).__name__}'.")
 
 
 def constant(

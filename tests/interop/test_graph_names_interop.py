@@ -1,0 +1,70 @@
+"""Graph details scripts see, checked live against TF 2.21 as classic TF1 (``twin.py``):
+the errors of literal conversion, and the names of the nodes TF's functions create
+(scripts fetch tensors by name with ``graph.get_tensor_by_name``).
+
+Before these tests, ``tf.constant(5, dtype=tf.string)`` was ``b'\\x00' * 5`` (Python's
+``bytes(5)``) where TF raises ``TypeError``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import classic_tf1, jtf, tf1
+
+pytestmark = pytest.mark.interop
+
+
+def _in_graph(tf: Any, build: Any) -> Any:
+    """``build(tf)`` in a fresh graph of ``tf`` (TF's as classic TF1)."""
+    with classic_tf1() if tf is tf1 else contextlib.nullcontext():
+        with tf.Graph().as_default():
+            return build(tf)
+
+
+def _outcome(tf: Any, build: Any) -> Any:
+    """``build(tf)``'s result, or its exception's class name and message."""
+    try:
+        return _in_graph(tf, build)
+    except Exception as e:  # noqa: BLE001 - the error itself is the result compared
+        return (type(e).__name__, str(e))
+
+
+# name -> (value, string dtype given?)
+STRING_LITERALS = {
+    "int": (5, True),
+    "float": (5.0, True),
+    "bool": (True, True),
+    "list of ints": ([1, 2], True),
+    "bytes and int": ([b"a", 3], True),
+    "nested": ([[b"a"], [3]], True),
+    "bytes and None": ([b"a", None], True),
+    "numpy int scalar in list": ([np.int64(3)], True),
+    "numpy ints": (np.array([1, 2]), True),
+    "numpy floats": (np.array([1.5]), True),
+    "numpy scalar": (np.float32(2.0), True),
+    "bytearray": (bytearray(b"ab"), True),
+    "mixed, no dtype": ([b"a", 3], False),
+    "None": (None, True),
+    "strings": (["a", b"b"], True),
+    "str, no dtype": ("s", False),
+    "empty": ([], True),
+}
+
+
+@pytest.mark.parametrize("case", list(STRING_LITERALS))
+def test_string_constant_literals(case):
+    value, explicit = STRING_LITERALS[case]
+
+    def build(tf):
+        c = tf.constant(value, dtype=tf.string if explicit else None)
+        with tf.Session() as sess:
+            out = sess.run(c)
+        return (c.dtype.name, np.asarray(out, dtype=object).tolist())
+
+    theirs, ours = _outcome(tf1, build), _outcome(jtf, build)
+    assert ours == theirs
