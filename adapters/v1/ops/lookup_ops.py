@@ -124,7 +124,8 @@ class TextFileInitializer:
     Args:
       filename: the file's path (a Python string).
       key_dtype: the keys' dtype (string, int32 or int64 for a column).
-      key_index: the key's column, or ``TextFileIndex.WHOLE_LINE`` (the line, a string)
+      key_index: the key's column, or ``TextFileIndex.WHOLE_LINE`` (the whole line: a string,
+        or parsed as a number of an integer ``key_dtype``, as TF)
         or ``TextFileIndex.LINE_NUMBER`` (its number from 0, int64).
       value_dtype: the values' dtype.
       value_index: the value's column (or a ``TextFileIndex``).
@@ -158,26 +159,10 @@ class TextFileInitializer:
         self._filename = filename.decode() if isinstance(filename, bytes) else filename
         self.key_dtype = ops.as_dtype(key_dtype)
         self.value_dtype = ops.as_dtype(value_dtype)
-        for index, dtype, what in (
-            (key_index, self.key_dtype, "key"),
-            (value_index, self.value_dtype, "value"),
-        ):
-            if index < -2:
-                raise ValueError(f"Invalid {what} index {index}.")
-            if index == TextFileIndex.LINE_NUMBER and dtype.name != "int64":
-                raise ValueError(
-                    f"Signature mismatch. Keys must be dtype <dtype: 'int64'>, got {_repr(dtype)}."
-                    if what == "key"
-                    else f"Signature mismatch. Values must be dtype "
-                    f"<dtype: 'int64'>, got {_repr(dtype)}."
-                )
-            if index == TextFileIndex.WHOLE_LINE and dtype.name != "string":
-                raise ValueError(
-                    f"Signature mismatch. {what.capitalize()}s must be dtype "
-                    f"<dtype: 'string'>, got {_repr(dtype)}."
-                )
+        _check_index(key_index, self.key_dtype, "key")
+        _check_index(value_index, self.value_dtype, "value")
         if vocab_size is not None and vocab_size <= 0:
-            raise ValueError(f"Invalid vocab_size {vocab_size}.")
+            raise ValueError(f"`vocab_size` should be > 0, received: {vocab_size}")
         self._key_index, self._value_index = key_index, value_index
         self._vocab_size = vocab_size
         self._delimiter = delimiter.encode() if isinstance(delimiter, str) else delimiter
@@ -188,19 +173,20 @@ class TextFileInitializer:
         return []
 
     def _column(self, line: bytes, number: int, index: int, dtype: Any) -> Any:
-        if index == TextFileIndex.WHOLE_LINE:
-            return line
         if index == TextFileIndex.LINE_NUMBER:
             return number
-        fields = line.split(self._delimiter)
-        if index >= len(fields):
-            raise errors.InvalidArgumentError(
-                None,
-                None,
-                f"Invalid number of columns in {self._filename} line {number} ({line!r}) : "
-                f"expected at least {index + 1} got {len(fields)}",
-            )
-        field = fields[index]
+        if index == TextFileIndex.WHOLE_LINE:
+            field = line  # an integer dtype parses the whole line (TF's kernel)
+        else:
+            fields = line.split(self._delimiter)
+            if index >= len(fields):
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Invalid number of columns in {self._filename} line {number} ({line!r}) : "
+                    f"expected at least {index + 1} got {len(fields)}",
+                )
+            field = fields[index]
         if dtype.name == "string":
             return field
         from jtrain.records import csv
@@ -241,6 +227,29 @@ class TextFileInitializer:
                 value += self._offset
             values.append(value)
         return _array(keys, self.key_dtype), _array(values, self.value_dtype)
+
+
+def _check_index(index: int, dtype: Any, what: str) -> None:
+    """TF 2.21's checks of a ``TextFileInitializer`` column and its dtype.
+
+    Raises:
+      ValueError: an index below ``WHOLE_LINE``; ``LINE_NUMBER`` not int64;
+        ``WHOLE_LINE`` neither integer nor string (TF's messages).
+    """
+    if index < -2:
+        end = "." if what == "key" else ""
+        raise ValueError(f"`{what}_index` should be >= -2, received: {index}{end}")
+    if index == TextFileIndex.LINE_NUMBER and dtype.name != "int64":
+        link = "if `key_index` is" if what == "key" else "for `value_index`"
+        raise ValueError(
+            f"`{what}_dtype` must be int64 {link} {TextFileIndex.LINE_NUMBER}, received: "
+            f"{_repr(dtype)}"
+        )
+    if index == TextFileIndex.WHOLE_LINE and not (dtype.is_integer or dtype.name == "string"):
+        raise ValueError(
+            f"`{what}_dtype` should be either integer or string for `{what}_index` "
+            f"{TextFileIndex.WHOLE_LINE}, received: {_repr(dtype)}"
+        )
 
 
 def _array(items: list, dtype: Any) -> np.ndarray:
