@@ -121,3 +121,46 @@ def test_graph_operation_and_tensor_members(graph):
     assert tf.global_variables() == []
     with pytest.raises(TypeError, match="Tensor names are strings"):
         graph.get_tensor_by_name(3)
+
+
+def test_device_scopes_merge_and_canonicalise_as_tf(graph):
+    # Expected devices: TF 2.21's (tests/interop/test_framework_fixes_interop.py checks live).
+    with tf.device("/gpu:0"):
+        a = tf.constant(1.0)
+    with tf.device("/job:worker"):
+        with tf.device("/gpu:1"):
+            b = tf.constant(1.0)
+        with tf.device(None):
+            c = tf.constant(1.0)
+    with tf.device(tf.DeviceSpec(job="ps", device_type="GPU", device_index=0)):
+        d = tf.constant(1.0)
+    with tf.device("/job:w"):
+        with tf.device(lambda op: "/gpu:3"):
+            e = tf.constant(1.0)
+    with tf.device(lambda op: "/gpu:3"):
+        f = tf.constant(1.0)
+    got = [t.op.device for t in (a, b, c, d, e, f)]
+    assert got == [
+        "/device:GPU:0",
+        "/job:worker/device:GPU:1",
+        "",
+        "/job:ps/device:GPU:0",
+        "/job:w/device:GPU:3",
+        "/gpu:3",  # a function's result is recorded as it is
+    ]
+    nodes = {n.name: n.device for n in graph.as_graph_def().node}
+    assert nodes[d.op.name] == "/job:ps/device:GPU:0"
+    with pytest.raises(ValueError, match="Unknown attribute 'foo'"):
+        with tf.device("/foo:0"):
+            pass
+
+
+def test_control_dependency_on_a_data_input_is_dropped_as_tf(graph):
+    a = tf.constant(1.0, name="a")
+    with tf.control_dependencies([a]):
+        b = tf.identity(a)  # a is a data input: no control input (TF)
+        c = tf.constant(2.0)  # created inside: controlled
+        d = tf.identity(c)  # its input was created inside the block: none
+    assert b.op.control_inputs == ()
+    assert [op.name for op in c.op.control_inputs] == ["a"]
+    assert d.op.control_inputs == ()

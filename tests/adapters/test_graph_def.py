@@ -45,7 +45,7 @@ def test_nodes_inputs_controls_device_and_attrs(graph):
     # A variable's ops take it as their first (ref) input, as TF's.
     assert list(nodes["v/read"].input) == ["v"]
     assert list(nodes["bump"].input) == ["v", "c"] and nodes["bump"].op == "AssignAdd"
-    assert nodes["c"].device == "/cpu:0"
+    assert nodes["c"].device == "/device:CPU:0"  # TF canonicalises "/cpu:0"
     x = nodes["x"].attr
     assert x["dtype"].type == tf.float32.as_datatype_enum
     assert [d.size for d in x["shape"].shape.dim] == [-1, 3]

@@ -100,7 +100,7 @@ def test_imported_meta_graph_trains_as_the_original(saved):
             "out/kernel",
             "out/bias",
         ]
-        assert graph.get_operation_by_name("h/MatMul").device == "/cpu:0"
+        assert graph.get_operation_by_name("h/MatMul").device == "/device:CPU:0"
         with tf.Session() as sess:
             saver.restore(sess, prefix)
             assert _steps(sess, train, loss, FEEDS) == losses

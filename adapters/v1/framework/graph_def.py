@@ -195,38 +195,14 @@ def tensor_proto(value: np.ndarray) -> Any:
 
 
 def tensor_value(proto: Any) -> np.ndarray:
-    """The array of a ``TensorProto`` (``tensor_content`` or the typed ``*_val`` fields).
+    """The array of a ``TensorProto`` (a ``Const``'s ``value``): ``tf.make_ndarray``'s
+    (``tensor_util.make_ndarray`` is the one home of the decoding, every dtype TF's
+    protos carry; fewer values than the shape holds repeat the last, as TF).
 
     Raises:
-      ValueError: a proto whose values do not fill its shape.
+      ValueError: more values than the shape holds.
+      TypeError: a dtype without NumPy values (``resource``, ``variant``...).
     """
-    dtype = dtypes.as_dtype(proto.dtype)
-    shape = tuple(d.size for d in proto.tensor_shape.dim)
-    count = int(np.prod(shape, dtype=np.int64))
-    if dtype.name == "string":
-        flat = np.array(list(proto.string_val), dtype=object)
-    elif proto.tensor_content:
-        flat = np.frombuffer(proto.tensor_content, dtype.dtype.newbyteorder("<"))
-        flat = flat.astype(dtype.dtype)
-    else:
-        field = {
-            "float32": proto.float_val,
-            "float64": proto.double_val,
-            "int32": proto.int_val,
-            "int16": proto.int_val,
-            "int8": proto.int_val,
-            "uint8": proto.int_val,
-            "uint16": proto.int_val,
-            "int64": proto.int64_val,
-            "bool": proto.bool_val,
-            "uint32": proto.uint32_val,
-            "uint64": proto.uint64_val,
-        }.get(dtype.name)
-        if field is None:
-            raise ValueError(f"TensorProto of dtype {dtype.name} without tensor_content")
-        flat = np.array(list(field), dtype=dtype.dtype)
-    if flat.size == 1 and count != 1:  # TF: one value fills the whole shape
-        flat = np.full(count, flat[0], dtype=flat.dtype)
-    if flat.size != count:
-        raise ValueError(f"TensorProto has {flat.size} values for shape {list(shape)}")
-    return flat.reshape(shape)
+    from adapters.v1.framework.tensor_util import make_ndarray
+
+    return make_ndarray(proto)

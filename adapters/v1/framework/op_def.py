@@ -339,11 +339,10 @@ def lift(entry: OpDef) -> Callable[..., Any]:
             entry.check({**attrs, **deferred, **tensors})
 
         fn, test = table_functions(entry, attrs, layout)
-        out = _make_node(entry, fn, flat, name, test, deferred)
-        for leaf in jax.tree.leaves(out)[:1]:
-            leaf.op._static_attrs = attrs  # the op's Python-valued arguments (axis...)
-            if deferred:  # what rebuilds it from a meta graph (meta_graph._build_call)
-                leaf.op._table_call = TableCall(entry.name, attrs, layout, tuple(deferred))
+        out, op = _make_node(entry, fn, flat, name, test, deferred)
+        op._static_attrs = attrs  # the op's Python-valued arguments (axis...)
+        if deferred:  # what rebuilds it from a meta graph (meta_graph._build_call)
+            op._table_call = TableCall(entry.name, attrs, layout, tuple(deferred))
         if collection:
             ops.add_to_collection(collection, out)
         return out
@@ -396,7 +395,9 @@ def _make_node(
         output_specs=specs,
     )
     attach(op)
-    return jax.tree.unflatten(tree, list(op.outputs))
+    # Under tf.debugging.enable_check_numerics, the checked outputs (as TF's callback).
+    checked = graph.__dict__.get("_numerics_checked", {})
+    return jax.tree.unflatten(tree, [checked.get(t, t) for t in op.outputs]), op
 
 
 def rebuilt_node(
@@ -428,11 +429,12 @@ def node_compute(
     from adapters.v1.framework import runtime_checks
 
     node: list[ops.Operation] = []
+    marked: list[bool] = []
 
     def compute(ctx: Any, *values: Any) -> tuple[Any, ...]:
         known = {k: trace_time_value(ctx, t).tolist() for k, t in deferred.items()}
         values = values[:count]
-        if test is not None and getattr(node[0], "_runtime_check", None):
+        if test is not None and marked:
             # (only a node its entry marks: ``applies`` may leave it unchecked)
             ok, data = test(values, known)
             runtime_checks.check(ctx, node[0], ok, *data)
@@ -444,6 +446,7 @@ def node_compute(
             error, *applies = entry.runtime_check[1:]
             if not applies or applies[0](op):
                 runtime_checks.mark(op, lambda *data: error(op, *data))
+                marked.append(True)
 
     return compute, attach
 
@@ -579,41 +582,103 @@ def _is_tensor(value: Any) -> bool:
     return isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor")
 
 
+# TF's OpDefs whose type attribute ``T`` has a default (TF 2.21's op registry, read live
+# by tests/interop/test_framework_fixes_interop.py): a Python value whose own dtype the op
+# does not allow converts to it (op_def_library's ``preferred_dtype``), as
+# ``tf.image.rgb_to_hsv([[[1, 2, 3]]])`` (int32, not allowed) gives float32.
+T_DEFAULTS: dict[str, str] = {
+    "AdjustContrastv2": "float32",
+    "AdjustHue": "float32",
+    "AdjustSaturation": "float32",
+    "Angle": "complex64",
+    "BroadcastArgs": "int32",
+    "Complex": "float32",
+    "Conj": "complex64",
+    "DrawBoundingBoxes": "float32",
+    "DrawBoundingBoxesV2": "float32",
+    "HSVToRGB": "float32",
+    "Imag": "complex64",
+    "InTopKV2": "int32",
+    "InvertPermutation": "int32",
+    "LRN": "float32",
+    "LeakyRelu": "float32",
+    "MaxPool": "float32",
+    "NextAfter": "float32",
+    "NonMaxSuppressionV3": "float32",
+    "NonMaxSuppressionV5": "float32",
+    "RGBToHSV": "float32",
+    "Real": "complex64",
+}
+
+
 def _convert_inputs(entry: OpDef, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Tensor arguments converted with TF's dtype rules (raises TF's ``TypeError``)."""
-    group = [p for p in entry.same_dtype if arguments.get(p) is not None]
-    # The group's dtype: the first tensor's (TF: inferred from the first typed input).
+    """Tensor arguments converted with TF's dtype rules (op_def_library's
+    ``_apply_op_helper``; raises TF's ``TypeError``).
+
+    The ``same_dtype`` group takes the dtype of its first input in TF's order (a
+    list input: of its first tensor), and later Python values convert to it (a
+    Python int where the group is float; a float where it is int raises TF's
+    ``TypeError``, as ``tf.multiply(2, float_tensor)``). A Python value first decides
+    by its own dtype (a float: float32, an int or int list: int32), unless the op
+    does not allow that dtype and TF's OpDef gives ``T`` a default (``T_DEFAULTS``):
+    then the default. A parameter outside the
+    group allowed one dtype only is TF's fixed-type input: a Python value converts
+    to that dtype (``tf.image.adjust_contrast(x, 2)``: float32).
+    """
+    group = [p for p in entry.tensors if p in entry.same_dtype and arguments.get(p) is not None]
+    # The group's dtype: TF infers it from the first input in order (a list input: from
+    # its first tensor); a Python value there decides by its own dtype.
     dtype, first = None, None
-    for p in group:
-        items = arguments[p] if p in entry.lists else [arguments[p]]
-        for item in items:
+    if group and group[0] in entry.lists:
+        items = arguments[group[0]]
+        for item in items if isinstance(items, (list, tuple)) else [items]:
             if _is_tensor(item):
-                dtype, first = np_dtype(ops.convert_to_tensor(item).dtype), p
+                dtype, first = np_dtype(ops.convert_to_tensor(item).dtype), group[0]
                 break
-        if dtype is not None:
-            break
+    if dtype is None and group and entry.op_type in T_DEFAULTS:
+        dtype, first = _preferred(entry, group[0], arguments[group[0]])
     converted: dict[str, Any] = {}
     for p in entry.tensors:
         value = arguments.get(p)
         if value is None:
             continue
+        if p in group:
+            want = dtype
+        else:
+            fixed = entry.allowed.get(p, ())
+            want = np_dtype(fixed[0]) if len(fixed) == 1 else None
         if p in entry.lists:
             if not isinstance(value, (list, tuple)):
                 value = [value]
             items = []
             for v in value:
-                t = _convert_one(entry, p, v, dtype if p in group else None, first)
+                t = _convert_one(entry, p, v, want, first if p in group else None)
                 if p in group and dtype is None:
-                    dtype, first = np_dtype(t.dtype), p
+                    want = dtype = np_dtype(t.dtype)
+                    first = p
                 items.append(t)
             converted[p] = items
         else:
-            t = _convert_one(entry, p, value, dtype if p in group else None, first)
+            t = _convert_one(entry, p, value, want, first if p in group else None)
             if p in group and dtype is None:
                 dtype, first = np_dtype(t.dtype), p
             converted[p] = t
         _check_allowed(entry, p, converted[p])
     return converted
+
+
+def _preferred(entry: OpDef, param: str, value: Any) -> tuple[Any, str | None]:
+    """The group's dtype from its first (Python) value where TF's OpDef gives ``T`` a
+    default: ``(None, None)`` when the value's own dtype is allowed."""
+    allowed = entry.allowed.get(param) or entry.allowed.get(entry.same_dtype[0])
+    item = value[0] if param in entry.lists and isinstance(value, (list, tuple)) else value
+    try:
+        own = np_dtype(ops.convert_to_tensor(item).dtype).name
+    except (TypeError, ValueError):
+        return None, None
+    if allowed is None or own in allowed:
+        return None, None
+    return np_dtype(T_DEFAULTS[entry.op_type]), param
 
 
 def _convert_one(entry: OpDef, param: str, value: Any, dtype: Any, first: str | None):
@@ -622,24 +687,56 @@ def _convert_one(entry: OpDef, param: str, value: Any, dtype: Any, first: str | 
     if _is_tensor(value):
         tensor = ops.convert_to_tensor(value)
         if dtype is not None and np_dtype(tensor.dtype) != dtype:
+            against = (
+                f"type {dtype.name} of argument '{first}'"
+                if first
+                else (f"expected type of {dtype.name}")
+            )
             raise TypeError(
                 f"Input '{param}' of '{entry.op_type}' Op has type {np_dtype(tensor.dtype).name} "
-                f"that does not match type {dtype.name} of argument '{first}'."
+                f"that does not match {against}."
             )
         return tensor
     if dtype is None:
         return ops.convert_to_tensor(value)
     array = np.asarray(value)
-    if _kind(array.dtype) != _kind(dtype) and not (
-        _kind(array.dtype) == "i" and _kind(dtype) == "f"
+    if (
+        _kind(array.dtype) != _kind(dtype)
+        and not (_kind(array.dtype) == "i" and _kind(dtype) in "fc")
+        and not (_kind(array.dtype) == "f" and _kind(dtype) == "c")
     ):
-        # TF converts the value on its own (a Python float: float32) and refuses the mix.
-        own = np_dtype(ops.convert_to_tensor(value).dtype)
+        # TF converts the value to the inferred dtype and refuses one it cannot hold.
+        if entry.op_type in _CONVERTED_BY_WRAPPER:
+            # TF's Python function converts the value on its own first (a float:
+            # float32) and the op refuses the mix.
+            own = np_dtype(ops.convert_to_tensor(value).dtype)
+            raise TypeError(
+                f"Input '{param}' of '{entry.op_type}' Op has type {own.name} that does "
+                f"not match type {dtype.name} of argument '{first}'."
+            )
+        bad = _first_of_kind(value, _kind(array.dtype))
         raise TypeError(
-            f"Input '{param}' of '{entry.op_type}' Op has type {own.name} that does not match "
-            f"type {dtype.name} of argument '{first}'."
+            f"Expected {dtype.name} passed to parameter '{param}' of op '{entry.op_type}', "
+            f"got {value!r} of type '{type(value).__name__}' instead. Error: Expected "
+            f"{dtype.name}, but got {bad!r} of type '{type(bad).__name__}'."
         )
     return ops.convert_to_tensor(array.astype(dtype))
+
+
+# Op types whose TF Python function converts its second input itself (``tf.add``:
+# ``convert_to_tensor(y, dtype_hint=x.dtype)``) before the op sees it.
+_CONVERTED_BY_WRAPPER = frozenset({"AddV2"})
+
+
+def _first_of_kind(value: Any, kind: str) -> Any:
+    """The first element of a (nested) Python value whose kind is ``kind``."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            found = _first_of_kind(v, kind)
+            if found is not None:
+                return found
+        return None
+    return value if _kind(np.asarray(value).dtype) == kind else None
 
 
 def convert_operand(value: Any, like: ops.Tensor) -> ops.Tensor:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from adapters.v1.framework import dtypes, tensor_shape
+from adapters.v1.framework.device_spec import DeviceSpec
 from adapters.v1.framework.dtypes import as_dtype
 
 __all__ = [
@@ -460,6 +461,27 @@ class Operation:
             return repr(self)
 
 
+class _NumericsState(threading.local):
+    """The thread's ``tf.debugging.enable_check_numerics`` hook (TF's op callback is
+    per thread too); ``hook`` has ``consumer_inputs(graph, inputs, controls)`` and
+    ``instrument(graph, op)`` (adapters/v1/debugging.py)."""
+
+    hook: Any = None
+
+
+_NUMERICS = _NumericsState()
+
+
+class _ControlFrame:
+    """One ``control_dependencies`` block: its controls and the ops created inside."""
+
+    __slots__ = ("ops", "seen")
+
+    def __init__(self, ops: list[Operation]):
+        self.ops = ops
+        self.seen: set[Operation] = set()
+
+
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
 
@@ -495,7 +517,7 @@ class Graph:
         self._local.scope = value
 
     @property
-    def _control_stack(self) -> list[list[Operation]]:
+    def _control_stack(self) -> list[_ControlFrame]:
         if not hasattr(self._local, "control"):
             self._local.control = []
         return self._local.control
@@ -611,9 +633,18 @@ class Graph:
                 raise ValueError(
                     f"Tensor {t.name} must be from the same graph as the op {name} being created."
                 )
+        numerics = _NUMERICS.hook if self._numerics_ok() else None
+        if numerics is not None:
+            inputs, control_inputs = numerics.consumer_inputs(self, inputs, control_inputs)
         controls = list(control_inputs)
+        input_ops = {t.op for t in inputs}
         for frame in self._control_stack:
-            controls.extend(c for c in frame if c not in controls)
+            # TF's _control_dependencies_for_inputs: a block one of whose ops feeds
+            # this op adds nothing (that input already runs after the block's
+            # controls), and a control that is also a data input is dropped.
+            if not input_ops.isdisjoint(frame.seen):
+                continue
+            controls.extend(c for c in frame.ops if c not in input_ops and c not in controls)
         if name.endswith("/"):  # TF: a scope name ("scope/") names the op exactly
             name, exact_name = name[:-1], True
         if exact_name and name in self._names:
@@ -634,10 +665,23 @@ class Graph:
             _refuse_overrides_of_parts(op, self._gradient_override_map)
         if self._device_stack:
             self._apply_device(op)
+        for colocated in reversed(getattr(self._local, "colocation", ())):
+            if colocated.device:  # TF: the innermost colocation op with a device
+                op._device = colocated.device
+                break
+        for frame in self._control_stack:
+            frame.seen.add(op)
         self._ops.append(op)
         self._names[op.name] = op
         self._version += 1
+        if numerics is not None:
+            numerics.instrument(self, op)
         return op
+
+    def _numerics_ok(self) -> bool:
+        """Whether ``tf.debugging.enable_check_numerics`` instruments new ops here
+        (not while it builds its own checks)."""
+        return _NUMERICS.hook is not None and not getattr(self._local, "in_numerics", False)
 
     def get_operations(self) -> list[Operation]:
         return list(self._ops)
@@ -747,22 +791,33 @@ class Graph:
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs: Sequence[Any] | None) -> Iterator[None]:
-        """Ops created inside run after ``control_inputs`` (``None`` clears them)."""
+        """Ops created inside run after ``control_inputs`` (``None`` clears them).
+
+        As TF, a control already given by an enclosing block is not repeated, and an
+        op created inside gets no control from a block when one of its data inputs
+        was created inside that block, nor a control on an op it takes as a data
+        input (``with tf.control_dependencies([a]): b = a + 1`` gives ``b`` no
+        control input).
+        """
         if control_inputs is None:
             saved = list(self._control_stack)
             self._control_stack.clear()
             try:
                 yield
             finally:
+                self._control_stack.clear()
                 self._control_stack.extend(saved)
             return
+        current = {c for frame in self._control_stack for c in frame.ops}
         ops = []
         for c in control_inputs:
             op = _as_op(c)
             if op.graph is not self:
                 raise ValueError(f"Control input {op.name} must be from the same graph.")
-            ops.append(op)
-        self._control_stack.append(ops)
+            if op not in current:
+                ops.append(op)
+                current.add(op)
+        self._control_stack.append(_ControlFrame(ops))
         try:
             yield
         finally:
@@ -770,14 +825,26 @@ class Graph:
 
     @contextlib.contextmanager
     def device(self, device_name_or_function: Any) -> Iterator[None]:
-        """Records a device name (or a function ``op -> name``) on the ops created inside.
+        """Records a device (a name, a ``DeviceSpec`` or a function ``op -> device``) on
+        the ops created inside.
 
-        Recorded only (``Operation.device``): XLA places the computation, and in a
-        multi-process job every worker holds every variable (training/device_setter.py).
-        ``None`` clears the enclosing scopes' device.
+        Recorded only (``Operation.device``, ``NodeDef.device``): XLA places the
+        computation, and in a multi-process job every worker holds every variable
+        (training/device_setter.py). As TF, a name or spec is merged field by field
+        with what the inner scopes set (``/job:worker`` around ``/gpu:1`` gives
+        ``/job:worker/device:GPU:1``) and written canonically (``/gpu:0`` is
+        ``/device:GPU:0``); an empty name changes nothing; ``None`` ignores the
+        enclosing scopes; a function is called with the op (its ``device`` already
+        set by the inner scopes) and what it returns is recorded as is.
+
+        Raises:
+          ValueError: a name TF cannot parse (TF's message), when the scope is entered.
         """
+        entry = device_name_or_function
+        if isinstance(entry, (str, bytes)):
+            entry = DeviceSpec.from_string(entry.decode() if isinstance(entry, bytes) else entry)
         stack = self._device_stack
-        stack.append(device_name_or_function)
+        stack.append(entry)
         try:
             yield
         finally:
@@ -787,9 +854,12 @@ class Graph:
     def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
         """Ops created inside are to live on ``op``'s device (``Graph.colocate_with``).
 
-        Accepted and checked only: XLA places the computation. ``op`` is an
-        ``Operation``, a tensor or variable (its op), or a value TF converts to a
-        constant (as TF, which then colocates with that new ``Const``).
+        Recorded only: XLA places the computation. ``op`` is an ``Operation``, a
+        tensor or variable (its op), or a value TF converts to a constant (as TF,
+        which then colocates with that new ``Const``). As TF, inside the block the
+        enclosing ``tf.device`` scopes are set aside and an op created takes the
+        device of the innermost colocation op that has one (the ``_class``
+        colocation attribute is not written to ``GraphDef``s).
 
         Raises:
           ValueError: ``op`` is ``None`` without ``ignore_existing=True`` (TF's message).
@@ -799,10 +869,21 @@ class Graph:
             raise ValueError(
                 "Trying to reset colocation (op is None) but ignore_existing is not True"
             )
-        if op is not None and not isinstance(op, Operation):
-            with self.as_default():
-                convert_to_tensor(op)
-        yield
+        target = None
+        if op is not None:
+            target = op if isinstance(op, Operation) else getattr(op, "op", None)
+            if not isinstance(target, Operation):
+                with self.as_default():
+                    target = convert_to_tensor(op).op
+        local = self._local
+        saved = (getattr(local, "device_stack", None), getattr(local, "colocation", []))
+        local.device_stack = []
+        stack = [] if ignore_existing else list(saved[1])
+        local.colocation = stack + ([target] if target is not None else [])
+        try:
+            yield
+        finally:
+            local.device_stack, local.colocation = saved
 
     @contextlib.contextmanager
     def container(self, container_name: str) -> Iterator[str]:
@@ -829,13 +910,25 @@ class Graph:
         return stack
 
     def _apply_device(self, op: Operation) -> None:
-        for entry in self._device_stack:
+        """TF's ``_apply_device_functions``: the scopes innermost first, each merged
+        with (a name or spec) or given (a function) what the inner ones set."""
+        for entry in reversed(self._device_stack):
             if entry is None:
-                op._device = ""
-            elif callable(entry):
-                op._device = entry(op) or ""
-            else:
-                op._device = str(entry)
+                break
+            if isinstance(entry, DeviceSpec):
+                if not entry.to_string():
+                    continue  # TF's null merge
+                inner = DeviceSpec.from_string(op._device)
+                op._device = entry.make_merged_spec(inner).to_string()
+                continue
+            device = entry(op)
+            if isinstance(device, DeviceSpec):
+                device = device.to_string()
+            elif isinstance(device, bytes):
+                device = device.decode()
+            if not isinstance(device, str):
+                raise TypeError(f"Expected binary or unicode string, got {device!r}")
+            op._device = device
 
     def finalize(self) -> None:
         self._finalized = True
