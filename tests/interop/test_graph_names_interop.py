@@ -68,3 +68,47 @@ def test_string_constant_literals(case):
 
     theirs, ours = _outcome(tf1, build), _outcome(jtf, build)
     assert ours == theirs
+
+
+def _ops_of(graph: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """``(name, type)`` of ``graph``'s operations under ``prefix``, sorted."""
+    return sorted((o.name, o.type) for o in graph.get_operations() if o.name.startswith(prefix))
+
+
+# name -> initializer(tf)
+INITIALIZERS = {
+    "zeros": lambda tf: tf.zeros_initializer(),
+    "ones": lambda tf: tf.ones_initializer(),
+    "constant": lambda tf: tf.constant_initializer(2.5),
+    "zeros int64": lambda tf: tf.zeros_initializer(tf.int64),
+    "ones int64": lambda tf: tf.ones_initializer(tf.int64),
+}
+
+
+@pytest.mark.parametrize("case", list(INITIALIZERS))
+@pytest.mark.parametrize("shape", [[3], [999], [1000], [40, 30]])
+def test_initializer_names(case, shape):
+    """Called directly and through ``get_variable``: TF's node names and types (a
+    ``Const`` named ``zeros``/``ones`` below 1000 elements, a ``Fill`` from 1000), and
+    the variable's initial value."""
+
+    def build(tf):
+        init = INITIALIZERS[case](tf)
+        direct = init(shape)
+        with tf.variable_scope("s"):
+            var = tf.get_variable("w", shape, dtype=direct.dtype, initializer=init)
+        graph = tf.get_default_graph()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            value = sess.run(var)
+        return (
+            direct.name,
+            direct.op.type,
+            direct.dtype.name,
+            _ops_of(graph, "s/w/Initializer"),
+            value.dtype.name,
+            value.ravel()[:3].tolist(),
+        )
+
+    theirs, ours = _in_graph(tf1, build), _in_graph(jtf, build)
+    assert ours == theirs

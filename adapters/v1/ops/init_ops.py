@@ -56,10 +56,26 @@ def _dtype(dtype: Any, default: Any = np.float32) -> Any:
     return ops.as_dtype(default if dtype is None else dtype)
 
 
-def _constant(value: np.ndarray) -> ops.Tensor:
+def _constant(value: np.ndarray, name: str = "Const") -> ops.Tensor:
     from adapters.v1.ops.constant_op import constant
 
-    return constant(value)
+    return constant(value, name=name)
+
+
+def _filled(kind: str, shape: Any, dtype: Any) -> ops.Tensor:
+    """TF's ``tf.zeros``/``tf.ones`` (``kind``) as its initializers build them: a
+    ``Const`` named ``kind`` below 1000 elements, else a ``Fill`` named ``kind`` (TF
+    keeps big constants out of the ``GraphDef``), filling the ``Const`` in its scope to
+    the shape of the ``Const`` ``shape_as_tensor`` there."""
+    shape = tuple(shape)
+    make = np.zeros if kind == "zeros" else np.ones
+    if math.prod(shape) < 1000 or dtype.name == "string":
+        return _constant(make(shape, dtype), name=kind)
+    from adapters.v1.framework.op_def import FUNCTIONS
+
+    with ops.name_scope(None, kind, []) as scope:
+        dims = _constant(np.asarray(shape, np.int32), name="shape_as_tensor")
+        return FUNCTIONS["fill"](dims, _constant(make((), dtype)), name=scope)
 
 
 class _Initializer:
@@ -79,7 +95,7 @@ class zeros_initializer(_Initializer):  # TF's name
         self.dtype = dtype
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return _constant(np.zeros(tuple(shape), _dtype(dtype, self.dtype)))
+        return _filled("zeros", shape, _dtype(dtype, self.dtype))
 
 
 class ones_initializer(_Initializer):
@@ -89,7 +105,7 @@ class ones_initializer(_Initializer):
         self.dtype = dtype
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return _constant(np.ones(tuple(shape), _dtype(dtype, self.dtype)))
+        return _filled("ones", shape, _dtype(dtype, self.dtype))
 
 
 class constant_initializer(_Initializer):
