@@ -166,8 +166,8 @@ class random_normal_initializer(_Random):
         self.dtype = _assert_float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return self._tensor(
-            shape, dtype, lambda k, s: self.mean + self.stddev * jax.random.normal(k, s)
+        return random_ops.random_normal(
+            _dims(shape), self.mean, self.stddev, _dtype(dtype, self.dtype), seed=self.seed
         )
 
 
@@ -179,10 +179,8 @@ class truncated_normal_initializer(_Random):
         self.dtype = _assert_float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return self._tensor(
-            shape,
-            dtype,
-            lambda k, s: self.mean + self.stddev * jax.random.truncated_normal(k, -2.0, 2.0, s),
+        return random_ops.truncated_normal(
+            _dims(shape), self.mean, self.stddev, _dtype(dtype, self.dtype), seed=self.seed
         )
 
 
@@ -193,9 +191,8 @@ class random_uniform_initializer(_Random):
         self.minval, self.maxval, self.seed, self.dtype = minval, maxval, seed, dtype
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        hi = 1.0 if self.maxval is None else self.maxval
-        return self._tensor(
-            shape, dtype, lambda k, s: jax.random.uniform(k, s, minval=self.minval, maxval=hi)
+        return random_ops.random_uniform(
+            _dims(shape), self.minval, self.maxval, _dtype(dtype, self.dtype), seed=self.seed
         )
 
 
@@ -250,16 +247,14 @@ class variance_scaling_initializer(_Random):
         fan_in, fan_out = _fans(_full_shape(shape, partition_info))
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
+        dt = _dtype(dtype, self.dtype)
         if self.distribution in ("normal", "truncated_normal"):
             std = math.sqrt(scale) / 0.87962566103423978  # TF: std of N(0,1) cut at +-2
-            sample = lambda k, s: std * jax.random.truncated_normal(k, -2.0, 2.0, s)
-        elif self.distribution == "untruncated_normal":
-            std = math.sqrt(scale)
-            sample = lambda k, s: std * jax.random.normal(k, s)
-        else:
-            limit = math.sqrt(3.0 * scale)
-            sample = lambda k, s: jax.random.uniform(k, s, minval=-limit, maxval=limit)
-        return self._tensor(shape, dtype, sample)
+            return random_ops.truncated_normal(shape, 0.0, std, dt, seed=self.seed)
+        if self.distribution == "untruncated_normal":
+            return random_ops.random_normal(shape, 0.0, math.sqrt(scale), dt, seed=self.seed)
+        limit = math.sqrt(3.0 * scale)
+        return random_ops.random_uniform(shape, -limit, limit, dt, seed=self.seed)
 
 
 class glorot_uniform_initializer(variance_scaling_initializer):
@@ -318,9 +313,8 @@ class uniform_unit_scaling_initializer(_Random):
         shape = tuple(int(d) for d in shape)
         input_size = max(float(math.prod(_full_shape(shape, partition_info)[:-1])), 1.0)
         limit = math.sqrt(3.0 / input_size) * self.factor
-        return self._tensor(
-            shape, dtype, lambda k, s: jax.random.uniform(k, s, minval=-limit, maxval=limit)
-        )
+        dt = _dtype(dtype, self.dtype)
+        return random_ops.random_uniform(shape, -limit, limit, dt, seed=self.seed)
 
 
 class orthogonal_initializer(_Random):
@@ -389,6 +383,10 @@ class identity_initializer(_Initializer):
             offset = partition_info.var_offset
             eye = eye[tuple(slice(o, o + n) for o, n in zip(offset, shape, strict=True))]
         return _constant((eye * np.asarray(self.gain, eye.dtype)).astype(eye.dtype))
+
+
+def _dims(shape: Any) -> tuple[int, ...]:
+    return tuple(int(d) for d in shape)
 
 
 def _full_shape(shape: tuple[int, ...], partition_info: Any) -> tuple[int, ...]:
