@@ -36,6 +36,8 @@ CASES = {
     "embedding_style": ("--train_dir", ["--max_steps=15"], True),
     "ptb_style": ("--save_path", ["--max_max_epoch=3"], True),
     "seq2seq_style": ("--model_dir", ["--num_steps=20"], True),
+    # no weight assigned: TF's random streams (initializers, dropout, noise) or nothing
+    "seeded_dropout_style": ("--train_dir", ["--max_steps=20"], True),
     "word2vec_style": ("--train_dir", ["--max_steps=15"], True),
 }
 
