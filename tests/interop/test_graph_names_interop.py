@@ -112,3 +112,62 @@ def test_initializer_names(case, shape):
 
     theirs, ours = _in_graph(tf1, build), _in_graph(jtf, build)
     assert ours == theirs
+
+
+X = (np.arange(2 * 3, dtype=np.float32).reshape(2, 3) - 2.0) / 3.0
+
+
+# name -> build(tf, x): the batch-normalized tensor
+BATCH_NORMS = {
+    "python floats": lambda tf, x: tf.nn.batch_normalization(x, 0.5, 2.0, 0.1, 1.5, 1e-3),
+    "no offset, scale": lambda tf, x: tf.nn.batch_normalization(x, 0.5, 2.0, None, None, 1e-3),
+    "moments": lambda tf, x: tf.nn.batch_normalization(
+        x, *tf.nn.moments(x, [0]), tf.constant([0.1, 0.2, 0.3]), tf.constant(2.0), 1e-3
+    ),
+    "named": lambda tf, x: tf.nn.batch_normalization(
+        x, tf.constant(0.5), tf.constant(2.0), None, tf.constant(1.5), 1e-3, name="bn"
+    ),
+    "epsilon tensor": lambda tf, x: tf.nn.batch_normalization(
+        x, 0.5, 2.0, 0.1, None, tf.constant(1e-3)
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BATCH_NORMS))
+def test_batch_normalization_output_name(case):
+    """TF's output name (``batchnorm/add_1``, ``.../add`` when the variance and epsilon
+    are Python values), fetchable by it, with TF's values and gradient."""
+
+    def build(tf):
+        x = tf.constant(X)
+        first = BATCH_NORMS[case](tf, x)
+        second = BATCH_NORMS[case](tf, x)
+        (grad,) = tf.gradients(tf.reduce_sum(first * first), [x])
+        fetched = tf.get_default_graph().get_tensor_by_name(first.name)
+        with tf.Session() as sess:
+            value, g = sess.run([fetched, grad])
+        return first.name, first.op.type, second.name, value.dtype.name, value, g
+
+    theirs, ours = _in_graph(tf1, build), _in_graph(jtf, build)
+    assert ours[:4] == theirs[:4]
+    np.testing.assert_allclose(ours[4], theirs[4], rtol=1e-6)
+    # the gradient through moments is a difference of terms of order 1 (about 0.06):
+    # float32 sums in another order differ by a few ulps of the terms
+    np.testing.assert_allclose(ours[5], theirs[5], rtol=1e-5, atol=2e-6)
+
+
+def test_layers_batch_normalization_unfused_name():
+    """``tf.layers.batch_normalization(fused=False)`` normalizes with
+    ``tf.nn.batch_normalization``: TF's output name under the layer's scope."""
+
+    def build(tf):
+        x = tf.constant(X.reshape(2, 1, 1, 3))
+        y = tf.layers.batch_normalization(x, fused=False, training=True)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            value = sess.run(y)
+        return y.name, y.op.type, value
+
+    theirs, ours = _in_graph(tf1, build), _in_graph(jtf, build)
+    assert ours[:2] == theirs[:2]
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-5, atol=1e-6)

@@ -12,10 +12,13 @@ its mean and variance outputs, none to the given mean and variance);
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax.numpy as jnp
 from jax import lax
 
-from adapters.v1.framework.op_def import FLOATING, OpValueError, define
+from adapters.v1.framework import ops
+from adapters.v1.framework.op_def import FLOATING, FUNCTIONS, OpValueError, define
 from adapters.v1.ops.math_ops import kernel_mean
 from adapters.v1.ops.nn_conv import channels_first, check_attr, shape_error
 from jtrain._numerics import rounded_square
@@ -130,7 +133,7 @@ def _batch_normalization(x, mean, variance, offset, scale, variance_epsilon):
     return x * inv.astype(x.dtype) + shift.astype(x.dtype)
 
 
-define(
+_batch_normalization_node = define(
     "nn.batch_normalization",
     "AddV2",
     _batch_normalization,
@@ -140,6 +143,49 @@ define(
     allowed={"x": FLOATING, "mean": FLOATING},
     default_name="batchnorm",
 )
+
+
+def batch_normalization(
+    x: Any,
+    mean: Any,
+    variance: Any,
+    offset: Any,
+    scale: Any,
+    variance_epsilon: Any,
+    name: str | None = None,
+) -> ops.Tensor:
+    """TF's ``tf.nn.batch_normalization``: ``x * inv + (offset - mean * inv)`` with
+    ``inv = rsqrt(variance + variance_epsilon) * scale``.
+
+    Args:
+      x: the input.
+      mean, variance: its mean and variance (broadcast against ``x``).
+      offset: ``beta``, added (``None``: none).
+      scale: ``gamma``, multiplied (``None``: none).
+      variance_epsilon: a small float added to ``variance``.
+      name: the name scope (default ``"batchnorm"``).
+
+    Returns:
+      The normalized ``x``, of its dtype.
+
+    .. note::
+       The result is one ``AddV2`` node (TF's last op) named as TF's:
+       ``batchnorm/add_1``, or ``batchnorm/add`` when neither ``variance`` nor
+       ``variance_epsilon`` is a tensor (TF then adds them in Python); scripts fetch it
+       by that name. TF's intermediate ``Rsqrt``/``mul``/``sub`` nodes are not built.
+    """
+    graph_values = (variance, variance_epsilon)
+    tensor_add = any(
+        isinstance(v, ops.Tensor) or hasattr(v, "_as_graph_tensor") for v in graph_values
+    )
+    last = "add_1" if tensor_add else "add"
+    with ops.name_scope(name, "batchnorm", [x, mean, variance, offset, scale]):
+        return _batch_normalization_node(
+            x, mean, variance, offset, scale, variance_epsilon, name=last
+        )
+
+
+FUNCTIONS["nn.batch_normalization"] = batch_normalization
 
 
 def _batch_norm_with_global_normalization(
