@@ -76,8 +76,9 @@ GAPS: dict[str, str] = {
     "constants, ref and resource variables, the op library's op types and the kernels "
     "of `framework/graph_kernels.py` run: TF's gradient kernels, shape arithmetic, "
     "Scatter*, every (Resource)(Sparse)Apply* kernel of TF1's optimizers as jtrain's "
-    "optimizers (Unique pads to a static length), stateful and stateless random ops "
-    "(jax.random's values, not TF's bits); TF convnets and MLPs with every TF1 "
+    "optimizers (Unique pads to a static length), stateful random ops "
+    "(jax.random's values, not TF's bits) and stateless ones (TF's values); TF convnets "
+    "and MLPs with every TF1 "
     "optimizer, batch norm, TF's activations, gradient clipping, a decayed learning rate "
     "and resource variables train with TF's losses. Not run "
     "(UnimplementedError listing them): SaveV2/RestoreV2 (use the returned Saver), "
@@ -130,20 +131,26 @@ GAPS: dict[str, str] = {
     "takes a number, a constant, a size computed from shapes (`tf.shape(x)[0]`) or a fed "
     "integer placeholder (one program per fed value); `LSTMCell`'s deprecated "
     "`num_unit_shards`/`num_proj_shards` raise",
-    "random": "values come from `jax.random` (TF's distributions and seed rules, other "
-    "numbers); no Generator, fold_in/split, candidate samplers, stateless_binomial/gamma/"
-    "poisson/multinomial/parameterized_truncated_normal",
+    "random": "TF's Philox values for `uniform` (every dtype, int too), `normal`, "
+    "`truncated_normal`, dropout, the random initializers and the stateless ops (float32 "
+    "normals: ~99% bit-identical, others within 2 ulps, as TF's own depend on the libm); "
+    "`shuffle`, `multinomial`/`categorical`, `gamma`, `poisson` and the candidate samplers "
+    "draw from `jax.random` (TF's distributions and seed rules); no Generator, "
+    "fold_in/split, stateless_binomial/gamma/poisson/multinomial/"
+    "parameterized_truncated_normal",
     **{
         name: "no gradient flows through: tf.gradients gives zeros where TF raises "
         "`LookupError` (no gradient registered)"
         for name in ("random.poisson", "random_poisson")
     },
-    "random.stateless_uniform": "values differ from TF's (`alg` ignored); no full-range "
-    "integers (`minval=maxval=None`)",
+    "random.stateless_uniform": "TF's values for `alg` `auto_select`/`philox`; "
+    "`threefry` draws from `jax.random`; no full-range integers (`minval=maxval=None`)",
     **{
-        f"random.stateless_{name}": "values differ from TF's (`alg` ignored)"
-        for name in ("normal", "truncated_normal", "categorical")
+        f"random.stateless_{name}": "TF's values for `alg` `auto_select`/`philox`; "
+        "`threefry` draws from `jax.random`"
+        for name in ("normal", "truncated_normal")
     },
+    "random.stateless_categorical": "values differ from TF's (`jax.random`)",
     # array and linear-algebra ops (adapters/v1/ops/array_ops.py, linalg_ops.py)
     "boolean_mask": "`mask` must be known when the graph is built (a constant): the "
     "result's shape depends on it",
@@ -319,20 +326,25 @@ GAPS: dict[str, str] = {
     "verify_tensor_all_finite": "as `check_numerics`",
     # tf.data (adapters/v1/data/): a Python pipeline on the host, before each step.
     "data": "TF1 graph mode's datasets and iterators (see the `tf.compat.v1.data` rows); "
-    "`tf.data.experimental` has `AUTOTUNE`, `shuffle_and_repeat`, `map_and_batch`, "
-    "`parallel_interleave`, `ignore_errors`, `unbatch`, `get_single_element`, "
-    "`enumerate_dataset`, `take_while`, `prefetch_to_device`, `copy_to_device`",
+    "`tf.data.experimental` as in its row",
     "data.Dataset": "sources `from_tensor_slices`, `from_tensors`, `range`, `zip`, "
     "`from_generator`, `list_files`; `map`, `filter`, `batch`, `padded_batch`, `unbatch`, "
     "`shuffle`, `repeat`, `take`, `skip`, `shard`, `cache` (in memory), `prefetch`, "
-    "`concatenate`, `flat_map`, `interleave`, `apply`, `reduce`, `enumerate`, `take_while`; "
-    "functions run on the host, element by element, and may not read variables; "
-    "`shuffle`'s order is TF's; no `window`, `scan`, `group_by_window`, "
-    "`element_spec`, options",
-    "data.experimental": "`AUTOTUNE`, `shuffle_and_repeat`, `map_and_batch`, "
-    "`parallel_interleave` (deterministic order), `ignore_errors`, `unbatch`, "
-    "`get_single_element`, `enumerate_dataset`, `take_while`, `prefetch_to_device`, "
-    "`copy_to_device`; other names raise an `AttributeError` saying what to use",
+    "`concatenate`, `flat_map`, `interleave`, `apply`, `reduce`, `enumerate`, `take_while`, "
+    "`window` (read through `flat_map`/`interleave`), `scan`, `group_by_window`, "
+    "`bucket_by_sequence_length`, `unique`, `cardinality`, `choose_from_datasets`, "
+    "`sample_from_datasets` (NumPy's draws, not TF's), `with_options`/`options` (no "
+    "effect on elements); functions run on the host, element by element, and may not read "
+    "variables; `shuffle`'s order is TF's; no `element_spec`, `random`, `snapshot`, "
+    "`rejection_resample`",
+    "data.experimental": "`AUTOTUNE`, the options classes, `shuffle_and_repeat`, "
+    "`map_and_batch`, `parallel_interleave` (deterministic order), `ignore_errors`, "
+    "`unbatch`, `get_single_element`, `enumerate_dataset`, `take_while`, `scan`, "
+    "`group_by_window`, `bucket_by_sequence_length`, `unique`, `Counter`, `cardinality`, "
+    "`assert_cardinality`, `choose_from_datasets`, `sample_from_datasets`, `CsvDataset`, "
+    "`make_csv_dataset`, `make_batched_features_dataset`, `parse_example_dataset`, "
+    "`prefetch_to_device`, `copy_to_device`; other names raise an `AttributeError` saying "
+    "what to use",
     # Image codecs (adapters/v1/ops/image_codecs.py): host ops; JPEG through Pillow.
     **{
         f"image.{name}": "JPEG files decode with libjpeg's accurate integer IDCT (Pillow, the "
@@ -418,10 +430,7 @@ ABSENT_ADVICE: dict[str, str] = {
     "tpu.bfloat16_scope": "cast to `tf.bfloat16` explicitly",
     "tpu.PaddingSpec": "no TPU dynamic padding: shapes are static",
     "tpu.experimental": "TPU embeddings and topologies have no CPU/GPU equivalent",
-    "data.Options": "drop the options: the pipeline is one Python thread",
-    "data.ThreadingOptions": "drop the options: the pipeline is one Python thread",
     "data.NumpyIterator": "TF2's eager iteration: use an iterator's `get_next()` in a session",
-    "data.DatasetSpec": "use `output_types`/`output_shapes` (TF1's properties)",
     **{
         f"image.{name}": "decode the file with Pillow in the input pipeline and feed the "
         "arrays (feed_dict)"
