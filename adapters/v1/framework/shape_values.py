@@ -27,7 +27,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from adapters.v1.framework import ops
+from adapters.v1.framework import _x64, ops
 from jtrain import errors
 
 __all__ = [
@@ -274,7 +274,8 @@ def _evaluate(
             else:
                 stack.append(t.op)
     sub = RunContext(dict(variables), memo, True, initialized, fed)
-    with jax.ensure_compile_time_eval():
+    # 64-bit types exact, as the session traces the step (a float64 cast stays float64)
+    with jax.ensure_compile_time_eval(), _x64.exact():
         sub.run_ops([op for op in _topological(order) if op.outputs[0] not in memo])
     return sub.memo[tensor]
 

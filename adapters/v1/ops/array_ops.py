@@ -7,6 +7,7 @@ table (``framework/op_def.py``), with TF's signatures and semantics.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from functools import partial
 from typing import Any, NamedTuple
@@ -1207,6 +1208,46 @@ _SAME_DTYPE = {
     "histogram_fixed_width": "values value_range",
     "histogram_fixed_width_bins": "values value_range",
 }
+
+_RANGE_OP = FUNCTIONS["range"]
+# TF's order of range dtypes: the widest of start, limit and delta wins.
+_RANGE_DTYPES = ("int32", "int64", "float16", "bfloat16", "float32", "float64")
+
+
+@functools.wraps(_RANGE_OP)  # its name, signature, module and ``_op_def``
+def _range_as_tf(
+    start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: Any = "range"
+):
+    """``tf.range``: TF's conversions and dtype, the sequence ``start, start + delta, ...``
+    below ``limit``.
+
+    As TF's: Python values become ``start``/``limit``/``delta`` constants of ``dtype``
+    (Python ints int32, floats float32 when none is given), the result's dtype is the
+    widest of the three (int32 < int64 < float16 < bfloat16 < float32 < float64) or
+    ``dtype``, and each is cast to it.
+    """
+    if limit is None:
+        start, limit = 0, start
+    with ops.name_scope(name, "Range", [start, limit, delta]) as scope:
+        args = [
+            v if isinstance(v, ops.Tensor) else ops.convert_to_tensor(v, dtype=dtype, name=n)
+            for v, n in ((start, "start"), (limit, "limit"), (delta, "delta"))
+        ]
+        if dtype is None:
+            names = [a.dtype.base_dtype.name for a in args]
+            if any(n not in _RANGE_DTYPES for n in names):
+                raise TypeError(
+                    f"tf.range: start, limit and delta must be of {', '.join(_RANGE_DTYPES)}, "
+                    f"got {', '.join(names)}"
+                )
+            dtype = max(names, key=_RANGE_DTYPES.index)
+        cast = FUNCTIONS["cast"]
+        args = [cast(a, dtype) for a in args]
+        return _RANGE_OP(*args, dtype=dtype, name=scope)
+
+
+FUNCTIONS["range"] = _range_as_tf
+
 
 _ONE_HOT_OP = FUNCTIONS["one_hot"]
 _ONE_HOT_INDICES = ("uint8", "int8", "int32", "int64")
