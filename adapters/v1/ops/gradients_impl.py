@@ -223,6 +223,11 @@ def gradients(
         if len(items) != len(ys_t):
             raise ValueError(f"Length mismatch. Passed {len(items)} grad_ys for {len(ys_t)} ys")
         gys = [None if g is None else _as_tensor(g) for g in items]
+    for y, g in zip(ys_t, gys, strict=True):
+        if g is None and y.dtype.is_complex:
+            raise TypeError(
+                f"Gradients of complex tensors ({y}) must set grad_ys (y.dtype = {y.dtype.name})"
+            )
     stop_ops = (
         {t.op for t in _as_tensor_list(stop_gradients)} if stop_gradients is not None else set()
     )
@@ -520,7 +525,11 @@ def _gradients_op(
             total = 0.0
             for i, y in zip(differentiated, outs, strict=True):
                 y = jnp.asarray(y)
-                total = total + (jnp.sum(y * weights[i]) if i in weights else jnp.sum(y))
+                if i in weights:
+                    # TF's gradient is the conjugate of JAX's cotangent: weighting y
+                    # with conj(w) here and conjugating the result gives TF's.
+                    y = jnp.real(y * jnp.conj(weights[i])) if _is_complex(y) else y * weights[i]
+                total = total + jnp.sum(y)
             return total
 
         if jacobian:
@@ -532,11 +541,11 @@ def _gradients_op(
             # One backward pass per element of y, batched (jax.vmap): one trace whatever
             # the size (TF loops over the elements).
             basis = np.eye(size, dtype=y._np_dtype).reshape((size, *y._shape))
-            rows = jax.vmap(lambda b: jax.grad(f)(list(diff_vals), {0: b})[0])(basis)
+            rows = jax.vmap(lambda b: _tf_gradient(jax.grad(f)(list(diff_vals), {0: b})[0]))(basis)
             jac = rows.reshape((*y._shape, *x._shape))
             return (jac.astype(diff_vals[0].dtype),)
         grads = jax.grad(f)(list(diff_vals), weights)
-        out = [g.astype(x.dtype) for g, x in zip(grads, diff_vals, strict=True)]
+        out = [_tf_gradient(g).astype(x.dtype) for g, x in zip(grads, diff_vals, strict=True)]
         dense_out, row_grads = out[: len(dense)], out[len(dense) :]
         pos = 0
         for x in sparse:
@@ -686,7 +695,7 @@ class _Override:
             memo.update(zip(self.externals, ext, strict=True))
             for t, c in zip(self.incoming, cts, strict=True):
                 if t is not None:
-                    memo[t] = c
+                    memo[t] = _tf_gradient(c)  # the user's function takes TF's gradient
             back = RunContext(dict(step.variables), memo, True, step.initialized, step.fed)
             wanted = [g for g in self.grads if g is not None]
             values = iter(_recompute(back, wanted))
@@ -695,11 +704,23 @@ class _Override:
                 if g is None:
                     out.append(None)
                 else:
-                    out.append(jnp.broadcast_to(next(values), jnp.shape(v)).astype(v.dtype))
+                    g = jnp.broadcast_to(next(values), jnp.shape(v)).astype(v.dtype)
+                    out.append(_tf_gradient(g))  # back to JAX's cotangent
             return tuple(out), tuple(None for _ in ext)
 
         call.defvjp(fwd, bwd)
         return call(ins, ext)
+
+
+def _is_complex(value: Any) -> bool:
+    return np.dtype(value.dtype).kind == "c"
+
+
+def _tf_gradient(cotangent: Any) -> Any:
+    """TF's gradient for JAX's ``cotangent``, or JAX's cotangent for TF's gradient: the
+    conjugate for complex values (TF's gradient of ``|z|**2`` at ``3+4j`` is ``6+8j``,
+    JAX's cotangent ``6-8j``), the value itself for real ones."""
+    return jnp.conj(cotangent) if _is_complex(cotangent) else cotangent
 
 
 def _incoming_gradient(graph: ops.Graph, t: ops.Tensor, index: int) -> ops.Tensor:

@@ -1122,30 +1122,75 @@ for _op, _type, _allowed in [
     )
 
 
-def _scan(cumulative: Any) -> Any:
+def _sequential_scan(x: Any, axis: int, exclusive: bool, reverse: bool, product: bool) -> Any:
+    """TF's Eigen scan: one running value per line along ``axis``, started at the
+    identity (``0``/``1``) and combined with each element in turn (from the end with
+    ``reverse``); the output is the running value after (``exclusive``: before) each
+    element. A ``lax.scan`` over ``axis``, vectorized over the other dimensions: on XLA
+    CPU faster than ``jnp.cumsum`` (3000 values 0.03 ms vs 0.37; 1x100000 0.53 ms vs
+    0.81, jitted); one loop trip per element, so a long axis may be slower on GPU."""
+    if x.ndim == 0 or x.shape[axis] == 0:
+        return x
+    moved = jnp.moveaxis(x, axis, 0)
+    combine = lax.mul if product else lax.add
+
+    def step(running: Any, element: Any) -> tuple[Any, Any]:
+        after = combine(running, element)
+        return after, running if exclusive else after
+
+    start = jnp.full(moved.shape[1:], 1 if product else 0, x.dtype)
+    # Not unrolled: XLA reassociates an unrolled chain of additions of constants.
+    _, out = lax.scan(step, start, moved, reverse=reverse)
+    return jnp.moveaxis(out, 0, axis)
+
+
+def _scan(product: bool) -> Any:
+    """``tf.cumsum``/``tf.cumprod``'s implementation, with TF's registered gradient."""
+
     def impl(x, axis=0, exclusive=False, reverse=False):
-        if reverse:
-            x = jnp.flip(x, axis)
-        out = cumulative(x, axis=axis, dtype=x.dtype)
-        if exclusive:
-            identity = 0 if cumulative is jnp.cumsum else 1
-            pad = [(0, 0)] * x.ndim
-            pad[axis] = (1, 0)
-            out = jnp.pad(out, pad, constant_values=identity)
-            out = lax.slice_in_dim(out, 0, x.shape[axis], axis=axis)
-        return jnp.flip(out, axis) if reverse else out
+        axis = int(axis) % x.ndim if x.ndim else 0
+        exclusive, reverse = bool(exclusive), bool(reverse)
+
+        @jax.custom_vjp
+        def scan(x):
+            return _sequential_scan(x, axis, exclusive, reverse, product)
+
+        def fwd(x):
+            out = scan(x)
+            return out, (x, out)
+
+        def bwd(res, ct):
+            x, out = res
+            # jtrain's cotangents are the conjugates of TF's gradients (complex x).
+            grad = jnp.conj(ct) if jnp.iscomplexobj(ct) else ct
+            if product:
+                # TF's _CumprodGrad: div_no_nan(cumsum(cumprod(x) * grad, reversed), x).
+                summed = _sequential_scan(out * grad, axis, exclusive, not reverse, False)
+                # Behind a barrier: XLA multiplies by a constant divisor's reciprocal.
+                grad = _divide_no_nan(summed, lax.optimization_barrier(x))
+            else:
+                # TF's _CumsumGrad: the cumsum of the gradient in the other direction.
+                grad = _sequential_scan(grad, axis, exclusive, not reverse, False)
+            return (jnp.conj(grad) if jnp.iscomplexobj(grad) else grad,)
+
+        scan.defvjp(fwd, bwd)
+        return scan(x)
 
     return impl
 
 
-for _name, _type, _fn in [("cumsum", "Cumsum", jnp.cumsum), ("cumprod", "Cumprod", jnp.cumprod)]:
+for _name, _type, _product in [("cumsum", "Cumsum", False), ("cumprod", "Cumprod", True)]:
     define(
         (_name, f"math.{_name}"),
         _type,
-        _scan(_fn),
+        _scan(_product),
         params="x, axis=0, exclusive=False, reverse=False, name=None",
         tensors="x",
         allowed=NUMERIC,
+        tf_gradient=(
+            "TF's _CumsumGrad (the cumsum of the gradient in the other direction) and "
+            "_CumprodGrad (div_no_nan(cumsum(cumprod(x) * grad, other direction), x))"
+        ),
     )
 
 
