@@ -171,3 +171,23 @@ def test_layers_batch_normalization_unfused_name():
     theirs, ours = _in_graph(tf1, build), _in_graph(jtf, build)
     assert ours[:2] == theirs[:2]
     np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-5, atol=1e-6)
+
+
+def test_sparse_tensor_constant_names():
+    """A ``tf.SparseTensor`` of Python values: its parts are constants named as TF's
+    (``SparseTensor/indices``...), in a new ``SparseTensor_N`` scope per tensor, with
+    TF's dtypes and values."""
+
+    def build(tf):
+        first = tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[2, 3])
+        second = tf.SparseTensor(
+            indices=np.array([[1]], np.int64), values=[3], dense_shape=np.array([4], np.int64)
+        )
+        dense = tf.sparse_tensor_to_dense(first)
+        parts = [t for s in (first, second) for t in (s.indices, s.values, s.dense_shape)]
+        with tf.Session() as sess:
+            values = sess.run(parts + [dense])
+        names = [(t.name, t.op.type, t.dtype.name) for t in parts]
+        return names, [v.tolist() for v in values]
+
+    assert _in_graph(jtf, build) == _in_graph(tf1, build)

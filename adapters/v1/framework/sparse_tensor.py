@@ -36,9 +36,13 @@ class SparseTensor:
     """
 
     def __init__(self, indices: Any, values: Any, dense_shape: Any):
-        self._indices = ops.convert_to_tensor(indices, dtype="int64")
-        self._values = ops.convert_to_tensor(values)
-        self._dense_shape = ops.convert_to_tensor(dense_shape, dtype="int64")
+        # TF's names: constants made of Python/NumPy parts are SparseTensor/indices...
+        with ops.name_scope(None, "SparseTensor", [indices, values, dense_shape]):
+            self._indices = ops.convert_to_tensor(indices, dtype="int64", name="indices")
+            self._values = ops.convert_to_tensor(values, name="values")
+            self._dense_shape = ops.convert_to_tensor(
+                dense_shape, dtype="int64", name="dense_shape"
+            )
         # What ``set_shape`` (``tf.sparse_placeholder``'s shape) adds to the static shape.
         self._dense_shape_default: TensorShape | None = None
         # The static shape where TF's shape inference knows less than the value's
