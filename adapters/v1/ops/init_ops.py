@@ -109,7 +109,11 @@ class ones_initializer(_Initializer):
 
 
 class constant_initializer(_Initializer):
-    """A constant value, or a list filling the shape (``verify_shape`` checks it)."""
+    """A constant value, or a list filling the shape in order (``verify_shape`` checks it).
+
+    As TF1's: a list shorter than the shape holds repeats its last value over the rest;
+    a longer one raises ``ValueError``.
+    """
 
     def __init__(self, value: Any = 0, dtype: Any = np.float32, verify_shape: bool = False):
         self.value = value
@@ -122,12 +126,19 @@ class constant_initializer(_Initializer):
         if arr.size == 1:
             return _constant(np.full(shape, arr.reshape(()), arr.dtype))
         if self.verify_shape and arr.shape != shape:
-            raise TypeError(f"Expected Tensor's shape: {shape}, got {arr.shape}.")
-        if arr.size != math.prod(shape):
-            raise TypeError(
-                f"constant_initializer: {arr.size} values do not fill the shape {shape}"
+            raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
+        size = math.prod(shape)
+        if arr.size > size:
+            raise ValueError(
+                f"Too many elements provided. Takes at most {size}, but got {arr.size}."
             )
-        return _constant(arr.reshape(shape))
+        # As TF1's constant: fewer values than the shape holds repeat the last one (none:
+        # zeros).
+        flat = arr.reshape(-1)
+        if flat.size < size:
+            last = flat[-1] if flat.size else np.zeros((), flat.dtype)
+            flat = np.concatenate([flat, np.full(size - flat.size, last, flat.dtype)])
+        return _constant(flat.reshape(shape))
 
 
 class _Random(_Initializer):
