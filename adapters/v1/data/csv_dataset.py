@@ -396,8 +396,11 @@ def make_csv_dataset(
         int64, float32, float64 or string, defaults 0 and ``""``).
       label_name: the column returned apart as the label.
       select_columns: names or indices of the columns to read.
-      field_delim, use_quote_delim, na_value, header, compression_type: as
-        ``CsvDataset``'s.
+      field_delim: as ``CsvDataset``'s.
+      use_quote_delim: as ``CsvDataset``'s.
+      na_value: as ``CsvDataset``'s.
+      header: as ``CsvDataset``'s.
+      compression_type: as ``CsvDataset``'s.
       num_epochs: passes over the data (``None``: forever).
       shuffle: shuffle the files and the records (TF's shuffle).
       shuffle_buffer_size: the record shuffle's buffer.

@@ -378,9 +378,13 @@ def make_batched_features_dataset(
       reader: a dataset class of one file's records (default ``TFRecordDataset``).
       label_key: the feature returned apart as the label.
       reader_args: more arguments for ``reader``.
-      num_epochs, shuffle, shuffle_buffer_size, shuffle_seed: as the pipeline says.
-      prefetch_buffer_size, parser_num_threads, sloppy_ordering: accepted (one Python
-        thread, deterministic order).
+      num_epochs: passes over the data (``None``: forever).
+      shuffle: shuffle the files and the records (TF's order).
+      shuffle_buffer_size: the record shuffle's buffer.
+      shuffle_seed: the shuffles' op seed.
+      prefetch_buffer_size: accepted (one Python thread).
+      parser_num_threads: accepted (one Python thread).
+      sloppy_ordering: accepted (deterministic order).
       reader_num_threads: files read at once, record by record (default 1).
       drop_final_batch: drop a last, partial batch.
 

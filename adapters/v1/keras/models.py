@@ -48,10 +48,9 @@ class Model(Layer):
     """A functional model ``Model(inputs, outputs, name=None)`` (or, subclassed, a layer
     whose ``call`` uses the layers set as its attributes).
 
-    Args:
-      inputs: the ``tf.keras.Input`` tensor(s) the model starts from.
-      outputs: the tensor(s) computed from them by Keras layers.
-      name: the model's name (default ``model``, ``model_1``...).
+    The functional form's arguments: ``inputs``, the ``tf.keras.Input`` tensor(s) the
+    model starts from; ``outputs``, the tensor(s) computed from them by Keras layers;
+    ``name``, the model's name (default ``model``, ``model_1``...).
 
     Raises:
       ValueError: an output not computed from ``inputs`` by Keras layers ("Graph

@@ -159,7 +159,8 @@ def batch_normalization(
 
     Args:
       x: the input.
-      mean, variance: its mean and variance (broadcast against ``x``).
+      mean: its mean (broadcast against ``x``).
+      variance: its variance (broadcast against ``x``).
       offset: ``beta``, added (``None``: none).
       scale: ``gamma``, multiplied (``None``: none).
       variance_epsilon: a small float added to ``variance``.
