@@ -186,6 +186,8 @@ def batch_normalization(
         )
 
 
+# The table entry, as every lifted function carries it.
+batch_normalization._op_def = _batch_normalization_node._op_def
 FUNCTIONS["nn.batch_normalization"] = batch_normalization
 
 
