@@ -198,10 +198,12 @@ def test_tf_parses_jtrain_saved_model_and_reads_its_variables(tf_models, tmp_pat
     # TF's checkpoint reader: the variables bit for bit.
     reader = real_tf.train.load_checkpoint(os.path.join(path, "variables", "variables"))
     _assert_bit_equal({n: reader.get_tensor(n) for n in VARS}, values)
-    # TF's loader cannot import jtrain's random initializers (JaxFunction nodes).
+    # TF's loader cannot import jtrain's random initializers: their generator nodes
+    # (RandomGenerator, TF's Philox stream) or, for other jtrain ops, JaxFunction nodes.
     with classic_tf1(), real_tf.Graph().as_default(), tf1.Session() as sess:
         with pytest.raises(
-            real_tf.errors.NotFoundError, match="Op type not registered 'JaxFunction'"
+            real_tf.errors.NotFoundError,
+            match="Op type not registered '(RandomGenerator|JaxFunction)'",
         ):
             tf1.saved_model.loader.load(sess, ["serve"], path)
 
