@@ -8,6 +8,7 @@ through ``tf.jax_function``. Each ``Session.run`` is one compiled XLA program.
 """
 
 from adapters.v1 import (
+    audio,
     bitwise,
     compat,
     config,
@@ -438,6 +439,7 @@ newaxis = None
 __version__ = VERSION
 
 __all__ = [
+    "audio",
     "bitwise",
     "compat",
     "config",
