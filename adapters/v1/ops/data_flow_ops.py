@@ -52,10 +52,20 @@ def as_host_dtype(dtype: Any) -> np.dtype:
 
 
 def to_host_array(value: Any, dtype: np.dtype) -> np.ndarray:
-    """``value`` as a NumPy array of ``dtype`` (strings become an object array of bytes)."""
+    """``value`` as a NumPy array of ``dtype`` (strings become an object array of bytes).
+
+    Raises:
+      TypeError: ``dtype`` is a string one and ``value`` holds something other than
+        ``bytes``/``str`` (``bytes(5)`` would be five NUL bytes), with the message of
+        TF's ``compat.as_bytes``.
+    """
     if dtype.kind == "O":
         arr = np.asarray(value, dtype=object)
-        flat = [v.encode() if isinstance(v, str) else bytes(v) for v in arr.ravel()]
+        flat = []
+        for v in arr.ravel():
+            if not isinstance(v, (bytes, str)):
+                raise TypeError(f"Expected binary or unicode string, got {v!r}")
+            flat.append(v.encode() if isinstance(v, str) else bytes(v))
         out = np.empty(len(flat), dtype=object)
         out[:] = flat
         return out.reshape(arr.shape)
@@ -72,18 +82,31 @@ def _owned(value: Any, dtype: np.dtype) -> np.ndarray:
     return arr
 
 
-def host_inputs(values: Sequence[Any]) -> list[ops.Tensor]:
-    """Tensors for ``values``; constants become host constants, so host ops can read them."""
+def host_inputs(values: Sequence[Any], dtypes: Sequence[Any] | None = None) -> list[ops.Tensor]:
+    """Tensors for ``values``; constants become host constants, so host ops can read them.
+
+    With ``dtypes`` (one per value, as TF's ``convert_to_tensor(value, dtype)`` for an
+    op's typed inputs), a Python or NumPy value is converted to its dtype by TF's literal
+    rules and a tensor must have it.
+
+    Raises:
+      TypeError: a value of a kind its dtype does not take (``5`` for ``tf.string``,
+        ``1.5`` for ``tf.int32``), as TF.
+      ValueError: a tensor of another dtype (TF's "Tensor conversion requested dtype").
+    """
     graph = ops.get_default_graph()
     out = []
-    for v in values:
+    wanted = [None] * len(values) if dtypes is None else list(dtypes)
+    for v, dtype in zip(values, wanted, strict=True):
+        if dtype is not None and (isinstance(v, ops.Tensor) or hasattr(v, "_as_graph_tensor")):
+            v = ops.convert_to_tensor(v, dtype=dtype)
         if isinstance(v, ops.Tensor) and v.op.type == "Const" and v.op._host is None:
             const = v.op._const_value  # its exact value (int64/float64 keep their bits)
             v = np.asarray(v.op._compute(None)[0] if const is None else const, dtype=v.dtype)
         if isinstance(v, ops.Tensor) or hasattr(v, "_as_graph_tensor"):
             out.append(ops.convert_to_tensor(v))
             continue
-        out.append(host_constant(literal_array(v), graph))
+        out.append(host_constant(literal_array(v, dtype), graph))
     return out
 
 
@@ -441,7 +464,15 @@ class QueueBase:
         flat = self._flatten(vals)
         if len(flat) != len(self._dtypes):
             raise ValueError(f"Expected {len(self._dtypes)} components to enqueue, got {len(flat)}")
-        tensors = host_inputs(flat)
+        for i, (v, dtype) in enumerate(zip(flat, self._dtypes, strict=True)):
+            if v is None:
+                raise ValueError("None values not supported.")
+            if isinstance(v, ops.Tensor) or hasattr(v, "_as_graph_tensor"):
+                try:  # TF converts each component by the name "component_i"
+                    flat[i] = ops.convert_to_tensor(v, dtype=dtype)
+                except ValueError as e:
+                    raise ValueError(f"component_{i}: {e}") from None
+        tensors = host_inputs(flat, self._dtypes)
         keep = [] if keep_input is None else host_inputs([keep_input])
         for i, t in enumerate(tensors):
             shape = t._shape

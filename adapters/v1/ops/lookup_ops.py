@@ -20,6 +20,7 @@ from adapters.v1.framework.sparse_tensor import SparseTensor
 from adapters.v1.ops import control_flow_ops
 from adapters.v1.ops.constant_op import literal_array
 from adapters.v1.ops.data_flow_ops import host_inputs, placement, session_state
+from adapters.v1.ops.ragged.ragged_tensor import RaggedTensor
 from jtrain import errors
 
 __all__ = [
@@ -347,20 +348,35 @@ class StaticHashTable:
         """The value of each key (``default_value`` where missing).
 
         Args:
-          keys: a tensor of the keys' dtype, any shape, or a ``SparseTensor`` of them.
+          keys: a tensor of the keys' dtype, any shape, or a ``SparseTensor`` or
+            ``RaggedTensor`` of them.
           name: the op's name.
 
         Returns:
           A tensor of the values' dtype with the keys' shape (a ``SparseTensor`` of the
-          keys' indices and dense shape for a ``SparseTensor``).
+          keys' indices and dense shape for a ``SparseTensor``, a ``RaggedTensor`` of
+          the keys' row partition for a ``RaggedTensor``).
 
         Raises:
-          TypeError: keys of another dtype (TF's message).
+          TypeError: keys of another dtype (TF's message); a ``RaggedTensor`` of more
+            than one ragged dimension (TF converts its ``values``, a ``RaggedTensor``,
+            to a tensor and fails).
           FailedPreconditionError (at run time): "Table not initialized."
         """
-        if isinstance(keys, SparseTensor):
-            values = self.lookup(keys.values, name)
+        if isinstance(keys, (SparseTensor, RaggedTensor)):
+            if keys.dtype != self.key_dtype:
+                raise TypeError(
+                    f"Dtype of argument `keys` must be {_repr(self.key_dtype)}, received: "
+                    f"{_repr(keys.dtype)}"
+                )
+            values = self._find(keys.values, name)
+            if isinstance(keys, RaggedTensor):
+                return keys.with_values(values)
             return SparseTensor(keys.indices, values, keys.dense_shape)
+        return self._find(keys, name)
+
+    def _find(self, keys: Any, name: str | None) -> ops.Tensor:
+        """The lookup of a dense tensor of keys (TF's ``LookupTableFindV2``)."""
         (tensor,) = host_inputs([keys])
         if tensor.dtype != self.key_dtype:
             raise TypeError(
@@ -523,7 +539,8 @@ class StaticVocabularyTable:
 
     def lookup(self, keys: Any, name: str | None = None) -> Any:
         """Each key's id (int64, the keys' shape; a ``SparseTensor`` of ids for one of
-        keys); an unknown key's bucket after the vocabulary.
+        keys, a ``RaggedTensor`` of ids with the keys' row partitions for one of keys);
+        an unknown key's bucket after the vocabulary.
 
         Raises:
           TypeError: keys not of ``lookup_key_dtype`` (TF's message).
@@ -531,7 +548,14 @@ class StaticVocabularyTable:
         """
         from adapters.v1.ops.string_ops import fingerprint64
 
-        if isinstance(keys, SparseTensor):
+        if isinstance(keys, (SparseTensor, RaggedTensor)):
+            if keys.dtype != self.key_dtype:
+                raise TypeError(
+                    f"Dtype of argument `keys` must be {_repr(self.key_dtype)}, received: "
+                    f"{_repr(keys.dtype)}"
+                )
+            if isinstance(keys, RaggedTensor):
+                return keys.with_flat_values(self.lookup(keys.flat_values, name))
             values = self.lookup(keys.values, name)
             return SparseTensor(keys.indices, values, keys.dense_shape)
         (tensor,) = host_inputs([keys])

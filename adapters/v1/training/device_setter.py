@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from adapters.v1.framework.device_spec import DeviceSpec
 from adapters.v1.training.server_lib import ClusterSpec
 
 __all__ = ["replica_device_setter"]
@@ -50,13 +51,6 @@ class _RoundRobinStrategy:
         return task
 
 
-def _job_of(device: str) -> str | None:
-    for part in device.split("/"):
-        if part.startswith("job:"):
-            return part[4:]
-    return None
-
-
 def replica_device_setter(
     ps_tasks: int = 0,
     ps_device: str = "/job:ps",
@@ -72,13 +66,17 @@ def replica_device_setter(
       ps_tasks: the number of ps tasks (ignored when ``cluster`` is given).
       ps_device: the ps job's device prefix (default ``"/job:ps"``).
       worker_device: this worker's device (default ``"/job:worker"``).
-      merge_devices: keep an op's own device and fill in the rest (default True).
+      merge_devices: merge the chosen device with the op's own (set by inner scopes)
+        field by field, the op's fields winning, as ``DeviceSpec.make_merged_spec``;
+        False: an op with a device keeps it as it is (default True).
       cluster: a ``ClusterSpec``, dict or ``ClusterDef``; its ps job gives ``ps_tasks``.
       ps_ops: op types placed on ps tasks (default: TF's variable and table ops).
       ps_strategy: ``op -> ps task index`` (default: round robin).
 
     Returns:
-      The device function, or None when there are no ps tasks (as TF).
+      The device function, or None when there are no ps tasks (as TF). It returns
+      canonical names (``/job:ps/task:0/device:CPU:0``). A ps op takes a task from
+      ``ps_strategy`` only when its own job is unset or the ps job.
 
     Raises:
       TypeError: ``cluster`` cannot be a ``ClusterSpec``, or ``ps_strategy`` is not
@@ -87,7 +85,7 @@ def replica_device_setter(
     if cluster is not None:
         spec = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
         jobs = spec.as_dict()
-        ps_job = _job_of(ps_device)
+        ps_job = DeviceSpec.from_string(ps_device).job
         if ps_job not in jobs or jobs[ps_job] is None:
             return None
         ps_tasks = len(jobs[ps_job])
@@ -104,14 +102,17 @@ def replica_device_setter(
         raise TypeError("ps_strategy must be callable")
 
     def device_function(op: Any) -> str:
+        # As TF's _ReplicaDeviceChooser: the chosen device merged field by field with
+        # the op's own (set by inner scopes), written canonically.
         if not merge_devices and op.device:
             return op.device
+        current = DeviceSpec.from_string(op.device or "")
         if ps_device and op.type in ps_ops:
-            job = _job_of(op.device or "")
-            ps_job = _job_of(ps_device)
-            if ps_job and (not job or job == ps_job):
-                return f"{ps_device}/task:{ps_strategy(op)}"
-            return ps_device
-        return worker_device or op.device or ""
+            ps_spec = DeviceSpec.from_string(ps_device)
+            if ps_spec.job and (not current.job or current.job == ps_spec.job):
+                ps_spec = ps_spec.replace(task=ps_strategy(op))
+            return ps_spec.make_merged_spec(current).to_string()
+        worker_spec = DeviceSpec.from_string(worker_device or "")
+        return worker_spec.make_merged_spec(current).to_string()
 
     return device_function
