@@ -28,11 +28,17 @@ from adapters.v1.ops.random_ops import random_shuffle as shuffle
 from adapters.v1.ops.random_ops import random_uniform as uniform
 from adapters.v1.ops.random_ops import stateless_random_normal as stateless_normal
 from adapters.v1.ops.random_ops import stateless_random_uniform as stateless_uniform
+from adapters.v1.ops.stateless_random_ops import Algorithm, create_rng_state, fold_in, split
+from adapters.v1.ops.stateless_random_ops import stateless_random_gamma as stateless_gamma
+from adapters.v1.ops.stateless_random_ops import stateless_random_poisson as stateless_poisson
 
 __all__ = [
+    "Algorithm",
     "all_candidate_sampler",
     "categorical",
+    "create_rng_state",
     "fixed_unigram_candidate_sampler",
+    "fold_in",
     "gamma",
     "get_seed",
     "learned_unigram_candidate_sampler",
@@ -42,8 +48,11 @@ __all__ = [
     "poisson",
     "set_random_seed",
     "shuffle",
+    "split",
     "stateless_categorical",
+    "stateless_gamma",
     "stateless_normal",
+    "stateless_poisson",
     "stateless_truncated_normal",
     "stateless_uniform",
     "truncated_normal",

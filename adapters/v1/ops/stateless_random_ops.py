@@ -1,0 +1,633 @@
+"""TF's stateless random ops beyond uniform/normal: seeds, gamma, Poisson (``tf.random.*``).
+
+A stateless op is a pure function of its ``seed`` (an int32/int64 tensor of shape
+[2]): the same seed gives the same values, run after run and session after session.
+TF turns the seed into a Philox key and counter (``StatelessRandomGetKeyCounter``,
+:func:`jtrain.random.philox.stateless_key_counter`) and draws from there; so do these
+ops, with TF's algorithms, giving TF 2.21's values:
+
+- :func:`split` / :func:`fold_in` (``tf.random.split``, ``tf.random.fold_in``): seeds
+  made of ``StatelessRandomUniformFullIntV2`` words, bit for bit.
+- :func:`stateless_random_gamma` (``StatelessRandomGammaV3``): Marsaglia and Tsang's
+  transformation-rejection in float64, each output ``i`` (in TF's order: alpha-major)
+  drawing from its own Philox region ``counter + 256 * i``, its normal and uniform
+  float64 variates taken from two buffers of one call each, last value first, as
+  TF's ``SampleBuffer``.
+- :func:`stateless_random_poisson` (``StatelessRandomPoisson``): Knuth's product of
+  uniforms for rates below 10, Hormann's transformed rejection above, in float64,
+  from the same per-output regions.
+
+The rejection loops run for every output at once inside the step's program (a
+``lax.while_loop`` over the outputs not yet accepted), each lane keeping its own
+generator position and buffers.
+
+.. note::
+   TF's kernels call glibc's ``log``/``log1p``/``pow``/``lgamma``/``sin``/``cos`` in
+   float64; here they are XLA's float64 functions. The accepted draws and the
+   float32/float16 results (rounded from float64) equal TF's on the seeds and shapes
+   the interop tests try (``tests/interop/test_stateless_random_interop.py`` measures
+   it); float64 gamma samples may differ from TF's in the last bits where XLA's and
+   glibc's functions round differently.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from adapters.v1.framework import dtypes, ops
+from adapters.v1.ops import random_ops
+from jtrain import errors
+from jtrain.random import philox
+
+__all__ = [
+    "Algorithm",
+    "create_rng_state",
+    "split",
+    "fold_in",
+    "stateless_random_gamma",
+    "stateless_random_poisson",
+]
+
+_U32 = jnp.uint32
+_REGION = philox.RESERVED_SAMPLES_PER_OUTPUT  # Philox calls each output may use
+_MAX_ATTEMPTS = 1 << 16  # a lane still rejecting after this many draws gives NaN
+
+
+class Algorithm(enum.Enum):
+    """A random-number-generation algorithm (``tf.random.Algorithm``, TF's values).
+
+    ``PHILOX`` (1) is what TF's CPU kernels run and what jtrain reproduces;
+    ``THREEFRY`` (2); ``AUTO_SELECT`` (3: Philox on CPU).
+    """
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+def _alg_error(alg: Any) -> str:
+    if isinstance(alg, int):
+        names: tuple[Any, ...] = (1, 2, 3)
+    elif isinstance(alg, str):
+        names = ("philox", "threefry", "auto_select")
+    else:
+        names = (Algorithm.PHILOX, Algorithm.THREEFRY, Algorithm.AUTO_SELECT)
+    return (
+        f"Argument `alg` got unsupported value {alg}. Supported values are {names[0]} for "
+        f"the Philox algorithm, {names[1]} for the ThreeFry algorithm, and {names[2]} for "
+        "auto-selection."
+    )
+
+
+def _alg_value(alg: Any) -> int:
+    """TF's ``convert_alg_to_int``: an int, an ``Algorithm`` or a name."""
+    if isinstance(alg, bool):
+        raise TypeError(
+            f"Can't convert argument `alg` (of value {alg} and type {type(alg)}) to int."
+        )
+    if isinstance(alg, int):
+        return alg
+    if isinstance(alg, Algorithm):
+        return alg.value
+    if isinstance(alg, str):
+        canon = alg.strip().lower().replace("-", "").replace("_", "")
+        values = {"philox": 1, "threefry": 2, "autoselect": 3}
+        if canon not in values:
+            raise ValueError(_alg_error(alg))
+        return values[canon]
+    raise TypeError(f"Can't convert argument `alg` (of value {alg} and type {type(alg)}) to int.")
+
+
+def create_rng_state(seed: Any, alg: Any) -> ops.Tensor:
+    """An RNG state from an integer or a vector (``tf.random.create_rng_state``).
+
+    A Python integer is cut into 64-bit words, low word first; a vector is taken as
+    int64 words; the state is its first ``size`` words, zero-padded on the left, for
+    ``size`` 3 (Philox, auto-select) or 2 (ThreeFry).
+
+    Args:
+      seed: an integer or a 1-D array of integers.
+      alg: the algorithm: a name (``"philox"``), an ``Algorithm`` or an int.
+
+    Returns:
+      An int64 constant of shape ``[size]``.
+
+    Raises:
+      ValueError / TypeError: ``alg`` is not an algorithm (TF's messages).
+    """
+    value = _alg_value(alg)
+    if value not in (1, 2, 3):
+        raise ValueError(_alg_error(value))
+    size = 2 if value == 2 else 3
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        seed = int(seed)
+        words = []
+        for _ in range(size):
+            words.append(seed & (2**64 - 1))
+            seed >>= 64
+    else:
+        words = [int(w) for w in np.asarray(seed).reshape(-1)]
+    signed = [w - 2**64 if w >= 2**63 else w for w in words][:size]
+    state = np.array([0] * (size - len(signed)) + signed, np.int64)
+    return ops.convert_to_tensor(state, dtype=dtypes.int64)
+
+
+# -- seeds made of seeds ----------------------------------------------------------------------
+
+
+def _full_int(key: Any, counter: Any, count: int, dtype: np.dtype) -> Any:
+    """``StatelessRandomUniformFullIntV2``'s values: the words themselves (64-bit: pairs)."""
+    if dtype.itemsize == 4:
+        words = philox.random_bits(key, counter, -(-count // 4)).reshape(-1)[:count]
+        return jax.lax.bitcast_convert_type(words, dtype)
+    with jax.enable_x64(True):
+        bits = philox.random_bits(key, counter, -(-count // 2)).reshape(-1, 2).astype(jnp.uint64)
+        values = (bits[:, 0] | (bits[:, 1] << jnp.uint64(32)))[:count]
+        return jax.lax.bitcast_convert_type(values, dtype)
+
+
+_FULL_INT = ("int32", "int64", "uint32", "uint64")
+
+
+def _seed_words(
+    seed: Any, count: int, dtype: Any, alg: Any, what: str, name: str = ""
+) -> ops.Tensor:
+    """``count`` full-range integers of ``dtype`` from ``seed`` (a ``[count]`` tensor)."""
+    dt = dtypes.as_dtype(dtype).base_dtype
+    if dt.name not in _FULL_INT + ("float16", "bfloat16", "float32", "float64"):
+        accepted = ", ".join(
+            f"tf.{n}"
+            for n in ("float16", "bfloat16", "float32", "float64", "int32", "int64")
+            + ("uint32", "uint64")
+        )
+        raise ValueError(
+            f"Argument `dtype` got invalid value {dt!r}. Accepted dtypes are ({accepted})."
+        )
+    if dt.name not in _FULL_INT:
+        raise ValueError(
+            f"{what}: the seed's dtype {dt.name} is not an integer type (TF draws full-range "
+            "integers of it)"
+        )
+    value = _alg_value(alg)
+    if value not in (1, 2, 3):
+        raise ValueError(_alg_error(alg))
+    if value == 2:
+        raise NotImplementedError(
+            f"{what} with alg='threefry': jtrain reproduces TF's Philox only; use "
+            "alg='philox' or 'auto_select'"
+        )
+    graph = ops.get_default_graph()
+    with graph.name_scope(name or "stateless_random_uniform"):
+        seed_t = random_ops._seed_tensor(seed)
+        np_dt = np.dtype(dt.dtype)
+
+        def sample(key_counter: Any) -> Any:
+            key, counter = key_counter
+            return _full_int(key, counter, count, np_dt)
+
+        (out,) = random_ops._node(
+            "StatelessRandomUniformFullIntV2",
+            sample,
+            seed_t,
+            philox.stateless_key_counter,
+            [],
+            [((count,), dt)],
+            "",
+            (),
+        )
+    return out
+
+
+def split(seed: Any, num: int = 2, alg: Any = "auto_select") -> ops.Tensor:
+    """``num`` new seeds from ``seed`` (``tf.random.split``).
+
+    The seeds are ``stateless_uniform([num, 2], seed, minval=None, maxval=None,
+    dtype=seed.dtype)``: full-range integers, TF's bits.
+
+    Args:
+      seed: an int32/int64 tensor of shape [2].
+      num: how many seeds (2); a Python int or a constant.
+      alg: ``"auto_select"`` (default), ``"philox"`` or an ``Algorithm``.
+
+    Returns:
+      ``[num, 2]`` seeds of ``seed``'s dtype.
+
+    Raises:
+      NotImplementedError: ``alg="threefry"`` or a ``num`` only known when run.
+    """
+    seed_t = ops.convert_to_tensor(seed)
+    num = _static_int(num, "num")
+    if num < 0:
+        raise ValueError(f"Invalid value in tensor used for shape: {num}")
+    out = _seed_words(seed_t, num * 2, seed_t.dtype, alg, "tf.random.split")
+    from adapters.v1.framework.op_def import FUNCTIONS
+
+    return FUNCTIONS["reshape"](out, [num, 2])
+
+
+def fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> ops.Tensor:
+    """A new seed from ``seed`` and ``data`` (``tf.random.fold_in``).
+
+    ``[stateless_uniform([], seed, minval=None, maxval=None, dtype=data.dtype), data]``.
+
+    Args:
+      seed: an int32/int64 tensor of shape [2].
+      data: an int32/int64 scalar folded in (its dtype is the result's).
+      alg: ``"auto_select"`` (default), ``"philox"`` or an ``Algorithm``.
+
+    Returns:
+      A seed of shape [2] and ``data``'s dtype.
+    """
+    data_t = ops.convert_to_tensor(data)
+    word = _seed_words(seed, 1, data_t.dtype, alg, "tf.random.fold_in")
+    from adapters.v1.framework.op_def import FUNCTIONS
+
+    return FUNCTIONS["stack"]([FUNCTIONS["reshape"](word, []), data_t])
+
+
+def _static_int(value: Any, what: str) -> int:
+    if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor"):
+        const = ops.convert_to_tensor(value).op._const_value
+        if const is None:
+            raise NotImplementedError(
+                f"{what} must be known when the graph is built (a Python int or a constant): "
+                "jtrain compiles static shapes"
+            )
+        value = const
+    return int(np.asarray(value))
+
+
+# -- per-output Philox streams with TF's sample buffers ----------------------------------------
+
+
+def _lane_starts(counter: Any, lanes: int) -> Any:
+    """``uint32[lanes, 4]``: each output's counter, ``counter + 256 * i`` (TF's ``Skip``)."""
+    i = jnp.arange(lanes, dtype=_U32)
+    shift = _REGION.bit_length() - 1
+    offsets = jnp.stack([i << _U32(shift), i >> _U32(32 - shift)], axis=-1)
+    return philox.skip(jnp.broadcast_to(counter, (lanes, 4)), offsets)
+
+
+class _Buffer:
+    """TF's ``SampleBuffer`` of a two-value float64 distribution, one per lane.
+
+    ``take`` returns, for the lanes in ``need``, the buffer's next value: when it is
+    empty, one Philox call at the lane's position fills it (``fill(words) -> (v0,
+    v1)``) and the position moves on; values come out last first (``v1``, ``v0``).
+    """
+
+    def __init__(self, key: Any, starts: Any, fill: Callable[..., tuple[Any, Any]]):
+        self.key, self.starts, self.fill = key, starts, fill
+
+    def take(self, need: Any, position: Any, buf: tuple[Any, Any, Any]) -> tuple[Any, ...]:
+        v0, v1, remaining = buf
+        empty = need & (remaining == 0)
+        count = jnp.stack([position, jnp.zeros_like(position)], axis=-1)
+        words = philox.philox(self.key, philox.skip(self.starts, count))
+        n0, n1 = self.fill(*(words[:, k] for k in range(4)))
+        v0 = jnp.where(empty, n0, v0)
+        v1 = jnp.where(empty, n1, v1)
+        remaining = jnp.where(empty, 2, remaining)
+        remaining = jnp.where(need, remaining - 1, remaining)
+        position = position + empty.astype(_U32)
+        value = jnp.where(remaining == 1, v1, v0)
+        return value, position, (v0, v1, remaining)
+
+
+def _uniform_pair(w0: Any, w1: Any, w2: Any, w3: Any) -> tuple[Any, Any]:
+    """``UniformDistribution<double>``: two values per call."""
+    return philox.uint64_to_double(w0, w1), philox.uint64_to_double(w2, w3)
+
+
+def _empty_buffer(lanes: int) -> tuple[Any, Any, Any]:
+    zero = jnp.zeros((lanes,), jnp.float64)
+    return zero, zero, jnp.zeros((lanes,), jnp.int32)
+
+
+def _from_double(values: Any, dtype: np.dtype) -> Any:
+    """``static_cast<T>(double)``: Eigen's half/bfloat16 round through float32."""
+    if dtype.kind == "f" and dtype.itemsize == 2 or dtype == np.dtype(jnp.bfloat16):
+        return values.astype(jnp.float32).astype(dtype)
+    return values.astype(dtype)
+
+
+def _to_output_order(lane_values: Any, per: int, params: int, shape: tuple[int, ...]) -> Any:
+    """Lanes in TF's order (output ``i``: parameter ``i // per``, sample ``i % per``) to
+    the output's (sample-major: ``sample * params + parameter``)."""
+    return lane_values.reshape(params, per).T.reshape(shape)
+
+
+def _check_suffix(shape: tuple[int, ...], param_shape: tuple[int, ...], what: str) -> None:
+    n = len(param_shape)
+    if n > len(shape) or (n and tuple(shape[len(shape) - n :]) != tuple(param_shape)):
+        raise errors.InvalidArgumentError(
+            None, None, "Shape passed in must end with broadcasted shape."
+        )
+    if int(np.prod(param_shape, dtype=np.int64)) == 0 and int(np.prod(shape, dtype=np.int64)):
+        raise errors.InvalidArgumentError(
+            None, None, f"Input {what} should have non-zero element count, got: 0"
+        )
+
+
+def gamma_samples(key: Any, counter: Any, alpha: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    """``StatelessRandomGammaV3``'s values (before ``/ beta``): TF's draws, see the module.
+
+    Args:
+      key: ``uint32[2]``, counter: ``uint32[4]`` (from the seed).
+      alpha: the concentrations, of shape a suffix of ``shape``.
+      shape: the output shape.
+      dtype: float16, float32 or float64.
+
+    Returns:
+      An array of ``shape`` and ``dtype``.
+    """
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    if size == 0:
+        return jnp.zeros(shape, dtype)
+    with jax.enable_x64(True):
+        a_flat = jnp.ravel(alpha).astype(jnp.float64)
+        params = a_flat.shape[0]
+        per = size // params
+        a = jnp.repeat(a_flat, per)  # lane i: alpha[i // per]
+        starts = _lane_starts(jnp.asarray(counter, _U32), size)
+        key = jnp.asarray(key, _U32)
+        normal = _Buffer(key, starts, philox.box_muller_double)
+        uniform = _Buffer(key, starts, _uniform_pair)
+
+        less = a < 1
+        d = a + jnp.where(less, 2.0 / 3, -1.0 / 3)
+        c = (1.0 / 3) / jnp.sqrt(d)
+
+        # alpha == 1: an exponential from the region's first call (its last value).
+        first = philox.philox(key, starts)
+        u1 = philox.uint64_to_double(first[:, 2], first[:, 3])
+        exponential = -jnp.log1p(-u1)
+
+        def body(state: tuple[Any, ...]) -> tuple[Any, ...]:
+            step, position, nbuf, ubuf, done, out = state
+            active = ~done
+            x, position, nbuf = normal.take(active, position, nbuf)
+            v = 1 + c * x
+            positive = active & (v > 0)
+            v = v * v * v
+            u, position, ubuf = uniform.take(positive, position, ubuf)
+            xx = x * x
+            accept = positive & (
+                (u < 1 - 0.0331 * xx * xx) | (jnp.log(u) < 0.5 * x * x + d * (1 - v + jnp.log(v)))
+            )
+            b, position, ubuf = uniform.take(accept & less, position, ubuf)
+            res = d * v
+            res = jnp.where(less, res * jnp.power(b, 1 / a), res)
+            out = jnp.where(accept, res, out)
+            return step + 1, position, nbuf, ubuf, done | accept, out
+
+        def cond(state: tuple[Any, ...]) -> Any:
+            return (state[0] < _MAX_ATTEMPTS) & ~jnp.all(state[4])
+
+        init = (
+            jnp.int32(0),
+            jnp.zeros((size,), _U32),
+            _empty_buffer(size),
+            _empty_buffer(size),
+            a == 1,
+            jnp.full((size,), jnp.nan, jnp.float64),
+        )
+        out = jax.lax.while_loop(cond, body, init)[5]
+        out = jnp.where(a == 1, exponential, out)
+        return _to_output_order(_from_double(out, dtype), per, params, shape)
+
+
+def _highest(dtype: np.dtype) -> float:
+    if dtype.kind in "iu":
+        return float(np.iinfo(dtype).max)
+    return float(np.finfo(dtype).max)
+
+
+def poisson_samples(key: Any, counter: Any, rate: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    """``StatelessRandomPoisson``'s values: TF's draws, see the module.
+
+    Args:
+      key: ``uint32[2]``, counter: ``uint32[4]`` (from the seed).
+      rate: the rates, of shape a suffix of ``shape``.
+      shape: the output shape.
+      dtype: float16, float32, float64, int32 or int64.
+
+    Returns:
+      An array of ``shape`` and ``dtype``.
+    """
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    if size == 0:
+        return jnp.zeros(shape, dtype)
+    highest = _highest(dtype)
+    with jax.enable_x64(True):
+        r_flat = jnp.ravel(rate).astype(jnp.float64)
+        params = r_flat.shape[0]
+        per = size // params
+        r = jnp.repeat(r_flat, per)
+        starts = _lane_starts(jnp.asarray(counter, _U32), size)
+        uniform = _Buffer(jnp.asarray(key, _U32), starts, _uniform_pair)
+
+        knuth = r < 10
+        exp_neg_rate = jnp.exp(-r)
+        log_rate = jnp.log(r)
+        b = 0.931 + 2.53 * jnp.sqrt(r)
+        a = -0.059 + 0.02483 * b
+        inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+        v_r = 0.9277 - 3.6224 / (b - 2)
+
+        def body(state: tuple[Any, ...]) -> tuple[Any, ...]:
+            step, position, ubuf, done, count, prod, out = state
+            active = ~done
+            u, position, ubuf = uniform.take(active, position, ubuf)
+            # Knuth: multiply uniforms until the product falls to exp(-rate).
+            prod = jnp.where(active & knuth, prod * u, prod)
+            k_accept = active & knuth & (prod <= exp_neg_rate) & (count <= highest)
+            k_out = count
+            count = jnp.where(active & knuth & ~k_accept, count + 1, count)
+            # Hormann's transformed rejection.
+            hormann = active & ~knuth
+            v, position, ubuf = uniform.take(hormann, position, ubuf)
+            u = u - 0.5
+            us = 0.5 - jnp.abs(u)
+            k = jnp.floor((2 * a / us + b) * u + r + 0.43)
+            fits = k <= highest
+            quick = fits & (us >= 0.07) & (v <= v_r)
+            rejected = (k < 0) | ((us < 0.013) & (v > us))
+            s = jnp.log(v * inv_alpha / (a / (us * us) + b))
+            t = -r + k * log_rate - jax.lax.lgamma(k + 1)
+            h_accept = hormann & fits & (quick | (~rejected & (s <= t)))
+            out = jnp.where(k_accept, k_out, jnp.where(h_accept, k, out))
+            return step + 1, position, ubuf, done | k_accept | h_accept, count, prod, out
+
+        def cond(state: tuple[Any, ...]) -> Any:
+            return (state[0] < _MAX_ATTEMPTS) & ~jnp.all(state[3])
+
+        zeros = jnp.zeros((size,), jnp.float64)
+        init = (
+            jnp.int32(0),
+            jnp.zeros((size,), _U32),
+            _empty_buffer(size),
+            jnp.zeros((size,), bool),
+            zeros,
+            zeros + 1,
+            jnp.full((size,), jnp.nan, jnp.float64),
+        )
+        out = jax.lax.while_loop(cond, body, init)[6]
+        return _to_output_order(_from_double(out, dtype), per, params, shape)
+
+
+# -- the ops ----------------------------------------------------------------------------------
+
+
+def _param_node(
+    op_type: str,
+    seed: Any,
+    shape: Any,
+    params: list[ops.Tensor],
+    out_dtype: Any,
+    draw: Callable[..., Any],
+    differentiable: bool = True,
+) -> ops.Tensor:
+    """A stateless op of a ``shape``, a ``seed`` and parameter tensors: ``draw(key,
+    counter, shape, *param values)``, in the current name scope. Not ``differentiable``:
+    ``tf.gradients`` gives its inputs ``None`` (TF's ``NotDifferentiable``)."""
+    dims, shape_tensor = random_ops.shape_argument(shape)
+    seed_t = random_ops._seed_tensor(seed)
+    dynamic = shape_tensor is not None
+
+    def sample(key_counter: Any, *values: Any) -> Any:
+        if dynamic:
+            out_shape, values = tuple(int(d) for d in values[0]), values[1:]
+        else:
+            out_shape = tuple(int(d) for d in dims)
+        key, counter = key_counter
+        return draw(key, counter, out_shape, *values)
+
+    inputs = ([shape_tensor] if dynamic else []) + params
+    (out,) = random_ops._node(
+        op_type,
+        sample,
+        seed_t,
+        philox.stateless_key_counter,
+        inputs,
+        [(dims, dtypes.as_dtype(out_dtype))],
+        "",
+        (0,) if dynamic else (),
+    )
+    if not differentiable:
+        out.op._not_differentiable = True
+    return out
+
+
+@jax.custom_jvp
+def _gamma_with_grad(alpha: Any, samples: Any) -> Any:
+    """``samples`` (gamma draws of ``alpha``, broadcast to them) carrying TF's gradient
+    to ``alpha``: ``RandomGammaGrad`` (implicit reparameterization)."""
+    return samples
+
+
+@_gamma_with_grad.defjvp
+def _gamma_jvp(primals: Any, tangents: Any) -> Any:
+    alpha, samples = primals
+    alpha_dot, _ = tangents
+    alpha_b = jnp.broadcast_to(alpha, samples.shape)
+    partial = jax.lax.random_gamma_grad(alpha_b, samples)
+    return samples, partial * jnp.broadcast_to(alpha_dot, samples.shape)
+
+
+def stateless_random_gamma(
+    shape: Any,
+    seed: Any,
+    alpha: Any,
+    beta: Any = None,
+    dtype: Any = dtypes.float32,
+    name: str | None = None,
+) -> ops.Tensor:
+    """Gamma samples as a pure function of ``seed`` (``tf.random.stateless_gamma``).
+
+    .. math:: \\max(\\text{tiny}, g / \\beta), \\quad g \\sim \\Gamma(\\alpha, 1)
+
+    with ``g`` TF's ``StatelessRandomGammaV3`` draws (see the module docstring).
+
+    Args:
+      shape: the output shape; ``broadcast(alpha, beta)`` must be its suffix.
+      seed: an int32/int64 tensor of shape [2].
+      alpha: the concentrations.
+      beta: the inverse scales (None: 1).
+      dtype: float16, float32 or float64 (float32).
+      name: the name scope (``"stateless_random_gamma"``).
+
+    Returns:
+      A tensor of ``shape`` and ``dtype``; differentiable in ``alpha`` (TF's
+      ``RandomGammaGrad``, float32/float64) and in ``beta``.
+
+    Raises:
+      TypeError: a dtype TF does not allow.
+      InvalidArgumentError (when run): ``shape`` does not end with the parameters'
+        broadcast shape.
+    """
+    dt = np.dtype(dtypes.as_dtype(dtype).base_dtype.dtype)
+    graph = ops.get_default_graph()
+    with graph.name_scope(name or "stateless_random_gamma"):
+        alpha_t = ops.convert_to_tensor(alpha, dtype=dt, name="alpha")
+        beta_t = ops.convert_to_tensor(1 if beta is None else beta, dtype=dt, name="beta")
+        random_ops._check_dtype(dt, ("float16", "float32", "float64"), "alpha")
+        tiny = np.finfo(dt).tiny
+
+        def draw(key: Any, counter: Any, out_shape: tuple[int, ...], a: Any, b: Any) -> Any:
+            batch = jnp.broadcast_shapes(a.shape, b.shape)
+            a_b = jnp.broadcast_to(a, batch)
+            _check_suffix(out_shape, batch, "alpha")
+            g = gamma_samples(key, counter, jax.lax.stop_gradient(a_b), out_shape, dt)
+            g = _gamma_with_grad(a_b, g)
+            scaled = g / b
+            # TF's Maximum(tiny, x): its gradient goes to x where x > tiny.
+            return jnp.where(scaled > tiny, scaled, jnp.asarray(tiny, dt))
+
+        return _param_node("StatelessRandomGammaV3", seed, shape, [alpha_t, beta_t], dt, draw)
+
+
+_POISSON_DTYPES = ("float16", "float32", "float64", "int32", "int64")
+
+
+def stateless_random_poisson(
+    shape: Any, seed: Any, lam: Any, dtype: Any = dtypes.int32, name: str | None = None
+) -> ops.Tensor:
+    """Poisson samples as a pure function of ``seed`` (``tf.random.stateless_poisson``).
+
+    TF's ``StatelessRandomPoisson`` draws (see the module docstring).
+
+    Args:
+      shape: the output shape; ``lam``'s shape must be its suffix.
+      seed: an int32/int64 tensor of shape [2].
+      lam: the rates (float16, float32, float64, int32 or int64).
+      dtype: the output dtype, one of the same (int32).
+      name: the name scope (``"stateless_random_poisson"``).
+
+    Returns:
+      A tensor of ``shape`` and ``dtype`` (no gradient, as TF).
+
+    Raises:
+      TypeError: a dtype TF does not allow.
+      InvalidArgumentError (when run): ``shape`` does not end with ``lam``'s shape.
+    """
+    out = np.dtype(dtypes.as_dtype(dtype).base_dtype.dtype)
+    graph = ops.get_default_graph()
+    with graph.name_scope(name or "stateless_random_poisson"):
+        lam_t = ops.convert_to_tensor(lam, name="lam")
+        random_ops._check_dtype(lam_t._np_dtype, _POISSON_DTYPES, "Rtype")
+        random_ops._check_dtype(out, _POISSON_DTYPES)
+
+        def draw(key: Any, counter: Any, out_shape: tuple[int, ...], rate: Any) -> Any:
+            _check_suffix(out_shape, rate.shape, "rate")
+            return poisson_samples(key, counter, jax.lax.stop_gradient(rate), out_shape, out)
+
+        return _param_node("StatelessRandomPoisson", seed, shape, [lam_t], out, draw, False)
