@@ -132,6 +132,49 @@ def test_enqueue_of_a_tensor_of_another_dtype_names_the_component(dtypes):
     assert ours == theirs
 
 
+def _priority(value: Any) -> Any:
+    def script(tf):
+        queue = tf.PriorityQueue(5, [tf.string], shapes=[[]])
+        enqueue = queue.enqueue(value)
+        return lambda sess: (sess.run(enqueue), sess.run(queue.dequeue()))[1]
+
+    return script
+
+
+def _named(a: Any, b: Any) -> Any:
+    def script(tf):
+        queue = tf.FIFOQueue(5, [tf.string, tf.float64], shapes=[[], []], names=["a", "b"])
+        enqueue = queue.enqueue({"a": a, "b": b})
+        return lambda sess: (sess.run(enqueue), sess.run(queue.dequeue()))[1]
+
+    return script
+
+
+def _numpy_into_string(tf):
+    queue = tf.FIFOQueue(5, tf.string, shapes=[[2]])
+    return lambda sess: sess.run(queue.enqueue(np.array([1, 2])))
+
+
+OTHER_QUEUES = {
+    "priority int64 priority": _priority((2**40 + 1, "a")),
+    "priority float priority": _priority((1.5, "a")),
+    "priority int value": _priority((1, 7)),
+    "named": _named("x", 0.1),
+    "named, int into string": _named(5, 0.1),
+    "numpy ints into string": _numpy_into_string,
+}
+
+
+@pytest.mark.parametrize("case", list(OTHER_QUEUES))
+def test_priority_named_and_numpy_enqueues_convert_as_tf(case):
+    theirs, ours = _outcomes(OTHER_QUEUES[case])
+    if isinstance(theirs, tuple) and isinstance(theirs[0], str):
+        assert theirs[0] == "TypeError", theirs
+        assert ours == theirs
+        return
+    assert_twins(theirs, ours, rtol=0.0)
+
+
 def test_padding_and_random_shuffle_queues_convert_as_tf():
     def script(tf):
         padding = tf.PaddingFIFOQueue(5, [tf.string], shapes=[[None]])
