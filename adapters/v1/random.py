@@ -29,6 +29,7 @@ from adapters.v1.ops.random_ops import random_uniform as uniform
 from adapters.v1.ops.random_ops import stateless_random_normal as stateless_normal
 from adapters.v1.ops.random_ops import stateless_random_uniform as stateless_uniform
 from adapters.v1.ops.stateless_random_ops import Algorithm, create_rng_state, fold_in, split
+from adapters.v1.ops.stateless_random_ops import stateless_random_binomial as stateless_binomial
 from adapters.v1.ops.stateless_random_ops import stateless_random_gamma as stateless_gamma
 from adapters.v1.ops.stateless_random_ops import stateless_random_poisson as stateless_poisson
 
@@ -49,6 +50,7 @@ __all__ = [
     "set_random_seed",
     "shuffle",
     "split",
+    "stateless_binomial",
     "stateless_categorical",
     "stateless_gamma",
     "stateless_normal",

@@ -197,3 +197,49 @@ def test_parameters_must_end_the_shape(build):
     for tf in (tf1, jtf):
         with pytest.raises(tf.errors.InvalidArgumentError, match="must end with broadcasted shape"):
             run_once(tf, lambda tf: (lambda t: lambda sess: sess.run(t))(build(tf)))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_stateless_binomial_bit_identical(seed):
+    def script(tf):
+        s = tf.constant(seed, tf.int64)
+        counts = [0.0, 5.0, 20.0, 100.0, 30.0, 1000.0, 7.0]
+        probs = [0.3, 0.5, 0.2, 0.7, 0.95, 0.01, 1.0]  # inversion, BTRS, complements
+        outs = [
+            tf.random.stateless_binomial([20, 7], s, counts, probs),
+            tf.random.stateless_binomial(
+                [5, 3, 2],
+                tf.constant(seed, tf.int32),
+                [[3.0], [50.0], [200.0]],
+                tf.constant([0.4, 0.9], tf.float64),
+                output_dtype=tf.float32,
+            ),
+            tf.random.stateless_binomial(
+                [4, 3],
+                s,
+                tf.constant([10.0, 100.0, 40.0], tf.float16),
+                tf.constant([0.0, 0.25, 0.6], tf.float16),
+                output_dtype=tf.int64,
+            ),
+        ]
+        assert [o.dtype.name for o in outs] == ["int32", "float32", "int64"]
+        assert outs[1].shape.as_list() == [5, 3, 2]
+        return lambda sess: sess.run(outs)
+
+    _assert_identical(*run_both(script))
+
+
+def test_stateless_binomial_errors():
+    for tf in (tf1, jtf):
+        with tf.Graph().as_default():
+            with pytest.raises(TypeError):  # counts int32, probs float32
+                tf.random.stateless_binomial([2], [1, 2], tf.constant([3, 4]), [0.5, 0.5])
+            with pytest.raises(TypeError):
+                tf.random.stateless_binomial([2], [1, 2], [3.0], [0.5], output_dtype=tf.uint8)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must end with broadcasted"):
+            run_once(
+                tf,
+                lambda tf: (lambda t: lambda sess: sess.run(t))(
+                    tf.random.stateless_binomial([3, 2], [1, 2], [3.0, 4.0, 5.0], 0.5)
+                ),
+            )

@@ -52,6 +52,7 @@ __all__ = [
     "fold_in",
     "stateless_random_gamma",
     "stateless_random_poisson",
+    "stateless_random_binomial",
 ]
 
 _U32 = jnp.uint32
@@ -484,6 +485,138 @@ def poisson_samples(key: Any, counter: Any, rate: Any, shape: tuple[int, ...], d
         return _to_output_order(_from_double(out, dtype), per, params, shape)
 
 
+_STIRLING_TAIL = (
+    0.0810614667953272,
+    0.0413406959554092,
+    0.0276779256849983,
+    0.02079067210376509,
+    0.0166446911898211,
+    0.0138761288230707,
+    0.0118967099458917,
+    0.0104112652619720,
+    0.00925546218271273,
+    0.00833056343336287,
+)
+
+
+def _stirling_tail(k: Any) -> Any:
+    """TF's ``stirling_approx_tail``: a table below 10, the series above."""
+    table = jnp.asarray(_STIRLING_TAIL, jnp.float64)
+    small = table[jnp.clip(jnp.trunc(k), 0, 9).astype(jnp.int32)]
+    kp1sq = (k + 1) * (k + 1)
+    return jnp.where(k <= 9, small, (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1))
+
+
+def binomial_samples(
+    key: Any, counter: Any, counts: Any, probs: Any, shape: tuple[int, ...], dtype: Any
+) -> Any:
+    """``StatelessRandomBinomial``'s values: TF's draws.
+
+    Per output (alpha-major order, as gamma): ``0`` for ``count <= 0`` or ``prob <= 0``,
+    ``count`` for ``prob >= 1``; else with ``p = min(prob, 1 - prob)`` (the complement
+    counted down for ``prob > 0.5``), Hormann's BTRS from ``counter + 256 * i`` when
+    ``count * p >= 10`` (in the parameters' dtype) and the inversion of the CDF (a sum of
+    geometric variates) from ``counter + 42 * i`` otherwise, float64 uniforms two a call.
+
+    Args:
+      key: ``uint32[2]``, counter: ``uint32[4]`` (from the seed).
+      counts, probs: the parameters (float16/32/64), broadcast together to a suffix of
+        ``shape``.
+      shape: the output shape.
+      dtype: float16, float32, float64, int32 or int64.
+    """
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    if size == 0:
+        return jnp.zeros(shape, dtype)
+    with jax.enable_x64(True):
+        batch = jnp.broadcast_shapes(counts.shape, probs.shape)
+        n_t = jnp.ravel(jnp.broadcast_to(counts, batch))
+        p_t = jnp.ravel(jnp.broadcast_to(probs, batch))
+        params = n_t.shape[0]
+        per = size // params
+        n_t, p_t = jnp.repeat(n_t, per), jnp.repeat(p_t, per)
+        one = jnp.asarray(1, p_t.dtype)
+        n = n_t.astype(jnp.float64)
+        zero = (n <= 0) | (p_t <= 0)
+        full = ~zero & (p_t >= one)
+        low = ~zero & ~full & (p_t <= jnp.asarray(0.5, p_t.dtype))
+        high = ~zero & ~full & (p_t > jnp.asarray(0.5, p_t.dtype))
+        q_t = jnp.where(high, one - p_t, p_t)  # in the parameters' dtype, as TF
+        use_btrs = (low | high) & (n_t * q_t >= jnp.asarray(10, p_t.dtype))
+        use_inv = (low | high) & ~use_btrs
+        p = q_t.astype(jnp.float64)
+
+        counter = jnp.asarray(counter, _U32)
+        i = jnp.arange(size, dtype=_U32)
+        wide = jnp.stack([i * _U32(42), ((i.astype(jnp.uint64) * 42) >> 32).astype(_U32)], -1)
+        starts = jnp.where(
+            use_btrs[:, None], _lane_starts(counter, size), philox.skip(counter[None, :], wide)
+        )
+        uniform = _Buffer(jnp.asarray(key, _U32), starts, _uniform_pair)
+
+        # BTRS's constants (spq, b, a, c, v_r, r, alpha, m of Hormann's paper).
+        stddev = jnp.sqrt(n * p * (1 - p))
+        b = 1.15 + 2.53 * stddev
+        a = -0.0873 + 0.0248 * b + 0.01 * p
+        c = n * p + 0.5
+        v_r = 0.92 - 4.2 / b
+        r = p / (1 - p)
+        alpha = (2.83 + 5.1 / b) * stddev
+        m = jnp.floor((n + 1) * p)
+        log_p = jnp.log1p(-p)
+
+        def body(state: tuple[Any, ...]) -> tuple[Any, ...]:
+            step, position, ubuf, done, geom_sum, num_geom, out = state
+            active = ~done
+            u, position, ubuf = uniform.take(active, position, ubuf)
+            # Inversion: geometric variates until their sum passes count.
+            inv = active & use_inv
+            geom_sum = jnp.where(inv, geom_sum + jnp.ceil(jnp.log(u) / log_p), geom_sum)
+            i_accept = inv & (geom_sum > n)
+            i_out = num_geom
+            num_geom = jnp.where(inv & ~i_accept, num_geom + 1, num_geom)
+            # BTRS.
+            btrs = active & use_btrs
+            v, position, ubuf = uniform.take(btrs, position, ubuf)
+            u = u - 0.5
+            us = 0.5 - jnp.abs(u)
+            k = jnp.floor((2 * a / us + b) * u + c)
+            quick = (us >= 0.07) & (v <= v_r)
+            rejected = (k < 0) | (k > n)
+            v = jnp.log(v * alpha / (a / (us * us) + b))
+            upper = (
+                (m + 0.5) * jnp.log((m + 1) / (r * (n - m + 1)))
+                + (n + 1) * jnp.log((n - m + 1) / (n - k + 1))
+                + (k + 0.5) * jnp.log(r * (n - k + 1) / (k + 1))
+                + _stirling_tail(m)
+                + _stirling_tail(n - m)
+                - _stirling_tail(k)
+                - _stirling_tail(n - k)
+            )
+            b_accept = btrs & (quick | (~rejected & (v <= upper)))
+            out = jnp.where(i_accept, i_out, jnp.where(b_accept, k, out))
+            return step + 1, position, ubuf, done | i_accept | b_accept, geom_sum, num_geom, out
+
+        def cond(state: tuple[Any, ...]) -> Any:
+            return (state[0] < _MAX_ATTEMPTS) & ~jnp.all(state[3])
+
+        zeros = jnp.zeros((size,), jnp.float64)
+        init = (
+            jnp.int32(0),
+            jnp.zeros((size,), _U32),
+            _empty_buffer(size),
+            ~(use_btrs | use_inv),
+            zeros,
+            zeros,
+            jnp.full((size,), jnp.nan, jnp.float64),
+        )
+        drawn = jax.lax.while_loop(cond, body, init)[6]
+        drawn = jnp.where(high, n - drawn, drawn)
+        out = jnp.where(zero, 0.0, jnp.where(full, n, drawn))
+        return _to_output_order(_from_double(out, dtype), per, params, shape)
+
+
 # -- the ops ----------------------------------------------------------------------------------
 
 
@@ -596,6 +729,66 @@ def stateless_random_gamma(
 
 
 _POISSON_DTYPES = ("float16", "float32", "float64", "int32", "int64")
+
+
+def stateless_random_binomial(
+    shape: Any,
+    seed: Any,
+    counts: Any,
+    probs: Any,
+    output_dtype: Any = dtypes.int32,
+    name: str | None = None,
+) -> ops.Tensor:
+    """Binomial samples as a pure function of ``seed`` (``tf.random.stateless_binomial``).
+
+    TF's ``StatelessRandomBinomial`` draws (see :func:`binomial_samples`).
+
+    Args:
+      shape: the output shape; ``broadcast(counts, probs)`` must be its suffix.
+      seed: an int32/int64 tensor of shape [2].
+      counts: the numbers of trials (float16, float32 or float64, ``probs``' dtype).
+      probs: the success probabilities (a Python value becomes float32).
+      output_dtype: float16, float32, float64, int32 or int64 (int32).
+      name: the name scope (``"stateless_random_binomial"``).
+
+    Returns:
+      A tensor of ``shape`` and ``output_dtype`` (no gradient, as TF).
+
+    Raises:
+      TypeError: dtypes TF does not allow, or ``counts`` and ``probs`` of different ones.
+      InvalidArgumentError (when run): ``shape`` does not end with the parameters'
+        broadcast shape.
+    """
+    out = np.dtype(dtypes.as_dtype(output_dtype).base_dtype.dtype)
+    graph = ops.get_default_graph()
+    with graph.name_scope(name or "stateless_random_binomial"):
+        probs_t = ops.convert_to_tensor(probs, dtype_hint=dtypes.float32, name="probs")
+        counts_t = ops.convert_to_tensor(counts, dtype_hint=probs_t.dtype, name="counts")
+        random_ops._check_dtype(counts_t._np_dtype, ("float16", "float32", "float64"), "T")
+        if probs_t.dtype != counts_t.dtype:
+            raise TypeError(
+                f"Input 'probs' of 'StatelessRandomBinomial' Op has type {probs_t.dtype.name} "
+                f"that does not match type {counts_t.dtype.name} of argument 'counts'."
+            )
+        random_ops._check_dtype(out, _POISSON_DTYPES)
+
+        def draw(key: Any, counter: Any, out_shape: tuple[int, ...], n: Any, p: Any) -> Any:
+            try:
+                batch = jnp.broadcast_shapes(n.shape, p.shape)
+            except ValueError:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    "counts and probs must have compatible batch dimensions: "
+                    f"{list(n.shape)} vs. {list(p.shape)}",
+                ) from None
+            _check_suffix(out_shape, batch, "counts")
+            n, p = jax.lax.stop_gradient(n), jax.lax.stop_gradient(p)
+            return binomial_samples(key, counter, n, p, out_shape, out)
+
+        return _param_node(
+            "StatelessRandomBinomial", seed, shape, [counts_t, probs_t], out, draw, False
+        )
 
 
 def stateless_random_poisson(
