@@ -39,6 +39,7 @@ CASES = {
     # no weight assigned: TF's random streams (initializers, dropout, noise) or nothing
     "seeded_dropout_style": ("--train_dir", ["--max_steps=20"], True),
     "word2vec_style": ("--train_dir", ["--max_steps=15"], True),
+    "char_rnn_style": ("--save_dir", ["--num_epochs=6"], True),
 }
 
 
