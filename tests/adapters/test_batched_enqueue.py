@@ -262,7 +262,7 @@ def test_reshapes_and_integer_casts_skip_xla(fn, moves):
     b = np.array([1, -1, 2**40 + 7, -(2**33) - 5, 0], np.int64)
     with _x64.exact():
         vmapped = jax.vmap(fn)
-        got = batched_enqueue._numpy_moves(jax.make_jaxpr(vmapped)(a, b))
+        got = batched_enqueue.numpy_moves(jax.make_jaxpr(vmapped)(a, b))
         want = [np.asarray(v) for v in jax.jit(vmapped)(a, b)]
     assert (got is not None) == moves
     if got is not None:

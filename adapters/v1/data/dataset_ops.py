@@ -37,6 +37,8 @@ AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
 _ALL = 2**62  # a buffer size no dataset fills
+# Elements a ``map`` whose function has a batch form maps at a time (``_Map._chunked``).
+MAP_CHUNK = 64
 
 Element = tuple[np.ndarray, ...]
 
@@ -1149,16 +1151,65 @@ class _Map(_Unary):
         return [self._fn.graph]
 
     def _elements(self, run: Run) -> Iterator[Element]:
+        if self._fn.graph.batchable:
+            yield from self._chunked(run)
+            return
         for element in self._input._elements(run):
             if isinstance(element, Failed):
                 yield element
                 continue
+            yield from self._one_by_one(run, [element])
+
+    def _one_by_one(self, run: Run, elements: list[Element]) -> Iterator[Element]:
+        for element in elements:
             try:
                 out = self._fn(run, element)
             except errors.OpError as e:
                 yield run.failure(self, e)
                 continue
             yield tuple(out)
+
+    def _chunked(self, run: Run) -> Iterator[Element]:
+        """The elements mapped :data:`MAP_CHUNK` at a time as one batch (``HostGraph.
+        call_rows``): TF runs a map function in C++ per element; here a chunk's Example
+        parse is one call and its casts and scaling one vmapped program, each element's
+        values as its own run gives them. The input is read up to a chunk ahead (as
+        TF's ``num_parallel_calls`` and ``prefetch`` do); an element that fails makes its
+        chunk run element by element, so each element's own error comes in its place.
+        """
+        source = iter(self._input._elements(run))
+        pending: list[Element] = []
+        while True:
+            try:
+                element = next(source)
+            except StopIteration:
+                break
+            except BaseException:
+                # What was read before the input's error comes first, as one by one.
+                yield from self._map_chunk(run, pending)
+                raise
+            if isinstance(element, Failed):
+                yield from self._map_chunk(run, pending)
+                pending = []
+                yield element
+                continue
+            pending.append(element)
+            if len(pending) == MAP_CHUNK:
+                yield from self._map_chunk(run, pending)
+                pending = []
+        yield from self._map_chunk(run, pending)
+
+    def _map_chunk(self, run: Run, elements: list[Element]) -> Iterator[Element]:
+        graph = self._fn.graph
+        columns = None
+        if len(elements) > 1 and graph.batchable:
+            columns = graph.call_rows(run.session, elements)
+        if columns is None:
+            yield from self._one_by_one(run, elements)
+            return
+        columns = [_cast(c, s) for c, s in zip(columns, self._fn.specs, strict=True)]
+        for j in range(len(elements)):
+            yield tuple(c[j : j + 1].reshape(c.shape[1:]) for c in columns)
 
 
 class _Filter(_Unary):

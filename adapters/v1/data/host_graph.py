@@ -9,7 +9,10 @@ the values of some of its tensors: host operations (``parse_single_example``,
 ``decode_raw``...) call their Python computation, and device operations run as the
 step would trace them, in one ``jax.jit`` program on the host's CPU when the
 subgraph has only device operations (compiled once per input shape), one by one
-otherwise.
+otherwise. A ``map`` runs a chunk of elements as one batch where the subgraph has a
+batch form (``HostGraph.call_rows``: the Example parse, ``decode_raw``, then casts and
+scaling vmapped in one program), as a queue runner's enqueue does
+(``training/batched_enqueue.py``).
 
 What a subgraph may read: the given tensors, constants, placeholders (fed when the
 iterator is initialized) and random ops (their generators are per iterator
@@ -98,6 +101,10 @@ class HostGraph:
         )
         self._jitted: Any = None
         self._compiled = False  # whether the jitted program ran once
+        # Whether a chunk of elements may run as one batch (``call_rows``): host ops
+        # with a batch form fed by the elements, then pure device ops, nothing else.
+        self.batchable = self._batch_plan()
+        self._rows_programs: dict[tuple, Any] = {}
 
     def __call__(
         self, session: Any, values: Sequence[Any], known: dict[ops.Tensor, Any], state: dict
@@ -130,6 +137,99 @@ class HostGraph:
             else:
                 outs = self._run_ops(session, values, known, state)
         return [np.asarray(v) if not isinstance(v, np.ndarray) else v for v in outs]
+
+    def _batch_plan(self) -> bool:
+        """Whether the subgraph has a batch form: no placeholder, random state or
+        run-time check; host ops with a row-wise batch form (``Operation._batch``: the
+        Example parse, ``decode_raw``, element-wise string ops) reading only the
+        elements and each other; device ops of ``batched_enqueue``'s allowlist (moves,
+        casts and element-wise arithmetic, bit for bit the same per row)."""
+        from adapters.v1.training.batched_enqueue import pure_device_op
+
+        if self.placeholders or self.states or not self.order or runtime_checks.needed(self.order):
+            return False
+        host_made = set(self.given)
+        device: list[ops.Operation] = []
+        for op in self.order:
+            if op.control_inputs:
+                return False
+            if op._host is None:
+                if not pure_device_op(op):
+                    return False
+                device.append(op)
+                continue
+            if op._batch is None or not op.inputs or not all(t in host_made for t in op.inputs):
+                return False
+            host_made.update(op.outputs)
+        made = {t for op in device for t in op.outputs}
+        self._device = device
+        read = (t for op in device for t in op.inputs if t not in made)
+        self._device_in = list(dict.fromkeys(read))
+        self._device_out = [t for t in dict.fromkeys(self.outputs) if t in made]
+        # Device ops read numbers: a string reaching one is not a batch.
+        return not any(np.dtype(t.dtype.dtype).kind == "O" for t in self._device_in)
+
+    def call_rows(self, session: Any, rows: Sequence[Sequence[Any]]) -> list[np.ndarray] | None:
+        """The outputs for a chunk of elements computed as one batch: per output, an
+        array whose first dimension runs over ``rows``; None when the elements do not
+        stack (components of different shapes), or a host op's batch form or the device
+        program refuses the batch (the caller then runs them one by one and so raises
+        each element's own error, as TF does).
+
+        The host ops run their batch forms; the device ops run as one program vmapped
+        over the rows (NumPy moves where it only reshapes and casts integers), each row
+        computing what the element's own run computes.
+        """
+        import jax
+
+        from adapters.v1.training.batched_enqueue import numpy_moves
+
+        got: dict[ops.Tensor, Any] = {}
+        for i, t in enumerate(self.given):
+            column = _stacked([row[i] for row in rows])
+            if column is None:
+                return None
+            got[t] = column
+        try:
+            for op in self.order:
+                if op._host is not None:
+                    outs = op._batch(session, *[got[t] for t in op.inputs])
+                    got.update(zip(op.outputs, outs, strict=True))
+            if self._device:
+                values = [got[t] for t in self._device_in]
+                key = tuple((np.shape(v), np.asarray(v).dtype) for v in values)
+                program = self._rows_programs.get(key)
+                with _x64.exact(), jax.default_device(host_device()):
+                    if program is None:
+                        vmapped = jax.vmap(self._device_function(session))
+                        specs = [jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in key]
+                        program = numpy_moves(jax.make_jaxpr(vmapped)(*specs)) or jax.jit(vmapped)
+                        self._rows_programs[key] = program
+                    outs = program(*values)
+                got.update(zip(self._device_out, (np.asarray(v) for v in outs), strict=True))
+        except errors.OpError:
+            return None
+        except Exception as e:  # noqa: BLE001 - a batch the program cannot take
+            _log.debug("tf.data function runs element by element: %s", e)
+            self.batchable = False
+            return None
+        columns = [np.asarray(got[t]) for t in self.outputs]
+        if any(c.ndim == 0 or c.shape[0] != len(rows) for c in columns):
+            self.batchable = False
+            return None
+        return columns
+
+    def _device_function(self, session: Any) -> Any:
+        """The device ops as a function of one element's values (as the step traces them)."""
+        from adapters.v1.client.session import RunContext
+
+        def one(*values: Any) -> tuple[Any, ...]:
+            memo = dict(zip(self._device_in, values, strict=True))
+            with auto_mixed_precision.scope(session._compute_dtype):
+                RunContext({}, memo).run_ops(self._device)
+            return tuple(memo[t] for t in self._device_out)
+
+        return one
 
     def _memo(self, values: Sequence[Any], known: dict[ops.Tensor, Any]) -> dict:
         memo = {t: known[t] for t in self.placeholders}
@@ -203,3 +303,20 @@ class HostGraph:
             runtime_checks.raise_failed(failure[0], self.order[0].graph)
         state.update(zip(self.states, new_states, strict=True))
         return list(outs)
+
+
+def _stacked(values: list[Any]) -> np.ndarray | None:
+    """``values`` (one component of each element) stacked on a new first dimension, or
+    None when their shapes or dtypes differ."""
+    first = np.asarray(values[0])
+    if first.dtype.kind == "O":
+        out = np.empty((len(values), *first.shape), dtype=object)
+        for i, v in enumerate(values):
+            v = np.asarray(v, dtype=object)
+            if v.shape != first.shape:
+                return None
+            out[i] = v if v.ndim else v.item()  # a 0-d array would be stored as such
+        return out
+    if any(np.shape(v) != first.shape or np.asarray(v).dtype != first.dtype for v in values):
+        return None
+    return np.stack(values)

@@ -49,7 +49,7 @@ from adapters.v1.framework import _x64, ops
 from adapters.v1.ops.data_flow_ops import blocking_deadline, session_state
 from jtrain import errors
 
-__all__ = ["CHUNK", "batched_step"]
+__all__ = ["CHUNK", "batched_step", "numpy_moves", "pure_device_op"]
 
 # Records per call: large enough that per-call costs vanish, small enough that the
 # first batch is not delayed and a runner stops soon after its coordinator asks.
@@ -144,7 +144,7 @@ class _Plan:
             specs = [jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in key]
             with _x64.exact():
                 closed = jax.make_jaxpr(jax.vmap(self._function(session)))(*specs)
-            self._moves[key] = _numpy_moves(closed)
+            self._moves[key] = numpy_moves(closed)
         return self._moves[key]
 
     def _run_device(self, session: Any, got: dict, batched: bool) -> None:
@@ -190,7 +190,7 @@ class _Plan:
         self.enqueue._compute(session, *[got[t] for t in self.enqueue.inputs])
 
 
-def _numpy_moves(closed: Any) -> Callable[..., list[np.ndarray]] | None:
+def numpy_moves(closed: Any) -> Callable[..., list[np.ndarray]] | None:
     """``closed`` (a jaxpr) as a NumPy function, or None when it computes anything.
 
     Only data moves and casts whose results NumPy gives bit for bit: ``reshape``,
@@ -232,7 +232,7 @@ def _numpy_moves(closed: Any) -> Callable[..., list[np.ndarray]] | None:
     return run
 
 
-def _pure_device_op(op: ops.Operation) -> bool:
+def pure_device_op(op: ops.Operation) -> bool:
     return (
         op._host is None
         and op.type in _DEVICE_OPS
@@ -283,7 +283,7 @@ def _plan(enqueue: ops.Operation) -> _Plan | None:
         seen.add(op)
         if op.control_inputs:
             return False
-        if _pure_device_op(op):
+        if pure_device_op(op):
             if not all(visit(t.op) for t in op.inputs):
                 return False
             device.append(op)
