@@ -17,7 +17,6 @@ from adapters.v1.ops.random_ops import (
     categorical,
     get_seed,
     multinomial,
-    stateless_categorical,
     stateless_truncated_normal,
     truncated_normal,
 )
@@ -28,7 +27,14 @@ from adapters.v1.ops.random_ops import random_shuffle as shuffle
 from adapters.v1.ops.random_ops import random_uniform as uniform
 from adapters.v1.ops.random_ops import stateless_random_normal as stateless_normal
 from adapters.v1.ops.random_ops import stateless_random_uniform as stateless_uniform
-from adapters.v1.ops.stateless_random_ops import Algorithm, create_rng_state, fold_in, split
+from adapters.v1.ops.stateless_random_ops import (
+    Algorithm,
+    create_rng_state,
+    fold_in,
+    split,
+    stateless_categorical,
+    stateless_multinomial,
+)
 from adapters.v1.ops.stateless_random_ops import stateless_random_binomial as stateless_binomial
 from adapters.v1.ops.stateless_random_ops import stateless_random_gamma as stateless_gamma
 from adapters.v1.ops.stateless_random_ops import stateless_random_poisson as stateless_poisson
@@ -53,6 +59,7 @@ __all__ = [
     "stateless_binomial",
     "stateless_categorical",
     "stateless_gamma",
+    "stateless_multinomial",
     "stateless_normal",
     "stateless_poisson",
     "stateless_truncated_normal",

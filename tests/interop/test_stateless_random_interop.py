@@ -243,3 +243,37 @@ def test_stateless_binomial_errors():
                     tf.random.stateless_binomial([3, 2], [1, 2], [3.0, 4.0, 5.0], 0.5)
                 ),
             )
+
+
+LOGITS = np.log(np.array([[0.1, 0.2, 0.3, 0.4], [0.7, 0.1, 0.1, 0.1], [0.25] * 4], np.float32))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_stateless_multinomial_and_categorical_bit_identical(seed):
+    # Small batches: TF's CPU kernel runs them as one shard (see stateless_multinomial).
+    def script(tf):
+        s = tf.constant(seed, tf.int64)
+        odd = tf.constant([[-np.inf, 0.0, 1.0, np.nan, 2.0]], tf.float64)  # non-finite skipped
+        outs = [
+            tf.random.stateless_multinomial(LOGITS, 7, s),
+            tf.random.stateless_multinomial(LOGITS, 4, tf.constant(seed, tf.int32), tf.int32),
+            tf.random.stateless_categorical(LOGITS, 5, s, dtype=tf.int32),
+            tf.random.stateless_categorical(tf.cast(LOGITS, tf.float16), 6, s),
+            tf.random.stateless_categorical(odd, 9, s),
+        ]
+        assert [o.shape.as_list() for o in outs] == [[3, 7], [3, 4], [3, 5], [3, 6], [1, 9]]
+        return lambda sess: sess.run(outs)
+
+    _assert_identical(*run_both(script))
+
+
+def test_stateless_categorical_errors():
+    for tf in (tf1, jtf):
+        with tf.Graph().as_default():
+            with pytest.raises(ValueError):
+                tf.random.stateless_categorical([0.5, 0.5], 3, [1, 2])
+            with pytest.raises(ValueError, match="Accepted dtypes"):
+                tf.random.stateless_categorical(LOGITS, 3, [1, 2], dtype=tf.float32)
+            logits = tf.constant(LOGITS)
+            draws = tf.random.stateless_multinomial(logits, 3, [1, 2], output_dtype=tf.int64)
+            assert tf.gradients(tf.cast(draws, tf.float32), logits) == [None]

@@ -53,6 +53,8 @@ __all__ = [
     "stateless_random_gamma",
     "stateless_random_poisson",
     "stateless_random_binomial",
+    "stateless_multinomial",
+    "stateless_categorical",
 ]
 
 _U32 = jnp.uint32
@@ -617,6 +619,43 @@ def binomial_samples(
         return _to_output_order(_from_double(out, dtype), per, params, shape)
 
 
+def multinomial_samples(key: Any, counter: Any, logits: Any, num_samples: int, dtype: Any) -> Any:
+    """``StatelessMultinomial``'s values on CPU (one shard): TF's draws.
+
+    Row by row, one stream of float64 uniforms (two words each, ``SimplePhilox``) from
+    ``counter``: the row's unnormalized CDF ``cumsum(exp(logit - max))`` over its finite
+    logits (summed in order, in float64), then for each sample the number of CDF
+    entries ``<= u * total`` (``std::upper_bound``).
+
+    Args:
+      key: ``uint32[2]``, counter: ``uint32[4]`` (from the seed).
+      logits: ``[batch, classes]``.
+      num_samples: draws per row.
+      dtype: int32 or int64.
+    """
+    batch, classes = logits.shape
+    count = batch * num_samples
+    if count == 0:
+        return jnp.zeros((batch, num_samples), dtype)
+    with jax.enable_x64(True):
+        words = philox.random_bits(key, counter, -(-2 * count // 4)).reshape(-1)[: 2 * count]
+        u = philox.uint64_to_double(words[0::2], words[1::2]).reshape(batch, num_samples)
+        x = logits.astype(jnp.float64)
+        finite = jnp.isfinite(x)
+        lowest = float(np.finfo(np.dtype(logits.dtype)).min)
+        top = jnp.max(jnp.where(finite, x, lowest), axis=1, keepdims=True)
+        terms = jnp.where(finite, jnp.exp(x - top), 0.0)
+
+        def add(total: Any, term: Any) -> tuple[Any, Any]:
+            total = total + term
+            return total, total
+
+        total, cdf = jax.lax.scan(add, jnp.zeros((batch,), jnp.float64), terms.T)
+        to_find = u * total[:, None]
+        below = cdf.T[:, None, :] <= to_find[:, :, None]
+        return jnp.sum(below, axis=-1).astype(dtype)
+
+
 # -- the ops ----------------------------------------------------------------------------------
 
 
@@ -824,3 +863,95 @@ def stateless_random_poisson(
             return poisson_samples(key, counter, jax.lax.stop_gradient(rate), out_shape, out)
 
         return _param_node("StatelessRandomPoisson", seed, shape, [lam_t], out, draw, False)
+
+
+def _multinomial(logits: Any, num_samples: Any, seed: Any, dtype: Any) -> ops.Tensor:
+    logits_t = ops.convert_to_tensor(logits, name="logits")
+    dt = dtypes.as_dtype(dtype) if dtype else dtypes.int64
+    if dt.name not in ("int32", "int64"):
+        raise ValueError(
+            f"Argument `dtype` got invalid value {dt!r}. Accepted dtypes are (tf.int32, tf.int64)."
+        )
+    random_ops._check_dtype(logits_t._np_dtype, ("float16", "bfloat16", "float32", "float64"), "T")
+    if logits_t._shape is not None and len(logits_t._shape) != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {len(logits_t._shape)}")
+    num = _static_int(num_samples, "num_samples")
+    seed_t = random_ops._seed_tensor(seed)
+    batch = None if logits_t._shape is None else logits_t._shape[0]
+    out_dtype = np.dtype(dt.dtype)
+
+    def sample(key_counter: Any, lg: Any) -> Any:
+        if num < 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"num_samples should be non-negative, got {num}"
+            )
+        if lg.shape[1] == 0:
+            raise errors.InvalidArgumentError(None, None, "num_classes should be positive, got 0")
+        key, counter = key_counter
+        return multinomial_samples(key, counter, jax.lax.stop_gradient(lg), num, out_dtype)
+
+    (out,) = random_ops._node(
+        "StatelessMultinomial",
+        sample,
+        seed_t,
+        philox.stateless_key_counter,
+        [logits_t],
+        [((batch, num), dt)],
+        "",
+        (),
+    )
+    out.op._not_differentiable = True
+    return out
+
+
+def stateless_multinomial(
+    logits: Any,
+    num_samples: Any,
+    seed: Any,
+    output_dtype: Any = dtypes.int64,
+    name: str | None = None,
+) -> ops.Tensor:
+    """Class indices drawn from ``logits`` as a pure function of ``seed``.
+
+    ``tf.random.stateless_multinomial`` (TF1's name; deprecated there for
+    ``stateless_categorical``). TF's ``StatelessMultinomial`` draws (see
+    :func:`multinomial_samples`).
+
+    Args:
+      logits: ``[batch_size, num_classes]`` unnormalized log-probabilities.
+      num_samples: draws per row (a Python int or a constant).
+      seed: an int32/int64 tensor of shape [2].
+      output_dtype: int32 or int64 (int64).
+      name: the name scope (``"stateless_multinomial"``).
+
+    Returns:
+      ``[batch_size, num_samples]`` indices (no gradient, as TF).
+
+    .. note::
+       TF's CPU kernel splits large batches among its threads, each shard starting its
+       stream at ``counter + start_row * (num_samples + 3) // 4``: its values then
+       depend on the machine's thread count. jtrain draws every row from one stream,
+       TF's values whenever TF runs one shard (``batch * 50 * (num_samples *
+       log2(num_classes) + num_classes) < 20000``, or one intra-op thread).
+
+    Raises:
+      ValueError: ``logits`` not of rank 2, a dtype TF does not allow.
+    """
+    with ops.get_default_graph().name_scope(name or "stateless_multinomial"):
+        return _multinomial(logits, num_samples, seed, output_dtype)
+
+
+def stateless_categorical(
+    logits: Any,
+    num_samples: Any,
+    seed: Any,
+    dtype: Any = dtypes.int64,
+    name: str | None = None,
+) -> ops.Tensor:
+    """Class indices drawn from ``logits`` as a pure function of ``seed``.
+
+    ``tf.random.stateless_categorical``: :func:`stateless_multinomial` with the
+    argument ``dtype`` (int64) and the name scope ``"stateless_categorical"``.
+    """
+    with ops.get_default_graph().name_scope(name or "stateless_categorical"):
+        return _multinomial(logits, num_samples, seed, dtype)
