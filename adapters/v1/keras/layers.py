@@ -48,7 +48,7 @@ from adapters.v1.layers import convolutional as tl_conv
 from adapters.v1.layers import core as tl_core
 from adapters.v1.layers import normalization as tl_norm
 from adapters.v1.layers import pooling as tl_pool
-from adapters.v1.layers.base import InputSpec, op
+from adapters.v1.layers.base import InputSpec, op, passed_arguments
 from adapters.v1.ops import array_ops
 from adapters.v1.ops import variables as tf_variables
 from adapters.v1.ops.embedding_ops import embedding_lookup
@@ -509,31 +509,13 @@ class Dense(Layer, tl_core.Dense):
         bias_constraint: Any = None,
         **kwargs: Any,
     ):
+        arguments = passed_arguments(locals())
         if int(units) <= 0:
             raise ValueError(
                 "Received an invalid value for `units`, expected a positive "
                 f"integer. Received: units={units}"
             )
-        _tl_init(
-            self,
-            tl_core.Dense,
-            units,
-            activation=activation,
-            use_bias=use_bias,
-            kernel_initializer=kernel_initializer,
-            bias_initializer=bias_initializer,
-            kernel_regularizer=kernel_regularizer,
-            bias_regularizer=bias_regularizer,
-            activity_regularizer=activity_regularizer,
-            kernel_constraint=kernel_constraint,
-            bias_constraint=bias_constraint,
-            **kwargs,
-        )
-
-
-def _conv_kwargs(kernel_initializer: Any, bias_initializer: Any, **kwargs: Any) -> dict:
-    kwargs.update(kernel_initializer=kernel_initializer, bias_initializer=bias_initializer)
-    return kwargs
+        _tl_init(self, tl_core.Dense, **arguments)
 
 
 class Conv1D(Layer, tl_conv._Conv):
@@ -569,33 +551,14 @@ class Conv1D(Layer, tl_conv._Conv):
         bias_constraint: Any = None,
         **kwargs: Any,
     ):
+        arguments = passed_arguments(locals(), "groups")
         if groups != 1:
             raise NotImplementedError(
                 f"tf.keras.layers.{type(self).__name__}: groups != 1 is "
                 "not supported by adapters.v1; split the channels and "
                 "concatenate"
             )
-        _tl_init(
-            self,
-            tl_conv._Conv,
-            self._rank,
-            filters,
-            kernel_size,
-            strides=strides,
-            padding=padding,
-            data_format=data_format,
-            dilation_rate=dilation_rate,
-            activation=activation,
-            use_bias=use_bias,
-            kernel_initializer=kernel_initializer,
-            bias_initializer=bias_initializer,
-            kernel_regularizer=kernel_regularizer,
-            bias_regularizer=bias_regularizer,
-            activity_regularizer=activity_regularizer,
-            kernel_constraint=kernel_constraint,
-            bias_constraint=bias_constraint,
-            **kwargs,
-        )
+        _tl_init(self, tl_conv._Conv, self._rank, **arguments)
 
 
 class Conv2D(Conv1D):
@@ -625,25 +588,7 @@ class Conv2D(Conv1D):
         bias_constraint: Any = None,
         **kwargs: Any,
     ):
-        super().__init__(
-            filters,
-            kernel_size,
-            strides,
-            padding,
-            data_format,
-            dilation_rate,
-            groups,
-            activation,
-            use_bias,
-            kernel_initializer,
-            bias_initializer,
-            kernel_regularizer,
-            bias_regularizer,
-            activity_regularizer,
-            kernel_constraint,
-            bias_constraint,
-            **kwargs,
-        )
+        super().__init__(**passed_arguments(locals()))
 
 
 class Conv2DTranspose(Layer, tl_conv._ConvTranspose):
@@ -677,6 +622,7 @@ class Conv2DTranspose(Layer, tl_conv._ConvTranspose):
         bias_constraint: Any = None,
         **kwargs: Any,
     ):
+        arguments = passed_arguments(locals(), "output_padding", "dilation_rate")
         if output_padding is not None or tl_conv.normalize_tuple(
             dilation_rate, 2, "dilation_rate"
         ) != (1, 1):
@@ -685,27 +631,7 @@ class Conv2DTranspose(Layer, tl_conv._ConvTranspose):
                 "dilation_rate are not supported by adapters.v1; use "
                 "tf.nn.conv2d_transpose"
             )
-        _tl_init(
-            self,
-            tl_conv._ConvTranspose,
-            2,
-            filters,
-            kernel_size,
-            strides=strides,
-            padding=padding,
-            data_format=data_format,
-            dilation_rate=1,
-            activation=activation,
-            use_bias=use_bias,
-            kernel_initializer=kernel_initializer,
-            bias_initializer=bias_initializer,
-            kernel_regularizer=kernel_regularizer,
-            bias_regularizer=bias_regularizer,
-            activity_regularizer=activity_regularizer,
-            kernel_constraint=kernel_constraint,
-            bias_constraint=bias_constraint,
-            **kwargs,
-        )
+        _tl_init(self, tl_conv._ConvTranspose, 2, dilation_rate=1, **arguments)
 
     def call(self, inputs: Any) -> Any:
         first = self.data_format == "channels_first"
@@ -908,32 +834,7 @@ class BatchNormalization(Layer, tl_norm.BatchNormalization):
         name: str | None = None,
         **kwargs: Any,
     ):
-        _tl_init(
-            self,
-            tl_norm.BatchNormalization,
-            axis=axis,
-            momentum=momentum,
-            epsilon=epsilon,
-            center=center,
-            scale=scale,
-            beta_initializer=beta_initializer,
-            gamma_initializer=gamma_initializer,
-            moving_mean_initializer=moving_mean_initializer,
-            moving_variance_initializer=moving_variance_initializer,
-            beta_regularizer=beta_regularizer,
-            gamma_regularizer=gamma_regularizer,
-            beta_constraint=beta_constraint,
-            gamma_constraint=gamma_constraint,
-            renorm=renorm,
-            renorm_clipping=renorm_clipping,
-            renorm_momentum=renorm_momentum,
-            fused=fused,
-            trainable=trainable,
-            virtual_batch_size=virtual_batch_size,
-            adjustment=adjustment,
-            name=name,
-            **kwargs,
-        )
+        _tl_init(self, tl_norm.BatchNormalization, **passed_arguments(locals()))
 
     def call(self, inputs: Any, training: Any = None) -> Any:
         if training is None:

@@ -118,6 +118,23 @@ def _text(shape: TensorShape) -> str:
     return "(" + ", ".join("None" if d is None else str(d) for d in shape.as_list()) + ")"
 
 
+def passed_arguments(frame_locals: dict[str, Any], *leave_out: str) -> dict[str, Any]:
+    """A call's arguments by name, from the ``locals()`` a function takes first thing.
+
+    What a layer constructor or functional form hands on to the class it wraps:
+    each keeps its explicit signature (TF's names and defaults, for ``help()`` and
+    TypeErrors) and forwards it whole, without listing it again. ``self``,
+    ``__class__`` (a method that calls ``super()``) and ``leave_out`` are left out;
+    ``**kwargs`` is merged in.
+    """
+    arguments = dict(frame_locals)
+    extra = arguments.pop("kwargs", {})
+    for key in ("self", "__class__", *leave_out):
+        arguments.pop(key, None)
+    arguments.update(extra)
+    return arguments
+
+
 def _snake_case(name: str) -> str:
     """TF's layer base names: ``Conv2D`` -> ``conv2d``, ``BatchNorm`` -> ``batch_norm``."""
     intermediate = re.sub("(.)([A-Z][a-z0-9]+)", r"\1_\2", name)

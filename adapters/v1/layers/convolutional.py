@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.v1.framework import ops
-from adapters.v1.layers.base import InputSpec, Layer, op
+from adapters.v1.layers.base import InputSpec, Layer, op, passed_arguments
 from adapters.v1.layers.core import _data_format
 from adapters.v1.ops import init_ops
 
@@ -226,27 +226,7 @@ class Conv1D(_Conv):
         name: str | None = None,
         **kwargs: Any,
     ):
-        super().__init__(
-            1,
-            filters,
-            kernel_size,
-            strides,
-            padding,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            kernel_initializer,
-            bias_initializer,
-            kernel_regularizer,
-            bias_regularizer,
-            activity_regularizer,
-            kernel_constraint,
-            bias_constraint,
-            trainable,
-            name,
-            **kwargs,
-        )
+        super().__init__(1, **passed_arguments(locals()))
 
 
 class Conv2D(_Conv):
@@ -273,27 +253,7 @@ class Conv2D(_Conv):
         name: str | None = None,
         **kwargs: Any,
     ):
-        super().__init__(
-            2,
-            filters,
-            kernel_size,
-            strides,
-            padding,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            kernel_initializer,
-            bias_initializer,
-            kernel_regularizer,
-            bias_regularizer,
-            activity_regularizer,
-            kernel_constraint,
-            bias_constraint,
-            trainable,
-            name,
-            **kwargs,
-        )
+        super().__init__(2, **passed_arguments(locals()))
 
 
 class Conv3D(_Conv):
@@ -320,27 +280,7 @@ class Conv3D(_Conv):
         name: str | None = None,
         **kwargs: Any,
     ):
-        super().__init__(
-            3,
-            filters,
-            kernel_size,
-            strides,
-            padding,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            kernel_initializer,
-            bias_initializer,
-            kernel_regularizer,
-            bias_regularizer,
-            activity_regularizer,
-            kernel_constraint,
-            bias_constraint,
-            trainable,
-            name,
-            **kwargs,
-        )
+        super().__init__(3, **passed_arguments(locals()))
 
 
 def deconv_output_length(length: int | None, kernel: int, padding: str, stride: int,
@@ -638,27 +578,8 @@ def conv1d(
     Returns:
       The output tensor; ``name`` is the layer's variable scope, ``reuse`` reuses it.
     """
-    return Conv1D(
-        filters,
-        kernel_size,
-        strides,
-        padding,
-        data_format,
-        dilation_rate,
-        activation,
-        use_bias,
-        kernel_initializer,
-        bias_initializer,
-        kernel_regularizer,
-        bias_regularizer,
-        activity_regularizer,
-        kernel_constraint,
-        bias_constraint,
-        trainable,
-        name,
-        _scope=name,
-        _reuse=reuse,
-    )(inputs)
+    arguments = passed_arguments(locals(), "inputs", "reuse")
+    return Conv1D(**arguments, _scope=name, _reuse=reuse)(inputs)
 
 
 def conv2d(
@@ -687,27 +608,8 @@ def conv2d(
     Returns:
       The output tensor; ``name`` is the layer's variable scope, ``reuse`` reuses it.
     """
-    return Conv2D(
-        filters,
-        kernel_size,
-        strides,
-        padding,
-        data_format,
-        dilation_rate,
-        activation,
-        use_bias,
-        kernel_initializer,
-        bias_initializer,
-        kernel_regularizer,
-        bias_regularizer,
-        activity_regularizer,
-        kernel_constraint,
-        bias_constraint,
-        trainable,
-        name,
-        _scope=name,
-        _reuse=reuse,
-    )(inputs)
+    arguments = passed_arguments(locals(), "inputs", "reuse")
+    return Conv2D(**arguments, _scope=name, _reuse=reuse)(inputs)
 
 
 def conv3d(
@@ -736,27 +638,8 @@ def conv3d(
     Returns:
       The output tensor; ``name`` is the layer's variable scope, ``reuse`` reuses it.
     """
-    return Conv3D(
-        filters,
-        kernel_size,
-        strides,
-        padding,
-        data_format,
-        dilation_rate,
-        activation,
-        use_bias,
-        kernel_initializer,
-        bias_initializer,
-        kernel_regularizer,
-        bias_regularizer,
-        activity_regularizer,
-        kernel_constraint,
-        bias_constraint,
-        trainable,
-        name,
-        _scope=name,
-        _reuse=reuse,
-    )(inputs)
+    arguments = passed_arguments(locals(), "inputs", "reuse")
+    return Conv3D(**arguments, _scope=name, _reuse=reuse)(inputs)
 
 
 def conv2d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1),
@@ -774,11 +657,8 @@ def conv2d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any =
     Returns:
       The output tensor; ``name`` is the layer's variable scope, ``reuse`` reuses it.
     """
-    return Conv2DTranspose(filters, kernel_size, strides, padding, data_format, activation,
-                           use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                           bias_regularizer, activity_regularizer, kernel_constraint,
-                           bias_constraint, trainable, name, _scope=name,
-                           _reuse=reuse)(inputs)  # fmt: skip
+    arguments = passed_arguments(locals(), "inputs", "reuse")
+    return Conv2DTranspose(**arguments, _scope=name, _reuse=reuse)(inputs)
 
 
 def conv3d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1),
@@ -796,8 +676,5 @@ def conv3d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any =
     Returns:
       The output tensor; ``name`` is the layer's variable scope, ``reuse`` reuses it.
     """
-    return Conv3DTranspose(filters, kernel_size, strides, padding, data_format, activation,
-                           use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                           bias_regularizer, activity_regularizer, kernel_constraint,
-                           bias_constraint, trainable, name, _scope=name,
-                           _reuse=reuse)(inputs)  # fmt: skip
+    arguments = passed_arguments(locals(), "inputs", "reuse")
+    return Conv3DTranspose(**arguments, _scope=name, _reuse=reuse)(inputs)

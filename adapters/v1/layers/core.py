@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.v1.framework import ops
-from adapters.v1.layers.base import InputSpec, Layer, op
+from adapters.v1.layers.base import InputSpec, Layer, op, passed_arguments
 from adapters.v1.ops import init_ops, nn_dropout
 from adapters.v1.ops.array_ops import identity
 
@@ -138,22 +138,8 @@ def dense(
     Returns:
       The output tensor.
     """
-    layer = Dense(
-        units,
-        activation=activation,
-        use_bias=use_bias,
-        kernel_initializer=kernel_initializer,
-        bias_initializer=bias_initializer,
-        kernel_regularizer=kernel_regularizer,
-        bias_regularizer=bias_regularizer,
-        activity_regularizer=activity_regularizer,
-        kernel_constraint=kernel_constraint,
-        bias_constraint=bias_constraint,
-        trainable=trainable,
-        name=name,
-        _scope=name,
-        _reuse=reuse,
-    )
+    arguments = passed_arguments(locals(), "inputs", "reuse")
+    layer = Dense(**arguments, _scope=name, _reuse=reuse)
     return layer(inputs)
 
 

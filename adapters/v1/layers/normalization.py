@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.v1.framework import dtypes, ops
-from adapters.v1.layers.base import InputSpec, Layer, op
+from adapters.v1.layers.base import InputSpec, Layer, op, passed_arguments
 from adapters.v1.layers.core import smart_cond
 from adapters.v1.ops import init_ops
 from adapters.v1.ops.constant_op import constant
@@ -308,29 +308,6 @@ def batch_normalization(
       The normalized tensor; when training, the moving averages' update ops are
       in ``UPDATE_OPS``.
     """
-    layer = BatchNormalization(
-        axis=axis,
-        momentum=momentum,
-        epsilon=epsilon,
-        center=center,
-        scale=scale,
-        beta_initializer=beta_initializer,
-        gamma_initializer=gamma_initializer,
-        moving_mean_initializer=moving_mean_initializer,
-        moving_variance_initializer=moving_variance_initializer,
-        beta_regularizer=beta_regularizer,
-        gamma_regularizer=gamma_regularizer,
-        beta_constraint=beta_constraint,
-        gamma_constraint=gamma_constraint,
-        renorm=renorm,
-        renorm_clipping=renorm_clipping,
-        renorm_momentum=renorm_momentum,
-        fused=fused,
-        trainable=trainable,
-        virtual_batch_size=virtual_batch_size,
-        adjustment=adjustment,
-        name=name,
-        _scope=name,
-        _reuse=reuse,
-    )
+    arguments = passed_arguments(locals(), "inputs", "training", "reuse")
+    layer = BatchNormalization(**arguments, _scope=name, _reuse=reuse)
     return layer(inputs, training=training)
