@@ -84,24 +84,7 @@ def test_computed_arguments_as_tf(case):
     assert (tf_shape, jtrain_shape) == MORE_PRECISE.get(case, (tf_shape, tf_shape))
 
 
-# A random op of a run-time shape draws TF's Philox stream since this session; its
-# sample function does not serialize with jax.export for symbolic shapes, so its
-# imported node raises UnimplementedError naming the op (it ran, with jax.random's
-# values, before). Known gap, kept visible here.
-_ROUND_TRIP_GAPS = {
-    "random_uniform like": "TF-exact random op of a run-time shape: not exportable yet",
-}
-
-
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=_ROUND_TRIP_GAPS[c]))
-        if c in _ROUND_TRIP_GAPS
-        else c
-        for c in CASES
-    ],
-)
+@pytest.mark.parametrize("case", list(CASES))
 def test_computed_arguments_after_a_meta_graph_round_trip_as_tf(case, tmp_path):
     """jtrain's ``.meta`` of the graph, imported into a new graph (the exported
     ``tf.shape`` node feeding the computed argument), runs to TF's value."""

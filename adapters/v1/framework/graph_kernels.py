@@ -24,9 +24,9 @@ Four kinds of entries, one mechanism (:class:`Kernel`):
   optimizers** (:func:`_optimizer`: the kernel's inputs become the
   transformation's hyperparameters and state, its slots are updated in place),
   and ``Scatter*`` of ref variables;
-- TF's stateful random ops (:func:`_random`): a fresh key per run from the
-  node's ``seed``/``seed2`` (values differ from TF's: a restore overwrites
-  initial values; dtype, shape and distribution are TF's).
+- TF's stateful random ops (:func:`_random`): TF's Philox stream from the
+  node's ``seed``/``seed2``, its counter moved on each run as TF's
+  ``GuardedPhiloxRandom`` (run ``k`` gives TF's run ``k``).
 
 Shapes are static: ``Unique`` (TF's optimizers deduplicate sparse gradients with
 it) pads its output to its input's length (see :func:`_unique`).
@@ -47,6 +47,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from adapters.v1.framework import dtypes
+from jtrain import errors
 
 __all__ = ["Kernel", "KERNELS", "INSTEAD"]
 
@@ -69,8 +70,10 @@ class Kernel:
     """How a TF op type runs.
 
     Attributes:
-      fn: ``fn(attrs, *input values) -> tuple of outputs``; a random kernel gets a
-        typed JAX PRNG key before the inputs.
+      fn: ``fn(attrs, *input values) -> tuple of outputs``; a random kernel gets
+        ``run`` before the inputs: ``run(draw)`` calls ``draw(key, counter)`` with the
+        node's Philox key and this run's counter and moves the node's counter on
+        (``random_ops.philox_run``).
       dtypes: ``dtypes(attrs, input dtypes) -> output dtypes`` (one per output).
       refs: how many leading inputs are variables (TF's ``ref`` inputs of
         ``Apply*`` ops, a resource variable's handle): ``fn`` receives their values
@@ -80,7 +83,7 @@ class Kernel:
         updates them), ``"assign"`` (overwrites them: ``fn`` gets their shape and
         dtype, a ``jax.ShapeDtypeStruct``), ``"read"``, or ``"initialized"``
         (``fn`` gets whether each holds a value).
-      random: the kernel draws random values (``fn`` gets a fresh key per run).
+      random: the kernel draws from TF's Philox stream (``fn`` gets ``run``).
       static: positions of the inputs (after the ``refs``; negative from the end)
         whose values must be known when the step is traced (shapes, axes): the
         importer evaluates them then (``shape_values.trace_time_value``).
@@ -664,31 +667,52 @@ _RESOURCES: dict[str, Kernel] = {
 
 
 # -- random ops -----------------------------------------------------------------------------
-# TF's random distributions. The stateful kernels draw from jax.random (the values are
-# not TF's: their state is kept by import_meta_graph); the stateless ones are TF's.
-_DRAWS: dict[str, Callable[..., Any]] = {
-    "Uniform": lambda key, shape, dtype: jax.random.uniform(key, shape, dtype),
-    "Normal": lambda key, shape, dtype: jax.random.normal(key, shape, dtype),
-    "TruncatedNormal": lambda key, shape, dtype: jax.random.truncated_normal(
-        key, -2.0, 2.0, shape, dtype
-    ),
-}
+# TF's stateful Philox kernels: the importer keeps each node's GuardedPhiloxRandom (its
+# key and counter from ``seed``/``seed2``, moved on by 256 calls per output element
+# each run) and hands the kernel ``run(draw)``; the values are TF's.
 
 
-def _random(draw: Callable[..., Any]) -> Kernel:
-    """A stateful random op ``draw(key, shape, dtype)`` of a ``shape`` input."""
+def _random(dist: str) -> Kernel:
+    """A stateful random op (``RandomUniform``...) of a ``shape`` input: TF's raw values."""
 
-    def kernel(attrs, key, shape):
+    def kernel(attrs, run, shape):
         dtype = _np(attrs, "dtype", "float32")
-        return (draw(key, _ints(shape, "shape"), dtype).astype(dtype),)
+        dims = _ints(shape, "shape")
+        draw = _philox_draws(dtype)[dist]
+        return (run(lambda key, counter: draw(key, counter, dims)),)
 
     return Kernel(kernel, _typed("dtype", "float32"), random=True, static=(0,))
 
 
+def _random_int(attrs, run, shape, minval, maxval):
+    """``RandomUniformInt``: ``minval + bits % (maxval - minval)`` (TF's checks: scalar
+    bounds, ``minval < maxval`` where the bounds are known when the step is traced)."""
+    from jtrain.random import philox
+
+    dtype = _np(attrs, "Tout", "int32")
+    dims = _ints(shape, "shape")
+    for name, value in (("minval", minval), ("maxval", maxval)):
+        if np.ndim(value) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"{name} must be 0-D, got shape {list(np.shape(value))}"
+            )
+    concrete = not any(isinstance(v, jax.core.Tracer) for v in (minval, maxval))
+    if concrete and int(np.prod(dims)) > 0 and not np.asarray(minval) < np.asarray(maxval):
+        raise errors.InvalidArgumentError(
+            None, None, f"Need minval < maxval: {np.asarray(minval)} >= {np.asarray(maxval)}"
+        )
+
+    def draw(key, counter):
+        return philox.uniform_int(key, counter, dims, minval, maxval, dtype)
+
+    return (run(draw),)
+
+
 _RANDOM: dict[str, Kernel] = {
-    "RandomUniform": _random(_DRAWS["Uniform"]),
-    "RandomStandardNormal": _random(_DRAWS["Normal"]),
-    "TruncatedNormal": _random(_DRAWS["TruncatedNormal"]),
+    "RandomUniform": _random("Uniform"),
+    "RandomStandardNormal": _random("Normal"),
+    "TruncatedNormal": _random("TruncatedNormal"),
+    "RandomUniformInt": Kernel(_random_int, _typed("Tout"), random=True, static=(0,)),
 }
 
 

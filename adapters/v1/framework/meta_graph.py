@@ -28,7 +28,15 @@ as ``_jtrain_host_<key>`` attributes): a summary's tag and parameters (and any
 enqueue/dequeue/close/size ops (``QUEUE_RUNNERS`` are rebuilt from their
 ``QueueRunnerDef``s). A random op's generator node carries TF's ``seed``/``seed2``,
 so an imported random op draws the sequence the exported one did in a new
-session. A ``py_func``'s Python function cannot travel: running it raises
+session. TF's Philox ops (``RandomUniform``, ``RandomUniformInt``,
+``RandomStandardNormal``, ``TruncatedNormal``) travel as their recipe instead of a
+function: ``seed``/``seed2`` and ``_jtrain_philox`` (JSON: TF's Python arithmetic
+around the raw values, the dtype, the static shape or the position of the run-time
+shape input), rebuilt by ``random_ops.philox_compute`` (whatever their shape: a
+run-time one cannot be exported with symbolic dimensions, its draw count being a
+trace-time value). A TF-written graph's nodes of these types run TF's kernels on
+their own ``GuardedPhiloxRandom`` (``graph_kernels``): TF's values, run after run.
+A ``py_func``'s Python function cannot travel: running it raises
 ``UnimplementedError`` naming it and saying what to do.
 
 A TF-written meta graph has no ``_jtrain_fn``: its placeholders, constants,
@@ -44,6 +52,7 @@ Variables, collections and the ``SaverDef`` are imported either way, so
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from typing import Any
@@ -593,7 +602,7 @@ def _rebuilt_natively(op: Any) -> bool:
     """
     if op.type == "Const":
         return op._const_value is not None or getattr(op, "_host_value", None) is not None
-    if op.type in _NATIVE:
+    if op.type in _NATIVE or "_jtrain_philox" in (getattr(op, "_static_attrs", None) or {}):
         return True
     if op.type == "Identity":
         return op._read_of is not None and not op.inputs and op._reads == (op._read_of,)
@@ -1197,7 +1206,7 @@ class _Importer:
         in_dtypes = [v._dtype.dtype for v in refs] + [t._np_dtype for t in inputs]
         out_dtypes = kernel.dtypes(attrs, in_dtypes)
         shapes = _output_shapes(node, len(out_dtypes))
-        state = _random_state(attrs) if kernel.random else None
+        state = _philox_state(attrs) if kernel.random else None
 
         static = {i % len(inputs) for i in kernel.static} if inputs else set()
         if kernel.all_static:
@@ -1218,7 +1227,9 @@ class _Importer:
             else:
                 args = tuple(ctx.read(v) for v in refs) + values
             if state is not None:
-                args = (_fresh_key(ctx, state), *args)
+                from adapters.v1.ops.random_ops import philox_run
+
+                args = (functools.partial(philox_run, ctx, state), *args)
             outs = tuple(kernel.fn(attrs, *args))
             if kernel.effect in ("write", "assign"):
                 for var, new in zip(refs, outs, strict=False):
@@ -1529,23 +1540,18 @@ def _random_state(attrs: dict[str, Any]) -> Any:
     return GeneratorState((None, None) if seeds == (0, 0) else seeds)
 
 
+def _philox_state(attrs: dict[str, Any]) -> Any:
+    """An imported TF Philox node's state from its ``seed``/``seed2`` (both 0: unseeded)."""
+    from adapters.v1.ops.random_ops import philox_state
+
+    return philox_state(attrs.get("seed") or 0, attrs.get("seed2") or 0)
+
+
 def _abstract(var: Any) -> Any:
     """A variable's shape and dtype, for a kernel that overwrites it without reading."""
     import jax
 
     return jax.ShapeDtypeStruct(var._shape, var._dtype.dtype)
-
-
-def _fresh_key(ctx: Any, state: Any) -> Any:
-    """A fresh key from a random node's state, advancing the state (as ``random_ops``)."""
-    import jax
-
-    from adapters.v1.ops.random_ops import _key
-
-    following, fresh = jax.random.split(_key(ctx.read(state)))
-    if not ctx.frozen:
-        ctx.write(state, jax.random.key_data(following))
-    return fresh
 
 
 def _table_entry(node: Any) -> Any:
@@ -1653,14 +1659,45 @@ def _recipe(node: Any) -> dict[str, Any]:
 
 def _build_generator(imp: _Importer, node: Any, data: list[str], controls: list[Any]) -> None:
     """A random op's ``RandomGenerator`` node: its state from ``seed``/``seed2``, so the
-    imported op draws the sequence the exported one did."""
+    imported op draws the sequence the exported one did. A generator with an input (a
+    Philox op's run-time shape) reserves ``256`` calls per element of that shape."""
+    from adapters.v1.framework import shape_values
     from adapters.v1.ops import random_ops
 
     attrs = {k: _attr_python(node.attr[k]) for k in ("seed", "seed2") if k in node.attr}
     state = _random_state(attrs)
     specs = [((2,), dtypes.uint32)]
-    op = imp._create(node, [], controls, random_ops.generator_compute(state), specs)
+    inputs = [imp._tensor(n) for n in data]
+    calls = None
+    if inputs:
+        shape_values.known_when_traced(inputs[0])
+        calls = random_ops.philox_calls(inputs[0], ())
+    op = imp._create(node, inputs, controls, random_ops.generator_compute(state, calls), specs)
     random_ops.own_state(op, state)
+
+
+def _build_philox(imp: _Importer, node: Any, data: list[str], controls: list[Any]) -> None:
+    """A jtrain Philox op's sample node (``RandomUniform``... taking its generator's
+    position): rebuilt from its ``_jtrain_philox`` recipe and TF's ``seed``/``seed2``."""
+    import json
+
+    from adapters.v1.framework import shape_values
+    from adapters.v1.ops import random_ops
+
+    recipe = json.loads(node.attr["_jtrain_philox"].s)
+    attrs = {k: _attr_python(node.attr[k]) for k in ("seed", "seed2") if k in node.attr}
+    seeds = (attrs.get("seed") or 0, attrs.get("seed2") or 0)
+    inputs = [imp._tensor(n) for n in data]
+    tensors = inputs[1:]
+    if recipe["shape_input"] is not None:
+        shape_values.known_when_traced(tensors[recipe["shape_input"]])
+    dtype = dtypes.as_dtype(recipe["dtype"])
+    draw = random_ops.philox_draw(node.op, dtype, recipe["form"])
+    compute = random_ops.philox_compute(draw, seeds, recipe, tensors)
+    shape = recipe["shape"]
+    (static,) = _output_shapes(node, 1) if shape is None else [tuple(shape)]
+    op = imp._create(node, inputs, controls, compute, [(static, dtype)])
+    op._static_attrs = {k: _attr_python(node.attr[k]) for k in ("seed", "seed2", "_jtrain_philox")}
 
 
 def _build_summary(imp: _Importer, node: Any, data: list[str], controls: list[Any]) -> None:
@@ -1745,6 +1782,8 @@ def _host_builder(node: Any) -> Any:
     """The builder of a node that runs on the host or owns random state, if any."""
     if node.op == "RandomGenerator":
         return _build_generator
+    if "_jtrain_philox" in node.attr:
+        return _build_philox
     if node.op == "MergeSummary":
         return _build_merge_summary
     if "_jtrain_host_queue" in node.attr:

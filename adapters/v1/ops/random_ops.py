@@ -43,7 +43,9 @@ graph seed: graph seed ``87654321``; neither: nondeterministic.
 
 Other modules build random ops with :func:`random_node` (a sample function of a
 fresh JAX key per run), :func:`philox_node` (TF's stream), or on the public ops
-``random_uniform`` and ``nn.dropout``.
+``random_uniform`` and ``nn.dropout``. A meta graph rebuilds a Philox op from its
+recipe (:func:`philox_draw`, :func:`philox_compute`); a TF-written graph's Philox
+nodes draw TF's stream through :func:`philox_state` and :func:`philox_run`.
 """
 
 from __future__ import annotations
@@ -68,6 +70,11 @@ __all__ = [
     "get_seed",
     "random_node",
     "philox_node",
+    "philox_calls",
+    "philox_draw",
+    "philox_compute",
+    "philox_state",
+    "philox_run",
     "PHILOX_OP_TYPES",
     "shape_argument",
     "random_uniform",
@@ -131,7 +138,8 @@ class GeneratorState:
     op's **draw position**: the low 64 bits of TF's Philox counter, how many
     generator calls its runs have reserved (``256 * num_elements`` per run, as TF's
     ``GuardedPhiloxRandom``); 0 in a new session for a seeded op, 64 random bits for
-    an unseeded one. Otherwise (a kernel of an imported TF graph) it is a threefry key.
+    an unseeded one. The node of an imported TF graph's Philox op owns its state
+    itself (:func:`philox_state`, :func:`philox_run`), a draw position too.
     """
 
     dtype = np.dtype(np.uint32)
@@ -317,6 +325,7 @@ def philox_node(
     seed: int | None = None,
     name: str = "",
     shape_input: int | None = None,
+    form: str | None = None,
 ) -> ops.Tensor:
     """Builds one of TF's stateful Philox ops (``RandomUniform``...): TF's exact stream.
 
@@ -335,6 +344,9 @@ def philox_node(
       name: the sample node's name (as ``random_node``).
       shape_input: position in ``inputs`` of a shape tensor whose value must be known
         when the step is traced (``None``: the static shape is complete).
+      form: ``draw`` is ``philox_draw(op_type, dtype, form)``: the sample node carries
+        that recipe (its ``_jtrain_philox`` attribute, with TF's ``seed``/``seed2``),
+        so a meta graph rebuilds it (:func:`philox_compute`); ``None``: it does not.
 
     Returns:
       The op's output tensor.
@@ -348,31 +360,126 @@ def philox_node(
         tensors = [t for i, t in enumerate(tensors) if i != shape_input]
         shape_input = None
     dynamic = shape_input is not None
+    calls = philox_calls(tensors[shape_input] if dynamic else None, static_shape)
+    position = _generator_node(graph, seeds, calls, [tensors[shape_input]] if dynamic else [])
+    recipe = {
+        "form": form,
+        "dtype": dtypes.as_dtype(output_spec[1]).name,
+        "shape": None if dynamic else list(static_shape),
+        "shape_input": shape_input,
+    }
+    compute = philox_compute(draw, seeds, recipe, tensors)
+    op = graph.create_op(
+        op_type,
+        name or op_type,
+        inputs=[position, *tensors],
+        compute=compute,
+        output_specs=[output_spec],
+    )
+    if form is not None:
+        import json
 
-    def out_shape(ctx: Any, values: Sequence[Any]) -> tuple[int, ...]:
-        if dynamic:
-            return tuple(int(d) for d in np.asarray(values[0]).reshape(-1))
-        return static_shape
+        op._static_attrs = {
+            "seed": seeds[0] or 0,
+            "seed2": seeds[1] or 0,
+            "_jtrain_philox": json.dumps(recipe),
+        }
+    return op.outputs[0]
+
+
+def philox_calls(shape_tensor: ops.Tensor | None, static_shape: tuple[int, ...]):
+    """A Philox op's generator's ``calls``: ``256 * num_elements`` of its output, whose
+    shape is ``static_shape`` or ``shape_tensor``'s value when the step is traced."""
 
     def calls(ctx: Any, *values: Any) -> int:
-        if dynamic:
-            values = (trace_time_value(ctx, tensors[shape_input]),)
-        size = int(np.prod(out_shape(ctx, values), dtype=np.int64))
-        return size * philox.RESERVED_SAMPLES_PER_OUTPUT
+        shape = static_shape
+        if shape_tensor is not None:
+            shape = tuple(trace_time_value(ctx, shape_tensor).reshape(-1))
+        return int(np.prod(shape, dtype=np.int64)) * philox.RESERVED_SAMPLES_PER_OUTPUT
 
-    position = _generator_node(graph, seeds, calls, [tensors[shape_input]] if dynamic else [])
+    return calls
+
+
+def philox_draw(op_type: str, dtype: Any, form: str = "range") -> Callable[..., Any]:
+    """The ``draw`` of :func:`philox_node` for TF's ``op_type`` and TF's Python around it.
+
+    ``RandomUniform``/``RandomUniformInt``: ``_philox_uniform(dtype, form)``;
+    ``RandomStandardNormal``/``TruncatedNormal``: ``rnd * stddev + mean``.
+    """
+    dt = np.dtype(dtypes.as_dtype(dtype).base_dtype.dtype)
+    if op_type in ("RandomUniform", "RandomUniformInt"):
+        return _philox_uniform(dt, form)
+    if op_type in ("RandomStandardNormal", "TruncatedNormal"):
+        return _philox_normal(dt, truncated=op_type == "TruncatedNormal")
+    raise ValueError(f"{op_type} is not one of TF's Philox ops {PHILOX_OP_TYPES}")
+
+
+def philox_compute(
+    draw: Callable[..., Any],
+    seeds: tuple[int | None, int | None],
+    recipe: dict[str, Any],
+    tensors: Sequence[ops.Tensor],
+) -> Callable[..., tuple[Any]]:
+    """The ``compute`` of a Philox op's sample node (built or rebuilt from a meta graph).
+
+    Args:
+      draw: as :func:`philox_node`'s.
+      seeds: the op's ``(seed, seed2)`` (``None``: unseeded, the key 0).
+      recipe: ``shape`` (the static output shape) or ``shape_input`` (the position in
+        ``tensors`` of the shape tensor, known when the step is traced).
+      tensors: the node's inputs after its generator's position.
+
+    Returns:
+      ``compute(ctx, position, *values) -> (values,)``.
+    """
     key, base = philox.seeded(seeds[0] or 0, seeds[1] or 0)
     key_words, base_words = np.asarray(key), np.asarray(base)
+    shape_input = recipe.get("shape_input")
+    static_shape = tuple(recipe.get("shape") or ())
 
-    def sample(pos: Any, *values: Any) -> Any:
-        shape = out_shape(None, values[shape_input : shape_input + 1]) if dynamic else static_shape
+    def compute(ctx: Any, pos: Any, *values: Any) -> tuple[Any]:
+        shape = static_shape
+        if shape_input is not None:
+            shape = tuple(int(d) for d in trace_time_value(ctx, tensors[shape_input]).reshape(-1))
         rest = [v for i, v in enumerate(values) if i != shape_input]
         counter = philox.skip(jnp.asarray(base_words), pos)
-        return draw(jnp.asarray(key_words), counter, shape, *rest)
+        return (draw(jnp.asarray(key_words), counter, shape, *rest),)
 
-    known = (shape_input,) if dynamic else ()
-    (out,) = _node(op_type, sample, position, _identity, tensors, [output_spec], name, known)
-    return out
+    return compute
+
+
+def philox_state(seed: int, seed2: int) -> GeneratorState:
+    """The state of an imported TF Philox node from its ``seed``/``seed2`` attributes.
+
+    Its draw position, 0 in a new session (``seed == seed2 == 0``: TF draws random
+    seeds; here an unseeded state, a random position under the key 0).
+    """
+    state = GeneratorState((None, None) if (seed, seed2) == (0, 0) else (seed, seed2))
+    state.counter = True
+    return state
+
+
+def philox_run(ctx: Any, state: GeneratorState, draw: Callable[[Any, Any], Any]) -> Any:
+    """One run of an imported TF Philox node owning ``state`` (``GuardedPhiloxRandom``).
+
+    Args:
+      ctx: the run's context.
+      state: the node's state (:func:`philox_state`).
+      draw: ``draw(key, counter) -> output``, the node's values from the run's key and
+        counter (``jtrain.random.philox``).
+
+    Returns:
+      The output; ``state`` moves on by ``256 * num_elements`` calls.
+    """
+    key, base = philox.seeded(state.seeds[0] or 0, state.seeds[1] or 0)
+    size = int(np.prod(jax.eval_shape(draw, key, base).shape, dtype=np.int64))
+    calls = size * philox.RESERVED_SAMPLES_PER_OUTPUT
+    position = ctx.read(state)
+    if ctx.frozen:  # a gradient's re-evaluation, after this run's write
+        position = _advance(position, -calls % 2**64)
+    else:
+        ctx.write(state, _advance(position, calls))
+    return draw(key, philox.skip(base, position))
 
 
 def _identity(x: Any) -> Any:
@@ -556,13 +663,15 @@ def _build(
     allowed: Sequence[str] = ("float16", "bfloat16", "float32", "float64"),
     stateless: bool = False,
     as_key: Callable[[Any], Any] | None = None,
+    form: str | None = None,
 ) -> ops.Tensor:
     """A shaped random op in a name scope.
 
     Stateful (TF's Philox stream): ``draw(key, counter, shape, *param values)``, ``seed``
     the op seed. ``stateless``: ``draw(key, shape, *param values)`` of a JAX key made of
     the seed tensor ``seed`` (shape [2]), or of ``as_key(seed value)``. The output is
-    named by the scope (``random_uniform:0``), as TF's.
+    named by the scope (``random_uniform:0``), as TF's. ``form``: ``draw`` is
+    ``philox_draw(op_type, dtype, form)`` (see :func:`philox_node`).
     """
     graph = ops.get_default_graph()
     with graph.name_scope(name or default_name) as scope:
@@ -587,7 +696,8 @@ def _build(
                 op_type, sample, seed_tensor, as_key or _stateless_key, inputs, specs, scope, known
             )
         else:
-            out = philox_node(op_type, draw, inputs, specs[0], seed, scope, 0 if dynamic else None)
+            shape_input = 0 if dynamic else None
+            out = philox_node(op_type, draw, inputs, specs[0], seed, scope, shape_input, form)
     return out
 
 
@@ -751,8 +861,9 @@ def random_uniform(
         shape,
         dt,
         [("min", minval), ("max", maxval)],
-        _philox_uniform(dt, form),
+        philox_draw("RandomUniformInt" if integer else "RandomUniform", dt, form),
         _UNIFORM_DTYPES,
+        form=form,
     )
 
 
@@ -788,7 +899,8 @@ def random_normal(
         shape,
         dt,
         [("mean", mean), ("stddev", stddev)],
-        _philox_normal(dt, truncated=False),
+        philox_draw("RandomStandardNormal", dt),
+        form="range",
     )
 
 
@@ -824,7 +936,8 @@ def truncated_normal(
         shape,
         dt,
         [("mean", mean), ("stddev", stddev)],
-        _philox_normal(dt, truncated=True),
+        philox_draw("TruncatedNormal", dt),
+        form="range",
     )
 
 
