@@ -169,6 +169,14 @@ def _split(value, num_or_size_splits, axis=0, num=None):
     return jnp.split(value, np.cumsum(sizes)[:-1].tolist(), axis)
 
 
+def _split_even(value, num_split, axis=0):
+    """TF's ``Split``: ``num_split`` equal parts of ``value`` along ``axis``."""
+    size = value.shape[axis]
+    if size % num_split:
+        raise OpValueError(f"Dimension size must be evenly divisible by {num_split} but is {size}")
+    return jnp.split(value, num_split, axis)
+
+
 def _pad(tensor, paddings, mode="CONSTANT", constant_values=0):
     mode = mode.upper()
     kinds = {"CONSTANT": "constant", "REFLECT": "reflect", "SYMMETRIC": "symmetric"}
@@ -570,6 +578,68 @@ for _name, _type, _impl, _params, _tensors in _ARRAY_OPS:
         default_name=_DEFAULT_NAMES.get(_name),
         runtime_check=_RUNTIME_CHECKS.get(_name),
     )
+
+
+_split_v_op = FUNCTIONS["split"]
+# TF's ``Split`` (a number of equal parts): the node ``tf.split`` records for an int;
+# not a public name (TF's ``gen_array_ops.split`` is no namespace's).
+_split_op = define(
+    "_internal.split",
+    "Split",
+    _split_even,
+    params="value, num_split, axis=0, name='split'",
+    tensors="value",
+)
+
+
+def _num_split(num_or_size_splits: Any) -> int | None:
+    """``num_or_size_splits`` as TF's ``Split`` count (an int, NumPy integer or known
+    ``Dimension``), or None for sizes (``SplitV``)."""
+    if isinstance(num_or_size_splits, tensor_shape.Dimension):
+        return num_or_size_splits.value
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        return int(num_or_size_splits)
+    return None
+
+
+@functools.wraps(_split_v_op)  # its name, signature, module and ``_op_def``
+def split(
+    value: Any,
+    num_or_size_splits: Any,
+    axis: Any = 0,
+    num: int | None = None,
+    name: str = "split",
+) -> list[ops.Tensor]:
+    """``tf.split``: ``value`` cut along ``axis`` into equal parts or parts of given sizes.
+
+    Args:
+      value: the tensor to split.
+      num_or_size_splits: a number of equal parts (an int: TF's ``Split`` node), or
+        the parts' sizes (a list or 1-D tensor, one of them ``-1`` for the rest: TF's
+        ``SplitV`` node).
+      axis: the dimension to split (default 0); may be computed in the graph.
+      num: the number of outputs when the sizes' length is not static (default None);
+        ignored for a number of parts, as TF.
+      name: the op name (default ``"split"``).
+
+    Returns:
+      The list of parts.
+
+    Raises:
+      ValueError: the dimension is not divisible by the number of parts (TF's
+        message), or the sizes do not add up.
+
+    .. note:: As TF, the op type follows the argument: ``Split`` for an int (a NumPy
+       integer or a ``Dimension`` too), ``SplitV`` for sizes, so a GraphDef names
+       TF's op types.
+    """
+    count = _num_split(num_or_size_splits)
+    if count is not None:
+        return _split_op(value, count, axis, name)
+    return _split_v_op(value, num_or_size_splits, axis, num, name)
+
+
+FUNCTIONS["split"] = split
 
 
 def identity_n(input: Any, name: str | None = None) -> list[ops.Tensor]:  # noqa: A002
@@ -1338,6 +1408,40 @@ for _name, _type, _impl, _params, _tensors, _default in _MORE_ARRAY_OPS:
         default_name=_default,
         runtime_check=_check,
     )
+
+_boolean_mask_op = FUNCTIONS["boolean_mask"]
+
+
+@functools.wraps(_boolean_mask_op)  # its name, signature, module and ``_op_def``
+def boolean_mask(
+    tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any = None
+) -> ops.Tensor:
+    """``tf.boolean_mask``: the elements (or slices along ``axis``) of ``tensor`` where
+    ``mask`` is True, the mask's dimensions flattened into one.
+
+    Args:
+      tensor: the values, of shape ``S[:axis] + mask.shape + S[axis + mask.ndim:]``.
+      mask: a boolean mask known when the graph is built.
+      name: the op name (default ``"boolean_mask"``).
+      axis: the first dimension the mask covers (default 0).
+
+    Returns:
+      The selected values, of shape ``S[:axis] + [n] + S[axis + mask.ndim:]``; ``n``
+      (the count of Trues) is unknown statically, as TF's (its ``Where`` has an
+      unknown first dimension), even where the mask is a constant.
+
+    Raises:
+      ValueError: a scalar mask, or shapes that do not match.
+    """
+    out = _boolean_mask_op(tensor, mask, name, axis)
+    source, attrs = out.op.inputs[0]._shape, out.op._static_attrs
+    if out._shape is not None and source and "axis" in attrs:
+        first = (attrs["axis"] or 0) % len(source)
+        out._shape = (*out._shape[:first], None, *out._shape[first + 1 :])
+    return out
+
+
+FUNCTIONS["boolean_mask"] = boolean_mask
 
 _sequence_mask_op = FUNCTIONS["sequence_mask"]
 

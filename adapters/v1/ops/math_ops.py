@@ -294,6 +294,7 @@ _NO_CPU_KERNEL = {
     "RealDiv": INTEGER,
     "Reciprocal": ("int8", "int16", "int32", "int64"),
     "MatMul": ("uint8", "uint16", "uint32", "uint64"),
+    "BatchMatMulV2": ("uint8", "uint16", "uint32", "uint64"),
     "Rint": ("float16", "bfloat16"),
     "Lgamma": ("bfloat16",),
     "Digamma": ("bfloat16",),
@@ -509,7 +510,7 @@ def _matmul(
     return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
 
 
-define(
+_matmul_op = define(
     ("matmul", "linalg.matmul"),
     "MatMul",
     _matmul,
@@ -517,6 +518,132 @@ define(
     allowed=_FLOAT_OR_COMPLEX + ("int32", "int64", "uint8", "uint16", "uint32", "uint64"),
     runtime_check=_no_cpu_kernel("MatMul"),
 )
+
+
+def _batch_mat_mul(
+    x: Any, y: Any, adj_x: bool = False, adj_y: bool = False, grad_x: bool = False, grad_y=False
+) -> Any:
+    """TF's ``BatchMatMulV2``: ``x @ y`` over broadcast batch dimensions, ``adj_x``/``adj_y``
+    taking a matrix's conjugate transpose."""
+    if adj_x:
+        x = jnp.conj(jnp.swapaxes(x, -1, -2))
+    if adj_y:
+        y = jnp.conj(jnp.swapaxes(y, -1, -2))
+    return jnp.matmul(x, y, precision=lax.Precision.HIGHEST)
+
+
+# The node ``tf.matmul`` records for inputs of rank > 2 (or unknown), TF's op with its
+# attributes; not a public name (TF's ``gen_math_ops.batch_mat_mul_v2`` is no
+# namespace's). A TF-written graph's BatchMatMulV2 node imports through it.
+_batch_mat_mul_op = define(
+    "_internal.linalg.batch_mat_mul_v2",
+    "BatchMatMulV2",
+    _batch_mat_mul,
+    params="x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False, name=None",
+    tensors="x y",
+    allowed=FLOATING
+    + ("int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+    + ("complex64", "complex128"),
+    default_name="MatMul",
+    runtime_check=_no_cpu_kernel("BatchMatMulV2"),
+)
+
+
+def _rank_above_two(t: Any) -> bool:
+    return t._shape is None or len(t._shape) > 2
+
+
+@functools.wraps(_matmul_op)  # its name, signature, module and ``_op_def``
+def matmul(
+    a: Any,
+    b: Any,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    output_type: Any = None,
+    grad_a: bool = False,
+    grad_b: bool = False,
+    name: str | None = None,
+) -> Any:
+    """``tf.matmul``: the matrix product ``a @ b``, over batch dimensions when the
+    inputs have them (broadcast, as TF's ``BatchMatMulV2``).
+
+    Args:
+      a: a tensor of rank >= 2.
+      b: a tensor of ``a``'s dtype and rank >= 2.
+      transpose_a: transpose ``a``'s last two dimensions (default False).
+      transpose_b: transpose ``b``'s last two dimensions (default False).
+      adjoint_a: conjugate and transpose ``a`` (default False).
+      adjoint_b: conjugate and transpose ``b`` (default False).
+      a_is_sparse: a hint, no effect on values (default False).
+      b_is_sparse: a hint, no effect on values (default False).
+      output_type: must be None here (default None).
+      grad_a: TF's hint for a gradient's product (default False).
+      grad_b: TF's hint for a gradient's product (default False).
+      name: the op name (default ``"MatMul"``).
+
+    Returns:
+      The product, of the inputs' dtype.
+
+    Raises:
+      ValueError: both ``transpose_a`` and ``adjoint_a`` (or ``_b``) set (TF's message),
+        or shapes that do not multiply.
+      TypeError: a dtype TF's op does not take.
+      NotImplementedError: ``output_type`` (cast the result instead).
+
+    .. note:: As TF, the op type follows the static ranks: ``MatMul`` (attributes
+       ``transpose_a``/``transpose_b``) for two matrices, ``BatchMatMulV2``
+       (``adj_x``/``adj_y``) when an input has rank > 2 or an unknown rank. A complex
+       input transposed for ``BatchMatMulV2`` (or adjoint for ``MatMul``) is conjugated
+       by a ``Conj`` node first, as TF's graph does.
+    """
+    from adapters.v1.framework import ops
+
+    for x, transpose, adjoint in (("a", transpose_a, adjoint_a), ("b", transpose_b, adjoint_b)):
+        if transpose and adjoint:
+            raise ValueError(
+                f"Only one of `transpose_{x}` and `adjoint_{x}` can be True. "
+                f"Received `transpose_{x}`={transpose}, `adjoint_{x}`={adjoint}."
+            )
+
+    def conj(t: Any) -> Any:  # TF's math_ops.conj: no node for a real tensor
+        return FUNCTIONS["conj"](t) if t.dtype.is_complex else t
+
+    with ops.name_scope(name, "MatMul", [a, b]) as scope:
+        a = ops.convert_to_tensor(a, name="a")
+        b = ops.convert_to_tensor(b, dtype_hint=a.dtype.base_dtype, name="b")
+        if not a_is_sparse and not b_is_sparse and (_rank_above_two(a) or _rank_above_two(b)):
+            if output_type is not None:
+                raise NotImplementedError(
+                    "tf.matmul: output_type is not supported; cast the result"
+                )
+            if transpose_a:
+                a, adjoint_a = conj(a), True
+            if transpose_b:
+                b, adjoint_b = conj(b), True
+            return _batch_mat_mul_op(a, b, adjoint_a, adjoint_b, grad_a, grad_b, name=scope)
+        if adjoint_a:
+            a, transpose_a = conj(a), True
+        if adjoint_b:
+            b, transpose_b = conj(b), True
+        return _matmul_op(
+            a,
+            b,
+            transpose_a,
+            transpose_b,
+            a_is_sparse=a_is_sparse,
+            b_is_sparse=b_is_sparse,
+            output_type=output_type,
+            grad_a=grad_a,
+            grad_b=grad_b,
+            name=scope,
+        )
+
+
+FUNCTIONS["matmul"] = FUNCTIONS["linalg.matmul"] = matmul
 
 
 # -- reductions --------------------------------------------------------------------
