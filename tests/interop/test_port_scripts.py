@@ -40,6 +40,7 @@ CASES = {
     "seeded_dropout_style": ("--train_dir", ["--max_steps=20"], True),
     "word2vec_style": ("--train_dir", ["--max_steps=15"], True),
     "char_rnn_style": ("--save_dir", ["--num_epochs=6"], True),
+    "wide_deep_style": ("--model_dir", ["--train_steps=20"], True),
 }
 
 

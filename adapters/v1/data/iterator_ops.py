@@ -108,6 +108,11 @@ class Iterator(structure.Structured):
                 f"Cannot capture a placeholder (name:{p.op.name}, type:Placeholder) by value: "
                 "use make_initializable_iterator() and feed it when running its initializer."
             )
+        from adapters.v1.ops.random_ops import get_seed
+
+        # TF takes an op seed here (the graph seed of its dataset function): under
+        # tf.set_random_seed, unseeded random ops made after it get the next ones.
+        get_seed(None)
         return cls(dataset._structure, one_shot=pipeline)
 
     @classmethod
