@@ -214,16 +214,7 @@ class Layer(tl_base.Layer):
                 "tf.keras Layer.add_weight: partitioner is not supported "
                 "by adapters.v1; use tf.get_variable with a partitioner"
             )
-        if synchronization == VariableSynchronization.ON_READ:
-            if trainable:
-                raise ValueError(
-                    "Synchronization value can be set to VariableSynchronization.ON_READ only "
-                    "for non-trainable variables. You have specified trainable=True and "
-                    "synchronization=VariableSynchronization.ON_READ."
-                )
-            trainable = False
-        elif trainable is None:
-            trainable = True
+        trainable = tl_base.weight_trainable(trainable, synchronization)
         dtype = dtypes.as_dtype(dtype or self.dtype or backend.floatx())
         shape = () if shape is None else tuple(shape)
         init = initializers.get(initializer)

@@ -135,6 +135,24 @@ def passed_arguments(frame_locals: dict[str, Any], *leave_out: str) -> dict[str,
     return arguments
 
 
+def weight_trainable(trainable: bool | None, synchronization: Any) -> bool:
+    """TF's ``add_weight`` rule: ``trainable`` None is True, and False with ``ON_READ``
+    synchronization (a replica-local variable is never trained).
+
+    Raises:
+      ValueError: ``trainable=True`` with ``ON_READ`` synchronization (TF's message).
+    """
+    if synchronization == VariableSynchronization.ON_READ:
+        if trainable:
+            raise ValueError(
+                "Synchronization value can be set to VariableSynchronization.ON_READ only "
+                "for non-trainable variables. You have specified trainable=True and "
+                "synchronization=VariableSynchronization.ON_READ."
+            )
+        return False
+    return True if trainable is None else trainable
+
+
 def _snake_case(name: str) -> str:
     """TF's layer base names: ``Conv2D`` -> ``conv2d``, ``BatchNorm`` -> ``batch_norm``."""
     intermediate = re.sub("(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
@@ -303,16 +321,7 @@ class Layer:
         for key in kwargs:
             if key != "experimental_autocast":
                 raise TypeError("Unknown keyword argument:", key)
-        if synchronization == VariableSynchronization.ON_READ:
-            if trainable:
-                raise ValueError(
-                    "Synchronization value can be set to VariableSynchronization.ON_READ only "
-                    "for non-trainable variables. You have specified trainable=True and "
-                    "synchronization=VariableSynchronization.ON_READ."
-                )
-            trainable = False
-        elif trainable is None:
-            trainable = True
+        trainable = weight_trainable(trainable, synchronization)
         dtype = dtype or self.dtype or dtypes.float32
         self._set_scope()
         graph = ops.get_default_graph()
