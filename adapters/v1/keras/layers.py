@@ -1039,6 +1039,16 @@ class Lambda(Layer):
 
 
 class _Merge(Layer):
+    # Add, Multiply: the op table's binary op folded over the inputs, and its nodes' name.
+    _merge_op: tuple[str, str]
+
+    def call(self, inputs: Any) -> Any:
+        function, name = self._merge_op
+        output = inputs[0]
+        for x in inputs[1:]:
+            output = op(function)(output, x, name=name)
+        return output
+
     def _check_input(self, inputs: Any) -> None:
         if not isinstance(inputs, (list, tuple)):
             raise ValueError(
@@ -1055,21 +1065,13 @@ class _Merge(Layer):
 class Add(_Merge):
     """The sum of a list of tensors (``tf.keras.layers.Add``)."""
 
-    def call(self, inputs: Any) -> Any:
-        output = inputs[0]
-        for x in inputs[1:]:
-            output = op("add")(output, x, name="add")
-        return output
+    _merge_op = ("add", "add")
 
 
 class Multiply(_Merge):
     """The product of a list of tensors (``tf.keras.layers.Multiply``)."""
 
-    def call(self, inputs: Any) -> Any:
-        output = inputs[0]
-        for x in inputs[1:]:
-            output = op("multiply")(output, x, name="mul")
-        return output
+    _merge_op = ("multiply", "mul")
 
 
 class Concatenate(_Merge):
