@@ -21,7 +21,7 @@ from typing import Any
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework import ops
 from adapters.v1.keras import backend
-from adapters.v1.layers.base import op
+from adapters.v1.layers.base import op, passed_arguments
 from adapters.v1.ops.constant_op import constant
 
 __all__ = [
@@ -374,14 +374,7 @@ class CategoricalCrossentropy(LossFunctionWrapper):
         reduction: str = "auto",
         name: str = "categorical_crossentropy",
     ):
-        super().__init__(
-            categorical_crossentropy,
-            reduction=reduction,
-            name=name,
-            from_logits=from_logits,
-            label_smoothing=label_smoothing,
-            axis=axis,
-        )
+        super().__init__(categorical_crossentropy, **passed_arguments(locals()))
 
 
 class SparseCategoricalCrossentropy(LossFunctionWrapper):
@@ -395,13 +388,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         reduction: str = "auto",
         name: str = "sparse_categorical_crossentropy",
     ):
-        super().__init__(
-            sparse_categorical_crossentropy,
-            reduction=reduction,
-            name=name,
-            from_logits=from_logits,
-            ignore_class=ignore_class,
-        )
+        super().__init__(sparse_categorical_crossentropy, **passed_arguments(locals()))
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
@@ -416,14 +403,7 @@ class BinaryCrossentropy(LossFunctionWrapper):
         reduction: str = "auto",
         name: str = "binary_crossentropy",
     ):
-        super().__init__(
-            binary_crossentropy,
-            reduction=reduction,
-            name=name,
-            from_logits=from_logits,
-            label_smoothing=label_smoothing,
-            axis=axis,
-        )
+        super().__init__(binary_crossentropy, **passed_arguments(locals()))
 
 
 class Hinge(LossFunctionWrapper):
@@ -437,7 +417,7 @@ class Huber(LossFunctionWrapper):
     """``huber`` reduced; Args (TF's defaults): delta=1.0, reduction='auto', name='huber_loss'."""
 
     def __init__(self, delta: float = 1.0, reduction: str = "auto", name: str = "huber_loss"):
-        super().__init__(huber, reduction=reduction, name=name, delta=delta)
+        super().__init__(huber, **passed_arguments(locals()))
 
 
 class KLDivergence(LossFunctionWrapper):
