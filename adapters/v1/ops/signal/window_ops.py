@@ -43,11 +43,23 @@ def _tf() -> Any:
     return v1
 
 
-def _check_params(window_length: Any, dtype: Any) -> ops.Tensor:
+def _floating(dtype: Any) -> dtypes.DType:
+    """``dtype`` as a DType, which must be floating (TF's message)."""
     dtype = dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise ValueError(f"dtype must be a floating point type. Found {dtype}")
-    window_length = ops.convert_to_tensor(window_length, dtype=dtypes.int32)
+    return dtype
+
+
+def _check_params(window_length: Any, dtype: Any, name: str | None = None) -> ops.Tensor:
+    """TF's ``_check_params``: a floating ``dtype`` and ``window_length`` as an int32
+    scalar tensor (named ``name``).
+
+    Raises:
+      ValueError: ``dtype`` not floating, or ``window_length`` not a scalar.
+    """
+    _floating(dtype)
+    window_length = ops.convert_to_tensor(window_length, dtype=dtypes.int32, name=name)
     window_length.shape.assert_has_rank(0)
     return window_length
 
@@ -196,14 +208,9 @@ def _raised_cosine_window(
 ) -> ops.Tensor:
     """``a - b cos(2 pi n / N)`` as TF's ``_raised_cosine_window`` computes it."""
     tf = _tf()
-    dtype = dtypes.as_dtype(dtype)
-    if not dtype.is_floating:
-        raise ValueError(f"dtype must be a floating point type. Found {dtype}")
+    dtype = _floating(dtype)
     with tf.name_scope(name, default_name, [window_length, periodic]):
-        window_length = ops.convert_to_tensor(
-            window_length, dtype=dtypes.int32, name="window_length"
-        )
-        window_length.shape.assert_has_rank(0)
+        window_length = _check_params(window_length, dtype, name="window_length")
         const = tf.get_static_value(window_length)
         if const == 1:
             return tf.ones([1], dtype=dtype)
