@@ -41,6 +41,10 @@ CASES = {
     "word2vec_style": ("--train_dir", ["--max_steps=15"], True),
     "char_rnn_style": ("--save_dir", ["--num_epochs=6"], True),
     "wide_deep_style": ("--model_dir", ["--train_steps=20"], True),
+    # checkpoint compared by its names and shapes (CKPT_VAR lines): after 12 steps TF's
+    # own oneDNN and Eigen convolutions give slots differing by 5e-7 of a tensor's
+    # largest value (measured), as jtrain's do, above this file's elementwise tolerance
+    "monitored_bn_ema_style": ("--train_dir", ["--max_steps=12"], False),
 }
 
 
