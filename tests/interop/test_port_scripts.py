@@ -45,6 +45,7 @@ CASES = {
     # own oneDNN and Eigen convolutions give slots differing by 5e-7 of a tensor's
     # largest value (measured), as jtrain's do, above this file's elementwise tolerance
     "monitored_bn_ema_style": ("--train_dir", ["--max_steps=12"], False),
+    "gan_style": ("--train_dir", ["--max_steps=15"], True),
 }
 
 
