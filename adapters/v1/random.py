@@ -34,6 +34,7 @@ from adapters.v1.ops.stateless_random_ops import (
     split,
     stateless_categorical,
     stateless_multinomial,
+    stateless_parameterized_truncated_normal,
 )
 from adapters.v1.ops.stateless_random_ops import stateless_random_binomial as stateless_binomial
 from adapters.v1.ops.stateless_random_ops import stateless_random_gamma as stateless_gamma
@@ -61,6 +62,7 @@ __all__ = [
     "stateless_gamma",
     "stateless_multinomial",
     "stateless_normal",
+    "stateless_parameterized_truncated_normal",
     "stateless_poisson",
     "stateless_truncated_normal",
     "stateless_uniform",

@@ -1,33 +1,42 @@
-"""TF's stateless random ops beyond uniform/normal: seeds, gamma, Poisson (``tf.random.*``).
+"""TF's stateless random ops beyond uniform/normal: seeds, gamma, Poisson... (``tf.random``).
 
 A stateless op is a pure function of its ``seed`` (an int32/int64 tensor of shape
 [2]): the same seed gives the same values, run after run and session after session.
 TF turns the seed into a Philox key and counter (``StatelessRandomGetKeyCounter``,
 :func:`jtrain.random.philox.stateless_key_counter`) and draws from there; so do these
-ops, with TF's algorithms, giving TF 2.21's values:
+ops, with TF's CPU algorithms, giving TF 2.21's values:
 
 - :func:`split` / :func:`fold_in` (``tf.random.split``, ``tf.random.fold_in``): seeds
   made of ``StatelessRandomUniformFullIntV2`` words, bit for bit.
 - :func:`stateless_random_gamma` (``StatelessRandomGammaV3``): Marsaglia and Tsang's
-  transformation-rejection in float64, each output ``i`` (in TF's order: alpha-major)
-  drawing from its own Philox region ``counter + 256 * i``, its normal and uniform
-  float64 variates taken from two buffers of one call each, last value first, as
-  TF's ``SampleBuffer``.
+  transformation-rejection in float64, each output ``i`` (in TF's order: parameter-
+  major) drawing from its own Philox region ``counter + 256 * i``, its normal and
+  uniform float64 variates taken from two buffers of one call each, last value first,
+  as TF's ``SampleBuffer``; TF's ``RandomGammaGrad`` gradient.
 - :func:`stateless_random_poisson` (``StatelessRandomPoisson``): Knuth's product of
-  uniforms for rates below 10, Hormann's transformed rejection above, in float64,
-  from the same per-output regions.
+  uniforms below rate 10, Hormann's transformed rejection above, in float64.
+- :func:`stateless_random_binomial` (``StatelessRandomBinomial``): inversion (regions
+  of 42 calls) or Hormann's BTRS (256), complements for ``p > 0.5``.
+- :func:`stateless_multinomial` / :func:`stateless_categorical`
+  (``StatelessMultinomial``) and :func:`stateless_parameterized_truncated_normal`
+  (``StatelessParameterizedTruncatedNormal``): one stream read in order, as TF's CPU
+  kernels read it when they run as one shard (see their notes).
 
 The rejection loops run for every output at once inside the step's program (a
-``lax.while_loop`` over the outputs not yet accepted), each lane keeping its own
-generator position and buffers.
+``lax.while_loop`` over the outputs not yet accepted, each lane with its own generator
+position and buffers); the two sequential kernels are a ``while_loop`` over the stream.
+Products are rounded before they meet an addition (``jtrain._numerics.rounded``: XLA
+would fuse them into FMAs, TF's kernels do not) and divisions by a broadcast value are
+TF's (``kernel_divide``).
 
 .. note::
-   TF's kernels call glibc's ``log``/``log1p``/``pow``/``lgamma``/``sin``/``cos`` in
-   float64; here they are XLA's float64 functions. The accepted draws and the
-   float32/float16 results (rounded from float64) equal TF's on the seeds and shapes
-   the interop tests try (``tests/interop/test_stateless_random_interop.py`` measures
-   it); float64 gamma samples may differ from TF's in the last bits where XLA's and
-   glibc's functions round differently.
+   TF's kernels call glibc's ``log``/``pow``/``sin``/``cos``; here they are XLA's
+   (float32 ones computed in float64 and rounded). Integer outputs and float32/float16
+   gamma samples equal TF's on every seed and shape the interop tests try
+   (``tests/interop/test_stateless_random_interop.py``); float64 gamma samples are
+   97-99% bit-identical there (at most 12 ulps apart), and normal-rejection float32
+   truncated normals carry the Box-Muller normals' 1-2 ulp differences
+   (``jtrain/random/philox.py``).
 """
 
 from __future__ import annotations
@@ -41,8 +50,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework.shape_values import trace_time_value
 from adapters.v1.ops import random_ops
 from jtrain import errors
+from jtrain._numerics import kernel_divide, rounded, rounded_nonnegative, rounded_square
 from jtrain.random import philox
 
 __all__ = [
@@ -55,6 +66,7 @@ __all__ = [
     "stateless_random_binomial",
     "stateless_multinomial",
     "stateless_categorical",
+    "stateless_parameterized_truncated_normal",
 ]
 
 _U32 = jnp.uint32
@@ -377,13 +389,14 @@ def gamma_samples(key: Any, counter: Any, alpha: Any, shape: tuple[int, ...], dt
             step, position, nbuf, ubuf, done, out = state
             active = ~done
             x, position, nbuf = normal.take(active, position, nbuf)
-            v = 1 + c * x
+            v = 1 + rounded(c * x)
             positive = active & (v > 0)
             v = v * v * v
             u, position, ubuf = uniform.take(positive, position, ubuf)
             xx = x * x
             accept = positive & (
-                (u < 1 - 0.0331 * xx * xx) | (jnp.log(u) < 0.5 * x * x + d * (1 - v + jnp.log(v)))
+                (u < 1 - rounded_nonnegative(0.0331 * xx * xx))
+                | (jnp.log(u) < rounded(0.5 * x * x) + rounded(d * (1 - v + jnp.log(v))))
             )
             b, position, ubuf = uniform.take(accept & less, position, ubuf)
             res = d * v
@@ -441,8 +454,8 @@ def poisson_samples(key: Any, counter: Any, rate: Any, shape: tuple[int, ...], d
         knuth = r < 10
         exp_neg_rate = jnp.exp(-r)
         log_rate = jnp.log(r)
-        b = 0.931 + 2.53 * jnp.sqrt(r)
-        a = -0.059 + 0.02483 * b
+        b = 0.931 + rounded(2.53 * jnp.sqrt(r))
+        a = -0.059 + rounded(0.02483 * b)
         inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
         v_r = 0.9277 - 3.6224 / (b - 2)
 
@@ -460,12 +473,12 @@ def poisson_samples(key: Any, counter: Any, rate: Any, shape: tuple[int, ...], d
             v, position, ubuf = uniform.take(hormann, position, ubuf)
             u = u - 0.5
             us = 0.5 - jnp.abs(u)
-            k = jnp.floor((2 * a / us + b) * u + r + 0.43)
+            k = jnp.floor(rounded((2 * a / us + b) * u) + r + 0.43)
             fits = k <= highest
             quick = fits & (us >= 0.07) & (v <= v_r)
             rejected = (k < 0) | ((us < 0.013) & (v > us))
             s = jnp.log(v * inv_alpha / (a / (us * us) + b))
-            t = -r + k * log_rate - jax.lax.lgamma(k + 1)
+            t = -r + rounded(k * log_rate) - jax.lax.lgamma(k + 1)
             h_accept = hormann & fits & (quick | (~rejected & (s <= t)))
             out = jnp.where(k_accept, k_out, jnp.where(h_accept, k, out))
             return step + 1, position, ubuf, done | k_accept | h_accept, count, prod, out
@@ -559,9 +572,9 @@ def binomial_samples(
 
         # BTRS's constants (spq, b, a, c, v_r, r, alpha, m of Hormann's paper).
         stddev = jnp.sqrt(n * p * (1 - p))
-        b = 1.15 + 2.53 * stddev
-        a = -0.0873 + 0.0248 * b + 0.01 * p
-        c = n * p + 0.5
+        b = 1.15 + rounded(2.53 * stddev)
+        a = -0.0873 + rounded(0.0248 * b) + rounded(0.01 * p)
+        c = rounded(n * p) + 0.5
         v_r = 0.92 - 4.2 / b
         r = p / (1 - p)
         alpha = (2.83 + 5.1 / b) * stddev
@@ -583,14 +596,14 @@ def binomial_samples(
             v, position, ubuf = uniform.take(btrs, position, ubuf)
             u = u - 0.5
             us = 0.5 - jnp.abs(u)
-            k = jnp.floor((2 * a / us + b) * u + c)
+            k = jnp.floor(rounded((2 * a / us + b) * u) + c)
             quick = (us >= 0.07) & (v <= v_r)
             rejected = (k < 0) | (k > n)
             v = jnp.log(v * alpha / (a / (us * us) + b))
             upper = (
-                (m + 0.5) * jnp.log((m + 1) / (r * (n - m + 1)))
-                + (n + 1) * jnp.log((n - m + 1) / (n - k + 1))
-                + (k + 0.5) * jnp.log(r * (n - k + 1) / (k + 1))
+                rounded((m + 0.5) * jnp.log((m + 1) / (r * (n - m + 1))))
+                + rounded((n + 1) * jnp.log((n - m + 1) / (n - k + 1)))
+                + rounded((k + 0.5) * jnp.log(r * (n - k + 1) / (k + 1)))
                 + _stirling_tail(m)
                 + _stirling_tail(n - m)
                 - _stirling_tail(k)
@@ -654,6 +667,167 @@ def multinomial_samples(key: Any, counter: Any, logits: Any, num_samples: int, d
         to_find = u * total[:, None]
         below = cdf.T[:, None, :] <= to_find[:, :, None]
         return jnp.sum(below, axis=-1).astype(dtype)
+
+
+_PTN_MAX_ITERATIONS = 1000  # TF's kMaxIterations
+_PTN_RANDN_BOUND = 1.3  # TF's kStdDevsInsideBoundsToUseRandnSampler
+
+
+def _float_fn(fn: Callable[[Any], Any], x: Any) -> Any:
+    """``expf``/``logf`` of float32 ``x``: computed in float64 and rounded (float64 as is)."""
+    if x.dtype == jnp.float32:
+        return fn(x.astype(jnp.float64)).astype(jnp.float32)
+    return fn(x)
+
+
+def parameterized_truncated_normal_samples(
+    key: Any,
+    counter: Any,
+    means: Any,
+    stddevs: Any,
+    minvals: Any,
+    maxvals: Any,
+    shape: tuple[int, ...],
+) -> tuple[Any, Any]:
+    """``StatelessParameterizedTruncatedNormal``'s values on CPU (one shard): TF's draws.
+
+    One Philox stream from ``counter``, read in order batch member after batch member
+    (each member's samples, then the next member's from the following call): per
+    member, in the parameters' dtype, normal rejection when a bound is more than 1.3
+    standard deviations away on the mean's side, uniform rejection (two calls a round)
+    when the normalized interval is narrower than TF's cutoff, exponential rejection
+    otherwise (TF's ``TruncatedNormalFunctorV2``).
+
+    Args:
+      key: ``uint32[2]``, counter: ``uint32[4]`` (from the seed).
+      means, stddevs, minvals, maxvals: float32/float64 parameters broadcasting to a
+        suffix of ``shape``.
+      shape: the output shape.
+
+    Returns:
+      ``(samples, ok)``: the values, and False where TF fails the run (invalid
+      parameters, or a sampler past its 1000 iterations).
+    """
+    dtype = np.dtype(means.dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    batch = jnp.broadcast_shapes(means.shape, stddevs.shape, minvals.shape, maxvals.shape)
+    nb = int(np.prod(batch, dtype=np.int64))
+    if size == 0:
+        return jnp.zeros(shape, dtype), jnp.asarray(True)
+    spb = size // nb
+    wide = dtype == np.float64
+    per = 2 if wide else 4
+    with jax.enable_x64(True):
+        mean, sd, lo, hi = (
+            jnp.ravel(jnp.broadcast_to(v, batch)) for v in (means, stddevs, minvals, maxvals)
+        )
+        valid = jnp.all((sd > 0) & (lo < hi) & (jnp.isfinite(lo) | jnp.isfinite(hi)))
+        flip = (jnp.isinf(lo) & (lo < 0)) | (hi < mean)
+        lo, hi, sd = jnp.where(flip, hi, lo), jnp.where(flip, lo, hi), jnp.where(flip, -sd, sd)
+        t = lambda v: jnp.asarray(v, dtype)  # noqa: E731
+        nmin = (lo - mean) / sd
+        nmax = (hi - mean) / sd
+        sqrt_factor = jnp.sqrt(rounded_square(nmin) + t(4))
+        cutoff = (
+            t(2)
+            * _float_fn(jnp.exp, t(0.5) + (nmin * (nmin - sqrt_factor)) / t(4))
+            / (nmin + sqrt_factor)
+        )
+        diff = nmax - nmin
+        bound = t(_PTN_RANDN_BOUND)
+        randn = ((nmin < -bound) & (nmax >= t(0))) | ((nmax > bound) & (nmin <= t(0)))
+        method = jnp.where(randn, 0, jnp.where(diff < cutoff, 1, 2))
+        plus = jnp.where(nmin < t(0), t(0), nmin * nmin)
+        alpha = (nmin + sqrt_factor) / t(2)
+        key = jnp.asarray(key, _U32)
+        counter = jnp.asarray(counter, _U32)
+
+        def call(position: Any) -> Any:
+            words = philox.philox(key, philox.skip(counter, jnp.stack([position, _U32(0)])))
+            return tuple(words[k] for k in range(4))
+
+        def uniforms(words: tuple[Any, ...]) -> list[Any]:
+            if wide:
+                return [philox.uint64_to_double(*words[:2]), philox.uint64_to_double(*words[2:])]
+            return [philox.uint32_to_float(w) for w in words]
+
+        def normals(words: tuple[Any, ...]) -> list[Any]:
+            if wide:
+                return list(philox.box_muller_double(*words))
+            return [*philox.box_muller_float(*words[:2]), *philox.box_muller_float(*words[2:])]
+
+        def body(state: tuple[Any, ...]) -> tuple[Any, ...]:
+            b, s, iters, position, out, ok = state
+            m = method[b]
+            first, second = call(position), call(position + 1)
+            r, u = uniforms(first), uniforms(second)
+            n = normals(first)
+            lo_b, hi_b, sd_b, mean_b = nmin[b], nmax[b], sd[b], mean[b]
+            live = jnp.asarray(True)
+
+            def take(
+                value: Any, accept: Any, forced_fail: Any, state: tuple[Any, ...]
+            ) -> tuple[Any, ...]:
+                s, iters, out, ok, live = state
+                write = live & accept
+                index = s * nb + b
+                out = jnp.where(write, out.at[index].set(rounded(value * sd_b) + mean_b), out)
+                s = jnp.where(write, s + 1, s)
+                finished = write & (s >= spb)
+                iters = jnp.where(write, 0, jnp.where(live, iters + 1, iters))
+                fail = live & forced_fail
+                ok = ok & ~fail
+                live = live & ~finished & ~fail
+                return s, iters, out, ok, live
+
+            inner = (s, iters, out, ok, live)
+            st = inner
+            for i in range(per):  # normal rejection
+                inside = (n[i] >= lo_b) & (n[i] <= hi_b)
+                over = ~inside & (st[1] + 1 > _PTN_MAX_ITERATIONS)
+                st = take(n[i], inside, over, st)
+            normal_state = st
+            st = inner
+            for i in range(per):  # uniform rejection
+                z = rounded(r[i] * diff[b]) + lo_b
+                g = (plus[b] - rounded_square(z)) / t(2.0)
+                accept = u[i] <= _float_fn(jnp.exp, g)
+                last = st[1] + 1 >= _PTN_MAX_ITERATIONS
+                st = take(z, accept | last, last & ~accept, st)
+            uniform_state = st
+            st = inner
+            for i in range(0, per, 2):  # exponential rejection
+                z = -_float_fn(jnp.log, r[i]) / alpha[b] + lo_b
+                x = jnp.where(lo_b < alpha[b], alpha[b] - z, lo_b - alpha[b])
+                g = _float_fn(jnp.exp, -x * x / t(2.0))
+                accept = (r[i + 1] <= g) & (z < hi_b)
+                last = st[1] + 1 >= _PTN_MAX_ITERATIONS
+                st = take(z, accept | last, last & ~accept, st)
+            exponential_state = st
+            pick = [normal_state, uniform_state, exponential_state]
+            s, iters, out, ok, _ = (
+                jnp.where(m == 0, a, jnp.where(m == 1, c, e)) for a, c, e in zip(*pick, strict=True)
+            )
+            position = position + jnp.where(m == 1, _U32(2), _U32(1))
+            done = s >= spb
+            b = jnp.where(done, b + 1, b)
+            s = jnp.where(done, 0, s)
+            iters = jnp.where(done, 0, iters)
+            return b, s, iters, position, out, ok
+
+        def cond(state: tuple[Any, ...]) -> Any:
+            return (state[0] < nb) & state[5]
+
+        init = (
+            jnp.int32(0),
+            jnp.int32(0),
+            jnp.int32(0),
+            _U32(0),
+            jnp.zeros((size,), dtype),
+            valid,
+        )
+        _, _, _, _, out, ok = jax.lax.while_loop(cond, body, init)
+        return out.reshape(shape), ok
 
 
 # -- the ops ----------------------------------------------------------------------------------
@@ -760,7 +934,7 @@ def stateless_random_gamma(
             _check_suffix(out_shape, batch, "alpha")
             g = gamma_samples(key, counter, jax.lax.stop_gradient(a_b), out_shape, dt)
             g = _gamma_with_grad(a_b, g)
-            scaled = g / b
+            scaled = kernel_divide(g, b)
             # TF's Maximum(tiny, x): its gradient goes to x where x > tiny.
             return jnp.where(scaled > tiny, scaled, jnp.asarray(tiny, dt))
 
@@ -955,3 +1129,108 @@ def stateless_categorical(
     """
     with ops.get_default_graph().name_scope(name or "stateless_categorical"):
         return _multinomial(logits, num_samples, seed, dtype)
+
+
+def stateless_parameterized_truncated_normal(
+    shape: Any,
+    seed: Any,
+    means: Any = 0.0,
+    stddevs: Any = 1.0,
+    minvals: Any = -2.0,
+    maxvals: Any = 2.0,
+    name: str | None = None,
+) -> ops.Tensor:
+    """Truncated normal samples of per-member bounds as a pure function of ``seed``.
+
+    ``tf.random.stateless_parameterized_truncated_normal``: values of
+    :math:`\\mathcal{N}(\\text{means}, \\text{stddevs}^2)` conditioned on
+    ``[minvals, maxvals]``, TF's ``StatelessParameterizedTruncatedNormal`` draws (see
+    :func:`parameterized_truncated_normal_samples`).
+
+    Args:
+      shape: the output shape; the parameters' broadcast shape must be its suffix.
+      seed: an int32/int64 tensor of shape [2].
+      means: the means (0.0).
+      stddevs: the standard deviations (1.0).
+      minvals: the lower bounds (-2.0).
+      maxvals: the upper bounds (2.0).
+      name: the name scope (``"stateless_parameterized_truncated_normal"``).
+
+    Returns:
+      A tensor of ``shape`` and the parameters' dtype (float32 or float64).
+
+    .. note::
+       TF's CPU kernel splits large outputs among its threads (each shard starting at
+       ``counter + (start * 2000 + 3) // 4``): its values then depend on the machine's
+       thread count. jtrain reads one stream, TF's values whenever TF runs one shard
+       (outputs of a few hundred elements or fewer, or one intra-op thread).
+
+    Raises:
+      TypeError: parameters of different dtypes, or of one TF does not allow.
+      NotImplementedError: float16 parameters (TF computes in half precision there).
+      InvalidArgumentError (when run): invalid parameters (``stddevs <= 0``,
+        ``minvals >= maxvals``, both bounds infinite: TF's "Invalid parameters"), or
+        ``shape`` not ending with the parameters' broadcast shape.
+    """
+    from adapters.v1.framework import runtime_checks
+
+    graph = ops.get_default_graph()
+    with graph.name_scope(name or "stateless_parameterized_truncated_normal"):
+        dims, shape_tensor = random_ops.shape_argument(shape)
+        seed_t = random_ops._seed_tensor(seed)
+        params = [
+            ops.convert_to_tensor(v, name=n)
+            for v, n in (
+                (means, "means"),
+                (stddevs, "stddevs"),
+                (minvals, "minvals"),
+                (maxvals, "maxvals"),
+            )
+        ]
+        first = params[0]
+        random_ops._check_dtype(first._np_dtype, ("float16", "float32", "float64"))
+        for p, what in zip(params[1:], ("stddevs", "minvals", "maxvals"), strict=True):
+            if p.dtype != first.dtype:
+                raise TypeError(
+                    f"Input '{what}' of 'StatelessParameterizedTruncatedNormal' Op has type "
+                    f"{p.dtype.name} that does not match type {first.dtype.name} of argument "
+                    "'means'."
+                )
+        if first.dtype.name == "float16":
+            raise NotImplementedError(
+                "stateless_parameterized_truncated_normal with float16 parameters: TF "
+                "computes in half precision, which jtrain does not reproduce; pass float32 "
+                "parameters and cast the result"
+            )
+        dynamic = shape_tensor is not None
+
+        def compute(ctx: Any, seed_value: Any, *values: Any) -> tuple[Any]:
+            if dynamic:
+                out_shape = tuple(int(d) for d in trace_time_value(ctx, shape_tensor))
+                values = values[1:]
+            else:
+                out_shape = tuple(int(d) for d in dims)
+            batch = jnp.broadcast_shapes(*(v.shape for v in values))
+            _check_suffix(out_shape, batch, "means")
+            key, counter = philox.stateless_key_counter(seed_value)
+            m, sd, lo, hi = (jax.lax.stop_gradient(v) for v in values)
+            out, ok = parameterized_truncated_normal_samples(key, counter, m, sd, lo, hi, out_shape)
+            runtime_checks.check(ctx, op, ok)
+            return (out,)
+
+        inputs = [seed_t] + ([shape_tensor] if dynamic else []) + params
+        op = graph.create_op(
+            "StatelessParameterizedTruncatedNormal",
+            "StatelessParameterizedTruncatedNormal",
+            inputs=inputs,
+            compute=compute,
+            output_specs=[(dims, first.dtype)],
+        )
+        runtime_checks.mark(
+            op,
+            lambda: errors.InvalidArgumentError(
+                None, op, "Invalid parameters (or a rejection sampler past 1000 iterations)"
+            ),
+        )
+        op._not_differentiable = True
+    return op.outputs[0]
