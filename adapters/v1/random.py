@@ -4,6 +4,7 @@ The ops live in ``ops/random_ops.py`` (how a random op keeps fresh values on eve
 ``Session.run`` and reproducible sequences is described there).
 """
 
+from adapters.v1 import random_experimental as experimental  # noqa: F401
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.ops.candidate_sampling_ops import (
     all_candidate_sampler,
@@ -45,6 +46,7 @@ __all__ = [
     "all_candidate_sampler",
     "categorical",
     "create_rng_state",
+    "experimental",
     "fixed_unigram_candidate_sampler",
     "fold_in",
     "gamma",

@@ -340,3 +340,20 @@ def test_stateless_parameterized_truncated_normal_errors():
                     tf.random.stateless_parameterized_truncated_normal([4], [1, 2], 0.0, -1.0)
                 ),
             )
+
+
+def test_random_experimental_seed_names():
+    def script(tf):
+        s = tf.constant([5, 6])
+        ex = tf.random.experimental
+        outs = [
+            ex.stateless_split(s, 3),
+            ex.stateless_fold_in(s, 4),
+            ex.create_rng_state(9, "philox"),
+        ]
+        assert ex.Algorithm.PHILOX.value == 1
+        return lambda sess: sess.run(outs)
+
+    _assert_identical(*run_both(script))
+    with pytest.raises(AttributeError, match="stateless_shuffle"):
+        jtf.random.experimental.stateless_shuffle  # noqa: B018
