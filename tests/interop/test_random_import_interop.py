@@ -171,3 +171,75 @@ def test_jtrain_meta_graph_of_random_ops_round_trips_to_tfs_values(tmp_path):
         with jtf.Session() as sess:
             ours = _runs(sess, "x:0")
     _compare(theirs, ours)
+
+
+def _tf_meta_of(tmp_path, build):
+    path = str(tmp_path / "graph.meta")
+    with classic_tf1(), tf1.Graph().as_default():
+        build(tf1)
+        tf1.train.export_meta_graph(path)
+    return path
+
+
+def test_imported_tf_random_node_of_a_fed_shape_as_tf(tmp_path):
+    def build(tf):
+        tf.set_random_seed(21)
+        n = tf.placeholder(tf.int32, [2], name="n")
+        tf.identity(tf.random_uniform(n), name="u")
+        tf.identity(tf.random_uniform(n, 0, 100, tf.int64), name="i")
+
+    path = _tf_meta_of(tmp_path, build)
+    feeds = [[2, 3], [4, 1], [2, 3]]
+    with classic_tf1(), tf1.Graph().as_default():
+        tf1.train.import_meta_graph(path)
+        with tf1.Session() as sess:
+            theirs = [sess.run(["u:0", "i:0"], {"n:0": f}) for f in feeds]
+    with jtf.Graph().as_default():
+        jtf.train.import_meta_graph(path)
+        with jtf.Session() as sess:
+            ours = [sess.run(["u:0", "i:0"], {"n:0": f}) for f in feeds]
+    for t, o in zip(theirs, ours, strict=True):
+        _assert_bit_identical(t, o)
+
+
+def _int_bounds(tf):
+    tf.set_random_seed(22)
+    lo = tf.placeholder(tf.int32, [], name="lo")
+    tf.identity(tf.random_uniform([4], lo, 10, tf.int32), name="fed")
+    tf.identity(tf.random_uniform([3], 5, 5, tf.int64), name="equal")
+    tf.identity(tf.random_uniform([0], 5, 5, tf.int32), name="empty")
+
+
+def _bounds_runs(tf, sess):
+    """(values for lo=3, the empty draw, TF's error messages for lo=10 and 5 >= 5)."""
+    out = [sess.run("fed:0", {"lo:0": 3}), sess.run("empty:0")]
+    for name, feed in (("fed:0", {"lo:0": 10}), ("equal:0", None)):
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(name, feed)
+        out.append(info.value.message)
+    return out
+
+
+@pytest.mark.parametrize("how", ["built", "imported TF meta", "jtrain meta"])
+def test_uniform_int_bounds_checked_at_run_time_as_tf(how, tmp_path):
+    # minval >= maxval raises TF's InvalidArgumentError when the op runs (not for an
+    # empty output), whether the bounds are constants or fed.
+    theirs = run_once(tf1, lambda tf: (_int_bounds(tf), lambda sess: _bounds_runs(tf, sess))[1])
+    if how == "built":
+        ours = run_once(jtf, lambda tf: (_int_bounds(tf), lambda sess: _bounds_runs(tf, sess))[1])
+    else:
+        path = str(tmp_path / "bounds.meta")
+        if how == "imported TF meta":
+            path = _tf_meta_of(tmp_path, _int_bounds)
+        else:
+            with jtf.Graph().as_default():
+                _int_bounds(jtf)
+                jtf.train.export_meta_graph(path)
+        with jtf.Graph().as_default():
+            jtf.train.import_meta_graph(path)
+            with jtf.Session() as sess:
+                ours = _bounds_runs(jtf, sess)
+    _assert_bit_identical(theirs[:2], ours[:2])
+    for t, o in zip(theirs[2:], ours[2:], strict=True):
+        assert o in t, (o, t)
+    assert ours[2:] == ["Need minval < maxval, got 10 >= 10", "Need minval < maxval, got 5 >= 5"]

@@ -686,7 +686,7 @@ def _random(dist: str) -> Kernel:
 
 def _random_int(attrs, run, shape, minval, maxval):
     """``RandomUniformInt``: ``minval + bits % (maxval - minval)`` (TF's checks: scalar
-    bounds, ``minval < maxval`` where the bounds are known when the step is traced)."""
+    bounds; ``minval < maxval`` at run time, ``run``'s ``range_``)."""
     from jtrain.random import philox
 
     dtype = _np(attrs, "Tout", "int32")
@@ -696,16 +696,11 @@ def _random_int(attrs, run, shape, minval, maxval):
             raise errors.InvalidArgumentError(
                 None, None, f"{name} must be 0-D, got shape {list(np.shape(value))}"
             )
-    concrete = not any(isinstance(v, jax.core.Tracer) for v in (minval, maxval))
-    if concrete and int(np.prod(dims)) > 0 and not np.asarray(minval) < np.asarray(maxval):
-        raise errors.InvalidArgumentError(
-            None, None, f"Need minval < maxval: {np.asarray(minval)} >= {np.asarray(maxval)}"
-        )
 
     def draw(key, counter):
         return philox.uniform_int(key, counter, dims, minval, maxval, dtype)
 
-    return (run(draw),)
+    return (run(draw, (minval, maxval)),)
 
 
 _RANDOM: dict[str, Kernel] = {

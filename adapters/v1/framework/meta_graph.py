@@ -1211,6 +1211,11 @@ class _Importer:
         static = {i % len(inputs) for i in kernel.static} if inputs else set()
         if kernel.all_static:
             static = set(range(len(inputs)))
+        if state is not None:  # a random op's shape may be fed (one program per value)
+            from adapters.v1.framework import shape_values
+
+            for i in static:
+                shape_values.known_when_traced(inputs[i])
 
         def compute(ctx: Any, *values: Any) -> tuple[Any, ...]:
             if static:
@@ -1244,8 +1249,12 @@ class _Importer:
         if refs and kernel.effect in ("write", "assign"):
             op._writes = tuple(refs)
         if state is not None:
+            from adapters.v1.ops import random_ops
+
             op._writes = (state,)
             state.op = op
+            if node.op == "RandomUniformInt":
+                random_ops.mark_range_check(op)
 
     def _build_table_op(self, node: Any, data: list[str], controls: list[Any]) -> None:
         entry = _table_entry(node)
@@ -1697,6 +1706,8 @@ def _build_philox(imp: _Importer, node: Any, data: list[str], controls: list[Any
     shape = recipe["shape"]
     (static,) = _output_shapes(node, 1) if shape is None else [tuple(shape)]
     op = imp._create(node, inputs, controls, compute, [(static, dtype)])
+    if np.dtype(dtype.dtype).kind in "iu":
+        random_ops.mark_range_check(op)
     op._static_attrs = {k: _attr_python(node.attr[k]) for k in ("seed", "seed2", "_jtrain_philox")}
 
 

@@ -59,7 +59,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from adapters.v1.framework import dtypes, ops, shape_values
+from adapters.v1.framework import dtypes, ops, runtime_checks, shape_values
 from adapters.v1.framework.shape_values import trace_time_value
 from jtrain import errors
 from jtrain._numerics import rounded
@@ -75,6 +75,8 @@ __all__ = [
     "philox_compute",
     "philox_state",
     "philox_run",
+    "mark_range_check",
+    "check_range",
     "PHILOX_OP_TYPES",
     "shape_argument",
     "random_uniform",
@@ -376,6 +378,8 @@ def philox_node(
         compute=compute,
         output_specs=[output_spec],
     )
+    if np.dtype(dtypes.as_dtype(output_spec[1]).dtype).kind in "iu":
+        mark_range_check(op)
     if form is not None:
         import json
 
@@ -425,7 +429,9 @@ def philox_compute(
     Args:
       draw: as :func:`philox_node`'s.
       seeds: the op's ``(seed, seed2)`` (``None``: unseeded, the key 0).
-      recipe: ``shape`` (the static output shape) or ``shape_input`` (the position in
+      recipe: ``dtype`` (an integer one: ``RandomUniformInt``, whose ``minval`` and
+        ``maxval`` follow the shape, checked at run time: :func:`check_range`),
+        ``shape`` (the static output shape) or ``shape_input`` (the position in
         ``tensors`` of the shape tensor, known when the step is traced).
       tensors: the node's inputs after its generator's position.
 
@@ -436,12 +442,15 @@ def philox_compute(
     key_words, base_words = np.asarray(key), np.asarray(base)
     shape_input = recipe.get("shape_input")
     static_shape = tuple(recipe.get("shape") or ())
+    integer = np.dtype(dtypes.as_dtype(recipe["dtype"]).dtype).kind in "iu"
 
     def compute(ctx: Any, pos: Any, *values: Any) -> tuple[Any]:
         shape = static_shape
         if shape_input is not None:
             shape = tuple(int(d) for d in trace_time_value(ctx, tensors[shape_input]).reshape(-1))
         rest = [v for i, v in enumerate(values) if i != shape_input]
+        if integer:  # RandomUniformInt's minval, maxval
+            check_range(ctx, rest[0], rest[1], int(np.prod(shape, dtype=np.int64)))
         counter = philox.skip(jnp.asarray(base_words), pos)
         return (draw(jnp.asarray(key_words), counter, shape, *rest),)
 
@@ -459,7 +468,9 @@ def philox_state(seed: int, seed2: int) -> GeneratorState:
     return state
 
 
-def philox_run(ctx: Any, state: GeneratorState, draw: Callable[[Any, Any], Any]) -> Any:
+def philox_run(
+    ctx: Any, state: GeneratorState, draw: Callable[[Any, Any], Any], range_: Any = None
+) -> Any:
     """One run of an imported TF Philox node owning ``state`` (``GuardedPhiloxRandom``).
 
     Args:
@@ -467,12 +478,17 @@ def philox_run(ctx: Any, state: GeneratorState, draw: Callable[[Any, Any], Any])
       state: the node's state (:func:`philox_state`).
       draw: ``draw(key, counter) -> output``, the node's values from the run's key and
         counter (``jtrain.random.philox``).
+      range_: ``(minval, maxval)`` of a ``RandomUniformInt``, checked at run time
+        (:func:`check_range`; the node is marked with :func:`mark_range_check`).
 
     Returns:
       The output; ``state`` moves on by ``256 * num_elements`` calls.
     """
     key, base = philox.seeded(state.seeds[0] or 0, state.seeds[1] or 0)
     size = int(np.prod(jax.eval_shape(draw, key, base).shape, dtype=np.int64))
+    if range_ is not None:
+        low, high = range_
+        check_range(ctx, low, high, size)
     calls = size * philox.RESERVED_SAMPLES_PER_OUTPUT
     position = ctx.read(state)
     if ctx.frozen:  # a gradient's re-evaluation, after this run's write
@@ -740,7 +756,8 @@ def _philox_uniform(dt: np.dtype, form: str = "range") -> Callable[..., Any]:
 
     def draw(key: Any, counter: Any, shape: tuple[int, ...], low: Any, high: Any) -> Any:
         if dt.kind in "iu":
-            _check_range(low, high)
+            if int(np.prod(shape, dtype=np.int64)):  # (TF checks a non-empty output's)
+                _check_range(low, high)
             return philox.uniform_int(key, counter, shape, low, high, dt)
         rnd = philox.uniform(key, counter, shape, dt)
         if form == "unit":
@@ -757,9 +774,27 @@ def _check_range(low: Any, high: Any) -> None:
     if isinstance(low, jax.core.Tracer) or isinstance(high, jax.core.Tracer):
         return
     if not np.asarray(low) < np.asarray(high):
-        raise errors.InvalidArgumentError(
-            None, None, f"Need minval < maxval: {np.asarray(low)} >= {np.asarray(high)}"
-        )
+        raise errors.InvalidArgumentError(None, None, _range_message(low, high))
+
+
+def _range_message(low: Any, high: Any) -> str:
+    """TF 2.21's ``RandomUniformInt`` message for ``minval >= maxval``."""
+    return f"Need minval < maxval, got {np.asarray(low)} >= {np.asarray(high)}"
+
+
+def mark_range_check(op: ops.Operation) -> None:
+    """Declares ``op`` (a ``RandomUniformInt``) a run-time checker of ``minval < maxval``
+    (:func:`check_range`): TF's ``InvalidArgumentError`` after a run where it fails."""
+    runtime_checks.mark(
+        op, lambda low, high: errors.InvalidArgumentError(None, op, _range_message(low, high))
+    )
+
+
+def check_range(ctx: Any, low: Any, high: Any, size: int) -> None:
+    """TF's run-time check of ``RandomUniformInt``: ``minval < maxval`` unless the output
+    is empty (bounds computed in the step: see ``framework/runtime_checks.py``)."""
+    if size:
+        runtime_checks.check(ctx, ctx.op, jnp.asarray(low) < jnp.asarray(high), low, high)
 
 
 def _normal_draw(dt: np.dtype) -> Callable[..., Any]:
