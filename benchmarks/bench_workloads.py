@@ -17,7 +17,9 @@ is its model fed one NumPy batch, the anchor of the pipeline's "busy"; ``queue_o
 likewise, is the pipeline alone), ``tiny_mts``
 (784-32-10, batch 8, ``MonitoredTrainingSession`` with 4 hooks), ``embedding``
 (``embedding_lookup`` + Adagrad's sparse updates; ``embedding_1m``, run only when
-named, is the same with a 1,000,000-row table).
+named, is the same with a 1,000,000-row table), ``data_mlp`` (the queue workload's
+records through ``tf.data``: ``TFRecordDataset`` -> ``map(parse_single_example,
+decode_raw)`` -> ``shuffle`` -> ``batch`` -> ``repeat``, feeding the MLP).
 
 Run: ``python benchmarks/bench_workloads.py`` (3 rounds, about 4 minutes on 2 cores),
 ``--quick`` (1 round of 1 s per process, about a minute), ``--only a,b`` for some
@@ -45,7 +47,7 @@ sys.path.insert(0, HERE)
 
 from bench_convnet import machine, tf_python  # noqa: E402
 
-WORKLOADS = ("mlp_saver", "convnet_mts", "queue_mlp", "tiny_mts", "embedding")
+WORKLOADS = ("mlp_saver", "convnet_mts", "queue_mlp", "tiny_mts", "embedding", "data_mlp")
 # Run only when named in --only: variants that show how a cost scales.
 EXTRA_WORKLOADS = ("embedding_1m", "queue_mlp_fed", "queue_only")
 IMPORTS = {
