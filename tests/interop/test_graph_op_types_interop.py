@@ -270,6 +270,31 @@ def test_matmul_transpose_and_adjoint_together_raise_tfs_value_error():
                 tf.matmul(ones, ones, transpose_a=True, adjoint_a=True)
 
 
+BAD_MATMULS = {
+    "matrices": ([2, 3], [2, 3], {}),
+    "matrices, transpose_b": ([2, 3], [4, 2], {"transpose_b": True}),
+    "rank 1": ([2, 3], [5], {}),
+    "rank 3 inner": ([1, 2, 3], [1, 2, 3], {}),
+    "rank 3 adjoint": ([1, 2, 3], [1, 2, 3], {"adjoint_a": True, "transpose_b": True}),
+    "batches": ([2, 2, 3], [3, 3, 4], {}),
+    "unknown batch": ([None, 2, 3], [None, 4, 4], {}),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_MATMULS))
+def test_matmul_shape_errors_are_tfs(case):
+    a_shape, b_shape, kwargs = BAD_MATMULS[case]
+    messages = []
+    for tf in (tf1, jtf):
+        with classic_tf1() if tf is tf1 else contextlib.nullcontext(), tf.Graph().as_default():
+            a = tf.placeholder(tf.float32, a_shape, name="a")
+            b = tf.placeholder(tf.float32, b_shape, name="b")
+            with pytest.raises(ValueError) as raised:
+                tf.matmul(a, b, **kwargs)
+            messages.append(str(raised.value))
+    assert messages[1] == messages[0]
+
+
 def test_matmul_of_python_values_names_its_inputs_as_tf():
     def script(tf):
         out = tf.matmul([[1.0, 2.0]], [[3.0], [4.0]])

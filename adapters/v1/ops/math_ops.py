@@ -553,6 +553,49 @@ def _rank_above_two(t: Any) -> bool:
     return t._shape is None or len(t._shape) > 2
 
 
+def _check_matmul_shapes(op_type: str, name: str, a: Any, b: Any, attrs: dict[str, bool]) -> None:
+    """TF's shape function of ``MatMul`` (matrices) or ``BatchMatMulV2`` (rank >= 2, batch
+    dimensions broadcast): its ``ValueError``, worded as TF's, naming the node."""
+    from adapters.v1.framework.graph_def import input_name
+
+    def fail(problem: str) -> None:
+        dtype = np_dtype(a.dtype).name
+        listed = ", ".join(
+            [f"T=DT_{_TF_ENUM.get(dtype, dtype.upper())}"]
+            + [f"{k}={str(v).lower()}" for k, v in sorted(attrs.items())]
+        )
+        shapes = ", ".join(
+            "?"
+            if t._shape is None
+            else "[" + ",".join("?" if d is None else str(d) for d in t._shape) + "]"
+            for t in (a, b)
+        )
+        raise ValueError(
+            f"{problem} for '{{{{node {name}}}}} = {op_type}[{listed}]"
+            f"({input_name(a)}, {input_name(b)})' with input shapes: {shapes}."
+        )
+
+    batched = op_type == "BatchMatMulV2"
+    for t in (a, b):
+        if t._shape is not None and (len(t._shape) < 2 if batched else len(t._shape) != 2):
+            at_least = "at least " if batched else ""
+            fail(f"Shape must be {at_least}rank 2 but is rank {len(t._shape)}")
+    if a._shape is None or b._shape is None:
+        return
+    flip_a, flip_b = (
+        (attrs["adj_x"], attrs["adj_y"])
+        if batched
+        else (attrs["transpose_a"], attrs["transpose_b"])
+    )
+    inner_a = a._shape[-2] if flip_a else a._shape[-1]
+    inner_b = b._shape[-1] if flip_b else b._shape[-2]
+    if inner_a is not None and inner_b is not None and inner_a != inner_b:
+        fail(f"Dimensions must be equal, but are {inner_a} and {inner_b}")
+    for x, y in zip(reversed(a._shape[:-2]), reversed(b._shape[:-2]), strict=False):
+        if x is not None and y is not None and x != y and 1 not in (x, y):
+            fail(f"Dimensions must be equal, but are {x} and {y}")
+
+
 @functools.wraps(_matmul_op)  # its name, signature, module and ``_op_def``
 def matmul(
     a: Any,
@@ -624,11 +667,21 @@ def matmul(
                 a, adjoint_a = conj(a), True
             if transpose_b:
                 b, adjoint_b = conj(b), True
+            flags = {"adj_x": adjoint_a, "adj_y": adjoint_b, "grad_x": grad_a, "grad_y": grad_b}
+            _check_matmul_shapes("BatchMatMulV2", scope[:-1], a, b, flags)
             return _batch_mat_mul_op(a, b, adjoint_a, adjoint_b, grad_a, grad_b, name=scope)
         if adjoint_a:
             a, transpose_a = conj(a), True
         if adjoint_b:
             b, transpose_b = conj(b), True
+        if not a_is_sparse and not b_is_sparse:
+            flags = {
+                "transpose_a": transpose_a,
+                "transpose_b": transpose_b,
+                "grad_a": grad_a,
+                "grad_b": grad_b,
+            }
+            _check_matmul_shapes("MatMul", scope[:-1], a, b, flags)
         return _matmul_op(
             a,
             b,
