@@ -613,51 +613,45 @@ T_DEFAULTS: dict[str, str] = {
 
 def _convert_inputs(entry: OpDef, arguments: dict[str, Any]) -> dict[str, Any]:
     """Tensor arguments converted with TF's dtype rules (op_def_library's
-    ``_apply_op_helper``; raises TF's ``TypeError``).
+    ``_apply_op_helper``; raises TF's ``TypeError``/``ValueError``).
 
     The ``same_dtype`` group takes the dtype of its first input in TF's order (a
-    list input: of its first tensor), and later Python values convert to it (a
-    Python int where the group is float; a float where it is int raises TF's
+    list input: of its first tensor), and later Python values convert to it as
+    ``tf.convert_to_tensor(value, dtype)`` converts (a Python int or float where the
+    group is complex, a bool where it is float; a float where it is int raises TF's
     ``TypeError``, as ``tf.multiply(2, float_tensor)``). A Python value first decides
     by its own dtype (a float: float32, an int or int list: int32), unless the op
     does not allow that dtype and TF's OpDef gives ``T`` a default (``T_DEFAULTS``):
-    then the default. A parameter outside the
-    group allowed one dtype only is TF's fixed-type input: a Python value converts
-    to that dtype (``tf.image.adjust_contrast(x, 2)``: float32).
+    then the default. A parameter outside the group allowed one dtype only is TF's
+    fixed-type input: a Python value converts to that dtype
+    (``tf.image.adjust_contrast(x, 2)``: float32). A list input's items convert to
+    the group's dtype (or its first tensor's: ``tf.concat([tf.shape(x), []], 0)``
+    is int32); without one each converts on its own and all must match.
     """
     group = [p for p in entry.tensors if p in entry.same_dtype and arguments.get(p) is not None]
     # The group's dtype: TF infers it from the first input in order (a list input: from
     # its first tensor); a Python value there decides by its own dtype.
     dtype, first = None, None
-    if group and group[0] in entry.lists:
-        items = arguments[group[0]]
-        for item in items if isinstance(items, (list, tuple)) else [items]:
-            if _is_tensor(item):
-                dtype, first = np_dtype(ops.convert_to_tensor(item).dtype), group[0]
-                break
-    if dtype is None and group and entry.op_type in T_DEFAULTS:
+    if group and entry.op_type in T_DEFAULTS:
         dtype, first = _preferred(entry, group[0], arguments[group[0]])
+    if entry.op_type in _CONVERTED_BY_WRAPPER:
+        arguments = _converted_by_wrapper(entry, arguments)
     converted: dict[str, Any] = {}
     for p in entry.tensors:
-        value = arguments.get(p)
-        if value is None:
+        if p not in arguments:
             continue
+        value = arguments[p]
+        if value is None and _optional(entry, p):
+            continue  # an optional input left out; a required one given None is TF's error
+        fixed = entry.allowed.get(p, ())
         if p in group:
             want = dtype
         else:
-            fixed = entry.allowed.get(p, ())
             want = np_dtype(fixed[0]) if len(fixed) == 1 else None
         if p in entry.lists:
-            if not isinstance(value, (list, tuple)):
-                value = [value]
-            items = []
-            for v in value:
-                t = _convert_one(entry, p, v, want, first if p in group else None)
-                if p in group and dtype is None:
-                    want = dtype = np_dtype(t.dtype)
-                    first = p
-                items.append(t)
-            converted[p] = items
+            converted[p] = _convert_list(entry, p, value, want, fixed_type=p not in group)
+            if p in group and dtype is None and converted[p]:
+                dtype, first = np_dtype(converted[p][0].dtype), p
         else:
             t = _convert_one(entry, p, value, want, first if p in group else None)
             if p in group and dtype is None:
@@ -665,6 +659,28 @@ def _convert_inputs(entry: OpDef, arguments: dict[str, Any]) -> dict[str, Any]:
             converted[p] = t
         _check_allowed(entry, p, converted[p])
     return converted
+
+
+def _optional(entry: OpDef, param: str) -> bool:
+    return entry.signature.parameters[param].default is not inspect.Parameter.empty
+
+
+def _converted_by_wrapper(entry: OpDef, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The inputs as TF's Python function converts them before the op sees them (its
+    errors raised as they are): the first on its own, later ones with its dtype as a
+    hint (``tf.add(int_tensor, 2.5)``: float32, then the op's mismatch error)."""
+    arguments = dict(arguments)
+    hint = None
+    for p in entry.tensors:
+        if p not in arguments or (arguments[p] is None and _optional(entry, p)):
+            continue
+        value = _packed(arguments[p])
+        if not _is_tensor(value):
+            value = ops.convert_to_tensor(value, preferred_dtype=hint)
+        arguments[p] = value
+        if hint is None:
+            hint = ops.convert_to_tensor(value).dtype.base_dtype
+    return arguments
 
 
 def _preferred(entry: OpDef, param: str, value: Any) -> tuple[Any, str | None]:
@@ -681,89 +697,100 @@ def _preferred(entry: OpDef, param: str, value: Any) -> tuple[Any, str | None]:
     return np_dtype(T_DEFAULTS[entry.op_type]), param
 
 
-def _convert_one(entry: OpDef, param: str, value: Any, dtype: Any, first: str | None):
+def _packed(value: Any) -> Any:
+    """A list holding tensors as one tensor (TF's auto-packing: ``[tf.shape(x)[0], 3]``)."""
     if isinstance(value, (list, tuple)) and ops._holds_tensor(value):
-        value = ops.convert_to_tensor(value)  # TF's auto-packing: ``[tf.shape(x)[0], 3]``
-    if _is_tensor(value):
-        tensor = ops.convert_to_tensor(value)
-        if dtype is not None and np_dtype(tensor.dtype) != dtype:
-            against = (
-                f"type {dtype.name} of argument '{first}'"
-                if first
-                else (f"expected type of {dtype.name}")
-            )
-            raise TypeError(
-                f"Input '{param}' of '{entry.op_type}' Op has type {np_dtype(tensor.dtype).name} "
-                f"that does not match {against}."
-            )
-        return tensor
-    if dtype is None:
         return ops.convert_to_tensor(value)
-    array = np.asarray(value)
-    if (
-        _kind(array.dtype) != _kind(dtype)
-        and not (_kind(array.dtype) == "i" and _kind(dtype) in "fc")
-        and not (_kind(array.dtype) == "f" and _kind(dtype) == "c")
-    ):
-        # TF converts the value to the inferred dtype and refuses one it cannot hold.
-        if entry.op_type in _CONVERTED_BY_WRAPPER:
-            # TF's Python function converts the value on its own first (a float:
-            # float32) and the op refuses the mix.
-            own = np_dtype(ops.convert_to_tensor(value).dtype)
-            raise TypeError(
-                f"Input '{param}' of '{entry.op_type}' Op has type {own.name} that does "
-                f"not match type {dtype.name} of argument '{first}'."
-            )
-        bad = _first_of_kind(value, _kind(array.dtype))
-        raise TypeError(
-            f"Expected {dtype.name} passed to parameter '{param}' of op '{entry.op_type}', "
-            f"got {value!r} of type '{type(value).__name__}' instead. Error: Expected "
-            f"{dtype.name}, but got {bad!r} of type '{type(bad).__name__}'."
+    return value
+
+
+def _convert_list(
+    entry: OpDef, param: str, value: Any, dtype: Any, fixed_type: bool
+) -> list[ops.Tensor]:
+    """A list input (TF's ``N * T``) converted as op_def_library converts it: each item
+    to ``dtype``, else (in a same-dtype group, not ``fixed_type``) to the dtype of the
+    list's first tensor, else on its own; any failure, or items of different dtypes in
+    a group, is TF's ``TypeError`` naming the dtypes."""
+    items = [_packed(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+    inferred = dtype is not None and not fixed_type
+    if dtype is None and not fixed_type:
+        for item in items:
+            if _is_tensor(item):
+                dtype = np_dtype(ops.convert_to_tensor(item).dtype)
+                break
+    try:
+        out = [ops.convert_to_tensor(v, None if dtype is None else dtype) for v in items]
+        # A list outside a same-dtype group is the op's own check (``accumulate_n``).
+        if not fixed_type and len({np_dtype(t.dtype) for t in out}) > 1:
+            raise TypeError("not all types matched")
+    except (TypeError, ValueError):
+        observed = []
+        for v in items:
+            try:
+                observed.append(ops.convert_to_tensor(v).dtype.base_dtype.name)
+            except (TypeError, ValueError):
+                observed.append("<NOT CONVERTIBLE TO TENSOR>")
+        prefix = (
+            f"Tensors in list passed to '{param}' of '{entry.op_type}' Op have types "
+            f"[{', '.join(observed)}]"
         )
-    return ops.convert_to_tensor(array.astype(dtype))
+        name = None if dtype is None else ops.as_dtype(dtype).name
+        if fixed_type and dtype is not None:
+            raise TypeError(f"{prefix} that do not match expected type {name}.") from None
+        if inferred:
+            raise TypeError(
+                f"{prefix} that do not match type {name} inferred from earlier arguments."
+            ) from None
+        raise TypeError(f"{prefix} that don't all match.") from None
+    return out
 
 
-# Op types whose TF Python function converts its second input itself (``tf.add``:
-# ``convert_to_tensor(y, dtype_hint=x.dtype)``) before the op sees it.
-_CONVERTED_BY_WRAPPER = frozenset({"AddV2"})
+def _convert_one(entry: OpDef, param: str, value: Any, dtype: Any, first: str | None):
+    """One input converted as op_def_library converts it: to ``dtype`` where known
+    (from the group's first input ``first``, or the input's fixed type), else by the
+    value's own dtype; TF's messages for a value ``dtype`` cannot hold."""
+    value = _packed(value)
+    try:
+        return ops.convert_to_tensor(value, dtype)
+    except TypeError as error:
+        if dtype is None:
+            raise
+        raise TypeError(
+            f"Expected {ops.as_dtype(dtype).name} passed to parameter '{param}' of op "
+            f"'{entry.op_type}', "
+            f"got {value!r} of type '{type(value).__name__}' instead. Error: {error}"
+        ) from None
+    except ValueError:
+        try:
+            observed = ops.convert_to_tensor(value).dtype.base_dtype.name
+        except ValueError as error:
+            raise ValueError(
+                f"Tried to convert '{param}' to a tensor and failed. Error: {error}"
+            ) from None
+        name = ops.as_dtype(dtype).name
+        against = f"type {name} of argument '{first}'" if first else f"expected type of {name}"
+        raise TypeError(
+            f"Input '{param}' of '{entry.op_type}' Op has type {observed} that does not "
+            f"match {against}."
+        ) from None
 
 
-def _first_of_kind(value: Any, kind: str) -> Any:
-    """The first element of a (nested) Python value whose kind is ``kind``."""
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            found = _first_of_kind(v, kind)
-            if found is not None:
-                return found
-        return None
-    return value if _kind(np.asarray(value).dtype) == kind else None
+# Op types whose TF Python function converts its inputs itself before the op sees them
+# (``tf.add``: ``convert_to_tensor(x)``, then ``convert_to_tensor(y, dtype_hint=x.dtype)``;
+# ``tf.cast``: ``convert_to_tensor(x)``): their conversion errors are raised as they are.
+_CONVERTED_BY_WRAPPER = frozenset({"AddV2", "Cast"})
 
 
 def convert_operand(value: Any, like: ops.Tensor) -> ops.Tensor:
-    """A Python operand of a tensor's operator as a tensor of ``like``'s dtype (TF's rule).
+    """A Python operand of a tensor's operator as a tensor of ``like``'s dtype (TF's
+    rule: ``tf.convert_to_tensor(value, like.dtype)``; ``2.0 * complex_tensor`` is
+    complex).
 
     Raises:
-      TypeError: the value's kind differs (a float for an integer tensor).
+      TypeError: a value the dtype cannot hold (a float for an integer tensor).
+      ValueError: ``None``.
     """
-    dtype = np_dtype(like.dtype)
-    array = np.asarray(value)
-    if _kind(array.dtype) != _kind(dtype) and not (
-        _kind(array.dtype) == "i" and _kind(dtype) == "f"
-    ):
-        raise TypeError(
-            f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'."
-        )
-    return ops.convert_to_tensor(array.astype(dtype))
-
-
-def _kind(dtype: np.dtype) -> str:
-    """``b`` bool, ``i`` integer, ``f`` floating, ``c`` complex, ``o`` other."""
-    kind = np.dtype(dtype).kind
-    if kind in "iu":
-        return "i"
-    if kind == "V" or np.dtype(dtype) == np_dtype("bfloat16"):
-        return "f"
-    return kind if kind in "bfc" else "o"
+    return ops.convert_to_tensor(value, like.dtype.base_dtype)
 
 
 def _check_allowed(entry: OpDef, param: str, value: Any) -> None:

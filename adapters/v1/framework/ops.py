@@ -279,15 +279,35 @@ _UNARY_OPERATORS = [
 ]
 
 
+# TF's ``&``, ``|``, ``^`` and ``~`` are logical on bool tensors and bitwise otherwise.
+_BITWISE = {
+    "logical_and": "bitwise.bitwise_and",
+    "logical_or": "bitwise.bitwise_or",
+    "logical_xor": "bitwise.bitwise_xor",
+    "logical_not": "bitwise.invert",
+}
+
+
+def _bitwise(op: str, x: Tensor) -> str | None:
+    """The bitwise op TF's operator ``op`` applies to ``x`` (not bool), else ``None``."""
+    if op in _BITWISE and x.dtype is not None and x.dtype.base_dtype.name != "bool":
+        return _BITWISE[op]
+    return None
+
+
 def _binary_operator(op: str, node: str, reverse: bool):
     def method(self, other):
         from adapters.v1.framework.op_def import FUNCTIONS, convert_operand
 
-        if not reverse:  # TF: the other operand converts with this dtype as a hint
-            return FUNCTIONS[op](self, other, name=node)
-        if not isinstance(other, Tensor) and not hasattr(other, "_as_graph_tensor"):
+        if reverse and not isinstance(other, Tensor) and not hasattr(other, "_as_graph_tensor"):
             other = convert_operand(other, self)  # TF: converted to exactly this dtype
-        return FUNCTIONS[op](other, self, name=node)
+        # Forward, the other operand converts with this dtype as a hint (the op's rule).
+        x, y = (other, self) if reverse else (self, other)
+        bitwise = _bitwise(op, self)
+        if bitwise is not None:  # TF names it ``and/BitwiseAnd``
+            with name_scope(node):
+                return FUNCTIONS[bitwise](x, y)
+        return FUNCTIONS[op](x, y, name=node)
 
     return method
 
@@ -296,6 +316,9 @@ def _unary_operator(op: str, node: str):
     def method(self):
         from adapters.v1.framework.op_def import FUNCTIONS
 
+        bitwise = _bitwise(op, self)
+        if bitwise is not None:
+            return FUNCTIONS[bitwise](self)  # TF's ``Invert``
         return FUNCTIONS[op](self, name=node)
 
     return method
@@ -1103,20 +1126,61 @@ def device(device_name_or_function: Any):
     return get_default_graph().device(device_name_or_function)
 
 
-def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None) -> Tensor:
-    """A Tensor for ``value``: tensors and variables as they are, anything else a constant."""
+def convert_to_tensor(
+    value: Any,
+    dtype: Any = None,
+    name: str | None = None,
+    preferred_dtype: Any = None,
+    dtype_hint: Any = None,
+) -> Tensor:
+    """``tf.convert_to_tensor``: tensors and variables as they are, anything else a
+    constant.
+
+    Args:
+      value: a tensor, variable, or a Python/NumPy value.
+      dtype: the dtype the result must have (default ``None``: inferred).
+      name: the name of a new constant (default ``None``: ``Const``).
+      preferred_dtype: a soft preference where ``dtype`` is ``None`` (default
+        ``None``): ``value`` converts to it where it can, else as without it (TF's
+        ``tf.convert_to_tensor(2.5, preferred_dtype=tf.int32)`` is float32).
+      dtype_hint: TF 2's name of ``preferred_dtype`` (default ``None``).
+
+    Returns:
+      The tensor.
+
+    Raises:
+      ValueError: a tensor of another dtype than ``dtype``, ``None``, or both
+        ``preferred_dtype`` and ``dtype_hint`` given.
+      TypeError: a value ``dtype`` cannot hold (a float for an integer dtype).
+    """
+    if dtype_hint is not None:
+        if preferred_dtype is not None:
+            raise ValueError("Cannot specify both 'preferred_dtype' and 'dtype_hint'.")
+        preferred_dtype = dtype_hint
+    if dtype is None and preferred_dtype is not None:
+        try:  # TF tries the preferred dtype and falls back on TypeError/ValueError
+            return convert_to_tensor(value, as_dtype(preferred_dtype), name)
+        except (TypeError, ValueError):
+            pass
+    as_tensor = getattr(value, "_as_graph_tensor", None)
+    if as_tensor is not None:
+        tensor = as_tensor()  # a variable: its value, of its dtype
+        if dtype is not None and as_dtype(dtype).base_dtype != tensor.dtype.base_dtype:
+            kind = getattr(value, "dtype", tensor.dtype)
+            raise ValueError(
+                f"Incompatible type conversion requested to type '{as_dtype(dtype).name}' "
+                f"for variable of type '{kind.name}'"
+            )
+        return tensor
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype is not None:
             dtype = as_dtype(dtype)
-            if dtype != value.dtype:
+            if dtype.base_dtype != value.dtype.base_dtype:
                 raise ValueError(
                     f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                     f"{value.dtype.name}: {value!r}"
                 )
         return value
-    as_tensor = getattr(value, "_as_graph_tensor", None)
-    if as_tensor is not None:
-        return as_tensor()
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
         return _autopacked(value, dtype, name or "packed")
     from adapters.v1.ops.constant_op import constant

@@ -10,9 +10,50 @@ import numpy as np
 from adapters.v1.framework import ops
 
 _INT32 = np.iinfo(np.int32)
-# Which kinds of Python value TF converts to a dtype of each kind (a float to an
-# integer dtype, or an int to bool, is a TypeError; NumPy values are cast).
-_ACCEPTS = {"b": "b", "i": "biu", "u": "biu", "f": "biuf", "c": "biufc"}
+_INT64 = np.iinfo(np.int64)
+_BFLOAT16 = np.dtype(jnp.bfloat16)
+# Which kinds of Python element TF converts to a dtype of each kind (a float to an
+# integer dtype, an int to bool or a string to a number is a TypeError; NumPy values
+# are cast). bfloat16 (NumPy kind ``V``) takes what a float takes.
+_ACCEPTS = {"b": "b", "i": "bi", "u": "bi", "f": "bif", "V": "bif", "c": "bifc"}
+_NOTHING = object()
+
+
+def _element_kind(element: Any) -> str:
+    """``b`` bool, ``i`` integer, ``f`` floating, ``c`` complex, ``o`` anything else."""
+    if isinstance(element, (bool, np.bool_)):
+        return "b"
+    if isinstance(element, (int, np.integer)):
+        return "i"
+    if isinstance(element, (float, np.floating)):
+        return "f"
+    if isinstance(element, (complex, np.complexfloating)):
+        return "c"
+    return "o"
+
+
+def _first_refused(value: Any, dtype: np.dtype) -> Any:
+    """The first element of the (nested) Python ``value``, in order, that TF does not
+    convert to the numeric ``dtype`` (``_NOTHING`` when all convert)."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            found = _first_refused(v, dtype)
+            if found is not _NOTHING:
+                return found
+        return _NOTHING
+    if isinstance(value, np.ndarray):
+        return _NOTHING
+    kind = _element_kind(value)
+    if kind not in _ACCEPTS.get(dtype.kind, "bifc"):
+        return value
+    if (
+        dtype == _BFLOAT16
+        and isinstance(value, int)
+        and not isinstance(value, bool)
+        and not _INT64.min <= value <= _INT64.max
+    ):
+        return value  # TF's bfloat16 conversion takes a Python int only within int64
+    return _NOTHING
 
 
 def literal_array(value: Any, dtype: Any = None) -> np.ndarray:
@@ -34,28 +75,37 @@ def literal_array(value: Any, dtype: Any = None) -> np.ndarray:
 
     Raises:
       TypeError: a Python value of a kind ``dtype`` does not take (a float for an
-        integer dtype, an int for bool), as TF raises.
+        integer dtype, an int for bool, a string for a number), as TF raises, naming
+        the first such element.
     """
+    if value is None:
+        raise ValueError("None values not supported.")
     numpy_value = isinstance(value, (np.ndarray, np.generic))
     arr = np.asarray(value)
-    if arr.dtype.kind in "SUO" or (dtype is not None and np.dtype(dtype).kind in "SUO"):
+    target = None if dtype is None else np.dtype(dtype)
+    if target is not None and target.kind not in "SUO" and not numpy_value:
+        # A Python value of a kind the numeric dtype does not take (a string, a float
+        # for an integer dtype): TF names the first such element.
+        bad = _first_refused(value, target)
+        if bad is not _NOTHING:
+            if target == _BFLOAT16 and isinstance(bad, int):
+                raise TypeError("expected number, got int")
+            raise TypeError(
+                f"Expected {target.name}, but got {bad} of type '{type(bad).__name__}'."
+            )
+    if target.kind in "SUO" if target is not None else arr.dtype.kind in "SUO":
         # Strings are object arrays of bytes: NumPy's fixed-width bytes dtype would drop
         # trailing NUL bytes.
         from adapters.v1.ops.data_flow_ops import to_host_array
 
-        _check_strings(value, explicit=dtype is not None)
+        _check_strings(value, explicit=target is not None)
 
         return to_host_array(value, np.dtype(object))
-    if dtype is not None:
-        dtype = np.dtype(dtype)
-        # An empty list is float64 to NumPy but holds no value of a wrong kind: TF
-        # takes ``tf.constant([], tf.int32)``.
-        if not numpy_value and arr.size and arr.dtype.kind not in _ACCEPTS.get(dtype.kind, "biufc"):
-            raise TypeError(
-                f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' instead."
-            )
+    if target is not None:
+        # NumPy values are cast as NumPy casts (a NumPy string parsed as a number, or
+        # NumPy's ValueError), as TF casts them.
         with np.errstate(over="ignore", invalid="ignore"):
-            return arr.astype(dtype)
+            return arr.astype(target)
     if numpy_value:
         return arr
     if arr.dtype == np.float64:
