@@ -61,6 +61,8 @@ FILLS = (6, 7, 1009, 2, 1048583)
 # same trials: small ones, as sizes and indices are, so that a slice clamped at an
 # input's end does not give one size for every trial, and a large one.
 FEED_FILLS = (1, 2, 3, 1009, 4)
+# The most elements a value computed in a trial may have (see ``build_time_value``).
+_MAX_TRIAL_SIZE = 1 << 22
 
 
 def trace_time_value(ctx: Any, tensor: ops.Tensor) -> np.ndarray:
@@ -114,16 +116,23 @@ def build_time_value(tensor: ops.Tensor, fill: int, feed_fill: int) -> np.ndarra
         return jax.ShapeDtypeStruct(shape, t._np_dtype)
 
     def leaf_value(t: ops.Tensor) -> Any:
-        # A placeholder's integers (a shape feed): their value is one more unknown.
-        if t._shape is None or None in t._shape:
+        # A placeholder's integers (a shape feed): their value is one more unknown, and
+        # so is the length of a vector fed at run time (``fill``, as other dimensions).
+        if t._shape is None:
             raise LookupError(t.name)
         if t._np_dtype is None or t._np_dtype.kind not in "iu":
             raise LookupError(t.name)
-        return np.full(t._shape, feed_fill, t._np_dtype)
+        return np.full(tuple(fill if d is None else d for d in t._shape), feed_fill, t._np_dtype)
 
     def is_leaf(op: ops.Operation) -> bool:
         return op._compute is None or op.type in _FEEDABLE
 
+    # A value too large to compute in a trial (a mask of fed lengths with every unknown
+    # dimension one million) is not known in it.
+    if tensor._shape is not None:
+        size = np.prod([fill if d is None else d for d in tensor._shape], dtype=np.float64)
+        if size > _MAX_TRIAL_SIZE:
+            return None
     try:
         value = _evaluate(tensor, shape_input, leaf_value, is_leaf, {}, frozenset(), None)
     except Exception:  # noqa: BLE001 - whatever fails to evaluate is not known
@@ -193,9 +202,10 @@ def from_shapes_only(tensor: ops.Tensor) -> bool:
 def known_when_traced(tensor: ops.Tensor) -> bool:
     """Prepares ``tensor``'s value to be known when the step is traced.
 
-    The placeholders it reads (``n`` in ``tf.ones([n, 3])``: integer, of a known
-    small shape) become shape feeds of their graph: a run compiles their fed values
-    as constants, one program per value.
+    The placeholders it reads (``n`` in ``tf.ones([n, 3])``: integer scalars or
+    vectors, of a known small size or of a fed length, as sequence lengths) become
+    shape feeds of their graph: a run compiles their fed values as constants, one
+    program per value.
 
     Returns:
       Whether the value can be known then: ``False`` when it reads a variable, a
@@ -223,7 +233,10 @@ def _data_sources(tensor: ops.Tensor) -> tuple[list[ops.Tensor], bool]:
         if op._compute is None or op.type in _FEEDABLE:
             t = op.outputs[0]
             shape = t._shape
-            if shape is None or None in shape or len(shape) > 1 or int(np.prod(shape)) > 64:
+            if shape is None or len(shape) > 1:
+                return placeholders, True
+            # a vector of a few known integers, or of a fed length (sequence lengths)
+            if None not in shape and int(np.prod(shape)) > 64:
                 return placeholders, True
             if t._np_dtype is None or t._np_dtype.kind not in "iu":
                 return placeholders, True

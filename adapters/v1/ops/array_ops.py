@@ -1453,8 +1453,10 @@ def sequence_mask(
 
     Args:
       lengths: integer tensor of lengths.
-      maxlen: the mask's last dimension (default ``None``: ``max(lengths)``, which must
-        then be known when the graph is built: constant ``lengths``).
+      maxlen: the mask's last dimension (default ``None``: ``max(0, max(lengths))``,
+        taken when the step is compiled for integer ``lengths`` fed or computed from
+        shapes: one program per fed ``lengths`` value; the static shape's last
+        dimension is then unknown, as TF's).
       dtype: the mask's dtype (default ``tf.bool``).
       name: the op name (default ``"SequenceMask"``).
 
@@ -1462,17 +1464,28 @@ def sequence_mask(
       A tensor of shape ``lengths.shape + [maxlen]``.
 
     Raises:
-      NotImplementedError: ``maxlen`` is ``None`` and ``lengths`` is computed.
+      NotImplementedError: ``maxlen`` is ``None`` and ``lengths`` are float and
+        computed, or read a value of the step other than a fed one (a variable's).
     """
     if maxlen is None:
         tensor = ops.convert_to_tensor(lengths)
         value = tensor.op._const_value
         if value is None:
-            raise NotImplementedError(
-                f"tf.sequence_mask: maxlen=None with the computed lengths {tensor.name} "
-                "gives a data-dependent shape, which jtrain's static programs cannot hold; "
-                "pass maxlen"
-            )
+            if tensor._np_dtype is None or tensor._np_dtype.kind not in "iu":
+                raise NotImplementedError(
+                    f"tf.sequence_mask: maxlen=None with the computed {tensor.dtype.name} "
+                    f"lengths {tensor.name} gives a data-dependent shape, which jtrain's "
+                    "static programs cannot hold; pass maxlen"
+                )
+            # TF's maximum(0, max(lengths)), taken when the step is compiled (integer
+            # lengths fed or computed from shapes: one program per fed value).
+            # (named as TF's: SequenceMask/Max, .../Less, or .../Cast_1 for another dtype,
+            # TF's Cast being that of the lengths)
+            with ops.name_scope(name, "SequenceMask"):
+                top = FUNCTIONS["reduce_max"](tensor)
+                maxlen = FUNCTIONS["maximum"](ops.convert_to_tensor(0, tensor.dtype), top)
+                last = "Less" if dtypes.as_dtype(dtype) == dtypes.bool else "Cast_1"
+                return _sequence_mask_op(lengths, maxlen, dtype, last)
         # TF: maximum(0, max(lengths)) in the lengths' dtype (float lengths: a float).
         top = np.max(value, initial=0)
         maxlen = float(top) if np.asarray(value).dtype.kind == "f" else int(top)
