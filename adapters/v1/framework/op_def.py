@@ -634,7 +634,7 @@ def _convert_inputs(entry: OpDef, arguments: dict[str, Any]) -> dict[str, Any]:
     dtype, first = None, None
     if group and entry.op_type in T_DEFAULTS:
         dtype, first = _preferred(entry, group[0], arguments[group[0]])
-    if entry.op_type in _CONVERTED_BY_WRAPPER:
+    if entry.name in _CONVERTED_BY_WRAPPER:
         arguments = _converted_by_wrapper(entry, arguments)
     converted: dict[str, Any] = {}
     for p in entry.tensors:
@@ -662,6 +662,12 @@ def _convert_inputs(entry: OpDef, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def _optional(entry: OpDef, param: str) -> bool:
+    """Whether a ``None`` for ``param`` leaves the input out: a parameter with a default,
+    or one of an op of more than two inputs, whose TF function may take ``None`` for a
+    positional input (``tf.nn.batch_normalization``'s ``offset``/``scale``); a unary or
+    binary op's ``None`` is TF's conversion error (``tf.multiply(x, None)``)."""
+    if len(entry.tensors) > 2:
+        return True
     return entry.signature.parameters[param].default is not inspect.Parameter.empty
 
 
@@ -775,10 +781,10 @@ def _convert_one(entry: OpDef, param: str, value: Any, dtype: Any, first: str | 
         ) from None
 
 
-# Op types whose TF Python function converts its inputs itself before the op sees them
-# (``tf.add``: ``convert_to_tensor(x)``, then ``convert_to_tensor(y, dtype_hint=x.dtype)``;
+# TF functions that convert their inputs themselves before the op sees them (``tf.add``:
+# ``convert_to_tensor(x)``, then ``convert_to_tensor(y, dtype_hint=x.dtype)``;
 # ``tf.cast``: ``convert_to_tensor(x)``): their conversion errors are raised as they are.
-_CONVERTED_BY_WRAPPER = frozenset({"AddV2", "Cast"})
+_CONVERTED_BY_WRAPPER = frozenset({"add", "cast"})
 
 
 def convert_operand(value: Any, like: ops.Tensor) -> ops.Tensor:
