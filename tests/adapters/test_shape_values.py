@@ -89,6 +89,11 @@ def test_static_shapes_from_fed_sizes_are_unknown_where_they_vary(graph):
 
 def test_a_dimension_only_one_size_fits_keeps_the_others(graph):
     """``concat`` of a known and an unknown row count: the columns are known (the
-    shape was unknown, which broke an LSTM over a state of unknown batch)."""
+    shape was unknown, which broke an LSTM over a state of unknown batch), and the
+    rows are the known count, as TF 2.21 merges them (``[3, 9]``; jtrain gave
+    ``[None, 9]``, and a concat of ``[None, 32]`` and ``[64, 16]`` failed to build)."""
     p = tf.placeholder(tf.float32, [None, 4])
-    assert tf.concat([tf.ones([3, 5]), p], 1).shape.as_list() == [None, 9]
+    assert tf.concat([tf.ones([3, 5]), p], 1).shape.as_list() == [3, 9]
+    x = tf.placeholder(tf.float32, [None, 32])
+    assert tf.concat([x, tf.zeros([64, 16])], 1).shape.as_list() == [64, 48]
+    assert tf.stack([x[:, :16], tf.zeros([64, 16])]).shape.as_list() == [2, 64, 16]

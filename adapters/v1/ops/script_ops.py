@@ -117,7 +117,10 @@ def _output_specs(func: Callable[..., Any], tensors: list[ops.Tensor], op_name: 
         raise
     except Exception:  # noqa: BLE001 - not traceable symbolically: try sizes
         outs, fits, error = [], [], None
-        fills = list(_FILLS)
+        # Then the inputs' known sizes: an unknown dimension an op merges with a known
+        # one (a concat's or stack's other axes) fits only that size.
+        known = [d for t in tensors for d in t._shape if d is not None and d > 1]
+        fills = list(dict.fromkeys([*_FILLS, *known]))
         for fill in fills:
             try:
                 outs.append(jax.eval_shape(func, *_structs(tensors, [fill] * unknown)))
@@ -127,7 +130,7 @@ def _output_specs(func: Callable[..., Any], tensors: list[ops.Tensor], op_name: 
                 multiple = getattr(e, "required_multiple", None)
                 if multiple and multiple not in fills and len(fills) < 3 * len(_FILLS):
                     fills += [multiple, 2 * multiple]
-            if len(outs) == 2:
+            if len(outs) == 2 or (fits and fits[0] in known):
                 break
         if not outs:
             shapes = ", ".join(str(t.shape) for t in tensors)
@@ -136,9 +139,12 @@ def _output_specs(func: Callable[..., Any], tensors: list[ops.Tensor], op_name: 
             ) from error
         if len(outs) == 1:
             # One size fits (a concat's unknown dimension must equal a known one's):
-            # a run succeeds only with that size; the output's dimensions of that size
-            # may follow the unknown ones, the others are fixed.
+            # a run succeeds only with that size. Where it is an input's known size, TF
+            # merges the two dimensions: the output's are known. Otherwise the output's
+            # dimensions of that size may follow the unknown ones, the others are fixed.
             leaves, tree = jax.tree.flatten(outs[0])
+            if fits[0] in known:
+                return tree, [(tuple(leaf.shape), np.dtype(leaf.dtype)) for leaf in leaves]
             return tree, [
                 (tuple(None if d == fits[0] else d for d in leaf.shape), np.dtype(leaf.dtype))
                 for leaf in leaves
