@@ -243,6 +243,11 @@ class _Body:
         variables.update(zip(written, var_vals, strict=True))
         memo = {t: values[t] for t in self.captured + self.params}
         sub = RunContext(variables, memo, ctx.frozen, ctx.initialized, ctx.fed)
+        # A gradient's replay of the construct's forward run (see ``_entry_values``):
+        # its random ops draw at the forward run's positions and move them on.
+        sub.replaying = ctx.frozen and (
+            getattr(ctx, "replaying", False) or ctx.op in getattr(ctx, "construct_entries", {})
+        )
         if reads is not None:
             sub._tensor_array_reads = dict(reads)
         sub.run_ops(self.order)
@@ -332,8 +337,36 @@ def node(
     return op
 
 
+def _entry_values(ctx: Any, written: list[Any]) -> list[Any]:
+    """The values of the variables a construct writes (random ops' stream positions
+    included) when it starts.
+
+    The forward run records them on ``ctx`` (``construct_entries``, by operation); a
+    gradient's re-evaluation of the construct (a frozen ``ctx``, after the run's
+    writes) starts from them and replays the forward run: TF's gradient uses the
+    draws of the forward pass, one stream position per iteration. Inside a replay
+    (``ctx.replaying``, a replayed body) the values are the replay's own.
+    """
+    values = [ctx.read(v) for v in written]
+    op = ctx.op
+    if op is None or getattr(ctx, "replaying", False):
+        return values
+    entries = getattr(ctx, "construct_entries", None)
+    if not ctx.frozen:
+        if entries is None:
+            entries = ctx.construct_entries = {}
+        entries[op] = values
+        return values
+    if entries is not None and op in entries:
+        return list(entries[op])
+    return values
+
+
 def _write_back(ctx: Any, written: list[Any], values: Sequence[Any]) -> None:
     if ctx.frozen:  # a gradient's re-evaluation keeps the run's variable values
+        if getattr(ctx, "replaying", False):
+            # a replayed body's construct: the replay's next operations see them
+            ctx.variables.update(zip(written, values, strict=True))
         return
     for v, value in zip(written, values, strict=True):
         ctx.write(v, value)
@@ -476,7 +509,7 @@ def _switch(
         index = index_fn(*extra)
         if checks is not None:
             checks(ctx, op, extra)
-        var_vals = [ctx.read(v) for v in written]
+        var_vals = _entry_values(ctx, written)
         fs = [branch(b, ctx, known, written) for b in range(len(bodies))]
         try:
             if static_index is not None:
@@ -935,7 +968,7 @@ def while_loop(
                 return new + [reads[r] for r in cleared], new_vars
 
             init = [jnp.asarray(v, d) for v, d in zip(extra[:n_out], dtypes_, strict=True)]
-            var_vals = [ctx.read(v) for v in written]
+            var_vals = _entry_values(ctx, written)
             try:
                 if buffers and any(jnp.ndim(init[k]) == 0 for k in buffers):
                     init = _made_buffers(ctx, loop_body, params, known, written, init, var_vals)

@@ -515,6 +515,9 @@ def _gradients_op(
                     # The read's own value (it may follow an assignment), x's derivative.
                     memo[a] = ctx.memo.get(a, at[x]) + (at[x] - jax.lax.stop_gradient(at[x]))
             sub = RunContext(dict(ctx.variables), memo, True, ctx.initialized, ctx.fed)
+            # The written variables' values when each construct of the run started: a
+            # loop's recomputation replays its forward run's random draws.
+            sub.construct_entries = getattr(ctx, "construct_entries", {})
             user = (overrides, ctx) if overrides else None
             for p in inner_order:
                 # Its value in the run; the derivative through the points it depends

@@ -217,6 +217,10 @@ def generator_compute(
         n = calls(ctx, *values) if calls is not None else _inferred_calls(ctx.op)
         if not ctx.frozen:
             ctx.write(state, _advance(position, n))
+        elif getattr(ctx, "replaying", False):
+            # A gradient's replay of a tf.while_loop/tf.cond body: the position is the
+            # forward run's; the replay's own copy moves on for the next iteration.
+            ctx.variables[state] = _advance(position, n)
         elif values:
             # A gradient's re-evaluation of a node with inputs (a shape computed from
             # the differentiated tensors) runs after this run's write: the run's
@@ -491,7 +495,9 @@ def philox_run(
         check_range(ctx, low, high, size)
     calls = size * philox.RESERVED_SAMPLES_PER_OUTPUT
     position = ctx.read(state)
-    if ctx.frozen:  # a gradient's re-evaluation, after this run's write
+    if ctx.frozen and getattr(ctx, "replaying", False):
+        ctx.variables[state] = _advance(position, calls)  # a body's replay (generator_compute)
+    elif ctx.frozen:  # a gradient's re-evaluation, after this run's write
         position = _advance(position, -calls % 2**64)
     else:
         ctx.write(state, _advance(position, calls))
