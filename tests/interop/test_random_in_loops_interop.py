@@ -5,7 +5,9 @@ values and gradients of several consecutive runs are compared. TF's gradient of 
 loop reuses the masks its forward pass drew (one draw position per iteration) and the
 stream moves on once per run. Before the fix jtrain's gradient re-ran the loop from the
 stream's position after the run, with one position for every iteration (the while
-loop cases gave ``y = 10, 8`` and gradients ``8, 12``).
+loop cases gave ``y = 10, 8`` and gradients ``8, 12``). The loops run with
+``parallel_iterations=1``: a draw that does not depend on the loop variables races
+across TF's parallel iterations (which iteration gets which draw varies in TF).
 """
 
 from __future__ import annotations
@@ -29,7 +31,13 @@ def test_dropout_in_while_loop_gradient_uses_forward_masks():
         def body(i, a):
             return [i + 1, a + tf.nn.dropout(tf.ones([4]) * w, keep_prob=0.5, seed=3)]
 
-        _, out = tf.while_loop(lambda i, a: i < 2, body, [0, tf.zeros([4])], maximum_iterations=2)
+        _, out = tf.while_loop(
+            lambda i, a: i < 2,
+            body,
+            [0, tf.zeros([4])],
+            maximum_iterations=2,
+            parallel_iterations=1,
+        )
         y = tf.reduce_sum(out)
         (g,) = tf.gradients(y, [w])
         return lambda sess: _runs([y, g, out], sess)
@@ -49,7 +57,13 @@ def test_random_uniform_in_while_loop_three_iterations_gradient():
             noise = tf.random_uniform([3], seed=9)
             return [i + 1, a + tf.square(w * noise)]
 
-        _, out = tf.while_loop(lambda i, a: i < 3, body, [0, tf.zeros([3])], maximum_iterations=3)
+        _, out = tf.while_loop(
+            lambda i, a: i < 3,
+            body,
+            [0, tf.zeros([3])],
+            maximum_iterations=3,
+            parallel_iterations=1,
+        )
         loss = tf.reduce_sum(out)
         (g,) = tf.gradients(loss, [w])
         return lambda sess: _runs([out, g], sess)
@@ -87,3 +101,38 @@ def test_dropout_without_loop_gradient_is_mask_over_keep_prob():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours)
+
+
+def test_dropout_in_nested_while_loop_and_cond_gradient():
+    def script(tf):
+        tf.set_random_seed(3)
+        w = tf.Variable([1.0, 2.0])
+
+        def inner(j, b):
+            d = tf.nn.dropout(tf.ones([2]) * w, keep_prob=0.5, seed=8)
+            return [j + 1, b + tf.cond(j < 1, lambda: d * w, lambda: d)]
+
+        def outer(i, a):
+            _, b = tf.while_loop(
+                lambda j, b: j < 2,
+                inner,
+                [0, tf.zeros([2])],
+                maximum_iterations=2,
+                parallel_iterations=1,
+            )
+            return [i + 1, a + b * tf.random_uniform([2], seed=4)]
+
+        # parallel_iterations=1: TF draws in iteration order (a draw that does not
+        # depend on the loop variables races across TF's parallel iterations)
+        _, out = tf.while_loop(
+            lambda i, a: i < 2,
+            outer,
+            [0, tf.zeros([2])],
+            maximum_iterations=2,
+            parallel_iterations=1,
+        )
+        (g,) = tf.gradients(tf.reduce_sum(out), [w])
+        return lambda sess: _runs([out, g], sess)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=1e-6)
