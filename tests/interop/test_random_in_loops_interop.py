@@ -12,6 +12,7 @@ across TF's parallel iterations (which iteration gets which draw varies in TF).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tests.interop.twin import assert_twins, run_both
@@ -136,3 +137,24 @@ def test_dropout_in_nested_while_loop_and_cond_gradient():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=1e-6)
+
+
+def test_dynamic_rnn_dropout_wrapper_gradients():
+    def script(tf):
+        tf.set_random_seed(7)
+        x = tf.constant(np.linspace(-1.0, 1.0, 2 * 3 * 2, dtype=np.float32).reshape(2, 3, 2))
+        # constant weights: the test is about the dropout masks, not the initializers
+        with tf.variable_scope("rnn_scope", initializer=tf.constant_initializer(0.3)):
+            cell = tf.nn.rnn_cell.BasicRNNCell(3, name="rnn_cell")
+            cell = tf.nn.rnn_cell.DropoutWrapper(
+                cell, input_keep_prob=0.5, output_keep_prob=0.7, seed=11
+            )
+            # parallel_iterations=1: TF draws in time order (with parallel iterations
+            # its draws race: which time step gets which draw varies between runs)
+            outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, parallel_iterations=1)
+        loss = tf.reduce_sum(tf.square(outputs))
+        grads = tf.gradients(loss, tf.trainable_variables())
+        return lambda sess: _runs([outputs, grads], sess)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=1e-5, atol=1e-6)

@@ -130,7 +130,7 @@ def _output_specs(func: Callable[..., Any], tensors: list[ops.Tensor], op_name: 
                 multiple = getattr(e, "required_multiple", None)
                 if multiple and multiple not in fills and len(fills) < 3 * len(_FILLS):
                     fills += [multiple, 2 * multiple]
-            if len(outs) == 2 or (fits and fits[0] in known):
+            if len(outs) == 2:
                 break
         if not outs:
             shapes = ", ".join(str(t.shape) for t in tensors)
