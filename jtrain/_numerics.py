@@ -128,6 +128,34 @@ def rounded_nonnegative(x: jax.Array) -> jax.Array:
     return jnp.where(_sign_bit_set(x), -jnp.abs(x), x)
 
 
+@jax.custom_jvp
+def _kept(x: jax.Array) -> jax.Array:
+    """:func:`rounded`, differentiated as the identity (``|x|``'s derivative at +0 is 0)."""
+    return rounded(x)
+
+
+@_kept.defjvp
+def _kept_jvp(primals: tuple, tangents: tuple) -> tuple:
+    return _kept(primals[0]), tangents[0]
+
+
+def rounded_product(x: Any, y: Any) -> Any:
+    """``x * y`` rounded to its dtype before it meets an addition: TF's ``Mul``.
+
+    Without it XLA's CPU backend contracts ``x * y + z`` (two graph ops) into one FMA:
+    measured on 4,096 float32 normals, 21-30% of ``x * y + z``, ``z - x * y``,
+    ``x * 3.1 + z`` differed from TF 2.21 by 1 ulp. Differentiated as the product
+    (the barrier is the identity, its derivative 1). ``x * x`` takes
+    :func:`rounded_nonnegative` (XLA knows a square is not negative).
+    """
+    product = jnp.multiply(x, y)
+    if not _is_float(product):
+        return product
+    if x is y:
+        return rounded_nonnegative(product)  # the identity wherever differentiated
+    return _kept(product)
+
+
 def rounded_square(x: jax.Array) -> jax.Array:
     """``x * x`` rounded to its dtype before it meets an addition: TF's ``Square``
     (see :func:`rounded_nonnegative`)."""

@@ -35,7 +35,7 @@ from adapters.v1.framework.op_def import (
     np_dtype,
 )
 from adapters.v1.framework.tensor_shape import TensorShape
-from jtrain._numerics import kernel_divide, rounded_square
+from jtrain._numerics import kernel_divide, rounded_product, rounded_square
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
 _SIGNED = FLOATING + ("int8", "int16", "int32", "int64", "complex64", "complex128")
@@ -210,7 +210,7 @@ _BINARY = [
     # names, op type, default node name, implementation, allowed dtypes
     (("add", "math.add"), "AddV2", "Add", jnp.add, NUMERIC),
     (("subtract", "math.subtract"), "Sub", "Sub", jnp.subtract, NUMERIC),
-    (("multiply", "math.multiply"), "Mul", "Mul", jnp.multiply, NUMERIC),
+    (("multiply", "math.multiply"), "Mul", "Mul", rounded_product, NUMERIC),
     (("truediv", "math.truediv"), "RealDiv", "truediv", _truediv, NUMERIC),
     (("divide", "math.divide"), "RealDiv", "truediv", _truediv, NUMERIC),
     (("realdiv", "math.realdiv"), "RealDiv", "RealDiv", _realdiv, NUMERIC),
@@ -1619,7 +1619,7 @@ define(
 define(
     ("math.scalar_mul", "scalar_mul"),
     "Mul",
-    jnp.multiply,
+    rounded_product,
     params="scalar, x, name=None",
     allowed=NUMERIC,
     default_name="scalar_mul",
