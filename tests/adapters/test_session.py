@@ -86,7 +86,9 @@ def test_linear_regression_converges_with_gradients(graph):
     y = tf.placeholder("float32", [None], name="y")
     w = tf.Variable(np.zeros(3, np.float32), name="w")
     b = tf.Variable(0.0, name="b")
-    loss = tf.jax_function(lambda p, t: jnp.mean((p - t) ** 2), [x @ w + b, y], name="loss")
+    # (``x @ w`` of a rank-1 w is TF's rank error, as tf.matmul's: a weighted sum here)
+    pred = tf.reduce_sum(x * w, 1) + b
+    loss = tf.jax_function(lambda p, t: jnp.mean((p - t) ** 2), [pred, y], name="loss")
     gw, gb = tf.gradients(loss, [w, b])
     train = tf.group(w.assign_sub(0.1 * gw), b.assign_sub(0.1 * gb))
     with tf.Session() as sess:
