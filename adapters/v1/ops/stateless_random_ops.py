@@ -535,8 +535,9 @@ def binomial_samples(
 
     Args:
       key: ``uint32[2]``, counter: ``uint32[4]`` (from the seed).
-      counts, probs: the parameters (float16/32/64), broadcast together to a suffix of
+      counts: the counts (float16/32/64), broadcast with ``probs`` to a suffix of
         ``shape``.
+      probs: the probabilities, of the same dtype.
       shape: the output shape.
       dtype: float16, float32, float64, int32 or int64.
     """
@@ -700,8 +701,11 @@ def parameterized_truncated_normal_samples(
 
     Args:
       key: ``uint32[2]``, counter: ``uint32[4]`` (from the seed).
-      means, stddevs, minvals, maxvals: float32/float64 parameters broadcasting to a
-        suffix of ``shape``.
+      means: float32/float64 means, the four parameters broadcasting to a suffix of
+        ``shape``.
+      stddevs: the standard deviations.
+      minvals: the lower bounds.
+      maxvals: the upper bounds.
       shape: the output shape.
 
     Returns:
