@@ -150,7 +150,6 @@ GAPS: dict[str, str] = {
         "`threefry` draws from `jax.random`"
         for name in ("normal", "truncated_normal")
     },
-    "random.stateless_categorical": "values differ from TF's (`jax.random`)",
     # array and linear-algebra ops (adapters/v1/ops/array_ops.py, linalg_ops.py)
     "boolean_mask": "`mask` must be known when the graph is built (a constant): the "
     "result's shape depends on it",

@@ -91,7 +91,6 @@ __all__ = [
     "stateless_random_uniform",
     "stateless_random_normal",
     "stateless_truncated_normal",
-    "stateless_categorical",
 ]
 
 DEFAULT_GRAPH_SEED = 87654321
@@ -1361,18 +1360,3 @@ def stateless_truncated_normal(
         stateless=True,
         as_key=as_key,
     )
-
-
-def stateless_categorical(
-    logits: Any,
-    num_samples: Any,
-    seed: Any,
-    dtype: Any = dtypes.int64,
-    name: str | None = None,
-) -> ops.Tensor:
-    """``categorical`` as a pure function of ``seed`` (``tf.random.stateless_categorical``).
-
-    Values are ``jax.random``'s, not TF's.
-    """
-    with ops.get_default_graph().name_scope(name or "stateless_categorical"):
-        return _categorical(logits, num_samples, dtype, seed, True)
