@@ -90,3 +90,12 @@ def assert_twins(theirs: Any, ours: Any, rtol: float = 1e-6, atol: float = 0.0) 
             assert o.tolist() == t.tolist(), f"leaf {i}"
         else:
             np.testing.assert_allclose(o, t, rtol=rtol, atol=atol, err_msg=f"leaf {i}")
+
+
+def kernel_message(error: BaseException) -> tuple[str, str]:
+    """``(error class name, the kernel's message)`` of a run's error: the line before
+    ``[[{{node ...}}]]`` (TF wraps it in the graph's tracebacks), else the first line."""
+    lines = str(getattr(error, "message", error)).split("\n")
+    ends = [i for i, line in enumerate(lines) if line.strip().startswith("[[")]
+    line = lines[ends[0] - 1] if ends and ends[0] > 0 else lines[0]
+    return type(error).__name__, line.strip()

@@ -26,7 +26,15 @@ import numpy as np
 from adapters.v1.client import _replicas, data_parallel
 from adapters.v1.client.session_config import check_config, timeout_ms
 from adapters.v1.client.variable_store import VariableStore
-from adapters.v1.framework import _x64, auto_mixed_precision, dtypes, nest, ops, runtime_checks
+from adapters.v1.framework import (
+    _x64,
+    auto_mixed_precision,
+    dtypes,
+    nest,
+    ops,
+    runtime_checks,
+    shape_errors,
+)
 from adapters.v1.framework.sparse_tensor import SparseTensor
 from adapters.v1.ops.data_flow_ops import blocking_deadline
 from jtrain import errors, xla_options
@@ -110,8 +118,15 @@ class RunContext:
                 continue
             outer, self.op = self.op, op
             compute = auto_mixed_precision.wrap(op.type, op._compute)
+            args = [self.memo[t] for t in op.inputs]
             try:
-                outs = compute(self, *[self.memo[t] for t in op.inputs])
+                outs = compute(self, *args)
+            except (TypeError, ValueError) as e:
+                # JAX refusing the fed shapes: TF's kernel error, naming the node.
+                error = shape_errors.kernel_error(op, args, e)
+                if error is None:
+                    raise
+                raise error from e
             finally:
                 self.op = outer
             for t, v in zip(op.outputs, outs, strict=True):
@@ -788,7 +803,14 @@ def _poll_until_ready(
 def _run_host_ops(session: Any, host_ops: list[ops.Operation], values: dict) -> None:
     """Runs host operations in order; their outputs go into ``values``."""
     for op in host_ops:
-        outs = op._compute(session, *[values[t] for t in op.inputs])
+        args = [values[t] for t in op.inputs]
+        try:
+            outs = op._compute(session, *args)
+        except (TypeError, ValueError) as e:
+            error = shape_errors.kernel_error(op, args, e)
+            if error is None:
+                raise
+            raise error from e
         for t, v in zip(op.outputs, outs, strict=True):
             values[t] = v
 
