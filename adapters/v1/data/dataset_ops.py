@@ -387,10 +387,24 @@ class DatasetV1(structure.Structured):
         Args:
           batch_size: a positive int.
           padded_shapes: per component, the shape to pad to (``None`` or ``-1``
-            dimensions: the batch's largest); ``None``: every dimension the largest.
-          padding_values: per component, the scalar to pad with (default 0, ``b""``).
+            dimensions: the batch's largest; a ``TensorShape``, a list or a constant
+            ``tf.int64`` vector); ``None``: every dimension the largest.
+          padding_values: per component, the scalar to pad with, of the component's
+            dtype by TF's literal rules (``None``: 0, ``b""`` for strings); one scalar
+            pads every component.
           drop_remainder: as ``batch``.
           name: unused (TF's op name).
+
+        Raises:
+          ValueError: a padded shape of another rank than its component's or smaller
+            than its static shape; a padding value that is not a scalar.
+          TypeError: a padding value of another dtype than its component's (``0`` is
+            ``tf.int32``: an int64 component needs ``np.int64(0)``); a padded-shape
+            tensor that is not ``tf.int64``.
+          NotImplementedError: a padded shape or padding value known only when the
+            graph runs.
+
+        A row longer than its padded shape raises ``DataLossError`` at its run, as TF.
         """
         return _PaddedBatch(
             self, _as_count(batch_size, "batch_size"), padded_shapes, padding_values, drop_remainder
@@ -1322,7 +1336,7 @@ class _Batch(_Unary):
                 return
             try:
                 batch = self._batch(rows)
-            except errors.InvalidArgumentError as e:
+            except (errors.InvalidArgumentError, errors.DataLossError) as e:
                 yield run.failure(self, e)
                 continue
             yield batch
@@ -1342,15 +1356,8 @@ class _PaddedBatch(_Batch):
                     )
             self._shapes = [TensorShape([None] * (s.rank or 0)) for s in shapes]
         else:
-            given = structure.flatten_up_to(input_dataset._structure, padded_shapes)
-            self._shapes = [
-                TensorShape([None if d is None or d == -1 else d for d in _dims(g)]) for g in given
-            ]
-        if padding_values is None:
-            self._pads = [b"" if s.dtype == dtypes.string else 0 for s in specs]
-        else:
-            pads = structure.flatten_up_to(input_dataset._structure, padding_values)
-            self._pads = [np.asarray(p).item() if not isinstance(p, bytes) else p for p in pads]
+            self._shapes = padded_shapes_for(input_dataset._structure, specs, padded_shapes)
+        self._pads = padding_values_for(input_dataset._structure, specs, padding_values)
         dim = batch_size if drop_remainder else None
         padded_specs = [
             Spec(TensorShape([dim]).concatenate(p), s.dtype)
@@ -1362,12 +1369,139 @@ class _PaddedBatch(_Batch):
         return padded_stack(rows, [s.as_list() for s in self._shapes], self._pads)
 
 
+def padded_shapes_for(input_structure: Any, specs: list[Spec], padded_shapes: Any) -> list[Any]:
+    """Each component's padded shape, as TF's ``padded_batch`` reads ``padded_shapes``.
+
+    Args:
+      input_structure: the input dataset's element structure.
+      specs: its flat component specs.
+      padded_shapes: per component, a ``TensorShape``, a list of ints (``None`` or
+        ``-1``: the batch's largest) or a constant ``tf.int64`` vector.
+
+    Returns:
+      The flat list of ``TensorShape``s (unknown dimensions ``None``).
+
+    Raises:
+      ValueError: a padded shape of another rank than its component's, or smaller
+        than its component's static shape; a tensor that is not a vector.
+      TypeError: a tensor that is not ``tf.int64``.
+      NotImplementedError: a padded shape known only when the graph runs.
+    """
+    given = structure.flatten_up_to(input_structure, padded_shapes)
+    shapes = []
+    for g, spec in zip(given, specs, strict=True):
+        if isinstance(g, ops.Tensor):
+            from adapters.v1.framework.tensor_util import get_static_value
+
+            if g.shape.rank is not None and g.shape.rank != 1:
+                raise ValueError(
+                    f"Padded shape {g} must be a `tf.int64` vector tensor, but its shape was "
+                    f"{g.shape}."
+                )
+            if g.dtype != dtypes.int64:
+                raise TypeError(
+                    f"Padded shape {g} must be a `tf.int64` vector tensor, but its element "
+                    f"type was {g.dtype.name}."
+                )
+            static = get_static_value(g)
+            if static is None:
+                raise NotImplementedError(
+                    "padded_batch: a padded shape computed when the graph runs is not "
+                    "supported; give it as a list of ints or a TensorShape"
+                )
+            g = [None if d == -1 else int(d) for d in np.asarray(static).tolist()]
+        shape = TensorShape(
+            None if isinstance(g, TensorShape) and g.rank is None
+            else [None if d is None or d == -1 else d for d in _dims(g)]
+        )  # fmt: skip
+        if not _padded_shape_compatible(shape, spec.shape):
+            raise ValueError(
+                f"The padded shape {shape} is not compatible with the shape {spec.shape} of "
+                "the corresponding input component."
+            )
+        shapes.append(shape)
+    return shapes
+
+
+def _padded_shape_compatible(padded: TensorShape, shape: TensorShape) -> bool:
+    if padded.rank is None or shape.rank is None:
+        return True
+    if padded.rank != shape.rank:
+        return False
+    return all(
+        p is None or d is None or p >= d
+        for p, d in zip(padded.as_list(), shape.as_list(), strict=True)
+    )
+
+
+def padding_values_for(input_structure: Any, specs: list[Spec], padding_values: Any) -> list[Any]:
+    """Each component's padding value, as TF's ``padded_batch`` reads ``padding_values``.
+
+    Args:
+      input_structure: the input dataset's element structure.
+      specs: its flat component specs.
+      padding_values: ``None`` (0, ``b""`` for strings), one scalar for every
+        component, or per component a scalar or ``None``; Python values take TF's
+        literal dtypes (``0`` is ``tf.int32``, ``0.0`` ``tf.float32``).
+
+    Returns:
+      The flat list of padding values (Python scalars or ``bytes``).
+
+    Raises:
+      ValueError: a value that is not a scalar.
+      TypeError: a value whose dtype is not its component's.
+      NotImplementedError: a tensor value known only when the graph runs.
+    """
+    from adapters.v1.framework.tensor_util import get_static_value
+
+    defaults = [b"" if s.dtype == dtypes.string else 0 for s in specs]
+    if padding_values is None:
+        return defaults
+    if structure.is_structure(input_structure) and not isinstance(
+        padding_values, (tuple, list, dict)
+    ):  # one value for every component
+        given = [padding_values] * len(specs)
+    else:
+        given = structure.flatten_up_to(input_structure, padding_values)
+    pads = []
+    for value, spec, default in zip(given, specs, defaults, strict=True):
+        if value is None:
+            pads.append(default)
+            continue
+        if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor"):
+            tensor = ops.convert_to_tensor(value)
+            shape, dtype = tensor.shape, tensor.dtype
+            static = get_static_value(tensor)
+            if static is None and shape.rank == 0 and dtype == spec.dtype:
+                raise NotImplementedError(
+                    "padded_batch: a padding value computed when the graph runs is not "
+                    "supported; give it as a Python or NumPy scalar or a constant"
+                )
+        else:
+            static = literal_array(value)
+            shape = TensorShape(static.shape)
+            dtype = dtypes.string if static.dtype.kind in "OSU" else dtypes.as_dtype(static.dtype)
+        if not shape.is_compatible_with(TensorShape([])):
+            raise ValueError(
+                "Invalid `padding_values`. `padding_values` values should be scalars, but got "
+                f"{shape}."
+            )
+        if dtype != spec.dtype:
+            raise TypeError(
+                f"Invalid `padding_values`. `padding_values` values type {dtype} does not "
+                f"match type {spec.dtype} of the corresponding input component."
+            )
+        item = np.asarray(static).item()
+        pads.append(item.encode() if isinstance(item, str) else item)
+    return pads
+
+
 def padded_stack(rows: list[Element], shapes: list[list[Any]], pads: list[Any]) -> Element:
     """``rows`` stacked per component, each padded with its ``pads`` value to its
     ``shapes`` (a ``None`` dimension: the rows' largest), as ``padded_batch``.
 
     Raises:
-      InvalidArgumentError: a row larger than its padded shape.
+      DataLossError: a row larger than its padded shape (TF's error class here).
     """
     out = []
     for i, (shape, pad) in enumerate(zip(shapes, pads, strict=True)):
@@ -1376,11 +1510,11 @@ def padded_stack(rows: list[Element], shapes: list[list[Any]], pads: list[Any]) 
         for d, want in enumerate(shape):
             largest = max(p.shape[d] for p in parts)
             if want is not None and largest > want:
-                raise errors.InvalidArgumentError(
+                raise errors.DataLossError(
                     None,
                     None,
-                    f"Attempted to pad to a smaller size than the input element: {want} "
-                    f"< {largest} in dimension {d} of component {i}",
+                    "Attempted to pad to a smaller size than the input element. "
+                    f"({want} < {largest} in dimension {d} of component {i})",
                 )
             dims.append(largest if want is None else want)
         batch = np.full((len(parts), *dims), pad, dtype=parts[0].dtype)

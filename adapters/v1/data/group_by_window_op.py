@@ -23,12 +23,13 @@ from adapters.v1.data.dataset_ops import (
     Run,
     _as_count,
     _component,
-    _dims,
     _Function,
     _spec_of,
     _stack,
     _Unary,
+    padded_shapes_for,
     padded_stack,
+    padding_values_for,
 )
 from adapters.v1.data.host_graph import HostGraph
 from adapters.v1.data.structure import DatasetSpec, Spec
@@ -213,17 +214,14 @@ class BucketBySequenceLength(_Grouped):
         self._no_padding = bool(no_padding)
         self._drop = bool(drop_remainder)
         specs = input_dataset._flat_specs()
-        if padded_shapes is None:
+        if padded_shapes is None or self._no_padding:  # TF reads neither without padding
             shapes = [s.shape for s in specs]
         else:
-            given = structure.flatten_up_to(input_dataset._structure, padded_shapes)
-            shapes = [TensorShape([None if d == -1 else d for d in _dims(g)]) for g in given]
+            shapes = padded_shapes_for(input_dataset._structure, specs, padded_shapes)
         self._shapes = [None if s.rank is None else s.as_list() for s in shapes]
-        if padding_values is None:
-            self._pads = [b"" if s.dtype == dtypes.string else 0 for s in specs]
-        else:
-            pads = structure.flatten_up_to(input_dataset._structure, padding_values)
-            self._pads = [p if isinstance(p, bytes) else np.asarray(p).item() for p in pads]
+        self._pads = padding_values_for(
+            input_dataset._structure, specs, None if self._no_padding else padding_values
+        )
         # TF's batch size is a tensor (the bucket's): the batch dimension is unknown.
         out = [
             Spec(TensorShape([None]).concatenate(s.shape if self._no_padding else p), s.dtype)
