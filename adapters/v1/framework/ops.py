@@ -102,6 +102,12 @@ class Tensor:
         return self._op.graph
 
     @property
+    def device(self) -> str:
+        """The device of the op producing this tensor (TF's ``Tensor.device``; "" if
+        none); recorded only."""
+        return self._op.device
+
+    @property
     def name(self) -> str:
         return f"{self._op.name}:{self._value_index}"
 
@@ -385,6 +391,9 @@ class Operation:
         # The device requested by the enclosing ``tf.device`` scopes (recorded only:
         # XLA places the computation; see training/device_setter.py).
         self._device = ""
+        # TF's ``_class`` attribute: the colocation groups (``b"loc:@name"``) set by
+        # ``colocate_with`` scopes or a variable's constructor; None: the op has none.
+        self._class: list[bytes] | None = None
         # A host op's batch form, used by a queue runner that enqueues record by record
         # (training/batched_enqueue.py): a reader's ``read_many(session, n)``, a row-wise
         # op's ``compute`` over inputs with a leading batch dimension, an enqueue's
@@ -426,6 +435,13 @@ class Operation:
         """The outputs (TF's ``Operation.values()``)."""
         return self._outputs
 
+    def colocation_groups(self) -> list[bytes]:
+        """The op's colocation groups: its ``_class`` attribute's ``loc:@`` entries, or
+        ``[b"loc:@<its name>"]`` when it has none (TF's ``Operation.colocation_groups``).
+        Recorded only: XLA places the computation."""
+        groups = [g for g in self._class or () if g.startswith(b"loc:@")]
+        return groups or [f"loc:@{self._name}".encode()]
+
     def get_attr(self, name: str) -> Any:
         """The value of the op's attribute ``name``.
 
@@ -448,6 +464,8 @@ class Operation:
         if variable is not None:  # a variable's own op (TF's VariableV2)
             attrs.update(dtype=as_dtype(variable.dtype).base_dtype, shape=variable.shape)
             attrs.update(container="", shared_name="")
+            if self._class is not None:
+                attrs["_class"] = list(self._class)
             return attrs
         first = self._outputs[0] if self._outputs else None
         if self._type in ("Placeholder", "PlaceholderWithDefault") and first is not None:
@@ -463,6 +481,8 @@ class Operation:
             attrs["T"] = as_dtype(first.dtype)
         if self._gradient_op_type is not None:  # set by Graph.gradient_override_map
             attrs["_gradient_op_type"] = self._gradient_op_type.encode()
+        if self._class is not None:
+            attrs["_class"] = list(self._class)
         return attrs
 
     def run(self, feed_dict: dict | None = None, session: Any = None) -> None:
@@ -688,10 +708,13 @@ class Graph:
             _refuse_overrides_of_parts(op, self._gradient_override_map)
         if self._device_stack:
             self._apply_device(op)
-        for colocated in reversed(getattr(self._local, "colocation", ())):
+        colocation = getattr(self._local, "colocation", ())
+        for colocated in reversed(colocation):
             if colocated.device:  # TF: the innermost colocation op with a device
                 op._device = colocated.device
                 break
+        if colocation:  # TF's ``_class``: every colocation op's groups, sorted
+            op._class = sorted({g for c in colocation for g in c.colocation_groups()})
         for frame in self._control_stack:
             frame.seen.add(op)
         self._ops.append(op)
@@ -881,8 +904,9 @@ class Graph:
         tensor or variable (its op), or a value TF converts to a constant (as TF,
         which then colocates with that new ``Const``). As TF, inside the block the
         enclosing ``tf.device`` scopes are set aside and an op created takes the
-        device of the innermost colocation op that has one (the ``_class``
-        colocation attribute is not written to ``GraphDef``s).
+        device of the innermost colocation op that has one and the colocation
+        groups of all of them, sorted, as its ``_class`` attribute
+        (``Operation.colocation_groups()``, ``NodeDef`` attribute ``_class``).
 
         Raises:
           ValueError: ``op`` is ``None`` without ``ignore_existing=True`` (TF's message).

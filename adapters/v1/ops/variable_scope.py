@@ -612,6 +612,7 @@ def _true_getter(
         reuse=reuse, trainable=trainable, collections=collections,
         validate_shape=validate_shape, constraint=constraint,
         synchronization=synchronization, aggregation=aggregation, use_resource=use_resource,
+        caching_device=caching_device,
     )  # fmt: skip
 
 
@@ -630,9 +631,11 @@ def _true_getter_single(
     aggregation: Any = None,
     partition_info: Any = None,
     use_resource: bool | None = None,
+    caching_device: Any = None,
 ) -> Variable:
     """Gets or creates the unpartitioned variable ``name`` (a full name); a new one is
-    a resource variable when ``use_resource`` (None: ``tf.resource_variables_enabled()``)."""
+    a resource variable when ``use_resource`` (None: ``tf.resource_variables_enabled()``),
+    its ``value()`` read on ``caching_device`` when given (recorded only)."""
     graph = ops.get_default_graph()
     store = _store(graph)
     if name in store:
@@ -661,6 +664,7 @@ def _true_getter_single(
     var = _create_variable(
         name, shape, dtype, initializer, trainable, collections, constraint,
         synchronization, aggregation, validate_shape, partition_info, use_resource,
+        caching_device,
     )  # fmt: skip
     store[name] = var
     if regularizer is not None:
@@ -691,6 +695,7 @@ def _create_variable(
     validate_shape: bool = True,
     partition_info: Any = None,
     use_resource: bool | None = None,
+    caching_device: Any = None,
 ) -> Variable:
     """A new ``Variable`` named ``name`` exactly, with TF's default initializers."""
     dtype = ops.as_dtype(dtype if dtype is not None else np.float32)
@@ -735,4 +740,5 @@ def _create_variable(
             synchronization=synchronization,
             aggregation=aggregation,
             use_resource=use_resource,
+            caching_device=caching_device,
         )

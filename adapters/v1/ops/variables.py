@@ -157,6 +157,16 @@ class Variable(metaclass=_VariableMeta):
       name: the op name (default ``"Variable"``), made unique in the graph.
       dtype: converts the initial value to this dtype.
       shape: the static shape (defaults to the initial value's).
+      caching_device: the device of the ``/read`` op (``value()``), recorded only
+        (default None: colocated with the variable).
+
+    Devices are recorded as TF records them (``device``, ``op.device``, the
+    ``_class`` colocation attribute, ``NodeDef.device``), never used: jtrain runs
+    every variable on the JAX device. As TF, a variable's ``Assign`` and ``read``
+    ops, and ops that write a ref variable (``assign``, ``scatter_*``), are
+    colocated with its op (device and ``_class`` ``loc:@name``); a callable initial
+    value (and a resource variable's) is built with no device, ``_class``
+    ``loc:@name`` on its ops and on the variable's op.
 
     The value is read as ``var.value()`` (also what arithmetic on the variable
     uses); ``var.read_value()`` makes a fresh read that honours the active control
@@ -214,18 +224,12 @@ class Variable(metaclass=_VariableMeta):
         # Controls active where the variable is created don't apply to its ops.
         with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
             self._name = scope[:-1]
-            if callable(initial_value):
-                with graph.name_scope("Initializer"):
-                    initial_value = initial_value()
-            if dtype is not None and not isinstance(initial_value, ops.Tensor):
-                initial_value = np.asarray(initial_value, dtype=ops.as_dtype(dtype))
-            init = ops.convert_to_tensor(initial_value, dtype=None, name="initial_value")
-            self._dtype = (init.dtype if dtype is None else ops.as_dtype(dtype)).base_dtype
-            if init.dtype != self._dtype:
-                from adapters.v1.ops.script_ops import lift
-
-                target = self._dtype
-                init = lift(lambda x: x.astype(target), [init], name="Cast")
+            # TF's ``_attr_scope({"_class": loc:@name})`` with ``device(None)`` around a
+            # callable initial value (every initial value of a resource variable).
+            first_op = len(graph._ops)
+            from_fn = callable(initial_value) or self._resource
+            with graph.device(None) if from_fn else contextlib.nullcontext():
+                init = self._initial_tensor(initial_value, dtype)
             self._initial_value = init
             var_shape = init.shape if shape is None else tuple(shape)
             if var_shape is None or any(d is None for d in var_shape):
@@ -243,9 +247,56 @@ class Variable(metaclass=_VariableMeta):
             # ``graph.get_tensor_by_name("w:0")`` and ``sess.run("w:0")`` work.
             self._variable_op = self._read_op(None)
             self._variable_op._variable = self
-            self._initializer_op = self._assign_op(init, "Assign")
-            self._snapshot = self._read_op("read")
+            if from_fn:
+                group = [f"loc:@{self._name}".encode()]
+                for op in graph._ops[first_op:]:
+                    if op._class is None:
+                        op._class = list(group)
+            self._caching_device = caching_device
+            device = self._variable_op.device
+            if self._resource:  # TF: the handle's device, no colocation
+                with graph.colocate_with(None, ignore_existing=True), graph.device(device):
+                    self._initializer_op = self._assign_op(init, "Assign")
+                if caching_device is not None:
+                    with graph.colocate_with(None, ignore_existing=True):
+                        with graph.device(caching_device):
+                            self._snapshot = self._read_op("read")
+                else:
+                    with graph.device(device):
+                        self._snapshot = self._read_op("read")
+            else:
+                self._initializer_op = self._assign_op(init, "Assign")
+                if caching_device is not None:
+                    with graph.device(caching_device):
+                        self._snapshot = self._read_op("read")
+                else:
+                    with graph.colocate_with(self._variable_op):
+                        self._snapshot = self._read_op("read")
         graph.add_to_collections(collections, self)
+
+    def _initial_tensor(self, initial_value: Any, dtype: Any) -> ops.Tensor:
+        """The initial value as a tensor of the variable's dtype (sets ``_dtype``)."""
+        graph = self._graph
+        if callable(initial_value):
+            with graph.name_scope("Initializer"):
+                initial_value = initial_value()
+        if dtype is not None and not isinstance(initial_value, ops.Tensor):
+            initial_value = np.asarray(initial_value, dtype=ops.as_dtype(dtype))
+        init = ops.convert_to_tensor(initial_value, dtype=None, name="initial_value")
+        self._dtype = (init.dtype if dtype is None else ops.as_dtype(dtype)).base_dtype
+        if init.dtype != self._dtype:
+            from adapters.v1.ops.script_ops import lift
+
+            target = self._dtype
+            init = lift(lambda x: x.astype(target), [init], name="Cast")
+        return init
+
+    def _colocated(self) -> contextlib.AbstractContextManager[None]:
+        """Where an op writing the variable is made: as TF's ops with a ref input,
+        colocated with a ref variable's op; a resource variable's in the current scopes."""
+        if self._resource:
+            return contextlib.nullcontext()
+        return self._graph.colocate_with(self._variable_op)
 
     # -- ops --------------------------------------------------------------------
     def _read_op(self, name: str | None) -> Any:
@@ -300,13 +351,14 @@ class Variable(metaclass=_VariableMeta):
             ctx.write(var, new)
             return (new,)
 
-        op = self._graph.create_op(
-            {"set": "Assign", "add": "AssignAdd", "sub": "AssignSub"}[kind],
-            name,
-            inputs=[value],
-            compute=compute,
-            output_specs=[(self._shape, self._dtype)],
-        )
+        with self._colocated():
+            op = self._graph.create_op(
+                {"set": "Assign", "add": "AssignAdd", "sub": "AssignSub"}[kind],
+                name,
+                inputs=[value],
+                compute=compute,
+                output_specs=[(self._shape, self._dtype)],
+            )
         op._writes = (self,)
         op._assigns = (kind, value)
         if combine is not None or checked:
@@ -331,6 +383,14 @@ class Variable(metaclass=_VariableMeta):
     @property
     def op(self) -> ops.Operation:
         return self._variable_op
+
+    @property
+    def device(self) -> str:
+        """The device of the variable's op (TF's ``Variable.device``; "" if none).
+
+        Recorded only: jtrain runs every variable on the JAX device.
+        """
+        return self._variable_op.device
 
     @property
     def graph(self) -> ops.Graph:
@@ -534,13 +594,14 @@ class Variable(metaclass=_VariableMeta):
             ctx.write(var, new)
             return (new,)
 
-        op = self._graph.create_op(
-            op_type,
-            name or op_type,
-            inputs=[indices, updates],
-            compute=compute,
-            output_specs=[(self._shape, self._dtype)],
-        )
+        with self._colocated():
+            op = self._graph.create_op(
+                op_type,
+                name or op_type,
+                inputs=[indices, updates],
+                compute=compute,
+                output_specs=[(self._shape, self._dtype)],
+            )
         op._writes = (self,)
         op._reads = (self,)
         runtime_checks.mark(op, lambda idx, inside: _outside_error(op, idx, inside, dims))
@@ -605,9 +666,15 @@ class Variable(metaclass=_VariableMeta):
                 store.write(var, count + 1)
             return (count,)
 
-        return self._graph.create_op(
-            "CountUpTo", "CountUpTo", compute=compute, output_specs=[((), self._dtype)], host="pre"
-        ).outputs[0]
+        with self._colocated():
+            op = self._graph.create_op(
+                "CountUpTo",
+                "CountUpTo",
+                compute=compute,
+                output_specs=[((), self._dtype)],
+                host="pre",
+            )
+        return op.outputs[0]
 
     def load(self, value: Any, session: Any = None) -> None:
         """Writes ``value`` into the variable in ``session`` (the default one if None)."""
@@ -854,6 +921,7 @@ def _imported_variable(
     var._trainable = bool(trainable)
     var._resource = False
     var._constraint = None
+    var._caching_device = None
     var._graph = variable_op.graph
     var._name = variable_op.name
     var._dtype = ops.as_dtype(dtype).base_dtype
