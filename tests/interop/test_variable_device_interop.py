@@ -260,3 +260,56 @@ def test_values_do_not_depend_on_placement() -> None:
         return record, run
 
     _compare(script)
+
+
+SETTERS = {
+    "ps cpu, worker gpu": lambda tf: dict(
+        ps_tasks=3, ps_device="/job:ps/cpu:0", worker_device="/job:worker/task:3/gpu:0"
+    ),
+    "cluster dict": lambda tf: dict(cluster={"ps": ["a:1", "b:2"], "worker": ["c:3"]}),
+    "ClusterSpec": lambda tf: dict(
+        cluster=tf.train.ClusterSpec({"ps": ["a:1"], "worker": ["c:3", "d:4"]}),
+        worker_device="/job:worker/task:1",
+    ),
+    "merge_devices=False": lambda tf: dict(ps_tasks=2, merge_devices=False),
+    "ps_ops": lambda tf: dict(ps_tasks=2, ps_ops=["VariableV2", "Identity"]),
+    "no worker device": lambda tf: dict(ps_tasks=2, worker_device=""),
+}
+
+
+@pytest.mark.parametrize("setter", list(SETTERS))
+def test_replica_device_setter_options(setter: str) -> None:
+    """Inner device scopes, get_variable, the global step and a training step's ops
+    (those jtrain's graph shares with TF's) under each of the setter's options."""
+    names = [
+        *("a", "a/read", "b", "b/read", "c", "c/read", "d", "e", "e/Assign"),
+        *("f", "f/Initializer/Const", "r", "r/Initializer/random_uniform", "add"),
+        *("global_step", "global_step/read"),
+        "GradientDescent",
+    ]
+
+    def script(tf, device):
+        with device(tf.train.replica_device_setter(**SETTERS[setter](tf))):
+            a = tf.Variable(1.0, name="a")
+            with device("/job:ps/task:1"):
+                tf.Variable(1.0, name="b")
+            with device("/gpu:2"):
+                c = tf.Variable(1.0, name="c")
+                tf.identity(c, name="d")
+            with device("/job:foo"):
+                tf.Variable(1.0, name="e")
+            f = tf.get_variable("f", [3], initializer=tf.constant_initializer([0.5, 1.0, 2.0]))
+            tf.get_variable("r", [3])  # glorot_uniform (not fetched: TF's random numbers)
+            total = a + 1
+            step = tf.train.get_or_create_global_step()
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(f[0] * a, global_step=step)
+        g = tf.get_default_graph()
+        record = {name: _placement(g.get_operation_by_name(name)) for name in names}
+
+        def run(sess):
+            sess.run(train)
+            return sess.run([a, f, total, step])
+
+        return record, run
+
+    _compare(script)
