@@ -55,6 +55,10 @@ class Supervisor:
 
     For the ops, the saver, the global step and the writer,
     ``Supervisor.USE_DEFAULT`` builds TF's default and ``None`` disables it.
+
+    Raises:
+      ValueError: ``is_chief=False`` (a replica) and a variable without a device
+        (``tf.device`` or ``replica_device_setter``), as TF.
     """
 
     USE_DEFAULT = 0
@@ -169,7 +173,23 @@ class Supervisor:
             saver_def=self._saver.saver_def if self._saver is not None else None,
         )
         self._graph_added_to_summary = False
+        self._verify_setup()
         graph.finalize()
+
+    def _verify_setup(self) -> None:
+        """A worker that is not the chief runs a replica: TF then requires every
+        (reference) variable to be placed on a device.
+
+        Raises:
+          ValueError: a ``VariableV2`` op without a device, TF's message naming it.
+        """
+        if self._is_chief:
+            return
+        for op in self._graph.get_operations():
+            if op.type in ("Variable", "VariableV2") and not op.device:
+                raise ValueError(
+                    f"When using replicas, all Variables must have their device set: {op}"
+                )
 
     def _write_graph(self) -> None:
         """The chief writes ``logdir/graph.pbtxt`` and, once, the graph events (as TF)."""
