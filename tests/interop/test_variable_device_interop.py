@@ -106,9 +106,13 @@ def test_device_name(resource: bool) -> None:
         }
         if not resource:  # ops with a ref input are colocated with it
             record["assign op"] = _placement(a)
+            with device("/cpu:0"):
+                n = tf.Variable(0, name="n")
             with device("/gpu:0"):
                 s = tf.scatter_update(v, [0], [7.0])
+                up = n.count_up_to(3)
             record["scatter_update"] = _placement(s.op)
+            record["count_up_to"] = _placement(up.op)
         return record, lambda sess: (sess.run(a), sess.run(v.value()))
 
     _compare(script)
@@ -207,10 +211,13 @@ def test_colocate_with() -> None:
             m = tf.identity(w, name="m")
         with tf.compat.v1.colocate_with(u.op):
             n = tf.identity(u, name="n")
+        with tf.colocate_with(w):  # a variable colocated with another, and its ops
+            v = tf.Variable(3.0, name="v")
         record = {
             name: _placement(t.op)
             for name, t in dict(c=c, d=d, e=e, f=f, h=h, k=k, m=m, n=n).items()
         }
+        record["v"] = _variable(v, resource=False)
         return record, lambda sess: sess.run([d, e, f, h, k, m, n])
 
     _compare(script)
