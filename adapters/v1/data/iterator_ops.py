@@ -32,7 +32,7 @@ from adapters.v1.data.dataset_ops import DatasetV1, Element, Failed, Run, passin
 from adapters.v1.data.host_graph import HostGraph
 from adapters.v1.data.structure import Spec
 from adapters.v1.framework import dtypes, ops
-from adapters.v1.framework.tensor_shape import as_shape
+from adapters.v1.framework.tensor_shape import TensorShape, as_shape
 from adapters.v1.ops.data_flow_ops import session_state
 from jtrain import errors
 
@@ -304,7 +304,9 @@ class Iterator(structure.Structured):
         Raises:
           TypeError: ``string_handle`` is not a string tensor.
           InvalidArgumentError: at ``get_next``, a handle naming no iterator, or one
-            whose elements have other types or incompatible shapes.
+            whose elements have another number of components, other types or
+            incompatible shapes, with TF's messages. As TF, components are compared
+            flat: an iterator of ``{"a": x, "b": y}`` elements reads as ``(x, y)``.
         """
         handle = ops.convert_to_tensor(string_handle)
         if handle.dtype != dtypes.string:
@@ -315,6 +317,18 @@ class Iterator(structure.Structured):
 
 _HANDLES: weakref.WeakValueDictionary[str, Iterator] = weakref.WeakValueDictionary()
 _handle_ids = itertools.count(1)
+
+
+def _type_text(dtype: dtypes.DType) -> str:
+    """A dtype as TF's kernels write it in messages (``DataTypeString``: ``float``)."""
+    return {"float16": "half", "float32": "float", "float64": "double"}.get(dtype.name, dtype.name)
+
+
+def _shape_text(shape: TensorShape) -> str:
+    """A shape as TF's kernels write it in messages (``<unknown>``, ``[?,2]``)."""
+    if shape.rank is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
 
 
 class _Stopped:
@@ -363,35 +377,46 @@ class _FeedableIterator(Iterator):
         return structure.pack(self._structure, list(op.outputs))
 
     def _target(self, handle: Any) -> Iterator:
+        """The iterator ``handle`` names, checked as TF's ``IteratorFromStringHandle``:
+        component by component (any nesting of the same flat types and shapes reads)."""
         value = np.asarray(handle, dtype=object).item() if not isinstance(handle, bytes) else handle
-        name = value.decode() if isinstance(value, bytes) else str(value)
+        name = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
         target = _HANDLES.get(name)
         if target is None:
+            # TF parses the handle as a ResourceHandle proto: an empty one parses, with
+            # no device
             raise errors.InvalidArgumentError(
                 None,
                 None,
-                f"{name!r} is not an iterator's string handle (Iterator.string_handle())",
+                'Attempted create an iterator on device "/job:localhost/replica:0/task:0/'
+                'device:CPU:0" from handle defined on device ""'
+                if not name
+                else "Could not parse string_handle as a valid ResourceHandle",
             )
-        if not structure.same_structure(self._structure, target._structure) or (
-            self.output_types != target.output_types
-        ):
+        mine: list[Spec] = structure.flatten(self._structure)
+        theirs: list[Spec] = structure.flatten(target._structure)
+        if len(mine) != len(theirs):
             raise errors.InvalidArgumentError(
                 None,
                 None,
-                f"The iterator of the handle has output types {target.output_types}; this "
-                f"feedable iterator expects {self.output_types}.",
+                f"Number of components does not match: expected {len(mine)} types but got "
+                f"{len(theirs)}.",
             )
-        for mine, theirs in zip(
-            structure.flatten(self.output_shapes),
-            structure.flatten(target.output_shapes),
-            strict=True,
-        ):
-            if not mine.is_compatible_with(theirs):
+        for i, (want, got) in enumerate(zip(mine, theirs, strict=True)):
+            if want.dtype != got.dtype:
                 raise errors.InvalidArgumentError(
                     None,
                     None,
-                    f"The iterator of the handle has output shapes {target.output_shapes}, "
-                    f"incompatible with this feedable iterator's {self.output_shapes}.",
+                    f"Data type mismatch at component {i}: expected {_type_text(want.dtype)} "
+                    f"but got {_type_text(got.dtype)}.",
+                )
+        for i, (want, got) in enumerate(zip(mine, theirs, strict=True)):
+            if not want.shape.is_compatible_with(got.shape):
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Incompatible shapes at component {i}: expected {_shape_text(want.shape)} "
+                    f"but got {_shape_text(got.shape)}.",
                 )
         return target
 
