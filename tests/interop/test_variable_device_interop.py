@@ -320,3 +320,26 @@ def test_replica_device_setter_options(setter: str) -> None:
         return record, run
 
     _compare(script)
+
+
+def test_set_device() -> None:
+    """``op._set_device``, which scripts use to clear a graph's devices before export:
+    a name as given, a ``DeviceSpec`` as its string, ``None`` TF's TypeError."""
+
+    def script(tf, device):
+        with device(tf.train.replica_device_setter(ps_tasks=2)):
+            w = tf.Variable([1.0, 2.0], name="w")
+            y = w * 2.0
+        record = {}
+        values = ["/cpu:0", tf.DeviceSpec(job="ps", task=1), b"/gpu:1", ""]
+        for i, value in enumerate(values):
+            y.op._set_device(value)
+            record[f"set {i}"] = (y.op.device, y.device)
+        for op in tf.get_default_graph().get_operations():
+            op._set_device("")
+        record["cleared"] = [n.device for n in tf.get_default_graph().as_graph_def().node]
+        with pytest.raises(TypeError, match="Expected binary or unicode string, got None"):
+            y.op._set_device(None)
+        return record, lambda sess: sess.run(y)
+
+    _compare(script)

@@ -435,6 +435,25 @@ class Operation:
         """The outputs (TF's ``Operation.values()``)."""
         return self._outputs
 
+    def _set_device(self, device: Any) -> None:
+        """Records ``device`` on the op (TF's ``Operation._set_device``, which scripts
+        use to clear or set devices): a name as given, a ``DeviceSpec`` as its string.
+
+        Raises:
+          TypeError: ``device`` is neither (TF's message).
+        """
+        if isinstance(device, DeviceSpec):
+            device = device.to_string()
+        elif isinstance(device, bytes):
+            device = device.decode()
+        if not isinstance(device, str):
+            raise TypeError(f"Expected binary or unicode string, got {device!r}")
+        self._device = device
+
+    def _set_device_from_string(self, device_str: str) -> None:
+        """``_set_device`` of a name (TF's fast path)."""
+        self._set_device(device_str)
+
     def colocation_groups(self) -> list[bytes]:
         """The op's colocation groups: its ``_class`` attribute's ``loc:@`` entries, or
         ``[b"loc:@<its name>"]`` when it has none (TF's ``Operation.colocation_groups``).
@@ -968,14 +987,7 @@ class Graph:
                 inner = DeviceSpec.from_string(op._device)
                 op._device = entry.make_merged_spec(inner).to_string()
                 continue
-            device = entry(op)
-            if isinstance(device, DeviceSpec):
-                device = device.to_string()
-            elif isinstance(device, bytes):
-                device = device.decode()
-            if not isinstance(device, str):
-                raise TypeError(f"Expected binary or unicode string, got {device!r}")
-            op._device = device
+            op._set_device(entry(op))
 
     def finalize(self) -> None:
         self._finalized = True
