@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -118,16 +119,30 @@ def _spec_of(value: np.ndarray | ops.Tensor) -> Spec:
 
 
 def _as_count(value: Any, what: str) -> int:
-    """A Python int from an int or a constant tensor (``batch_size``, ``count``...)."""
+    """A Python int from an int or a constant tensor (``batch_size``, ``count``...).
+
+    Raises:
+      TypeError: a Python value that is not an integer (TF's ``tf.int64`` conversion:
+        ``Expected int64, but got 2.0 of type 'float'.``).
+      ValueError: a tensor that is not ``tf.int64``, TF's message prefixed with ``what``.
+      NotImplementedError: a tensor known only when the graph runs.
+    """
     if isinstance(value, ops.Tensor):
         from adapters.v1.framework.tensor_util import get_static_value
 
+        if value.dtype != dtypes.int64:
+            raise ValueError(
+                f"{what}: Tensor conversion requested dtype int64 for Tensor with dtype "
+                f"{value.dtype.name}: {value!r}"
+            )
         static = get_static_value(value)
         if static is None:
             raise NotImplementedError(
                 f"{what} must be known when the graph is built (a Python int or a constant)"
             )
         value = static
+    elif not hasattr(value, "_as_graph_tensor"):
+        value = literal_array(value, np.int64)  # TF's int64 conversion of a literal
     return int(value)
 
 
@@ -425,7 +440,8 @@ class DatasetV1(structure.Structured):
 
         Args:
           buffer_size: how many elements the buffer holds (the dataset's size or more
-            for a uniform shuffle).
+            for a uniform shuffle; ``tf.data.experimental.UNKNOWN_CARDINALITY``: all of
+            them).
           seed: the op seed (with the graph seed, TF's ``get_seed`` rules); none and no
             graph seed: a different order each run.
           reshuffle_each_iteration: a new order each epoch of a ``repeat`` after it
@@ -439,8 +455,12 @@ class DatasetV1(structure.Structured):
         from adapters.v1.ops.random_ops import get_seed
 
         size = _as_count(buffer_size, "buffer_size")
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
+        if size == UNKNOWN_CARDINALITY:  # TF: a buffer as large as the input
+            size = sys.maxsize
+        elif size <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY"
+            )
         graph_seed, op_seed = get_seed(seed)
         seeds = (graph_seed or 0, op_seed or 0)  # tf.data's get_seed: None is 0
         reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
@@ -456,7 +476,15 @@ class DatasetV1(structure.Structured):
 
     def prefetch(self, buffer_size: Any, name: str | None = None) -> DatasetV1:
         """The same elements (accepted for TF's pipelines, ``AUTOTUNE`` too: the pipeline
-        is one Python thread and makes elements when asked)."""
+        is one Python thread and makes elements when asked).
+
+        Raises:
+          InvalidArgumentError: ``buffer_size`` below -1 (``AUTOTUNE``, as ``None``), as TF.
+        """
+        if buffer_size is not None and _as_count(buffer_size, "buffer_size") < -1:
+            raise errors.InvalidArgumentError(
+                None, None, "buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning"
+            )
         return _Same(self)
 
     def cache(self, filename: str = "", name: str | None = None) -> DatasetV1:
