@@ -224,12 +224,6 @@ QDQ_V2_CASES = {
 
 
 @pytest.mark.parametrize("case", list(QDQ_V2_CASES))
-@pytest.mark.xfail(
-    strict=True,
-    reason="TF's QuantizeAndDequantizeV2 gradient is None for input_min/input_max; jtrain's "
-    "tf.gradients has no per-input 'no gradient' declaration for a table op yet (needs "
-    "ops/gradients_impl.py: zeros are returned instead)",
-)
 def test_quantize_and_dequantize_gradient_is_none_for_the_range(case):
     theirs, ours = run_both(_qdq(*QDQ_V2_CASES[case]))
     assert theirs[2][1:] == [None, None]

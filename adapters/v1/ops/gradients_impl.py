@@ -31,6 +31,13 @@ import numpy as np
 
 from adapters.v1.client.session import RunContext, execution_order
 from adapters.v1.framework import dtypes, ops
+from adapters.v1.ops._no_gradient import (
+    NO_GRADIENT_FOR_REAL_INPUT,
+    NO_INPUT_GRADIENT,
+    NOT_DIFFERENTIABLE,
+    UNREGISTERED,
+    lookup_error,
+)
 from adapters.v1.ops.custom_gradient import (
     get_gradient_function,
     lookup_gradient,
@@ -47,46 +54,6 @@ class UnconnectedGradients(enum.Enum):
     NONE = "none"
     ZERO = "zero"
 
-
-# Operation types TF gives no gradient to their inputs: registered with
-# ``ops.NotDifferentiable``, or whose gradient function returns ``None`` (``Floor``,
-# ``ArgMax``). Only those that may read or produce floating tensors matter: a path
-# through an integer or boolean tensor carries no gradient anyway.
-_NO_GRADIENT = frozenset(
-    {
-        "ArgMax",
-        "ArgMin",
-        "Assign",
-        "AssignAdd",
-        "AssignSub",
-        "Ceil",
-        "DrawBoundingBoxes",
-        "ExtractGlimpse",
-        "Floor",
-        "FloorDiv",
-        "HSVToRGB",
-        "Multinomial",
-        "OneHot",
-        "OnesLike",
-        "ParameterizedTruncatedNormal",
-        "RandomShuffle",
-        "Range",
-        "Rint",
-        "Round",
-        "SampleDistortedBoundingBox",
-        "SampleDistortedBoundingBoxV2",
-        "ScatterAdd",
-        "ScatterDiv",
-        "ScatterMul",
-        "ScatterNdAdd",
-        "ScatterNdSub",
-        "ScatterNdUpdate",
-        "ScatterSub",
-        "StopGradient",
-        "TruncateDiv",
-        "ZerosLike",
-    }
-)
 
 # TF's trainable dtypes (``backprop_util.IsTrainable``): gradients flow only through
 # tensors of these types.
@@ -125,7 +92,27 @@ def _cuts(op: ops.Operation, stop_ops: set[ops.Operation]) -> bool:
         return True
     if op._gradient_op_type not in (None, op.type):
         return False
-    return op.type in _NO_GRADIENT or registered_without_gradient(op.type)
+    if op.type in NO_GRADIENT_FOR_REAL_INPUT and op.inputs and not _is_complex_tensor(op.inputs[0]):
+        return True
+    return op.type in NOT_DIFFERENTIABLE or registered_without_gradient(op.type)
+
+
+def _is_complex_tensor(t: ops.Tensor) -> bool:
+    return t.dtype is not None and t.dtype.is_complex
+
+
+def _inputs_without_gradient(op: ops.Operation) -> frozenset[int]:
+    """The inputs of ``op`` TF's gradient function gives ``None`` (``Zeta``'s ``x``,
+    ``QuantizeAndDequantizeV2``'s range), unless a user's gradient replaces it."""
+    if op._gradient_op_type not in (None, op.type):
+        return frozenset()
+    return NO_INPUT_GRADIENT.get(op.type, frozenset())
+
+
+def _flowing_inputs(op: ops.Operation) -> list[ops.Tensor]:
+    """The inputs of ``op`` that TF's gradient function gives a gradient."""
+    cut = _inputs_without_gradient(op)
+    return [t for i, t in enumerate(op.inputs) if i not in cut]
 
 
 def _ancestors(tensors: list[ops.Tensor]) -> set[ops.Tensor]:
@@ -154,7 +141,7 @@ def _with_gradient(
         t = stack.pop()
         if not _trainable(t) or _cuts(t.op, stop_ops):
             continue
-        for i in t.op.inputs if flows is None else flows(t.op):
+        for i in _flowing_inputs(t.op) if flows is None else flows(t.op):
             if i not in reached and _trainable(i):
                 reached.add(i)
                 stack.append(i)
@@ -377,17 +364,24 @@ def _differentiate(
 
     def flows(op: ops.Operation) -> Any:
         if op._gradient_op_type is None or not any(o in from_xs for o in op.outputs):
-            return op.inputs
+            return _flowing_inputs(op)
         if op not in overrides:
             fn = get_gradient_function(op)
             if fn is None:
-                return op.inputs
+                return _flowing_inputs(op)
             overrides[op] = _Override.build(op, fn, scope)
             if all(g is None for g in overrides[op].grads):
                 stop_ops.add(op)
         return [t for t, g in zip(op.inputs, overrides[op].grads, strict=True) if g is not None]
 
     live = _with_gradient(ys_t, stop_ops, flows)
+    _check_registered(live, xs_t, upstream, stop_ops)
+    # Ops whose gradient gives some inputs None: recomputed with those inputs constant.
+    cut: dict[ops.Operation, Any] = {
+        t.op: _InputsWithoutGradient(t.op, _inputs_without_gradient(t.op))
+        for t in live
+        if _inputs_without_gradient(t.op) and t.op not in overrides
+    }
     # A variable read again inside control_dependencies (a fresh read op) is the same
     # x for TF: its gradient flows to the variable too.
     aliases = {x: _other_reads(x, live) for x in xs_t}
@@ -416,7 +410,7 @@ def _differentiate(
             upstream,
             stop_ops,
             scope,
-            {o: v for o, v in overrides.items() if o not in stop_ops},
+            {**cut, **{o: v for o, v in overrides.items() if o not in stop_ops}},
             jacobian,
         )
         by_x.update(zip(dense, op.outputs, strict=False))
@@ -427,6 +421,61 @@ def _differentiate(
             dense_shape = ops.convert_to_tensor(np.asarray(x._shape, np.int32))
             by_x[x] = IndexedSlices(values, indices, dense_shape)
     return by_x
+
+
+def _check_registered(
+    live: set[ops.Tensor],
+    xs: list[ops.Tensor],
+    upstream: set[ops.Tensor],
+    stop_ops: set[ops.Operation],
+) -> None:
+    """Raises TF's ``LookupError`` where a gradient reaches an operation TF registers
+    no gradient for (``tf.random.poisson``, ``tf.math.is_nan``) on a path from ``xs``:
+    TF looks the gradient function up when it builds the backward pass.
+
+    Raises:
+      LookupError: such an operation, without a user's gradient, is reached.
+    """
+    reached = [
+        t.op
+        for t in live
+        if t.op.type in UNREGISTERED
+        and t.op._gradient_op_type in (None, t.op.type)
+        and not _cuts(t.op, stop_ops)
+    ]
+    if not reached:
+        return
+    between = {t.op for t in _descendants(xs, upstream, strict=True)}
+    for op in sorted(reached, key=lambda o: o.name):
+        if op in between:
+            raise lookup_error(op.name, op.type)
+
+
+class _InputsWithoutGradient:
+    """An op recomputed in the gradient with some of its inputs constant: TF's gradient
+    function gives them ``None`` (``NO_INPUT_GRADIENT``), so no derivative reaches an
+    ``x`` through them, whatever JAX's derivative of the op."""
+
+    externals: tuple[ops.Tensor, ...] = ()
+
+    def __init__(self, op: ops.Operation, cut: frozenset[int]):
+        self.op = op
+        self.cut = cut
+
+    def run(self, sub: RunContext, step: RunContext, user: Any) -> tuple[Any, ...]:
+        from adapters.v1.framework import auto_mixed_precision
+
+        op = self.op
+        compute = auto_mixed_precision.wrap(op.type, op._compute)
+        ins = [
+            jax.lax.stop_gradient(sub.memo[t]) if i in self.cut else sub.memo[t]
+            for i, t in enumerate(op.inputs)
+        ]
+        outer, sub.op = sub.op, op
+        try:
+            return tuple(compute(sub, *ins))
+        finally:
+            sub.op = outer
 
 
 def _own_gradient(x: ops.Tensor, ys: list[ops.Tensor], gys: list[Any]) -> ops.Tensor:
@@ -453,7 +502,7 @@ def _gradients_op(
     upstream: set[ops.Tensor],
     stop_ops: set[ops.Operation],
     scope: str,
-    overrides: dict[ops.Operation, _Override],
+    overrides: dict[ops.Operation, _Override | _InputsWithoutGradient],
     jacobian: bool = False,
 ) -> ops.Operation:
     """The operation computing the gradients of ``ys`` with respect to ``dense`` and

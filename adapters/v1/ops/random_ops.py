@@ -1210,7 +1210,11 @@ def random_poisson(
       name: the name scope (``"random_poisson"``).
 
     Returns:
-      ``shape + lam.shape`` counts in ``dtype`` (no gradient, as TF).
+      ``shape + lam.shape`` counts in ``dtype``.
+
+    .. note:: TF registers no gradient for ``RandomPoissonV2``: ``tf.gradients`` from a
+       draw to ``lam`` raises ``LookupError`` when the graph is built, as in TF (the
+       op type is among ``_no_gradient.UNREGISTERED``).
     """
     graph = ops.get_default_graph()
     with graph.name_scope(name or "random_poisson"):
