@@ -396,6 +396,69 @@ for _full, _folded in (
     FUNCTIONS[_full] = _divide_as_tf(FUNCTIONS[_full], FUNCTIONS[f"_folded.{_folded}"])
 
 
+# TF's ``_TRUEDIV_TABLE``'s dtypes, in its order (its message lists them so).
+_TRUEDIV_DTYPES = (
+    "uint8",
+    "int8",
+    "uint16",
+    "int16",
+    "uint32",
+    "int32",
+    "uint64",
+    "int64",
+    "bfloat16",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
+
+
+def _truediv_as_tf(table_fn: Any, divide: bool) -> Any:
+    """``tf.truediv``/``tf.divide`` (and ``/``) with the checks of TF's Python function:
+    ``y`` converts with ``x``'s dtype as a hint, and dtypes that differ, or one outside
+    its table (bool, string), are TF's ``TypeError`` ("`x` and `y` must have the same
+    dtype, got tf.int32 != tf.float32.", "Invalid dtype tf.bool in __truediv__...")
+    rather than the ``RealDiv`` op's. ``tf.divide`` first converts a Python ``x`` to
+    a tensor ``y``'s dtype."""
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def truediv(x: Any, y: Any, name: Any = None) -> Any:
+        from adapters.v1.framework import ops
+
+        if divide and isinstance(y, ops.Tensor) and not _is_graph_value(x):
+            x = ops.convert_to_tensor(x, dtype=y.dtype.base_dtype)  # TF's, outside the scope
+        try:
+            return table_fn(x, y, name=name)
+        except TypeError:
+            x_dtype = ops.convert_to_tensor(x).dtype.base_dtype
+            y_dtype = ops.convert_to_tensor(y, dtype_hint=x_dtype).dtype.base_dtype
+            if x_dtype != y_dtype:
+                raise TypeError(
+                    f"`x` and `y` must have the same dtype, got {x_dtype!r} != {y_dtype!r}."
+                ) from None
+            if x_dtype.name not in _TRUEDIV_DTYPES:
+                expected = ", ".join(f"tf.{d}" for d in _TRUEDIV_DTYPES)
+                raise TypeError(
+                    f"Invalid dtype {x_dtype!r} in __truediv__. Expected one of {{{expected}}}."
+                ) from None
+            raise
+
+    return truediv
+
+
+def _is_graph_value(value: Any) -> bool:
+    """Whether ``value`` is a tensor or a variable (``tensor_util.is_tf_type``)."""
+    from adapters.v1.framework import ops
+
+    return isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor")
+
+
+for _full in ("truediv", "math.truediv", "divide", "math.divide"):
+    FUNCTIONS[_full] = _truediv_as_tf(FUNCTIONS[_full], divide="divide" in _full)
+
+
 def _with_strings(table_fn: Any, op_type: str) -> Any:
     """``tf.equal``/``tf.not_equal``: strings compare on the host (ops/string_ops.py),
     other dtypes through the op table."""
@@ -414,6 +477,59 @@ def _with_strings(table_fn: Any, op_type: str) -> Any:
 for _key, _type in (("equal", "Equal"), ("not_equal", "NotEqual")):
     for _full in (_key, f"math.{_key}"):
         FUNCTIONS[_full] = _with_strings(FUNCTIONS[_full], _type)
+
+
+def _string_add(x: Any, y: Any, name: Any) -> Any:
+    """``tf.add`` of strings: TF's ``Add`` op (not ``AddV2``, which has no string kernel)
+    concatenates them element-wise, broadcasting (``tf.add(["a", "b"], "x")`` is
+    ``["ax", "bx"]``), on the host as jtrain's strings.
+
+    .. note::
+       Shapes that do not broadcast raise ``ValueError`` at graph build, as TF, with
+       the broadcasting error's words rather than TF's shape function's.
+    """
+    from adapters.v1.framework import ops
+    from adapters.v1.ops import string_ops
+
+    tx = string_ops._string_input(x, "x", "Add")
+    if not string_ops.is_string(y):
+        observed = ops.convert_to_tensor(y).dtype.base_dtype.name
+        raise TypeError(
+            f"Input 'y' of 'Add' Op has type {observed} that does not match type string "
+            "of argument 'x'."
+        )
+    ty = string_ops._string_input(y, "y", "Add")
+    shape = string_ops._broadcast_shape([tx._shape, ty._shape], "Add")
+
+    def compute(a: Any, b: Any) -> tuple[Any, ...]:
+        a, b = np.broadcast_arrays(np.asarray(a, object), np.asarray(b, object))
+        out = np.empty(a.shape, object)
+        flat = out.reshape(-1)
+        for i, (p, q) in enumerate(zip(a.reshape(-1), b.reshape(-1), strict=True)):
+            flat[i] = bytes(p) + bytes(q)
+        return (out,)
+
+    op = string_ops._host_op("Add", name or "Add", [tx, ty], compute, [(shape, object)])
+    return op.outputs[0]
+
+
+def _add_as_tf(table_fn: Any) -> Any:
+    """``tf.add``: strings concatenate (``_string_add``), as TF's ``Add``; other dtypes
+    through the op table (``AddV2``)."""
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def add(x: Any, y: Any, name: Any = None) -> Any:
+        from adapters.v1.ops import string_ops
+
+        if string_ops.is_string(x):
+            return _string_add(x, y, name)
+        return table_fn(x, y, name=name)
+
+    return add
+
+
+for _full in ("add", "math.add"):
+    FUNCTIONS[_full] = _add_as_tf(FUNCTIONS[_full])
 
 
 def _sign(x: Any) -> Any:
@@ -1062,9 +1178,37 @@ def _cast(x: Any, dtype: Any) -> Any:
 define(("cast", "dtypes.cast"), "Cast", _cast, params="x, dtype, name=None", tensors="x")
 
 
+# TF's names of dtypes in its kernels' messages (``DataTypeString``), where not the DType's.
+_KERNEL_TYPE_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
+
+
+def _kernel_type_name(dtype: Any) -> str:
+    name = np_dtype(dtype).name if np_dtype(dtype).kind != "O" else "string"
+    return _KERNEL_TYPE_NAMES.get(name, name)
+
+
+def _string_cast(x: Any, base: Any, name: Any) -> Any:
+    """A ``Cast`` to or from ``tf.string``: TF builds the node (its static shape is
+    ``x``'s) and its kernel fails when it runs, with ``UnimplementedError`` "Cast string
+    to float is not supported" (TF 2.21 casts no dtype to or from strings)."""
+    from adapters.v1.ops import string_ops
+    from jtrain import errors
+
+    message = f"Cast {_kernel_type_name(x.dtype)} to {_kernel_type_name(base)} is not supported"
+    node: list[Any] = []
+
+    def compute(*values: Any) -> tuple[Any, ...]:
+        raise errors.UnimplementedError(None, node[0], message)
+
+    op = string_ops._host_op("Cast", name, [x], compute, [(x._shape, base.as_numpy_dtype)])
+    node.append(op)
+    return op.outputs[0]
+
+
 def _cast_as_tf(table_fn: Any) -> Any:
     """``tf.cast``: a tensor already of ``dtype`` is returned itself, as TF returns it (no
-    ``Cast`` node; a string tensor too); other values go through the table's ``Cast``."""
+    ``Cast`` node; a string tensor too); a cast to or from strings is TF's node that fails
+    when run (``_string_cast``); other values go through the table's ``Cast``."""
 
     @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
     def cast(x: Any, dtype: Any, name: Any = None) -> Any:
@@ -1078,7 +1222,14 @@ def _cast_as_tf(table_fn: Any) -> Any:
             # it only where its dtype differs, the node named as the scope.
             with ops.name_scope(name, "Cast", []) as scope:
                 x = ops.convert_to_tensor(x, name="x")
-                return x if x.dtype == base else table_fn(x, dtype, name=scope)
+                if x.dtype == base:
+                    return x
+                if base == dtypes.string or x.dtype == dtypes.string:
+                    return _string_cast(x, base, scope)
+                return table_fn(x, dtype, name=scope)
+        if isinstance(x, ops.Tensor) and dtypes.string in (base, x.dtype):
+            with ops.name_scope(name, "Cast", [x]) as scope:
+                return _string_cast(x, base, scope)
         return table_fn(x, dtype, name=name)
 
     return cast
@@ -1622,8 +1773,45 @@ define(
     rounded_product,
     params="scalar, x, name=None",
     allowed=NUMERIC,
-    default_name="scalar_mul",
 )
+
+
+def _scalar_mul_as_tf(table_fn: Any) -> Any:
+    """``tf.scalar_mul(scalar, x)``: ``scalar * x``, the scalar converted to ``x``'s dtype
+    (``tf.scalar_mul(2.0, float64_tensor)`` is float64; ``np.float64(2.0)`` converts to
+    float32 for a float32 ``x``) as a constant named ``scalar``, the node ``Mul``; an
+    ``IndexedSlices`` ``x`` gives ``IndexedSlices`` of its scaled values.
+
+    Raises:
+      ValueError: a ``scalar`` not of rank 0 ("The input scalar must be a 0-D value"),
+        or a tensor of another dtype (TF's conversion error, prefixed ``scalar:``).
+      TypeError: a Python value ``x``'s dtype cannot hold (``2.5`` for int32).
+    """
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def scalar_mul(scalar: Any, x: Any, name: Any = None) -> Any:
+        from adapters.v1.framework import dtypes, ops
+        from adapters.v1.framework.indexed_slices import IndexedSlices
+
+        base = dtypes.as_dtype(x.dtype).base_dtype
+        try:
+            scalar = ops.convert_to_tensor(scalar, dtype=base, name="scalar")
+        except ValueError as error:
+            if not isinstance(scalar, ops.Tensor):
+                raise
+            raise ValueError(f"scalar: {error}") from None  # TF names the argument
+        shape = scalar.shape
+        if shape.ndims != 0:
+            raise ValueError(f"The input scalar must be a 0-D value. Received shape {shape}.")
+        if isinstance(x, IndexedSlices):
+            return IndexedSlices(table_fn(scalar, x.values, name=name), x.indices, x.dense_shape)
+        return table_fn(scalar, x, name=name)
+
+    return scalar_mul
+
+
+for _full in ("scalar_mul", "math.scalar_mul"):
+    FUNCTIONS[_full] = _scalar_mul_as_tf(FUNCTIONS[_full])
 
 
 # -- statistics reductions (v2-style signatures in TF's v1 namespace) ------------------------
