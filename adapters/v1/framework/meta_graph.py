@@ -8,9 +8,11 @@ and strings as lists), so TF and its tools read a jtrain ``.meta``.
 **The computation travels beside TF's fields.** A jtrain node's function is JAX
 code, which no ``GraphDef`` field can hold; ``export_meta_graph`` serializes each
 device operation with ``jax.export`` (StableHLO, with symbolic dimensions where
-the static shape has ``None``) into the node's attribute ``_jtrain_fn``, beside
-``_jtrain_reads``/``_jtrain_writes`` (the variables it reads and writes, by op
-name) and ``_jtrain_memo`` (for a gradient: the values of the forward tensors it
+the static shape has ``None``: one per tensor and axis, else one per axis, else as
+the graph derives them from its placeholders' own, so a ``dynamic_rnn``'s loop
+sees its inputs' and zero state's batch as one) into the node's attribute
+``_jtrain_fn``, beside ``_jtrain_reads``/``_jtrain_writes`` (the variables it reads
+and writes, by op name) and ``_jtrain_memo`` (for a gradient: the values of the forward tensors it
 re-evaluates from, by tensor name). An op of the op table whose shapes, sizes or
 axes are computed in the graph (``tf.reshape(x, [tf.shape(x)[0], -1])``) has no
 exported function, since those arguments are taken when the step is traced: it
@@ -668,8 +670,13 @@ def _export_with(op: Any, memo: list[Any] | None) -> bytes:
 
     tensors = list(op.inputs) + list(memo or [])
     last: Exception | None = None
-    for shared in (False, True):
-        specs = _specs(tensors, shared)
+    attempts = [(False, _specs), (True, _specs), (False, _traced_specs), (True, _traced_specs)]
+    for shared, make_specs in attempts:
+        try:
+            specs = make_specs(tensors, shared)
+        except Exception as e:  # noqa: BLE001 - no abstract values: the last error stands
+            last = last or e
+            continue
         args = specs[: len(op.inputs)]
         memo_specs = tuple(specs[len(op.inputs) :])
         read_specs = tuple(jax.ShapeDtypeStruct(v._shape, v._dtype.dtype) for v in reads)
@@ -681,7 +688,7 @@ def _export_with(op: Any, memo: list[Any] | None) -> bytes:
             return bytes(exported.serialize())
         except _MemoUsed:
             raise
-        except Exception as e:  # noqa: BLE001 - retry with shared symbolic dimensions
+        except Exception as e:  # noqa: BLE001 - retry with shared or traced dimensions
             last = e
     assert last is not None
     raise last
@@ -726,6 +733,71 @@ def _specs(tensors: list[Any], shared: bool) -> list[Any]:
         )
         out.append(jax.ShapeDtypeStruct(shape, t._np_dtype))
     return out
+
+
+def _traced_specs(tensors: list[Any], shared: bool) -> list[Any]:
+    """Abstract values of ``tensors`` as the graph computes them from its placeholders.
+
+    Each unknown dimension of a placeholder (or of a host op's output) is a symbol
+    (``shared``: one per axis position, as :func:`_specs`) and the graph between them
+    and ``tensors`` is evaluated abstractly, so dimensions the graph derives from one
+    another share their symbol: a ``dynamic_rnn``'s time-major inputs ``[time,
+    batch, depth]`` and its zero state ``[batch, units]``, both from ``x: [None,
+    None, depth]`` (and, shared, its ``sequence_length: [None]``).
+
+    Raises:
+      TypeError: a placeholder of unknown rank or without an array dtype.
+    """
+    import jax
+    from jax import export
+
+    from adapters.v1.client.session import RunContext, execution_order
+
+    roots: list[Any] = []
+    seen: set[Any] = set()
+    stack = list(tensors)
+    while stack:
+        t = stack.pop()
+        if t in seen:
+            continue
+        seen.add(t)
+        if t.op.type == "Placeholder" or t.op._compute is None or t.op._host is not None:
+            roots.append(t)
+        else:
+            stack.extend(t.op.inputs)
+
+    def name(i: int, axis: int) -> str:
+        return f"b{axis}" if shared else f"r{i}_{axis}"
+
+    names: list[str] = []
+    for i, t in enumerate(roots):
+        if t._np_dtype is None or t._np_dtype.kind in "OSU" or t._shape is None:
+            raise TypeError(f"input {t.name} has no array dtype or an unknown rank")
+        names.extend(name(i, a) for a, d in enumerate(t._shape) if d is None)
+    names = list(dict.fromkeys(names))
+    symbols = dict(zip(names, export.symbolic_shape(", ".join(names)), strict=True))
+    root_specs = []
+    for i, t in enumerate(roots):
+        shape = tuple(symbols[name(i, a)] if d is None else d for a, d in enumerate(t._shape))
+        root_specs.append(jax.ShapeDtypeStruct(shape, t._np_dtype))
+    order = execution_order([t.op for t in tensors], set(roots))
+    variables: list[Any] = []
+    for op in order:
+        variables.extend(v for v in op._reads + op._writes if v not in variables)
+    var_specs = [jax.ShapeDtypeStruct(v._shape, v._dtype.dtype) for v in variables]
+
+    def evaluate(root_vals: list[Any], var_vals: list[Any]) -> list[Any]:
+        memo = dict(zip(roots, root_vals, strict=True))
+        ctx = RunContext(
+            dict(zip(variables, var_vals, strict=True)), memo, initialized=frozenset(variables)
+        )
+        ctx.run_ops(order)
+        return [memo[t] for t in tensors]
+
+    with _x64.exact():
+        values = jax.eval_shape(evaluate, root_specs, var_specs)
+    pairs = zip(values, tensors, strict=True)
+    return [jax.ShapeDtypeStruct(v.shape, t._np_dtype) for v, t in pairs]
 
 
 # -- import ---------------------------------------------------------------------------
