@@ -47,6 +47,8 @@ CASES = {
     "monitored_bn_ema_style": ("--train_dir", ["--max_steps=12"], False),
     "gan_style": ("--train_dir", ["--max_steps=15"], True),
     "bilstm_tagger_style": ("--train_dir", ["--max_steps=15"], True),
+    "transformer_style": ("--train_dir", ["--max_steps=20"], True),
+    "dqn_style": ("--train_dir", ["--env_steps=60"], True),
     "textcnn_style": ("--train_dir", ["--max_steps=15"], True),
     "vae_style": ("--logdir", ["--max_steps=8"], True),
 }
