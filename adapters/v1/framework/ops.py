@@ -942,14 +942,41 @@ class Graph:
                 with self.as_default():
                     target = convert_to_tensor(op).op
         local = self._local
-        saved = (getattr(local, "device_stack", None), getattr(local, "colocation", []))
+        saved = (
+            getattr(local, "device_stack", None),
+            getattr(local, "colocation", []),
+            getattr(local, "lifted_devices", None),
+        )
+        # What TF's ``init_scope`` (a variable's creation) finds again: the innermost
+        # device stack that is not empty.
+        local.lifted_devices = saved[0] or saved[2]
         local.device_stack = []
         stack = [] if ignore_existing else list(saved[1])
         local.colocation = stack + ([target] if target is not None else [])
         try:
             yield
         finally:
-            local.device_stack, local.colocation = saved
+            local.device_stack, local.colocation, local.lifted_devices = saved
+
+    @contextlib.contextmanager
+    def _init_scope_devices(self) -> Iterator[None]:
+        """The device scopes a variable is created under (TF's ``init_scope``): inside
+        ``colocate_with``, which sets them aside, the innermost non-empty ones again.
+
+        Their functions run (a ``replica_device_setter``'s round robin advances for a
+        slot made inside ``colocate_with(var)``, as in TF); the colocation still
+        decides the device.
+        """
+        local = self._local
+        lifted = getattr(local, "lifted_devices", None)
+        if self._device_stack or not lifted:
+            yield
+            return
+        local.device_stack = list(lifted)
+        try:
+            yield
+        finally:
+            local.device_stack = []
 
     @contextlib.contextmanager
     def container(self, container_name: str) -> Iterator[str]:

@@ -221,8 +221,13 @@ class Variable(metaclass=_VariableMeta):
         )
         self._constraint = constraint
         self._graph = graph
-        # Controls active where the variable is created don't apply to its ops.
-        with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
+        # Controls active where the variable is created don't apply to its ops; the
+        # device scopes ``colocate_with`` set aside do (TF's ``init_scope``).
+        with (
+            graph.control_dependencies(None),
+            graph._init_scope_devices(),
+            graph.name_scope(name or "Variable") as scope,
+        ):
             self._name = scope[:-1]
             # TF's ``_attr_scope({"_class": loc:@name})`` with ``device(None)`` around a
             # callable initial value (every initial value of a resource variable).

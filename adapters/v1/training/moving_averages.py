@@ -14,7 +14,7 @@ from adapters.v1.ops.variables import (
     moving_average_variables,
     trainable_variables,
 )
-from adapters.v1.training.optimizer import create_slot
+from adapters.v1.training.optimizer import create_slot, create_zeros_slot
 from jtrain import averaging
 
 __all__ = ["ExponentialMovingAverage"]
@@ -125,8 +125,10 @@ class ExponentialMovingAverage:
         ``get_variable``s in the current variable scope under the shadow's name."""
         is_variable = isinstance(var, Variable)
         shape, dtype = var._shape, var.dtype
-        initial = var.initialized_value() if is_variable else np.zeros(shape, dtype)
-        shadow = create_slot(var, initial, self._name)
+        if is_variable:
+            shadow = create_slot(var, var.initialized_value(), self._name)
+        else:  # TF: a zeros slot, not colocated with the tensor
+            shadow = create_zeros_slot(var, self._name, colocate_with_primary=False)
         self._averages[var] = shadow
         if is_variable:
             graph.add_to_collection(ops.GraphKeys.MOVING_AVERAGE_VARIABLES, var)

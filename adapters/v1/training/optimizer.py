@@ -9,6 +9,7 @@ into the slots and training continues from the same state.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
@@ -338,9 +339,10 @@ class Optimizer:
     ) -> dict[str, Variable]:
         """The non-slot variables (Adam's ``beta1_power``...), once per graph.
 
-        As TF's ``_create_non_slot_variable``: a plain variable named in the current
-        name scope (``opt/beta1_power`` inside ``name_scope("opt")``, made unique:
-        ``beta1_power_1`` for a second optimizer), or, with
+        As TF's ``_create_non_slot_variable``: a plain variable colocated with the first
+        of ``var_list`` by name, named in the current name scope (``opt/beta1_power``
+        inside ``name_scope("opt")``, made unique: ``beta1_power_1`` for a second
+        optimizer), or, with
         ``use_own_namescope_for_non_slot_vars``, in the optimizer's own scope.
         """
         first = min(var_list, key=lambda v: v.name)
@@ -361,11 +363,15 @@ class Optimizer:
                 else:
                     value = np.asarray(getattr(self._initial_state(first, hparams), field))
                 scope = self._non_slot_scope
-                if scope is None:
-                    self._non_slot_vars[key] = Variable(value, trainable=False, name=field)
-                else:
-                    with graph.name_scope(None), graph.name_scope(scope + "/"):
+                # TF colocates them with the first variable by name.
+                with graph.colocate_with(first):
+                    if scope is None:
                         self._non_slot_vars[key] = Variable(value, trainable=False, name=field)
+                    else:
+                        with graph.name_scope(None), graph.name_scope(scope + "/"):
+                            self._non_slot_vars[key] = Variable(
+                                value, trainable=False, name=field
+                            )
             out[field] = self._non_slot_vars[key]
         return out
 
@@ -467,9 +473,14 @@ class Optimizer:
         return None
 
 
-def create_slot(primary: Any, value: Any, name: str) -> Variable:
+def create_slot(
+    primary: Any, value: Any, name: str, colocate_with_primary: bool = True
+) -> Variable:
     """TF's ``slot_creator.create_slot``: a non-trainable variable of ``value`` for
-    ``primary`` (a variable or a tensor).
+    ``primary`` (a variable or a tensor), colocated with ``primary`` unless
+    ``colocate_with_primary`` is False (its ops on ``primary``'s device, ``_class``
+    ``loc:@<primary>``: a slot of a variable on a ps task lives on that task, not on
+    the device setter's next one).
 
     It is ``get_variable`` in a variable scope opened, inside the current one, with
     the default name ``<primary op name>/<name>`` (made unique as scopes are:
@@ -479,6 +490,32 @@ def create_slot(primary: Any, value: Any, name: str) -> Variable:
     partition of the slot of the whole. ``value`` is an array or a tensor; the slot
     has its dtype.
     """
+    return _slot(primary, name, colocate_with_primary, initializer=value, dtype=value.dtype)
+
+
+def create_zeros_slot(
+    primary: Any, name: str, dtype: Any = None, colocate_with_primary: bool = True
+) -> Variable:
+    """TF's ``slot_creator.create_zeros_slot``: :func:`create_slot` of zeros of
+    ``primary``'s (static) shape and ``dtype`` (default ``primary``'s), made by a
+    ``zeros_initializer``: as TF, the initial value is built with the variable
+    (``_class`` ``loc:@<slot>`` when not colocated with ``primary``)."""
+    from adapters.v1.ops import init_ops
+
+    dtype = primary.dtype if dtype is None else dtype
+    shape = list(primary._shape)
+    return _slot(
+        primary,
+        name,
+        colocate_with_primary,
+        initializer=init_ops.zeros_initializer(),
+        shape=shape,
+        dtype=dtype,
+    )
+
+
+def _slot(primary: Any, name: str, colocate: bool, **get_variable_args: Any) -> Variable:
+    """The slot variable of :func:`create_slot` and :func:`create_zeros_slot`."""
     from adapters.v1.ops import variable_scope
 
     scope = variable_scope.get_variable_scope()
@@ -486,9 +523,10 @@ def create_slot(primary: Any, value: Any, name: str) -> Variable:
     scope.set_partitioner(None)
     try:
         with variable_scope.variable_scope(None, default_name=f"{primary.op.name}/{name}"):
-            slot = variable_scope.get_variable(
-                "", initializer=value, dtype=value.dtype, trainable=False
-            )
+            graph = ops.get_default_graph()
+            colocated = graph.colocate_with(primary) if colocate else None
+            with colocated or contextlib.nullcontext():
+                slot = variable_scope.get_variable("", trainable=False, **get_variable_args)
     finally:
         scope.set_partitioner(partitioner)
     if isinstance(primary, Variable):
