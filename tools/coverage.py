@@ -230,9 +230,9 @@ GAPS: dict[str, str] = {
         f"layers.{name}": "no `renorm`, `virtual_batch_size` or `adjustment`; one normalized axis"
         for name in ("batch_normalization", "BatchNormalization")
     },
-    "gather": "no `batch_dims`; the gradient is an `IndexedSlices` for axis 0 gathers of "
-    "ids of static shape; an out-of-range index raises TF's error after the step's program "
-    "ran (its writes committed)",
+    "gather": "the gradient is an `IndexedSlices` for axis 0 gathers of ids of static "
+    "shape; an out-of-range index (and TF's run-time refusals of `batch_dims`) raises TF's "
+    "error after the step's program ran (its writes committed)",
     "nn.embedding_lookup": "an out-of-range id raises TF's error after the step's program "
     "ran; a partition's gradient `IndexedSlices` has a row per id (ids of other partitions: zero "
     "rows at index = the partition's row count) where TF's has the partition's ids only",
@@ -243,7 +243,10 @@ GAPS: dict[str, str] = {
     "and value count known when the graph is built",
     "IndexedSlices": "`dense_shape` must be known when the graph is built to convert one to a "
     "tensor; ops other than the optimizers and the `clip_by_*` functions densify it",
-    "gather_nd": "out-of-range indices give zeros (TF on CPU raises); no `batch_dims`",
+    "gather_nd": "an out-of-range index row raises TF's error after the step's program ran "
+    "(its writes committed); with `batch_dims`, indices of unknown batch size leave the "
+    "static batch dimensions unknown where TF's take `params`' known ones (values as "
+    "TF's); indices of unknown rank are refused when the graph is built",
     "where": "no one-argument form (coordinates have a data-dependent shape)",
     "matmul": "no `output_type`",
     "assign": "no `validate_shape=False` (variables have static shapes)",

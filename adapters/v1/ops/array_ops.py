@@ -190,25 +190,87 @@ def _pad(tensor, paddings, mode="CONSTANT", constant_values=0):
     return jnp.pad(tensor, paddings, mode=kinds[mode])
 
 
+def _gather_axes(params: Any, indices: Any, axis: Any, batch_dims: int) -> tuple[int, int]:
+    """``(axis, batch_dims)`` of a ``GatherV2`` as non-negative ints, with its shape
+    function's errors (TF's ``ValueError``: ``Shape must be at least rank 4 but is
+    rank 3``); an ``axis`` of ``None`` is ``batch_dims`` (TF's ``tf.gather``)."""
+    axis = batch_dims if axis is None else int(axis)
+    need = axis + 1 if axis >= 0 else -axis
+    shapes = ", ".join(
+        "[" + ",".join(str(d) for d in s) + "]" for s in (params.shape, indices.shape, ())
+    )
+    if params.ndim < need:
+        raise OpValueError(
+            f"Shape must be at least rank {need} but is rank {params.ndim} for 'GatherV2' "
+            f"with input shapes: {shapes}."
+        )
+    need = abs(batch_dims)
+    if indices.ndim < need:
+        raise OpValueError(
+            f"Shape must be at least rank {need} but is rank {indices.ndim} for 'GatherV2' "
+            f"with input shapes: {shapes}."
+        )
+    return axis % params.ndim, batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+
+
+def _gather_problem(params: Any, indices: Any, axis: int, batch_dims: int) -> tuple[int, ...]:
+    """The ``GatherV2`` kernel's refusal of the shapes, checked at run time as TF's CPU
+    kernel does: ``(1, batch_dims, axis)`` for a ``batch_dims`` past ``axis``,
+    ``(2, i, params.shape[i], indices.shape[i])`` for unequal batch dimensions, or
+    ``(0,)``."""
+    if batch_dims > axis:
+        return (1, batch_dims, axis)
+    for i in range(batch_dims):
+        sizes = params.shape[i], indices.shape[i]
+        # (a dimension unknown while the graph is built or exported is checked when run)
+        if all(isinstance(d, int) for d in sizes) and sizes[0] != sizes[1]:
+            return (2, i, *sizes)
+    return (0,)
+
+
 def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0):
-    if batch_dims:
-        raise NotImplementedError("tf.gather: batch_dims other than 0 is not supported yet")
     # Out-of-range indices raise at run time (_gather_in_range, as TF on CPU); a
     # gradient's re-evaluation, which is not checked, reads them as zeros.
-    return jnp.take(params, indices, axis=0 if axis is None else axis, mode="fill", fill_value=0)
+    axis, batch_dims = _gather_axes(params, indices, axis, batch_dims)
+    shape = params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1 :]
+    if _gather_problem(params, indices, axis, batch_dims)[0]:
+        return jnp.zeros(shape, params.dtype)  # TF's static shape; the run raises
+    take = partial(jnp.take, axis=axis - batch_dims, mode="fill", fill_value=0)
+    if not batch_dims:
+        return take(params, indices)
+    # One gather per batch element: mapped over each batch dimension.
+    for _ in range(batch_dims):
+        take = jax.vmap(take)
+    return take(params, indices)
 
 
 def _gather_in_range(params, indices, validate_indices=None, axis=None, batch_dims=0):
-    """TF's CPU kernel refuses an index outside ``[0, params.shape[axis])``."""
-    limit = params.shape[0 if axis is None else axis]
-    ok = jnp.all((indices >= 0) & (indices < limit))
-    return ok, (indices, jnp.asarray(limit, np.int64))
+    """TF's CPU kernel refuses an index outside ``[0, params.shape[axis])``, and a
+    ``batch_dims`` past ``axis`` or batch dimensions that differ."""
+    axis, batch_dims = _gather_axes(params, indices, axis, batch_dims)
+    problem = _gather_problem(params, indices, axis, batch_dims)
+    limit = params.shape[axis]
+    ok = jnp.all((indices >= 0) & (indices < limit)) & (problem[0] == 0)
+    return ok, (indices, jnp.asarray(limit, np.int64), jnp.asarray(problem, np.int64))
+
+
+def _gather_v2_error(
+    op: ops.Operation, indices: np.ndarray, limit: np.ndarray, problem: np.ndarray
+) -> Any:
+    """TF's ``GatherV2`` kernel messages: its shape refusals, else the first bad index."""
+    kind, *values = (int(v) for v in problem)
+    if kind == 1:
+        message = f"batch_dims ({values[0]}) must be less than or equal to axis ({values[1]})."
+        return errors.InvalidArgumentError(None, op, message)
+    if kind == 2:
+        i, p, n = values
+        message = f"params.shape[{i}]: {p} should be equal to indices.shape[{i}]: {n}"
+        return errors.InvalidArgumentError(None, op, message)
+    return _gather_error(op, indices, limit)
 
 
 def _gather_error(op: ops.Operation, indices: np.ndarray, limit: np.ndarray) -> Any:
     """TF's message: ``indices[0,1] = 9 is not in [0, 5)`` (the first bad index)."""
-    from jtrain import errors
-
     bad = np.argwhere((indices < 0) | (indices >= limit))
     where = tuple(int(i) for i in bad[0]) if bad.size else ()
     position = f"[{','.join(str(i) for i in where)}]" if indices.ndim else ""
@@ -218,12 +280,111 @@ def _gather_error(op: ops.Operation, indices: np.ndarray, limit: np.ndarray) -> 
     )
 
 
+def _gather_nd_batched(params: Any, indices: Any, batch_dims: int) -> tuple[Any, tuple[int, int]]:
+    """The index rows of a ``gather_nd`` with ``batch_dims`` as TF's ``batch_gather_nd``
+    rewrites it for a plain ``GatherNd``: each row prefixed with its batch element's
+    coordinates in ``params``, the indices' batch dimensions flattened to ``params``'s
+    batch size (whatever their own shape, as TF's reshape). Also ``(size, wanted)``,
+    the element counts of that reshape where they differ (TF raises), else ``(0, 0)``.
+
+    With dimensions unknown while the graph is built (symbolic), or counts that
+    differ, the rows keep ``indices``' own batch dimensions."""
+    if not batch_dims:
+        return indices, (0, 0)
+    batch = params.shape[:batch_dims]
+    dims = (*batch, *indices.shape)
+    if all(isinstance(d, int) for d in dims):
+        count = int(np.prod(batch, dtype=np.int64))
+        flat = (count,) + indices.shape[batch_dims:]
+        size = int(np.prod(indices.shape, dtype=np.int64))
+        wanted = int(np.prod(flat, dtype=np.int64))
+        if size == wanted:
+            coords = np.indices(batch).reshape(batch_dims, count).T.astype(indices.dtype)
+            coords = coords.reshape((count,) + (1,) * (len(flat) - 2) + (batch_dims,))
+            rows = indices.reshape(flat)
+            coords = jnp.broadcast_to(jnp.asarray(coords), rows.shape[:-1] + (batch_dims,))
+            return jnp.concatenate([coords, rows], axis=-1), (0, 0)
+        problem = (size, wanted)
+    else:
+        problem = (0, 0)
+    lead = indices.shape[:-1]
+    coords = [lax.broadcasted_iota(indices.dtype, lead, k) for k in range(batch_dims)]
+    return jnp.concatenate([jnp.stack(coords, axis=-1), indices], axis=-1), problem
+
+
+def _gather_nd_checked(params: Any, indices: Any, batch_dims: int) -> None:
+    """The static checks of TF's ``gather_nd`` (its Python and ``GatherNd``'s shape
+    function): TF's ``ValueError`` messages."""
+    if batch_dims < 0:
+        raise OpValueError("tf.gather_nd does not allow negative batch_dims.")
+    for what, rank in (("indices", indices.ndim), ("params", params.ndim)):
+        if batch_dims and batch_dims >= rank:
+            raise OpValueError(
+                f"Argument `batch_dims` = {batch_dims} must be less than rank(`{what}`) = {rank}"
+            )
+    if indices.ndim and indices.shape[-1] + batch_dims > params.ndim:
+        shape = ",".join(str(d) for d in indices.shape)
+        raise OpValueError(
+            f"indices.shape[-1] must be <= params.rank, but saw indices shape: [{shape}] and "
+            f"params shape: [{','.join(str(d) for d in params.shape)}]"
+        )
+
+
 def _gather_nd(params, indices, batch_dims=0, bad_indices_policy=""):
-    if batch_dims:
-        raise NotImplementedError("tf.gather_nd: batch_dims other than 0 is not supported yet")
+    # Out-of-range rows raise at run time (_gather_nd_in_range, as TF on CPU) unless
+    # bad_indices_policy is "IGNORE"; a gradient's re-evaluation reads them as zeros.
+    _gather_nd_checked(params, indices, batch_dims)
+    rows, _ = _gather_nd_batched(params, indices, batch_dims)
+    # A negative index reads zeros too (TF's "IGNORE" policy), not from the end.
+    columns = jnp.moveaxis(rows, -1, 0)
+    index = tuple(
+        jnp.where(columns[i] < 0, params.shape[i], columns[i]) for i in range(rows.shape[-1])
+    )
+    out = jnp.asarray(params).at[index].get(mode="fill", fill_value=0)
+    if batch_dims and rows.shape[:-1] != indices.shape[:-1]:
+        out = out.reshape(params.shape[:batch_dims] + out.shape[1:])  # TF's reshape back
+    return out
+
+
+def _gather_nd_in_range(params, indices, batch_dims=0, bad_indices_policy=""):
+    """TF's CPU kernel refuses an index row outside ``params``'s leading dimensions
+    (unless ``bad_indices_policy`` is ``"IGNORE"``); with ``batch_dims``, TF's reshape
+    of the indices refuses batch dimensions of another element count."""
+    rows, problem = _gather_nd_batched(params, indices, batch_dims)
+    limits = jnp.asarray(params.shape[: rows.shape[-1]], rows.dtype)
+    ok = jnp.all((rows >= 0) & (rows < limits)) | (bad_indices_policy.upper() == "IGNORE")
+    ok = ok & (problem[0] == 0)
+    shape = jnp.asarray(params.shape, np.int64)
+    return ok, (rows, shape, jnp.asarray(problem, np.int64))
+
+
+def _gather_nd_error(
+    op: ops.Operation, indices: np.ndarray, shape: np.ndarray, problem: np.ndarray
+) -> Any:
+    """TF's message: ``indices[1,1] = [1, 3] does not index into param shape [2,3,4],
+    node name: GatherNd`` (the last bad row, at its position in ``indices``)."""
+    size, wanted = (int(v) for v in problem)
+    if size:
+        return errors.InvalidArgumentError(
+            None,
+            op,
+            f"Input to reshape is a tensor with {size} values, but the requested shape "
+            f"has {wanted}",
+        )
     depth = indices.shape[-1]
-    index = tuple(jnp.moveaxis(indices, -1, 0)[i] for i in range(depth))
-    return jnp.asarray(params).at[index].get(mode="fill", fill_value=0)
+    rows = indices.reshape(-1, depth)
+    bad = np.flatnonzero(np.any((rows < 0) | (rows >= shape[:depth]), axis=-1))
+    i = int(bad[-1]) if bad.size else 0  # TF's kernel reports the last bad row
+    where = np.unravel_index(i, indices.shape[:-1]) if indices.ndim > 1 else ()
+    position = f"[{','.join(str(int(k)) for k in where)}]" if indices.ndim > 1 else ""
+    row = ", ".join(str(int(v)) for v in rows[i])
+    dims = ",".join(str(int(d)) for d in shape)
+    return errors.InvalidArgumentError(
+        None,
+        op,
+        f"indices{position} = [{row}] does not index into param shape [{dims}], "
+        f"node name: {op.name}",
+    )
 
 
 def _slice(input_, begin, size):
@@ -553,7 +714,10 @@ _DEFAULT_NAMES = {
 }
 
 # TF's run-time checks (framework/runtime_checks.py): TF's CPU kernels raise.
-_RUNTIME_CHECKS = {"gather": (_gather_in_range, _gather_error)}
+_RUNTIME_CHECKS = {
+    "gather": (_gather_in_range, _gather_v2_error),
+    "gather_nd": (_gather_nd_in_range, _gather_nd_error),
+}
 
 _ALIASES = {
     "eye": ("eye", "linalg.eye"),
@@ -578,6 +742,138 @@ for _name, _type, _impl, _params, _tensors in _ARRAY_OPS:
         default_name=_DEFAULT_NAMES.get(_name),
         runtime_check=_RUNTIME_CHECKS.get(_name),
     )
+
+_GATHER_OP = FUNCTIONS["gather"]
+_GATHER_ND_OP = FUNCTIONS["gather_nd"]
+
+
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor")
+
+
+def gather(
+    params: Any,
+    indices: Any,
+    validate_indices: Any = None,
+    name: str | None = None,
+    axis: Any = None,
+    batch_dims: int = 0,
+) -> ops.Tensor:
+    """``tf.gather``: slices of ``params`` along ``axis`` at ``indices`` (TF's ``GatherV2``).
+
+    .. math:: out[b..., i..., r...] = params[b..., indices[b..., i...], r...]
+
+    with ``b`` the ``batch_dims`` leading dimensions shared by ``params`` and
+    ``indices``, ``i`` the other dimensions of ``indices`` and ``r`` those of
+    ``params`` after ``axis``.
+
+    Args:
+      params: the tensor (or variable) to gather from.
+      indices: int32 or int64 indices into ``params.shape[axis]``.
+      validate_indices: ignored (as TF).
+      name: the op name (default ``"GatherV2"``).
+      axis: the axis of ``params`` to gather along, negative from the end; ``None``
+        (TF's default) is ``batch_dims``.
+      batch_dims: the number of leading batch dimensions (default 0), negative
+        from the end of ``indices``' rank.
+
+    Returns:
+      A tensor of ``params``'s dtype, of shape
+      ``params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]``.
+
+    Raises:
+      ValueError: ``axis`` or ``batch_dims`` outside ``params``' or ``indices``' rank
+        (TF's shape function's messages).
+      TypeError: ``batch_dims`` is a tensor (TF takes an int).
+      InvalidArgumentError: when run, an index outside ``[0, params.shape[axis])``,
+        a ``batch_dims`` past ``axis``, or batch dimensions that differ.
+
+    .. note:: TF's ``tf.gather`` drops ``batch_dims`` when ``axis`` is 0: the result
+       is a plain gather along axis 0 (its gradient an ``IndexedSlices``). Only a
+       plain axis-0 gather has an ``IndexedSlices`` gradient; other axes and
+       ``batch_dims`` give a dense one, as TF's.
+    """
+    if _is_tensor(batch_dims):
+        raise TypeError(f"Expected int for argument 'batch_dims' not {batch_dims!r}.")
+    if axis is None:
+        axis = batch_dims
+    fixed = axis
+    if _is_tensor(axis):
+        from adapters.v1.framework import shape_values
+
+        fixed = shape_values.static_value(ops.convert_to_tensor(axis))
+    if fixed is not None and int(np.asarray(fixed)) == 0:
+        batch_dims = 0
+    return _GATHER_OP(params, indices, validate_indices, name, axis, batch_dims)
+
+
+def gather_nd(
+    params: Any,
+    indices: Any,
+    name: str | None = None,
+    batch_dims: Any = 0,
+    bad_indices_policy: str = "",
+) -> ops.Tensor:
+    """``tf.gather_nd``: slices of ``params`` at the index rows of ``indices``.
+
+    .. math:: out[b..., i...] = params[b..., indices[b..., i..., :]]
+
+    with ``b`` the ``batch_dims`` leading dimensions (TF's ``batch_gather_nd``:
+    ``indices``' batch dimensions are flattened to ``params``'s batch size).
+
+    Args:
+      params: the tensor to gather from.
+      indices: int32 or int64 index rows along the last dimension.
+      name: the op name (default ``"GatherNd"``; with ``batch_dims``, the gather is
+        ``BatchGatherND/GatherNd`` as TF names it).
+      batch_dims: the number of leading batch dimensions (default 0): an int or a
+        tensor the graph fixes.
+      bad_indices_policy: ``""`` or ``"DEFAULT"`` (an out-of-range row raises, TF on
+        CPU), ``"ERROR"`` (raises) or ``"IGNORE"`` (zeros).
+
+    Returns:
+      A tensor of ``params``'s dtype.
+
+    Raises:
+      ValueError: a negative ``batch_dims``, one not less than either rank, or index
+        rows longer than ``params``' rank (TF's messages).
+      TypeError: ``batch_dims`` is a tensor whose value the graph does not fix.
+      InvalidArgumentError: when run, an index row outside ``params``
+        (``indices[0] = [5] does not index into param shape [3], node name: GatherNd``).
+    """
+    if _is_tensor(batch_dims):
+        from adapters.v1.framework import shape_values
+
+        fixed = shape_values.static_value(ops.convert_to_tensor(batch_dims))
+        if fixed is None:
+            raise TypeError(f"Argument `batch_dims` must be an int; got {batch_dims}")
+        batch_dims = int(fixed)
+    if not batch_dims:
+        return _GATHER_ND_OP(params, indices, name, 0, bad_indices_policy)
+    with ops.name_scope(name, "BatchGatherND", [params, indices]):
+        indices = ops.convert_to_tensor(indices, name="indices")
+        params = ops.convert_to_tensor(params, name="params")
+        shapes = (params._shape or (None,))[:batch_dims], indices._shape or (None,)
+        ranks = len(shapes[1]), len(params._shape or ())
+        known = all(d is not None for s in shapes for d in s)
+        if known and 0 < batch_dims < min(ranks):
+            # TF's reshape of the indices to params' batch size, refused at build time
+            count = int(np.prod(shapes[0], dtype=np.int64))
+            flat = (count, *shapes[1][batch_dims:])
+            size, wanted = (int(np.prod(s, dtype=np.int64)) for s in (shapes[1], flat))
+            if size != wanted:
+                dims = ",".join(str(d) for d in flat)
+                raise ValueError(
+                    f"Cannot reshape a tensor with {size} elements to shape [{dims}] "
+                    f"({wanted} elements)"
+                )
+        return _GATHER_ND_OP(params, indices, None, batch_dims, bad_indices_policy)
+
+
+gather._op_def = _GATHER_OP._op_def
+gather_nd._op_def = _GATHER_ND_OP._op_def
+FUNCTIONS["gather"] = gather
+FUNCTIONS["gather_nd"] = gather_nd
 
 
 _split_v_op = FUNCTIONS["split"]
