@@ -87,3 +87,36 @@ def test_dynamic_rnn_lstm_with_sequence_length_reloads_from_meta(tmp_path):
     (t_before, t_after), (o_before, o_after) = run_both(script)
     assert_twins(t_after, o_after, rtol=1e-6, atol=1e-7)
     assert_twins(o_before, o_after, rtol=0.0)
+
+
+def test_rnn_training_graph_reloads_from_meta_and_trains_on(tmp_path):
+    """A ``MultiRNNCell`` and a ``bidirectional_dynamic_rnn`` trained by
+    ``GradientDescentOptimizer``: the reloaded graph's ``train`` op (the loops'
+    gradients) run by name, steps of two feed shapes, TF's losses."""
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, None, 4], name="x")
+        init = tf.random_uniform_initializer(-0.5, 0.5, seed=1)
+        with tf.variable_scope("model", initializer=init):
+            cells = tf.nn.rnn_cell.MultiRNNCell(
+                [tf.nn.rnn_cell.BasicLSTMCell(3), tf.nn.rnn_cell.GRUCell(2)]
+            )
+            outputs, _ = tf.nn.dynamic_rnn(cells, x, dtype=tf.float32)
+            (fw, bw), _ = tf.nn.bidirectional_dynamic_rnn(
+                tf.nn.rnn_cell.GRUCell(2, name="fw"),
+                tf.nn.rnn_cell.GRUCell(2, name="bw"),
+                x,
+                dtype=tf.float32,
+            )
+        total = tf.reduce_sum(outputs**2) + tf.reduce_sum(fw * bw)
+        tf.identity(total, name="loss")
+        tf.train.GradientDescentOptimizer(0.1).minimize(total, name="train")
+
+        def run(sess):
+            feeds = [{"x:0": FEEDS[i % 2]} for i in range(4)]
+            return _reloaded(tf, sess, tmp_path, ["loss:0", "train"], feeds)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=2e-6, atol=1e-7)
