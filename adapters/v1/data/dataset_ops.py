@@ -779,7 +779,10 @@ class DatasetV1(structure.Structured):
           TypeError: ``generator`` is not callable, or no ``output_types``.
           NotImplementedError: ``output_signature``.
           InvalidArgumentError: at ``get_next``, an element that does not match the
-            types or shapes (its message TF's ``TypeError``'s), or the generator raised.
+            types or shapes (its message TF's ``TypeError``'s); the pipeline goes on.
+          UnknownError: at ``get_next``, the generator raised (TF's ``py_func`` classes:
+            ``InvalidArgumentError`` for a ``ValueError`` or ``TypeError``...); the next
+            ``get_next`` is the end, as TF's.
 
         .. note:: As TF, an element is converted with NumPy (``np.asarray(value,
            dtype)``: 2.7 yielded for ``tf.int64`` gives 2) when ``output_shapes`` is

@@ -126,8 +126,13 @@ class FromGenerator(DatasetV1):
                 return
             except errors.OpError:
                 raise
-            except Exception as e:  # as TF's py_func: the Python error, at get_next
-                raise errors.InvalidArgumentError(None, None, f"{type(e).__name__}: {e}") from e
+            except Exception as e:
+                # as TF's py_func: the Python error's class (UnknownError for most), at this
+                # get_next; the generator is done after it (the next get_next: the end)
+                from adapters.v1.ops.script_ops import _py_error
+
+                yield run.failure(self, _py_error(None, e))
+                return
             try:
                 element = self._convert(value)
             except errors.InvalidArgumentError as e:
