@@ -99,6 +99,26 @@ def _cast(dtype_from: str, dtype_to: str) -> Any:
     return build
 
 
+def _div_no_nan_names(tf: Any) -> Any:
+    a = tf.div_no_nan(tf.constant([1, 2]), tf.constant([0, 4]))
+    b = tf.div_no_nan(tf.constant([1.0]), 2.0, name="q")
+    c = tf.math.divide_no_nan(3.0, tf.constant([1.0]))
+    ops = [o.name for o in tf.get_default_graph().get_operations()]
+    return [a, b, c, tf.constant([a.name, b.name, c.name, a.op.type, *ops])]
+
+
+def _div_no_nan_grads(tf: Any) -> Any:
+    x, y = tf.constant([1.0, 2.0]), tf.constant([0.0, 4.0])
+    xi, yi = tf.constant([1, 2]), tf.constant([0, 4])
+    no_grads = tf.gradients(tf.div_no_nan(xi, yi), [xi, yi])
+    return [*tf.gradients(tf.div_no_nan(x, y), [x, y]), tf.constant(str(no_grads))]
+
+
+def _round_integer(tf: Any) -> Any:
+    x = tf.constant([3, -2], tf.int32)
+    return [tf.round(tf.constant([3, 250], tf.uint8)), tf.constant(tf.round(x) is x)]
+
+
 CASES = {
     # 1. tf.scalar_mul converts the scalar to x's dtype (a constant named "scalar")
     "scalar_mul py float, float64 x": lambda tf: tf.scalar_mul(
@@ -127,6 +147,23 @@ CASES = {
     "divide py float, int32": lambda tf: tf.divide(2.5, tf.constant([2])),
     "operator int32 / float32": lambda tf: tf.constant([1]) / tf.constant([2.0]),
     "operator int32 / py float": lambda tf: tf.constant([1]) / 2.5,
+    # tf.math.divide_no_nan / tf.div_no_nan: TF's Python function (integers as truediv)
+    "div_no_nan int32": lambda tf: tf.math.divide_no_nan(tf.constant([1, 2]), tf.constant([0, 4])),
+    "div_no_nan int8": lambda tf: tf.div_no_nan(
+        tf.constant([1, 2], tf.int8), tf.constant([0, 4], tf.int8)
+    ),
+    "div_no_nan py int, int32": lambda tf: tf.div_no_nan(3, tf.constant([0, 4])),
+    "div_no_nan py float, int32": lambda tf: tf.div_no_nan(3.5, tf.constant([0, 4])),
+    "div_no_nan int32, py float": lambda tf: tf.div_no_nan(tf.constant([0, 4]), 2.5),
+    "div_no_nan py ints": lambda tf: tf.div_no_nan(1, 0),
+    "div_no_nan bool": lambda tf: tf.div_no_nan(tf.constant([True]), tf.constant([True])),
+    "div_no_nan float32, float64": lambda tf: tf.div_no_nan(
+        tf.constant([1.0]), tf.constant([1.0], tf.float64)
+    ),
+    "div_no_nan names": _div_no_nan_names,
+    "div_no_nan gradients": _div_no_nan_grads,
+    # tf.round of integers returns them (TF's Python function; uint8 too)
+    "round integers": _round_integer,
     # 4. tf.add of strings concatenates (TF's Add op; AddV2 has no string kernel)
     "add strings": lambda tf: tf.add(tf.constant(["a", "b"]), tf.constant(["c", "d"])),
     "add string, py string": lambda tf: tf.add(tf.constant(["a", "b"]), "x"),

@@ -582,6 +582,27 @@ for _names, _type, _impl, _allowed in _UNARY:
     )
 
 
+def _round_as_tf(table_fn: Any) -> Any:
+    """``tf.round``: an integer tensor (uint8... included, which TF's ``Round`` op does not
+    take) is returned itself, as TF's Python function returns it; other dtypes round
+    half to even (the ``Round`` op)."""
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def round(x: Any, name: Any = None) -> Any:  # noqa: A001 - TF's name
+        from adapters.v1.framework import ops
+
+        x = ops.convert_to_tensor(x, name="x")
+        if np_dtype(x.dtype).kind in "iu":
+            return x
+        return table_fn(x, name=name)
+
+    return round
+
+
+for _full in ("round", "math.round"):
+    FUNCTIONS[_full] = _round_as_tf(FUNCTIONS[_full])
+
+
 def _add_n(inputs: list[Any]) -> Any:
     total = inputs[0]
     for x in inputs[1:]:
@@ -1758,6 +1779,48 @@ _BINARY_MORE = [
 ]
 for _names, _type, _params, _impl, _allowed, _grad in _BINARY_MORE:
     define(_names, _type, _impl, params=_params, allowed=_allowed, tf_gradient=_grad)
+
+
+def _divide_no_nan_as_tf(table_fn: Any) -> Any:
+    """``tf.math.divide_no_nan``/``tf.div_no_nan`` as TF's Python function: in a
+    ``div_no_nan`` scope, a Python ``x`` converts to a tensor ``y``'s dtype (else ``y``
+    with ``x``'s as a hint); integers are cast to a float first, as ``tf.truediv``
+    (int8/int16/uint8/uint16 to float32, wider ones to float64); different dtypes or a
+    dtype outside ``tf.truediv``'s table are TF's ``TypeError``."""
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def divide_no_nan(x: Any, y: Any, name: Any = None) -> Any:
+        from adapters.v1.framework import ops
+
+        with ops.name_scope(name, "div_no_nan", [x, y]) as scope:
+            if not _is_graph_value(x) and _is_graph_value(y):
+                y = ops.convert_to_tensor(y, name="y")
+                x = ops.convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
+            else:
+                x = ops.convert_to_tensor(x, name="x")
+                y = ops.convert_to_tensor(y, name="y", dtype_hint=x.dtype.base_dtype)
+            x_dtype, y_dtype = x.dtype.base_dtype, y.dtype.base_dtype
+            if x_dtype != y_dtype:
+                raise TypeError(
+                    f"`x` and `y` must have the same dtype, got {x_dtype!r} != {y_dtype!r}."
+                )
+            if x_dtype.name not in _TRUEDIV_DTYPES:
+                expected = ", ".join(f"tf.{d}" for d in _TRUEDIV_DTYPES)
+                raise TypeError(
+                    f"Invalid dtype {x_dtype!r} in tf.math.divide_no_nan. Expected one of "
+                    f"{{{expected}}}."
+                )
+            kind = np_dtype(x_dtype)
+            if kind.kind in "iu":
+                target = "float32" if kind.itemsize <= 2 else "float64"
+                x, y = FUNCTIONS["cast"](x, target), FUNCTIONS["cast"](y, target)
+            return table_fn(x, y, name=scope)
+
+    return divide_no_nan
+
+
+for _full in ("math.divide_no_nan", "div_no_nan"):
+    FUNCTIONS[_full] = _divide_no_nan_as_tf(FUNCTIONS[_full])
 
 define(
     ("math.betainc", "betainc"),
