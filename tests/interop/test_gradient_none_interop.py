@@ -28,6 +28,7 @@ B = np.array([[0.5, 0.25, 0.9], [0.35, 0.55, 0.15]], np.float32)
 IMG = np.linspace(0.1, 0.9, 1 * 4 * 4 * 3).reshape(1, 4, 4, 3).astype(np.float32)
 C3 = np.array([0.2, 0.5, 0.3], np.float32)
 V3 = np.array([1.5, 0.5, 2.0], np.float32)
+CTC = np.linspace(0.1, 0.9, 3 * 1 * 3).reshape(3, 1, 3).astype(np.float32)
 N = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0]], np.float32)
 
 
@@ -58,6 +59,37 @@ NONE_CASES: dict[str, tuple[tuple[Any, ...], Any]] = {
     ),
     "imag of a real": ((A,), lambda tf, x: tf.math.imag(x)),
     "angle of a real": ((A,), lambda tf, x: tf.math.angle(x - 0.5)),
+    # ops TF declares not differentiable (jtrain gave values, zeros or an error)
+    "fake_quant_with_min_max_args_gradient": (
+        (A, B),
+        lambda tf, g, x: tf.quantization.fake_quant_with_min_max_args_gradient(g, x),
+    ),
+    "fake_quant_with_min_max_vars_gradient": (
+        (A, B, np.float32(-1.0), np.float32(1.0)),
+        lambda tf, g, x, lo, hi: tf.quantization.fake_quant_with_min_max_vars_gradient(
+            g, x, lo, hi
+        )[0],
+    ),
+    "fake_quant_with_min_max_vars_per_channel_gradient": (
+        (A, B, C3 - 1.0, C3 + 1.0),
+        lambda tf, g, x, lo, hi: tf.quantization.fake_quant_with_min_max_vars_per_channel_gradient(
+            g, x, lo, hi
+        )[0],
+    ),
+    "edit_distance": (
+        (A,),
+        lambda tf, a: tf.edit_distance(
+            tf.SparseTensor([[0, 0]], a[0, :1], [1, 1]), tf.SparseTensor([[0, 0]], a[1, :1], [1, 1])
+        ),
+    ),
+    "ctc_greedy_decoder": (
+        (CTC,),
+        lambda tf, x: tf.nn.ctc_greedy_decoder(x, [3])[1],
+    ),
+    "ctc_beam_search_decoder": (
+        (CTC,),
+        lambda tf, x: tf.nn.ctc_beam_search_decoder(x, [3], 2, 1)[1],
+    ),
     # guards: a complex input keeps its gradient
     "imag of a complex": ((A, B), lambda tf, x, y: tf.math.imag(tf.complex(x, y) ** 2)),
     "angle of a complex": ((A, B), lambda tf, x, y: tf.math.angle(tf.complex(x, y))),
@@ -97,6 +129,7 @@ LOOKUP_CASES: dict[str, Any] = {
     "adjust_hue": lambda tf, x: tf.image.adjust_hue(tf.reshape(x, [2, 1, 3]), 0.1),
     "adjust_saturation": lambda tf, x: tf.image.adjust_saturation(tf.reshape(x, [2, 1, 3]), 0.5),
     "linalg.lu": lambda tf, x: tf.linalg.lu(x[:, :2] + tf.eye(2))[0],
+    "parallel_stack": lambda tf, x: tf.parallel_stack([x, x * 2.0]),
 }
 
 
