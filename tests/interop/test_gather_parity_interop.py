@@ -93,6 +93,18 @@ def test_gather_nd_ignore_policy_as_tf():
     assert_twins(theirs, ours)
 
 
+def test_gather_nd_no_rows_of_empty_params_as_tf():
+    """No index row: an empty result, no error (TF refuses any row of empty params)."""
+
+    def script(tf):
+        i = tf.placeholder(tf.int32, [None, 1])
+        y = tf.gather_nd(tf.zeros([0, 3]), i)
+        return lambda sess: sess.run(y, {i: np.zeros((0, 1), np.int32)})
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+
+
 def test_gather_nd_batch_dims_of_unknown_size_as_tf():
     """Placeholders of unknown batch size: values as TF's (static shapes: see below)."""
     shapes = {}
@@ -171,6 +183,30 @@ RUN_ERRORS = {
         "int64",
         [2, 2, 1],
         [[[0], [-1]], [[2], [1]]],
+    ),
+    "gather_nd empty params": (
+        lambda tf, i: tf.gather_nd(tf.zeros([0, 3]), i),
+        "int32",
+        [None, 1],
+        [[0]],
+    ),
+    "gather_nd empty params, ignore policy": (
+        lambda tf, i: tf.gather_nd(tf.zeros([0, 3]), i, bad_indices_policy="IGNORE"),
+        "int32",
+        [None, 1],
+        [[0]],
+    ),
+    "gather_nd empty params, rows in range": (
+        lambda tf, i: tf.gather_nd(tf.zeros([2, 0]), i),
+        "int32",
+        [None, 2],
+        [[1, 0]],
+    ),
+    "gather empty axis": (
+        lambda tf, i: tf.gather(tf.zeros([0, 3]), i),
+        "int32",
+        [None],
+        [0],
     ),
     "gather axis 1": (
         lambda tf, i: tf.gather(tf.constant(P[0]), i, axis=1),

@@ -233,8 +233,9 @@ def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0):
     # gradient's re-evaluation, which is not checked, reads them as zeros.
     axis, batch_dims = _gather_axes(params, indices, axis, batch_dims)
     shape = params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1 :]
-    if _gather_problem(params, indices, axis, batch_dims)[0]:
-        return jnp.zeros(shape, params.dtype)  # TF's static shape; the run raises
+    if _gather_problem(params, indices, axis, batch_dims)[0] or params.shape[axis] == 0:
+        # TF's static shape; the run raises (any index of an empty axis is out of range)
+        return jnp.zeros(shape, params.dtype)
     take = partial(jnp.take, axis=axis - batch_dims, mode="fill", fill_value=0)
     if not batch_dims:
         return take(params, indices)
@@ -340,22 +341,32 @@ def _gather_nd(params, indices, batch_dims=0, bad_indices_policy=""):
     index = tuple(
         jnp.where(columns[i] < 0, params.shape[i], columns[i]) for i in range(rows.shape[-1])
     )
-    out = jnp.asarray(params).at[index].get(mode="fill", fill_value=0)
+    if _empty(params):  # nothing to read: TF refuses any row (_gather_nd_in_range)
+        out = jnp.zeros(rows.shape[:-1] + params.shape[rows.shape[-1] :], params.dtype)
+    else:
+        out = jnp.asarray(params).at[index].get(mode="fill", fill_value=0)
     if batch_dims and rows.shape[:-1] != indices.shape[:-1]:
         out = out.reshape(params.shape[:batch_dims] + out.shape[1:])  # TF's reshape back
     return out
 
 
+def _empty(params: Any) -> bool:
+    """Whether ``params`` has no element (a dimension known to be 0)."""
+    return any(isinstance(d, int) and d == 0 for d in params.shape)
+
+
 def _gather_nd_in_range(params, indices, batch_dims=0, bad_indices_policy=""):
     """TF's CPU kernel refuses an index row outside ``params``'s leading dimensions
-    (unless ``bad_indices_policy`` is ``"IGNORE"``); with ``batch_dims``, TF's reshape
-    of the indices refuses batch dimensions of another element count."""
+    (unless ``bad_indices_policy`` is ``"IGNORE"``) and any row of an empty ``params``;
+    with ``batch_dims``, TF's reshape of the indices refuses batch dimensions of
+    another element count."""
     rows, problem = _gather_nd_batched(params, indices, batch_dims)
+    empty = _empty(params) and rows.size > 0
     limits = jnp.asarray(params.shape[: rows.shape[-1]], rows.dtype)
     ok = jnp.all((rows >= 0) & (rows < limits)) | (bad_indices_policy.upper() == "IGNORE")
-    ok = ok & (problem[0] == 0)
+    ok = ok & (problem[0] == 0) & (not empty)
     shape = jnp.asarray(params.shape, np.int64)
-    return ok, (rows, shape, jnp.asarray(problem, np.int64))
+    return ok, (rows, shape, jnp.asarray((*problem, empty), np.int64))
 
 
 def _gather_nd_error(
@@ -363,7 +374,8 @@ def _gather_nd_error(
 ) -> Any:
     """TF's message: ``indices[1,1] = [1, 3] does not index into param shape [2,3,4],
     node name: GatherNd`` (the last bad row, at its position in ``indices``)."""
-    size, wanted = (int(v) for v in problem)
+    size, wanted, empty = (int(v) for v in problem)
+    dims = ",".join(str(int(d)) for d in shape)
     if size:
         return errors.InvalidArgumentError(
             None,
@@ -371,6 +383,9 @@ def _gather_nd_error(
             f"Input to reshape is a tensor with {size} values, but the requested shape "
             f"has {wanted}",
         )
+    if empty:
+        message = f"Requested more than 0 entries, but params is empty.  Params shape: [{dims}]"
+        return errors.InvalidArgumentError(None, op, message)
     depth = indices.shape[-1]
     rows = indices.reshape(-1, depth)
     bad = np.flatnonzero(np.any((rows < 0) | (rows >= shape[:depth]), axis=-1))
@@ -378,7 +393,6 @@ def _gather_nd_error(
     where = np.unravel_index(i, indices.shape[:-1]) if indices.ndim > 1 else ()
     position = f"[{','.join(str(int(k)) for k in where)}]" if indices.ndim > 1 else ""
     row = ", ".join(str(int(v)) for v in rows[i])
-    dims = ",".join(str(int(d)) for d in shape)
     return errors.InvalidArgumentError(
         None,
         op,
