@@ -152,14 +152,17 @@ class Iterator(structure.Structured):
         """An op (re)starting this iterator on ``dataset`` in the session that runs it.
 
         Raises:
-          TypeError: ``dataset``'s structure or types differ from the iterator's.
-          ValueError: ``dataset``'s shapes are incompatible with the iterator's.
+          ValueError: ``dataset``'s elements nest otherwise (another number of
+            components, a component for a structure), TF's ``nest`` message.
+          TypeError: another kind of structure (a dict for a tuple), other types, or
+            incompatible shapes.
         """
-        if not structure.same_structure(self._structure, dataset._structure):
-            raise TypeError(
-                f"Expected output structure {self.output_types} but got dataset with "
-                f"structure {dataset.output_types}."
-            )
+        from adapters.v1 import nest
+
+        try:
+            nest.assert_same_structure(self.output_types, dataset.output_types)
+        except (TypeError, ValueError) as e:  # tf.data's nest: without the dotted lines
+            raise type(e)(str(e).split("\nEntire first structure:")[0]) from None
         if self.output_types != dataset.output_types:
             raise TypeError(
                 f"Expected output types {self.output_types} but got dataset with output types "
