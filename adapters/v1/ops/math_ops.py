@@ -206,6 +206,60 @@ def _truncatediv(x: Any, y: Any) -> Any:
     return jnp.trunc(kernel_divide(x, y))
 
 
+# TF 2.21's OpDefs list the allowed dtypes of these ops in this order (their registration
+# order), and so do its "not in list of allowed values" messages (measured live,
+# tests/interop/test_math_gaps_interop.py); the op table's tuples hold the same dtypes.
+_INTEGERS_INTERLEAVED = (
+    "uint8", "int8", "uint16", "int16", "int32", "uint32", "uint64", "int64",
+)  # fmt: skip
+_TF_ORDER = {
+    "AddV2": FLOATING + ("uint8", "uint16", "uint32", "uint64") + (
+        "int8", "int16", "int32", "int64", "complex64", "complex128",
+    ),
+    "Sub": FLOATING + ("uint8", "int8", "uint16", "int16", "int32", "int64") + (
+        "complex64", "complex128", "uint32", "uint64",
+    ),
+    "Mul": FLOATING + _INTEGERS_INTERLEAVED + ("complex64", "complex128"),
+    "RealDiv": FLOATING + _INTEGERS_INTERLEAVED + ("complex64", "complex128"),
+    "Div": FLOATING + _INTEGERS_INTERLEAVED + ("complex64", "complex128"),
+    "FloorDiv": FLOATING + _INTEGERS_INTERLEAVED + ("complex64", "complex128"),
+    "TruncateDiv": FLOATING + _INTEGERS_INTERLEAVED + ("complex64", "complex128"),
+    "FloorMod": INTEGER + FLOATING,
+    "Pow": ("bfloat16", "float32", "float16", "float64", "int8", "int16", "int32", "int64") + (
+        "complex64", "complex128",
+    ),
+    "Maximum": FLOATING + ("int8", "uint8", "int16", "uint16", "int32", "uint32") + (
+        "int64", "uint64",
+    ),
+    "Minimum": FLOATING + ("int8", "uint8", "int16", "uint16", "int32", "uint32") + (
+        "int64", "uint64",
+    ),
+    "SquaredDifference": FLOATING + ("int32", "int64", "complex64", "complex128"),
+    **{
+        _compare: (
+            "float32", "float64", "int32", "uint8", "int16", "int8", "int64", "bfloat16",
+            "uint16", "float16", "uint32", "uint64",
+        )
+        for _compare in ("Less", "LessEqual", "Greater", "GreaterEqual")
+    },
+    **{
+        _x: ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+        for _x in ("Xlogy", "Xlog1py", "Xdivy")
+    },
+    "DivNoNan": ("float16", "float32", "bfloat16", "float64", "complex64", "complex128"),
+}  # fmt: skip
+
+
+def _in_tf_order(op_type: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """``allowed`` in the order TF's OpDef of ``op_type`` lists it (``_TF_ORDER``)."""
+    ordered = _TF_ORDER.get(op_type)
+    if ordered is None:
+        return allowed
+    if sorted(ordered) != sorted(allowed):
+        raise AssertionError(f"{op_type}: TF's allowed dtypes {ordered} vs the table's {allowed}")
+    return ordered
+
+
 _BINARY = [
     # names, op type, default node name, implementation, allowed dtypes
     (("add", "math.add"), "AddV2", "Add", jnp.add, NUMERIC),
@@ -363,7 +417,7 @@ for _names, _type, _default, _impl, _allowed in _BINARY:
         _type,
         _impl,
         params="x, y, name='LogicalXor'" if _type == "LogicalXor" else "x, y, name=None",
-        allowed=_allowed,
+        allowed=_in_tf_order(_type, _allowed),
         default_name=_default,
         tf_gradient=_TF_GRADIENTS.get(_type, ""),
         # tf.truediv/tf.divide cast integers to a float first (TF's Python): no check
@@ -1689,9 +1743,30 @@ for _names, _type, _impl, _allowed in _UNARY_MORE:
         _type,
         _impl,
         params="x, name=None",
-        allowed=_allowed,
+        allowed=_in_tf_order(_type, _allowed),
         runtime_check=_no_cpu_kernel(_type),
     )
+
+
+def _reciprocal_no_nan_as_tf(table_fn: Any) -> Any:
+    """``tf.math.reciprocal_no_nan`` as TF's Python function: in a ``reciprocal_no_nan``
+    scope it makes the constant ``one`` of ``x``'s dtype first, so a dtype that cannot
+    hold 1 (bool, string) is that conversion's ``TypeError`` ("Expected bool, but got 1
+    of type 'int'."), as TF's; the quotient is the table's."""
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def reciprocal_no_nan(x: Any, name: Any = None) -> Any:
+        from adapters.v1.framework import ops
+
+        with ops.name_scope(name, "reciprocal_no_nan", [x]) as scope:
+            x = ops.convert_to_tensor(x, name="x")
+            ops.convert_to_tensor(1, dtype=x.dtype.base_dtype, name="one")
+            return table_fn(x, name=scope)
+
+    return reciprocal_no_nan
+
+
+FUNCTIONS["math.reciprocal_no_nan"] = _reciprocal_no_nan_as_tf(FUNCTIONS["math.reciprocal_no_nan"])
 
 _BINARY_MORE = [
     # names, op type, signature, implementation, allowed dtypes, TF's gradient
@@ -1778,7 +1853,14 @@ _BINARY_MORE = [
     ),
 ]
 for _names, _type, _params, _impl, _allowed, _grad in _BINARY_MORE:
-    define(_names, _type, _impl, params=_params, allowed=_allowed, tf_gradient=_grad)
+    define(
+        _names,
+        _type,
+        _impl,
+        params=_params,
+        allowed=_in_tf_order(_type, _allowed),
+        tf_gradient=_grad,
+    )
 
 
 def _divide_no_nan_as_tf(table_fn: Any) -> Any:
@@ -1835,7 +1917,7 @@ define(
     "Mul",
     rounded_product,
     params="scalar, x, name=None",
-    allowed=NUMERIC,
+    allowed=_in_tf_order("Mul", NUMERIC),
 )
 
 
@@ -1866,9 +1948,11 @@ def _scalar_mul_as_tf(table_fn: Any) -> Any:
         shape = scalar.shape
         if shape.ndims != 0:
             raise ValueError(f"The input scalar must be a 0-D value. Received shape {shape}.")
+        # TF's ``Mul`` op: its errors name the scalar 'x', as ``tf.multiply``'s.
+        multiply = FUNCTIONS["multiply"]
         if isinstance(x, IndexedSlices):
-            return IndexedSlices(table_fn(scalar, x.values, name=name), x.indices, x.dense_shape)
-        return table_fn(scalar, x, name=name)
+            return IndexedSlices(multiply(scalar, x.values, name=name), x.indices, x.dense_shape)
+        return multiply(scalar, x, name=name)
 
     return scalar_mul
 
