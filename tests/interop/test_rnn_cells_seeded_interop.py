@@ -1,15 +1,14 @@
 """``tf.nn.rnn_cell`` cells' default initial weights under ``tf.set_random_seed``, bit for
-bit against TF 2.21, in both of TF's behaviours:
+bit against TF 2.21 in TF1 behaviour (``disable_v2_behavior()``, which ``adapters.v1``
+follows and ported scripts call): ``tf.get_variable``'s ``glorot_uniform_initializer``
+with the graph's op seeds.
 
-- TF2 behaviour (``twin.py``: graphs as classic TF1 builds them, ``tf2.enabled()``
-  left on, TF 2.21's default): tf_keras' legacy cells give a weight without an
-  initializer keras' ``GlorotUniform``, a ``stateless_uniform`` seeded from Python's
-  ``random`` (so the scripts seed it) that takes no op seed from the graph. jtrain
-  drew ``glorot_uniform_initializer`` with the graph's op seeds: other kernels, and
-  every later random op of the graph shifted by one op seed per weight.
-- TF1 behaviour (``disable_v2_behavior()``, what ported scripts call; in
-  subprocesses): ``tf.get_variable``'s ``glorot_uniform_initializer``, op seeds
-  counted in the graph.
+A port found other kernels than TF's with ``twin.py``: its ``classic_tf1`` builds
+graphs as classic TF1 does but leaves ``tf2.enabled()`` on, so tf_keras' legacy cells
+take keras' ``GlorotUniform`` (a ``stateless_uniform`` seeded from Python's
+``random``, ignoring ``tf.set_random_seed``; TF2 behaviour). Here TF runs with TF2
+behaviour off: in process (``tf1_behaviour``) and in subprocesses calling
+``disable_v2_behavior()``. jtrain's values were already these; the tests guard them.
 
 Compared: every global variable's name, dtype, shape and bits (the cells' and a
 ``get_variable``/``random_uniform`` made after them), and the outputs of one run.
@@ -17,8 +16,8 @@ Compared: every global variable's name, dtype, shape and bits (the cells' and a
 
 from __future__ import annotations
 
+import contextlib
 import os
-import random
 import subprocess
 import sys
 
@@ -67,6 +66,21 @@ def _build(tf, cell_name: str, driver: str, seed: int, before: int):
     return fetch
 
 
+@contextlib.contextmanager
+def tf1_behaviour():
+    """TF's ``tf2.enabled()`` off (what ``disable_v2_behavior()`` sets for tf_keras),
+    restored after."""
+    from tensorflow.python import tf2
+
+    was = tf2.enabled()
+    tf2.disable()
+    try:
+        yield
+    finally:
+        if was:
+            tf2.enable()
+
+
 def _assert_bits(theirs: dict, ours: dict) -> None:
     assert sorted(ours) == sorted(theirs)
     for name, value in theirs.items():
@@ -80,25 +94,22 @@ def _assert_bits(theirs: dict, ours: dict) -> None:
 @pytest.mark.parametrize("seed,before", SEEDS)
 @pytest.mark.parametrize("driver", ["dynamic_rnn", "static_rnn"])
 @pytest.mark.parametrize("cell_name", list(CELLS))
-def test_default_initial_weights_under_tf2_behaviour(cell_name, driver, seed, before):
-    """TF 2.21's default behaviour: keras' ``GlorotUniform`` from Python's ``random``."""
-
+def test_default_initial_weights(cell_name, driver, seed, before):
     def script(tf):
-        random.seed(seed)
         fetch = _build(tf, cell_name, driver, seed, before)
         return lambda sess: sess.run(fetch)
 
-    theirs, ours = run_both(script)
+    with tf1_behaviour():
+        theirs, ours = run_both(script)
     _assert_bits(theirs, ours)
     assert_twins(theirs["outputs"], ours["outputs"], rtol=1e-5, atol=1e-6)
 
 
-def test_scope_and_cell_initializers_win_under_tf2_behaviour():
-    """A variable scope's initializer, or the cell's own, replaces keras' default (and
-    takes its op seed from the graph); the GRU gates' bias is ones; float64 weights."""
+def test_scope_and_cell_initializers_win():
+    """A variable scope's initializer, or the cell's own, replaces the default; the GRU
+    gates' bias is ones; float64 weights."""
 
     def script(tf):
-        random.seed(3)
         tf.set_random_seed(5)
         x = tf.constant(X[:, 0])
         with tf.variable_scope("scoped", initializer=tf.random_uniform_initializer(-1.0, 1.0)):
@@ -113,7 +124,8 @@ def test_scope_and_cell_initializers_win_under_tf2_behaviour():
         fetch = {v.op.name: v for v in tf.global_variables()}
         return lambda sess: sess.run(fetch)
 
-    theirs, ours = run_both(script)
+    with tf1_behaviour():
+        theirs, ours = run_both(script)
     _assert_bits(theirs, ours)
     assert ours["gru64/gates/bias"].dtype == np.float64
     assert np.all(ours["gru64/gates/bias"] == 1.0)
@@ -145,9 +157,9 @@ np.savez(sys.argv[2], **results)
 """
 
 
-def test_default_initial_weights_under_tf1_behaviour(tmp_path):
-    """After ``disable_v2_behavior()``: ``glorot_uniform_initializer`` with the graph's
-    op seeds, and Python's ``random`` left alone."""
+def test_default_initial_weights_after_disable_v2_behavior(tmp_path):
+    """Scripts calling ``disable_v2_behavior()`` (TF's; jtrain's is a no-op for the
+    cells), Python's ``random`` left alone by both."""
     script = tmp_path / "tf1_cells.py"
     script.write_text(_TF1_SCRIPT.format(root=ROOT))
     env = dict(

@@ -7,35 +7,32 @@ checkpoint restores: ``rnn/basic_lstm_cell/kernel`` (``[input_depth + units,
 4 * units]``, gates ``i, j, f, o``) and ``.../bias``; ``gru_cell/gates/kernel``
 and ``gru_cell/candidate/kernel``; ``multi_rnn_cell/cell_0/...``. Wrappers
 (``rnn_cell_wrapper_impl``) add no scope of their own. Kernels default to the
-variable scope's initializer, biases to zeros (GRU's gate bias to ones);
-``forget_bias`` is added when the cell runs, not stored in the bias.
+variable scope's initializer (Glorot uniform), biases to zeros (GRU's gate bias
+to ones); ``forget_bias`` is added when the cell runs, not stored in the bias.
 
-Default weight initializers, as TF 2.21's tf_keras legacy cells choose them:
-
-- after ``tf.disable_v2_behavior()`` (TF1 behaviour, what ported scripts call):
-  ``tf.get_variable``'s default, ``glorot_uniform_initializer`` drawing
-  ``RandomUniform`` under ``tf.set_random_seed`` with the graph's next op seed;
-- without it (TF 2.21's default, TF2 behaviour, even inside ``tf.Graph()``): a
-  weight with neither its own nor the variable scope's initializer gets tf_keras'
-  ``GlorotUniform``: ``stateless_uniform(seed=[s, 0])`` with ``s =
-  random.randint(1, 10**9)`` drawn from Python's ``random`` module when the
-  variable is created. It ignores ``tf.set_random_seed`` and takes no op seed
-  (so the graph's later random ops keep theirs); its values change from run to
-  run unless the script seeds Python's ``random``, as TF's.
+.. note::
+   The default kernels are TF1 behaviour's (``tf.disable_v2_behavior()``, which
+   ``adapters.v1`` always follows): ``tf.get_variable``'s
+   ``glorot_uniform_initializer``, a ``RandomUniform`` taking the graph's next op
+   seed under ``tf.set_random_seed``; TF 2.21's values bit for bit
+   (``tests/interop/test_rnn_cells_seeded_interop.py``). TF 2.21 *without*
+   ``disable_v2_behavior()`` (TF2 behaviour left on, even inside ``tf.Graph()``)
+   gives tf_keras' legacy cells keras' ``GlorotUniform`` instead: a
+   ``stateless_uniform`` seeded by ``random.randint(1, 10**9)`` from Python's
+   ``random`` module, which ignores ``tf.set_random_seed``, differs from run to
+   run and takes no op seed from the graph; jtrain does not reproduce that mode.
 """
 
 from __future__ import annotations
 
 import collections
-import math
-import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from adapters.v1.framework import dtypes, ops, shape_values, v2_compat
+from adapters.v1.framework import dtypes, ops, shape_values
 from adapters.v1.framework.op_def import FUNCTIONS
 from adapters.v1.layers.base import InputSpec, Layer
-from adapters.v1.ops import constant_op, init_ops, random_ops
+from adapters.v1.ops import constant_op, init_ops
 from adapters.v1.ops import control_flow_ops as cf
 from adapters.v1.ops import variable_scope as vs
 
@@ -70,59 +67,6 @@ def _activation(activation: Any) -> Callable[..., Any]:
         if name in FUNCTIONS:
             return FUNCTIONS[name]
     raise ValueError(f"Unknown activation function: {activation!r}")
-
-
-class _KerasGlorotUniform:
-    """tf_keras' ``GlorotUniform()`` (no seed), the default of TF 2.21's legacy cells'
-    weights under TF2 behaviour.
-
-    ``limit = sqrt(3 / max(1, (fan_in + fan_out) / 2))`` (fans of the weight's shape:
-    ``[n]`` has ``n`` and ``n``), values ``stateless_uniform(shape, seed=[s, 0],
-    minval=-limit, maxval=limit)``, ``s = random.randint(1, 10**9)`` from Python's
-    ``random`` module at the first call (the variable's creation); later calls reuse
-    ``s``, as tf_keras' ``RandomGenerator``.
-
-    Raises:
-      NotImplementedError: called for one partition of a partitioned variable.
-    """
-
-    def __init__(self) -> None:
-        self._seed: int | None = None
-
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
-        if partition_info is not None:
-            raise NotImplementedError(
-                "RNN cell weights under TF2 behaviour in a partitioned variable scope: "
-                "tf_keras' GlorotUniform per partition is not reproduced; call "
-                "tf.disable_v2_behavior() or pass an initializer"
-            )
-        dims = [int(d) for d in shape]
-        if not dims:
-            fan_in = fan_out = 1
-        elif len(dims) == 1:
-            fan_in = fan_out = dims[0]
-        elif len(dims) == 2:
-            fan_in, fan_out = dims
-        else:
-            receptive = math.prod(dims[:-2])
-            fan_in, fan_out = dims[-2] * receptive, dims[-1] * receptive
-        limit = math.sqrt(3.0 * (1.0 / max(1.0, (fan_in + fan_out) / 2.0)))
-        if self._seed is None:
-            self._seed = random.randint(1, int(1e9))  # noqa: S311 (tf_keras' own draw)
-        return random_ops.stateless_random_uniform(
-            dims, seed=[self._seed, 0], minval=-limit, maxval=limit, dtype=dtype or dtypes.float32
-        )
-
-
-def _weights_initializer(given: Any) -> Any:
-    """A weight's initializer: ``given``, else the scope's (``None``) under TF1
-    behaviour or when the variable scope has one, else tf_keras' ``GlorotUniform``
-    (TF2 behaviour; see the module docstring)."""
-    if given is not None or v2_compat._state["v2_behavior_disabled"]:
-        return given
-    if vs.get_variable_scope().initializer is not None:
-        return None
-    return _KerasGlorotUniform()
 
 
 def _check_supported_dtypes(dtype: Any) -> None:
@@ -364,11 +308,7 @@ class BasicRNNCell(LayerRNNCell):
         """Creates ``kernel`` and ``bias``."""
         depth = _depth(input_shape)
         _check_supported_dtypes(self.dtype)
-        self._kernel = self.add_weight(
-            _WEIGHTS,
-            shape=[depth + self._num_units, self._num_units],
-            initializer=_weights_initializer(None),
-        )
+        self._kernel = self.add_weight(_WEIGHTS, shape=[depth + self._num_units, self._num_units])
         self._bias = self.add_weight(
             _BIAS, shape=[self._num_units], initializer=init_ops.zeros_initializer()
         )
@@ -433,9 +373,7 @@ class GRUCell(LayerRNNCell):
         _check_supported_dtypes(self.dtype)
         n = self._num_units
         self._gate_kernel = self.add_weight(
-            f"gates/{_WEIGHTS}",
-            shape=[depth + n, 2 * n],
-            initializer=_weights_initializer(self._kernel_initializer),
+            f"gates/{_WEIGHTS}", shape=[depth + n, 2 * n], initializer=self._kernel_initializer
         )
         self._gate_bias = self.add_weight(
             f"gates/{_BIAS}",
@@ -443,9 +381,7 @@ class GRUCell(LayerRNNCell):
             initializer=self._bias_initializer or init_ops.constant_initializer(1.0),
         )
         self._candidate_kernel = self.add_weight(
-            f"candidate/{_WEIGHTS}",
-            shape=[depth + n, n],
-            initializer=_weights_initializer(self._kernel_initializer),
+            f"candidate/{_WEIGHTS}", shape=[depth + n, n], initializer=self._kernel_initializer
         )
         self._candidate_bias = self.add_weight(
             f"candidate/{_BIAS}",
@@ -516,9 +452,7 @@ class BasicLSTMCell(LayerRNNCell):
         depth = _depth(input_shape)
         _check_supported_dtypes(self.dtype)
         n = self._num_units
-        self._kernel = self.add_weight(
-            _WEIGHTS, shape=[depth + n, 4 * n], initializer=_weights_initializer(None)
-        )
+        self._kernel = self.add_weight(_WEIGHTS, shape=[depth + n, 4 * n])
         self._bias = self.add_weight(_BIAS, shape=[4 * n], initializer=init_ops.zeros_initializer())
         self.built = True
 
@@ -626,20 +560,15 @@ class LSTMCell(LayerRNNCell):
         n = self._num_units
         h_depth = self._num_proj if self._num_proj is not None else n
         init = self._initializer
-        self._kernel = self.add_weight(
-            _WEIGHTS, shape=[depth + h_depth, 4 * n], initializer=_weights_initializer(init)
-        )
+        self._kernel = self.add_weight(_WEIGHTS, shape=[depth + h_depth, 4 * n], initializer=init)
         self._bias = self.add_weight(_BIAS, shape=[4 * n], initializer=init_ops.zeros_initializer())
         if self._use_peepholes:
-            diag = _weights_initializer
-            self._w_f_diag = self.add_weight("w_f_diag", shape=[n], initializer=diag(init))
-            self._w_i_diag = self.add_weight("w_i_diag", shape=[n], initializer=diag(init))
-            self._w_o_diag = self.add_weight("w_o_diag", shape=[n], initializer=diag(init))
+            self._w_f_diag = self.add_weight("w_f_diag", shape=[n], initializer=init)
+            self._w_i_diag = self.add_weight("w_i_diag", shape=[n], initializer=init)
+            self._w_o_diag = self.add_weight("w_o_diag", shape=[n], initializer=init)
         if self._num_proj is not None:
             self._proj_kernel = self.add_weight(
-                f"projection/{_WEIGHTS}",
-                shape=[n, self._num_proj],
-                initializer=_weights_initializer(init),
+                f"projection/{_WEIGHTS}", shape=[n, self._num_proj], initializer=init
             )
         self.built = True
 
