@@ -251,6 +251,28 @@ CASES.update(
 )
 
 
+# TF's logical ops take fixed bool inputs (no type attribute): each converts on its own.
+CASES.update(
+    {
+        "logical_and float16": lambda tf: tf.logical_and(tf.zeros([2], tf.float16), True),
+        "logical_or py int": lambda tf: tf.logical_or(2, tf.constant([True])),
+        "logical_and bool, int tensor": lambda tf: tf.logical_and(
+            tf.constant([True]), tf.constant([1])
+        ),
+        "logical_not int": lambda tf: tf.logical_not(tf.constant([1])),
+    }
+)
+GUARDS_LOGICAL = {
+    "logical_and bool, py bool": lambda tf: tf.logical_and(tf.constant([True, False]), True),
+    "operator & | ~ of bools": lambda tf: [
+        tf.constant([True, False]) & tf.constant([True, True]),
+        tf.constant([True, False]) | False,
+        ~tf.constant([True, False]),
+        tf.logical_xor(tf.constant([True, False]), tf.constant([True, True])),
+    ],
+}
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_math_gap_as_tf(name: str) -> None:
     theirs = _outcome(tf1, CASES[name])
@@ -277,6 +299,7 @@ GUARDS = {
         str(tf.cast(tf.placeholder(tf.string, [None, 2]), tf.float32).shape)
     ),
     "cast string to string": _cast("string", "string"),
+    **GUARDS_LOGICAL,
     "truediv uint8": lambda tf: tf.truediv(tf.constant([1], tf.uint8), tf.constant([2], tf.uint8)),
 }
 

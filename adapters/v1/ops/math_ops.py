@@ -417,7 +417,11 @@ for _names, _type, _default, _impl, _allowed in _BINARY:
         _type,
         _impl,
         params="x, y, name='LogicalXor'" if _type == "LogicalXor" else "x, y, name=None",
-        allowed=_in_tf_order(_type, _allowed),
+        # TF's logical ops take bool inputs of a fixed type (no ``T``): each converts to
+        # bool on its own ("Input 'x' of 'LogicalAnd' Op has type float16 that does not
+        # match expected type of bool.")
+        same_dtype=() if _allowed == BOOL else None,
+        allowed={"x": BOOL, "y": BOOL} if _allowed == BOOL else _in_tf_order(_type, _allowed),
         default_name=_default,
         tf_gradient=_TF_GRADIENTS.get(_type, ""),
         # tf.truediv/tf.divide cast integers to a float first (TF's Python): no check
@@ -630,7 +634,8 @@ for _names, _type, _impl, _allowed in _UNARY:
         _type,
         _impl,
         params="x, name=None",
-        allowed=_allowed,
+        same_dtype=() if _allowed == BOOL else None,  # LogicalNot: a fixed bool input
+        allowed={"x": BOOL} if _allowed == BOOL else _allowed,
         tf_gradient=_TF_GRADIENTS.get(_type, ""),
         runtime_check=_no_cpu_kernel(_type),
     )
