@@ -653,7 +653,7 @@ def _convert_inputs(entry: OpDef, arguments: dict[str, Any]) -> dict[str, Any]:
             if p in group and dtype is None and converted[p]:
                 dtype, first = np_dtype(converted[p][0].dtype), p
         else:
-            t = _convert_one(entry, p, value, want, first if p in group else None)
+            t = convert_input(entry.op_type, p, value, want, first if p in group else None)
             if p in group and dtype is None:
                 dtype, first = np_dtype(t.dtype), p
             converted[p] = t
@@ -751,10 +751,19 @@ def _convert_list(
     return out
 
 
-def _convert_one(entry: OpDef, param: str, value: Any, dtype: Any, first: str | None):
-    """One input converted as op_def_library converts it: to ``dtype`` where known
-    (from the group's first input ``first``, or the input's fixed type), else by the
-    value's own dtype; TF's messages for a value ``dtype`` cannot hold."""
+def convert_input(
+    op_type: str, param: str, value: Any, dtype: Any, first: str | None = None
+) -> ops.Tensor:
+    """Input ``param`` of an ``op_type`` op converted as op_def_library converts it: to
+    ``dtype`` where known (from the group's first input ``first``, or the input's fixed
+    type), else by the value's own dtype.
+
+    Raises:
+      TypeError: a tensor of another dtype (``Input 'value' of 'Assign' Op has type
+        int32 that does not match type float32 of argument 'ref'.``), or a Python value
+        ``dtype`` cannot hold (TF's messages).
+      ValueError: a value that converts to no tensor.
+    """
     value = _packed(value)
     try:
         return ops.convert_to_tensor(value, dtype)
@@ -763,7 +772,7 @@ def _convert_one(entry: OpDef, param: str, value: Any, dtype: Any, first: str | 
             raise
         raise TypeError(
             f"Expected {ops.as_dtype(dtype).name} passed to parameter '{param}' of op "
-            f"'{entry.op_type}', "
+            f"'{op_type}', "
             f"got {value!r} of type '{type(value).__name__}' instead. Error: {error}"
         ) from None
     except ValueError:
@@ -776,8 +785,7 @@ def _convert_one(entry: OpDef, param: str, value: Any, dtype: Any, first: str | 
         name = ops.as_dtype(dtype).name
         against = f"type {name} of argument '{first}'" if first else f"expected type of {name}"
         raise TypeError(
-            f"Input '{param}' of '{entry.op_type}' Op has type {observed} that does not "
-            f"match {against}."
+            f"Input '{param}' of '{op_type}' Op has type {observed} that does not match {against}."
         ) from None
 
 

@@ -37,7 +37,10 @@ def kernel_error(op: Any, values: Sequence[Any], error: BaseException) -> errors
         return None
     if all(t._shape is not None and None not in t._shape for t in op.inputs):
         return None
-    shapes = [tuple(int(d) for d in np.shape(v)) for v in values]
+    try:
+        shapes = [tuple(int(d) for d in np.shape(v)) for v in values]
+    except Exception:  # symbolic dimensions (a meta graph's export): JAX's error stands
+        return None
     describe = _MESSAGES.get(op.type)
     message = describe(op, shapes) if describe is not None else None
     if message is None:

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from adapters.v1.framework import dtypes, ops, runtime_checks, tensor_shape
+from adapters.v1.framework import dtypes, op_def, ops, runtime_checks, tensor_shape
 from adapters.v1.framework.v2_compat import resource_variables_enabled
 from adapters.v1.ops import control_flow_ops
 from jtrain import errors
@@ -323,6 +323,22 @@ class Variable(metaclass=_VariableMeta):
         op._read_of = self
         return op.outputs[0] if name is not None else op
 
+    def _assigned_value(self, value: Any, kind: str) -> ops.Tensor:
+        """``value`` converted as TF converts an assignment's: to the variable's dtype
+        (a resource variable: ``convert_to_tensor(value, dtype)``; a ref variable: as
+        op_def_library converts ``Assign``'s ``value`` input).
+
+        Raises:
+          TypeError: a tensor of another dtype, or a Python value the dtype cannot hold
+            (a float for an integer variable), with TF's message.
+          ValueError: (a resource variable) a tensor of another dtype (TF's message).
+        """
+        dtype = self.dtype.base_dtype
+        if self._resource:
+            return ops.convert_to_tensor(value, dtype)
+        op_type = _ASSIGN_OP_TYPES.get(kind, "Assign")
+        return op_def.convert_input(op_type, "value", value, dtype, "ref")
+
     def _assign_op(
         self,
         value: Any,
@@ -331,17 +347,14 @@ class Variable(metaclass=_VariableMeta):
         kind: str = "set",
     ) -> ops.Tensor:
         var = self
-        value = ops.convert_to_tensor(value)
+        value = self._assigned_value(value, kind)
         if value.graph is not self._graph:
             raise ValueError(
                 f"assign value {value.name} must be from the same graph as {self.name}"
             )
         static = value._shape
         if combine is None and static is not None and not _compatible(static, self._shape):
-            raise ValueError(
-                f"Shapes {self._shape} and {value.shape} are incompatible: cannot assign "
-                f"to variable {self._name}"
-            )
+            raise ValueError(_shape_mismatch(self._shape, static, name))
         # A value of partly known shape ((?, 4)) is checked when the run knows it (TF).
         checked = combine is None and (static is None or None in static)
 
@@ -764,6 +777,28 @@ def _divide_rows(old: Any, indices: Any, updates: Any) -> Any:
         return x.at[rows[i]].set(quotient, mode="drop", wrap_negative_indices=False)
 
     return jax.lax.fori_loop(0, rows.shape[0], divide_one, old)
+
+
+def _shape_mismatch(shape: tuple, value_shape: tuple, name: str) -> str:
+    """TF's shape-inference message for an ``Assign`` of ``value_shape`` to a variable
+    of ``shape`` (the node named without its attributes and inputs)."""
+
+    def dims(s: tuple) -> str:
+        return "[" + ",".join("?" if d is None else str(d) for d in s) + "]"
+
+    where = f"for '{{{{node {name}}}}}' with input shapes: {dims(shape)}, {dims(value_shape)}."
+    if len(shape) != len(value_shape):
+        return f"Shapes must be equal rank, but are {len(shape)} and {len(value_shape)} {where}"
+    pairs = enumerate(zip(shape, value_shape, strict=True))
+    i, a, b = next((i, a, b) for i, (a, b) in pairs if b is not None and a != b)
+    return (
+        f"Dimension {i} in both shapes must be equal, but are {a} and {b}. Shapes are "
+        f"{dims(shape)} and {dims(value_shape)}. {where}"
+    )
+
+
+# TF's op types of a ref variable's assignments, by ``_assign_op``'s ``kind``.
+_ASSIGN_OP_TYPES = {"set": "Assign", "add": "AssignAdd", "sub": "AssignSub"}
 
 
 def _maybe_op(value: ops.Tensor, read_value: bool) -> ops.Tensor | ops.Operation:
