@@ -28,6 +28,7 @@ B = np.array([[0.5, 0.25, 0.9], [0.35, 0.55, 0.15]], np.float32)
 IMG = np.linspace(0.1, 0.9, 1 * 4 * 4 * 3).reshape(1, 4, 4, 3).astype(np.float32)
 C3 = np.array([0.2, 0.5, 0.3], np.float32)
 V3 = np.array([1.5, 0.5, 2.0], np.float32)
+W9 = np.arange(9, dtype=np.float32).reshape(3, 3)
 CTC = np.linspace(0.1, 0.9, 3 * 1 * 3).reshape(3, 1, 3).astype(np.float32)
 N = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0]], np.float32)
 
@@ -90,7 +91,14 @@ NONE_CASES: dict[str, tuple[tuple[Any, ...], Any]] = {
         (CTC,),
         lambda tf, x: tf.nn.ctc_beam_search_decoder(x, [3], 2, 1)[1],
     ),
-    # guards: a complex input keeps its gradient
+    # tf.meshgrid: each grid from its own vector (jtrain gave zeros to the other)
+    "meshgrid first grid": ((A, B), lambda tf, a, b: tf.meshgrid(a[0], b[0])[0] * tf.constant(W9)),
+    "meshgrid ij second grid": (
+        (A, B),
+        lambda tf, a, b: tf.meshgrid(a[0], b[1], indexing="ij")[1] * 2.0,
+    ),
+    # guards: both grids used, a complex input keeps its gradient
+    "meshgrid both grids": ((A, B), lambda tf, a, b: tf.add_n(tf.meshgrid(a[0] * 3.0, b[0]))),
     "imag of a complex": ((A, B), lambda tf, x, y: tf.math.imag(tf.complex(x, y) ** 2)),
     "angle of a complex": ((A, B), lambda tf, x, y: tf.math.angle(tf.complex(x, y))),
 }

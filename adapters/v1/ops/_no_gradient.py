@@ -19,6 +19,7 @@ __all__ = [
     "NOT_DIFFERENTIABLE",
     "NO_INPUT_GRADIENT",
     "NO_GRADIENT_FOR_REAL_INPUT",
+    "OUTPUT_FROM_ITS_INPUT",
     "UNREGISTERED",
     "lookup_error",
     "without_gradient",
@@ -88,6 +89,11 @@ NO_INPUT_GRADIENT: dict[str, frozenset[int]] = {
     # _ZetaGrad: [None, grad_q]
     "Zeta": frozenset({0}),
 }
+
+# Operation types whose output ``i`` is computed from input ``i`` alone (TF builds
+# ``tf.meshgrid``'s grids each from its own vector, broadcast by the others' shapes):
+# the gradient of output ``i`` reaches input ``i`` only.
+OUTPUT_FROM_ITS_INPUT = frozenset({"Meshgrid"})
 
 # Operation types that, on a real (not complex) input, TF builds from ops without a
 # gradient (``tf.math.imag`` is ``zeros_like``, ``tf.math.angle`` a ``where`` of

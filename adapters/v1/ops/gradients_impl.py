@@ -35,6 +35,7 @@ from adapters.v1.ops._no_gradient import (
     NO_GRADIENT_FOR_REAL_INPUT,
     NO_INPUT_GRADIENT,
     NOT_DIFFERENTIABLE,
+    OUTPUT_FROM_ITS_INPUT,
     UNREGISTERED,
     lookup_error,
 )
@@ -109,6 +110,15 @@ def _inputs_without_gradient(op: ops.Operation) -> frozenset[int]:
     return NO_INPUT_GRADIENT.get(op.type, frozenset())
 
 
+def _own_input(t: ops.Tensor) -> ops.Tensor | None:
+    """The one input the gradient of ``t`` reaches, for an op whose output ``i`` is
+    computed from its input ``i`` alone (``tf.meshgrid``); else ``None`` (all)."""
+    op = t.op
+    if op.type not in OUTPUT_FROM_ITS_INPUT or op._gradient_op_type not in (None, op.type):
+        return None
+    return op.inputs[t.value_index]
+
+
 def _flowing_inputs(op: ops.Operation) -> list[ops.Tensor]:
     """The inputs of ``op`` that TF's gradient function gives a gradient."""
     cut = _inputs_without_gradient(op)
@@ -141,7 +151,10 @@ def _with_gradient(
         t = stack.pop()
         if not _trainable(t) or _cuts(t.op, stop_ops):
             continue
+        own = _own_input(t)
         for i in _flowing_inputs(t.op) if flows is None else flows(t.op):
+            if own is not None and i is not own:
+                continue
             if i not in reached and _trainable(i):
                 reached.add(i)
                 stack.append(i)
