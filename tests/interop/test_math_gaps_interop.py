@@ -251,6 +251,26 @@ CASES.update(
 )
 
 
+def _div_names(tf: Any) -> Any:
+    a = tf.div(tf.constant([7, -7]), 2)
+    b = tf.div(tf.constant([7.0, -7.0]), tf.constant([2.0, 4.0]), name="q")
+    ops = [o.name for o in tf.get_default_graph().get_operations()]
+    return [a, b, tf.constant([a.name, b.name, *ops])]
+
+
+# tf.div (TF 1's): y converts to x's dtype, TF's conversion errors as they are
+CASES.update(
+    {
+        "div int32, py float": lambda tf: tf.div(tf.constant([1]), 2.5),
+        "div py int, float16": lambda tf: tf.div(2, tf.zeros([2], tf.float16)),
+        "div float32, float64": lambda tf: tf.div(
+            tf.constant([1.0]), tf.constant([2.0], tf.float64)
+        ),
+        "div names": _div_names,
+    }
+)
+
+
 # TF's logical ops take fixed bool inputs (no type attribute): each converts on its own.
 CASES.update(
     {

@@ -517,6 +517,32 @@ for _full in ("truediv", "math.truediv", "divide", "math.divide"):
     FUNCTIONS[_full] = _truediv_as_tf(FUNCTIONS[_full], divide="divide" in _full)
 
 
+def _div_as_tf(table_fn: Any) -> Any:
+    """``tf.div`` (TF 1's ``div``) as TF's Python function: in a ``div`` scope, ``x``
+    converts on its own and ``y`` to ``x``'s dtype, their errors raised as TF's
+    conversion raises them (a tensor of another dtype: ``ValueError`` "y: Tensor
+    conversion requested dtype ..."; ``2.5`` for an integer ``x``: ``TypeError``)."""
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def div(x: Any, y: Any, name: Any = None) -> Any:
+        from adapters.v1.framework import ops
+
+        with ops.name_scope(name, "div", [x, y]) as scope:
+            x = ops.convert_to_tensor(x, name="x")
+            try:
+                y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+            except ValueError as error:
+                if not isinstance(y, ops.Tensor):
+                    raise
+                raise ValueError(f"y: {error}") from None  # TF names the argument
+            return table_fn(x, y, name=scope)
+
+    return div
+
+
+FUNCTIONS["div"] = _div_as_tf(FUNCTIONS["div"])
+
+
 def _with_strings(table_fn: Any, op_type: str) -> Any:
     """``tf.equal``/``tf.not_equal``: strings compare on the host (ops/string_ops.py),
     other dtypes through the op table."""
