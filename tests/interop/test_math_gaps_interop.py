@@ -271,6 +271,31 @@ CASES.update(
 )
 
 
+def _multiply_no_nan(tf: Any) -> Any:
+    x, y = tf.constant([np.inf, 2.0, 3.0]), tf.constant([0.0, 4.0, -1.0])
+    z = tf.math.multiply_no_nan(x, y)
+    w = tf.math.multiply_no_nan(tf.constant([1.5]), 2.0, name="m")
+    ops = [o.name for o in tf.get_default_graph().get_operations()]
+    return [z, w, *tf.gradients(z, [x, y]), tf.constant([z.name, w.name, *ops])]
+
+
+# tf.math.multiply_no_nan: y converts to x's dtype, TF's conversion errors as they are
+CASES.update(
+    {
+        "multiply_no_nan values, gradients, names": _multiply_no_nan,
+        "multiply_no_nan py int, float16": lambda tf: tf.math.multiply_no_nan(
+            2, tf.zeros([2], tf.float16)
+        ),
+        "multiply_no_nan float16, py string": lambda tf: tf.math.multiply_no_nan(
+            tf.zeros([2], tf.float16), "s"
+        ),
+        "multiply_no_nan float32, float64": lambda tf: tf.math.multiply_no_nan(
+            tf.constant([1.0]), tf.constant([2.0], tf.float64)
+        ),
+    }
+)
+
+
 # TF's logical ops take fixed bool inputs (no type attribute): each converts on its own.
 CASES.update(
     {

@@ -517,17 +517,18 @@ for _full in ("truediv", "math.truediv", "divide", "math.divide"):
     FUNCTIONS[_full] = _truediv_as_tf(FUNCTIONS[_full], divide="divide" in _full)
 
 
-def _div_as_tf(table_fn: Any) -> Any:
-    """``tf.div`` (TF 1's ``div``) as TF's Python function: in a ``div`` scope, ``x``
-    converts on its own and ``y`` to ``x``'s dtype, their errors raised as TF's
-    conversion raises them (a tensor of another dtype: ``ValueError`` "y: Tensor
-    conversion requested dtype ..."; ``2.5`` for an integer ``x``: ``TypeError``)."""
+def _div_as_tf(table_fn: Any, scope_name: str = "div") -> Any:
+    """``tf.div`` (TF 1's ``div``) or ``tf.math.multiply_no_nan`` (``scope_name``) as
+    TF's Python function: in a ``scope_name`` scope, ``x`` converts on its own and ``y``
+    to ``x``'s dtype, their errors raised as TF's conversion raises them (a tensor of
+    another dtype: ``ValueError`` "y: Tensor conversion requested dtype ..."; ``2.5``
+    for an integer ``x``: ``TypeError``)."""
 
     @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
     def div(x: Any, y: Any, name: Any = None) -> Any:
         from adapters.v1.framework import ops
 
-        with ops.name_scope(name, "div", [x, y]) as scope:
+        with ops.name_scope(name, scope_name, [x, y]) as scope:
             x = ops.convert_to_tensor(x, name="x")
             try:
                 y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
@@ -1934,6 +1935,7 @@ def _divide_no_nan_as_tf(table_fn: Any) -> Any:
 
 for _full in ("math.divide_no_nan", "div_no_nan"):
     FUNCTIONS[_full] = _divide_no_nan_as_tf(FUNCTIONS[_full])
+FUNCTIONS["math.multiply_no_nan"] = _div_as_tf(FUNCTIONS["math.multiply_no_nan"], "multiply_no_nan")
 
 define(
     ("math.betainc", "betainc"),
