@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 from google.protobuf import any_pb2
 
-from adapters.v1.framework import _x64, dtypes, graph_kernels, ops
+from adapters.v1.framework import _x64, dtypes, graph_kernels, ops, runtime_checks
 from adapters.v1.framework import graph_def as graph_def_lib
 from jtrain import errors
 
@@ -523,6 +523,8 @@ def _attach_computation(node: Any, op: Any) -> None:
         return
     blob, memo = exported
     node.attr["_jtrain_fn"].s = blob
+    if runtime_checks.needed([op]):
+        node.attr["_jtrain_checked"].b = True
     for key, variables in (("_jtrain_reads", op._reads), ("_jtrain_writes", op._writes)):
         node.attr[key].list.SetInParent()
         node.attr[key].list.s.extend(v.op.name.encode() for v in variables)
@@ -668,6 +670,16 @@ def _export_with(op: Any, memo: list[Any] | None) -> bytes:
         outs = op._compute(ctx, *input_vals)
         return tuple(outs), tuple(variables[v] for v in op._writes)
 
+    if runtime_checks.needed([op]):
+        # The op's run-time checks (an index out of range, a NaN) travel as a third
+        # output, "a check failed" (``_jtrain_checked``); their messages do not.
+        unchecked = fn
+        checked = runtime_checks.functionalize(unchecked)
+
+        def fn(read_vals, memo_vals, *input_vals):
+            outs, written, (failed, _) = checked(read_vals, memo_vals, *input_vals)
+            return outs, written, failed
+
     tensors = list(op.inputs) + list(memo or [])
     last: Exception | None = None
     attempts = [(False, _specs), (True, _specs), (False, _traced_specs), (True, _traced_specs)]
@@ -692,6 +704,19 @@ def _export_with(op: Any, memo: list[Any] | None) -> bytes:
             last = e
     assert last is not None
     raise last
+
+
+def _imported_check_failed(op: Any) -> errors.OpError:
+    """The error of an imported op whose run-time check failed: TF's class, naming the
+    node (a meta graph keeps that a check failed, not its message)."""
+    return errors.InvalidArgumentError(
+        None,
+        op,
+        f"A run-time check of {op.type} node '{op.name}' failed (an argument out of its "
+        "valid range, or a value a check refuses: an index out of range, a NaN or "
+        "infinity); the meta graph does not keep TF's message, which running the "
+        f"original graph gives.\n\t [[{{{{node {op.name}}}}}]]",
+    )
 
 
 def _export_platforms() -> tuple[str, ...]:
@@ -1210,15 +1235,20 @@ class _Importer:
         inputs = [self._tensor(n) for n in data if n.partition(":")[0] not in self.variables]
         memo = [self._tensor(n.decode()) for n in attr["_jtrain_memo"].list.s]
         n_in = len(inputs)
+        checked = attr["_jtrain_checked"].b if "_jtrain_checked" in attr else False
+        created: list[Any] = []  # the op, once created (its checks name it)
 
         def compute(ctx: Any, *values: Any) -> tuple[Any, ...]:
             read_vals = tuple(ctx.read(v) for v in reads)
-            outs, written = exported.call(read_vals, tuple(values[n_in:]), *values[:n_in])
+            result = exported.call(read_vals, tuple(values[n_in:]), *values[:n_in])
+            outs, written = result[0], result[1]
+            if checked:
+                runtime_checks.check(ctx, created[0], ~result[2])
             for v, value in zip(writes, written, strict=True):
                 ctx.write(v, value)
             return tuple(outs)
 
-        out_avals = exported.out_avals[: len(exported.out_avals) - len(writes)]
+        out_avals = exported.out_avals[: len(exported.out_avals) - len(writes) - checked]
         if node.op in _SHAPE_OF and n_in == 1 and not memo and not reads and not writes:
             # tf.shape/size/rank read their input's shape: computed from it, not by the
             # exported function (whose output is a traced value), so that a shape
@@ -1235,6 +1265,9 @@ class _Importer:
         op = self._create(node, inputs + memo, controls, compute, specs)
         op._reads = tuple(reads)
         op._writes = tuple(writes)
+        if checked:
+            created.append(op)
+            runtime_checks.mark(op, functools.partial(_imported_check_failed, op))
         self._link_variable(node, op, reads, writes, inputs)
 
     def _build_call(self, node: Any, data: list[str], controls: list[Any]) -> None:
