@@ -103,7 +103,11 @@ def test_assign_of_a_partly_known_shape_is_checked_when_run():
         v = tf.Variable(np.zeros((4, 4), np.float32))
         p = tf.placeholder(tf.float32, [None, 4])
         a = tf.assign(v, p)
-        with pytest.raises(ValueError, match=r"Dimension 0 in both shapes must be equal, but are 4 and 3\. Shapes are \[4,4\] and \[3,4\]\."):
+        with pytest.raises(
+            ValueError,
+            match=r"Dimension 0 in both shapes must be equal, but are 4 and 3\. "
+            r"Shapes are \[4,4\] and \[3,4\]\.",
+        ):
             tf.assign(v, np.zeros((3, 4), np.float32))
         with tf.Session() as sess:
             sess.run(v.initializer)

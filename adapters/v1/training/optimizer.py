@@ -369,9 +369,7 @@ class Optimizer:
                         self._non_slot_vars[key] = Variable(value, trainable=False, name=field)
                     else:
                         with graph.name_scope(None), graph.name_scope(scope + "/"):
-                            self._non_slot_vars[key] = Variable(
-                                value, trainable=False, name=field
-                            )
+                            self._non_slot_vars[key] = Variable(value, trainable=False, name=field)
             out[field] = self._non_slot_vars[key]
         return out
 
