@@ -7,6 +7,7 @@ schedule, so an optimizer built with it sees TF's rate at every step.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -36,9 +37,15 @@ def _lift(
     args: tuple,
     global_step: Any,
     name: str | None,
+    scope: str,
+    op_path: str = "",
     **kwargs: Any,
 ) -> ops.Tensor:
     """The schedule ``factory(*args, **kwargs)`` at ``global_step``, as one graph node.
+
+    The node is named as TF names the decay's output tensor: the name scope ``name``
+    (default ``scope``) itself (TF's ``ExponentialDecay:0``), or ``op_path`` inside it
+    (``case/cond/Merge`` for ``piecewise_constant``).
 
     Any of ``args`` may be a tensor or variable (BERT's ``polynomial_decay(
     tf.constant(lr), ...)``), or a list holding some (``piecewise_constant``'s
@@ -59,21 +66,38 @@ def _lift(
         return value
 
     template = [placed(a) for a in args]
-    with ops.name_scope(name, fn_name.title().replace("_", "")):
-        if not inputs:
-            return lift(factory(*args, **kwargs), [step], name=fn_name)
+    with ops.name_scope(name, scope) as scope_name:
+        *inner, op_name = op_path.split("/") if op_path else [scope_name]
+        with contextlib.ExitStack() as stack:
+            for part in inner:
+                stack.enter_context(ops.name_scope(part))
+            return _node(factory, args, template, inputs, step, op_name, kwargs)
 
-        def at_step(step_value: Any, *values: Any) -> Any:
-            def filled(value: Any) -> Any:
-                if isinstance(value, _Input):
-                    return values[value.index]
-                if isinstance(value, (list, tuple)):
-                    return type(value)(filled(v) for v in value)
-                return value
 
-            return factory(*[filled(a) for a in template], **kwargs)(step_value)
+def _node(
+    factory: Callable[..., Any],
+    args: tuple,
+    template: list,
+    inputs: list[ops.Tensor],
+    step: ops.Tensor,
+    op_name: str,
+    kwargs: dict[str, Any],
+) -> ops.Tensor:
+    """``_lift``'s node, named ``op_name`` in the current scope."""
+    if not inputs:
+        return lift(factory(*args, **kwargs), [step], name=op_name)
 
-        return lift(at_step, [step, *inputs], name=fn_name)
+    def at_step(step_value: Any, *values: Any) -> Any:
+        def filled(value: Any) -> Any:
+            if isinstance(value, _Input):
+                return values[value.index]
+            if isinstance(value, (list, tuple)):
+                return type(value)(filled(v) for v in value)
+            return value
+
+        return factory(*[filled(a) for a in template], **kwargs)(step_value)
+
+    return lift(at_step, [step, *inputs], name=op_name)
 
 
 class _Input(NamedTuple):
@@ -93,6 +117,7 @@ def exponential_decay(
         (learning_rate, decay_steps, decay_rate, staircase),
         global_step,
         name,
+        "ExponentialDecay",
     )
 
 
@@ -106,6 +131,7 @@ def natural_exp_decay(
         (learning_rate, decay_steps, decay_rate, staircase),
         global_step,
         name,
+        "ExponentialDecay",
     )
 
 
@@ -119,6 +145,7 @@ def inverse_time_decay(
         (learning_rate, decay_steps, decay_rate, staircase),
         global_step,
         name,
+        "InverseTimeDecay",
     )
 
 
@@ -131,6 +158,8 @@ def piecewise_constant(x, boundaries, values, name=None) -> ops.Tensor:
         (boundaries, values),
         x,
         name,
+        "PiecewiseConstant",
+        "case/cond/Merge",
     )
 
 
@@ -153,6 +182,7 @@ def polynomial_decay(
         (learning_rate, decay_steps, end_learning_rate, power, cycle),
         global_step,
         name,
+        "PolynomialDecay",
     )
 
 
@@ -164,6 +194,8 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None) 
         (learning_rate, decay_steps, alpha),
         global_step,
         name,
+        "CosineDecay",
+        "Mul_3",
     )
 
 
@@ -177,6 +209,7 @@ def cosine_decay_restarts(
         (learning_rate, first_decay_steps, t_mul, m_mul, alpha),
         global_step,
         name,
+        "SGDRDecay",
     )
 
 
@@ -190,6 +223,7 @@ def linear_cosine_decay(
         (learning_rate, decay_steps, num_periods, alpha, beta),
         global_step,
         name,
+        "LinearCosineDecay",
     )
 
 
@@ -203,14 +237,14 @@ def noisy_linear_cosine_decay(
     alpha=0.0,
     beta=0.001,
     name=None,
-    *,
-    seed: int = 0,
 ) -> ops.Tensor:
     """See :func:`jtrain.schedules.noisy_linear_cosine_decay`.
 
     .. note::
        TF draws the noise from a stateful random op; here it is a pure function of
-       ``(PRNGKey(seed), global_step)``: the same step always gets the same noise.
+       ``(PRNGKey(0), global_step)``: the same step always gets the same noise (TF's
+       noise values are not reproduced). As TF, there is no ``seed`` argument
+       (``seed=`` raises ``TypeError``).
     """
     return _lift(
         "noisy_linear_cosine_decay",
@@ -218,5 +252,6 @@ def noisy_linear_cosine_decay(
         (learning_rate, decay_steps, initial_variance, variance_decay, num_periods, alpha, beta),
         global_step,
         name,
-        key=jax.random.PRNGKey(seed),
+        "NoisyLinearCosineDecay",
+        key=jax.random.PRNGKey(0),
     )
