@@ -381,6 +381,9 @@ def _make_node(
 
     graph = inputs[0].graph if inputs else ops.get_default_graph()
     op_name = graph.unique_name(name or entry.default_name, mark_as_used=False)
+    if entry.op_type in _BROADCAST_ATTRS and len(inputs) == 2 and not deferred:
+        node = name[:-1] if isinstance(name, str) and name.endswith("/") else op_name
+        _check_broadcast(entry.op_type, node, inputs[0], inputs[1])
     with _x64.exact():  # dtypes as the session traces them (64-bit exact)
         if deferred:
             tree, specs = _deferred_specs(entry, fn, inputs, deferred, op_name)
@@ -398,6 +401,55 @@ def _make_node(
     # Under tf.debugging.enable_check_numerics, the checked outputs (as TF's callback).
     checked = graph.__dict__.get("_numerics_checked", {})
     return jax.tree.unflatten(tree, [checked.get(t, t) for t in op.outputs]), op
+
+
+# TF's binary ops whose shape function is ``BroadcastBinaryOpShapeFn``, with the node's
+# attributes as TF's shape-inference error prints them (``T`` filled in with the dtype).
+_BROADCAST_ATTRS = {
+    **{
+        t: "T={T}"
+        for t in (
+            "AddV2", "Sub", "Mul", "RealDiv", "FloorDiv", "FloorMod", "TruncateDiv",
+            "TruncateMod", "Pow", "Maximum", "Minimum", "SquaredDifference", "Less",
+            "LessEqual", "Greater", "GreaterEqual",
+        )
+    },
+    "Equal": "T={T}, incompatible_shape_error=true",
+    "NotEqual": "T={T}, incompatible_shape_error=true",
+    "LogicalAnd": "",
+    "LogicalOr": "",
+}  # fmt: skip
+# TF's DataType enum names where they are not the dtype's name in capitals.
+_DT_NAMES = {"float32": "DT_FLOAT", "float64": "DT_DOUBLE", "float16": "DT_HALF"}
+
+
+def _check_broadcast(op_type: str, node: str, x: ops.Tensor, y: ops.Tensor) -> None:
+    """TF's graph-construction error of a broadcasting binary op whose inputs' static
+    shapes cannot broadcast: the first pair of known dimensions (left to right, the
+    shorter shape padded with 1s on the left) that differ and are neither 1.
+
+    Raises:
+      ValueError: ``Dimensions must be equal, but are 2 and 3 for '{{node Add}} =
+        AddV2[T=DT_FLOAT](x, y)' with input shapes: [2], [3].``, as TF words it.
+    """
+    if x._shape is None or y._shape is None:
+        return  # an unknown rank: TF's output shape is unknown, no error
+    rank = max(len(x._shape), len(y._shape))
+    padded_x = (1,) * (rank - len(x._shape)) + tuple(x._shape)
+    padded_y = (1,) * (rank - len(y._shape)) + tuple(y._shape)
+    for a, b in zip(padded_x, padded_y, strict=True):
+        if a is None or b is None or a == 1 or b == 1 or a == b:
+            continue
+        dtype = dtypes.as_dtype(x.dtype).base_dtype.name
+        attrs = _BROADCAST_ATTRS[op_type].format(T=_DT_NAMES.get(dtype, f"DT_{dtype.upper()}"))
+        names = ", ".join(t.name[:-2] if t.name.endswith(":0") else t.name for t in (x, y))
+        shapes = ", ".join(
+            "[" + ",".join("?" if d is None else str(d) for d in t._shape) + "]" for t in (x, y)
+        )
+        raise ValueError(
+            f"Dimensions must be equal, but are {a} and {b} for '{{{{node {node}}}}} = "
+            f"{op_type}[{attrs}]({names})' with input shapes: {shapes}."
+        )
 
 
 def rebuilt_node(
@@ -814,7 +866,7 @@ def _check_allowed(entry: OpDef, param: str, value: Any) -> None:
     if allowed is None:
         return
     for t in value if isinstance(value, list) else [value]:
-        dtype = np_dtype(t.dtype).name
+        dtype = dtypes.as_dtype(t.dtype).base_dtype.name  # TF's name: "string", not "object"
         if dtype not in allowed:
             raise TypeError(
                 f"Value passed to parameter '{param}' has DataType {dtype} not in list of "

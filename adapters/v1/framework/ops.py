@@ -1212,7 +1212,8 @@ def convert_to_tensor(
       The tensor.
 
     Raises:
-      ValueError: a tensor of another dtype than ``dtype``, ``None``, or both
+      ValueError: a tensor of another dtype than ``dtype`` (its message prefixed
+        with ``"{name}: "`` where ``name`` is given, as TF's), ``None``, or both
         ``preferred_dtype`` and ``dtype_hint`` given.
       TypeError: a value ``dtype`` cannot hold (a float for an integer dtype).
     """
@@ -1239,10 +1240,11 @@ def convert_to_tensor(
         if dtype is not None and value.dtype is not None:
             dtype = as_dtype(dtype)
             if dtype.base_dtype != value.dtype.base_dtype:
-                raise ValueError(
+                message = (
                     f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                     f"{value.dtype.name}: {value!r}"
-                )
+                )  # TF prefixes a given name, even "" (a variable's message has none)
+                raise ValueError(message if name is None else f"{name}: {message}")
         return value
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
         return _autopacked(value, dtype, name or "packed")
