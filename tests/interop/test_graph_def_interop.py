@@ -88,7 +88,9 @@ def test_tf_parses_the_graph_def_and_nodes_match(graphs):
         assert mine[name].op == theirs[name].op, name
         assert mine[name].input[0] == theirs[name].input[0]  # the ref input
     # A control input: "^name", after the data inputs.
-    assert mine["GradientDescent/Const"].input == ["^GradientDescent/update"]
+    # (TF names the step's increment "GradientDescent/value", as an assignment's value.)
+    assert mine["GradientDescent/value"].input == ["^GradientDescent/update"]
+    assert theirs["GradientDescent/value"].input == ["^GradientDescent/update"]
 
 
 def test_write_graph_text_and_binary_parse_in_tf(graphs, tmp_path):

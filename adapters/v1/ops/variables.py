@@ -345,6 +345,7 @@ class Variable(metaclass=_VariableMeta):
         name: str,
         combine: Callable[[Any, Any], Any] | None = None,
         kind: str = "set",
+        exact_name: bool = False,
     ) -> ops.Tensor:
         var = self
         value = self._assigned_value(value, kind)
@@ -376,6 +377,7 @@ class Variable(metaclass=_VariableMeta):
                 inputs=[value],
                 compute=compute,
                 output_specs=[(self._shape, self._dtype)],
+                exact_name=exact_name,
             )
         op._writes = (self,)
         op._assigns = (kind, value)
@@ -480,38 +482,53 @@ class Variable(metaclass=_VariableMeta):
         op._reads = (self,)
         return op.outputs[0]
 
+    def _user_assign(
+        self,
+        value: Any,
+        name: str | None,
+        kind: str,
+        combine: Callable[[Any, Any], Any] | None = None,
+    ) -> ops.Tensor:
+        """``assign``/``assign_add``/``assign_sub``'s op. A ref variable's is made as
+        TF's generated op function makes it: a name scope ``name`` (default the op
+        type, ``Assign``) in the current name scope, a Python value converted in it as
+        ``<scope>/value``, the op named after the scope (``Assign``, ``Assign_1``...).
+        A resource variable's keeps its ``<var>/<OpType>`` name."""
+        op_type = _ASSIGN_OP_TYPES[kind]
+        if self._resource:
+            default = f"{self._name}/Assign_1" if kind == "set" else f"{self._name}/{op_type}"
+            return self._assign_op(value, name or default, combine, kind)
+        with self._graph.name_scope(name or op_type) as scope:
+            if _literal(value):
+                try:
+                    value = ops.convert_to_tensor(value, self._dtype, name="value")
+                except (TypeError, ValueError):
+                    pass  # converted again below, raising op_def_library's error
+            return self._assign_op(value, scope[:-1], combine, kind, exact_name=True)
+
     def assign(
         self, value: Any, use_locking: bool = False, name: str | None = None, read_value=True
     ):
-        """An op setting the variable to ``value``.
+        """An op setting the variable to ``value`` (TF's ``Assign``; see ``_user_assign``
+        for its name).
 
         Returns:
           The new value (a Tensor), or the assignment ``Operation`` when
           ``read_value`` is False.
         """
-        return _maybe_op(self._assign_op(value, name or f"{self._name}/Assign_1"), read_value)
+        return _maybe_op(self._user_assign(value, name, "set"), read_value)
 
     def assign_add(
         self, delta: Any, use_locking: bool = False, name: str | None = None, read_value=True
     ):
         """An op adding ``delta``; the new value, or the op when ``read_value`` is False."""
-        return _maybe_op(
-            self._assign_op(
-                delta, name or f"{self._name}/AssignAdd", combine=lambda a, b: a + b, kind="add"
-            ),
-            read_value,
-        )
+        return _maybe_op(self._user_assign(delta, name, "add", lambda a, b: a + b), read_value)
 
     def assign_sub(
         self, delta: Any, use_locking: bool = False, name: str | None = None, read_value=True
     ):
         """An op subtracting ``delta``; the new value, or the op when ``read_value`` is False."""
-        return _maybe_op(
-            self._assign_op(
-                delta, name or f"{self._name}/AssignSub", combine=lambda a, b: a - b, kind="sub"
-            ),
-            read_value,
-        )
+        return _maybe_op(self._user_assign(delta, name, "sub", lambda a, b: a - b), read_value)
 
     # -- sparse updates ---------------------------------------------------------------
     def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name=None):
@@ -799,6 +816,14 @@ def _shape_mismatch(shape: tuple, value_shape: tuple, name: str) -> str:
 
 # TF's op types of a ref variable's assignments, by ``_assign_op``'s ``kind``.
 _ASSIGN_OP_TYPES = {"set": "Assign", "add": "AssignAdd", "sub": "AssignSub"}
+
+
+def _literal(value: Any) -> bool:
+    """Whether ``value`` is a Python/NumPy value holding no tensor (an assignment's
+    value TF converts to a ``value`` constant in the op's name scope)."""
+    if isinstance(value, (list, tuple)):
+        return all(_literal(v) for v in value)
+    return isinstance(value, (bool, int, float, complex, str, bytes, np.ndarray, np.generic))
 
 
 def _maybe_op(value: ops.Tensor, read_value: bool) -> ops.Tensor | ops.Operation:
