@@ -375,10 +375,12 @@ def get_partitioned_variable(
     synchronization: Any = None,
     aggregation: Any = None,
     use_resource: bool | None = None,
+    caching_device: Any = None,
 ) -> PartitionedVariable:
     """Gets or creates the partitioned variable ``name`` (a full name) with TF's rules;
     its parts are resource variables when ``use_resource`` (None:
-    ``tf.resource_variables_enabled()``), as ``get_variable``'s.
+    ``tf.resource_variables_enabled()``), as ``get_variable``'s, each read
+    (``part.value()``) on ``caching_device`` when given (recorded only).
 
     Raises:
       ValueError: the shape is not fully known or of rank 0; the partitioner's
@@ -466,6 +468,7 @@ def get_partitioned_variable(
             aggregation=aggregation,
             partition_info=PartitionInfo(shape, offset),
             use_resource=use_resource,
+            caching_device=caching_device,
         )
         var._save_slice_info = SaveSliceInfo(name, shape, offset, part_shape)
         slices.append(var)

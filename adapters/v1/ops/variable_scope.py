@@ -606,6 +606,7 @@ def _true_getter(
             reuse=reuse, trainable=trainable, collections=collections,
             partitioner=partitioner, validate_shape=validate_shape, constraint=constraint,
             synchronization=synchronization, aggregation=aggregation, use_resource=use_resource,
+            caching_device=caching_device,
         )  # fmt: skip
     return _true_getter_single(
         name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
