@@ -1156,6 +1156,12 @@ class _Importer:
         )
         if not self.clear_devices:
             op._device = node.device
+        if "_class" in node.attr:  # colocation groups, moved into the import scope as TF's
+            prefix = self.prefix.encode()
+            op._class = [
+                b"loc:@" + prefix + g[5:] if g.startswith(b"loc:@") else g
+                for g in node.attr["_class"].list.s
+            ]
         if "_gradient_op_type" in node.attr:  # a gradient_override_map's name, as TF keeps it
             op._gradient_op_type = node.attr["_gradient_op_type"].s.decode()
         self.ops[node.name] = op
