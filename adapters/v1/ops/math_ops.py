@@ -530,12 +530,8 @@ def _div_as_tf(table_fn: Any, scope_name: str = "div") -> Any:
 
         with ops.name_scope(name, scope_name, [x, y]) as scope:
             x = ops.convert_to_tensor(x, name="x")
-            try:
-                y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
-            except ValueError as error:
-                if not isinstance(y, ops.Tensor):
-                    raise
-                raise ValueError(f"y: {error}") from None  # TF names the argument
+            # A tensor of another dtype: TF's ValueError, prefixed "y: " by convert_to_tensor.
+            y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
             return table_fn(x, y, name=scope)
 
     return div
@@ -1972,12 +1968,8 @@ def _scalar_mul_as_tf(table_fn: Any) -> Any:
         from adapters.v1.framework.indexed_slices import IndexedSlices
 
         base = dtypes.as_dtype(x.dtype).base_dtype
-        try:
-            scalar = ops.convert_to_tensor(scalar, dtype=base, name="scalar")
-        except ValueError as error:
-            if not isinstance(scalar, ops.Tensor):
-                raise
-            raise ValueError(f"scalar: {error}") from None  # TF names the argument
+        # A tensor of another dtype: TF's ValueError, prefixed "scalar: " by convert_to_tensor.
+        scalar = ops.convert_to_tensor(scalar, dtype=base, name="scalar")
         shape = scalar.shape
         if shape.ndims != 0:
             raise ValueError(f"The input scalar must be a 0-D value. Received shape {shape}.")
