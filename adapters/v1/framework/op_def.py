@@ -381,7 +381,8 @@ def _make_node(
 
     graph = inputs[0].graph if inputs else ops.get_default_graph()
     op_name = graph.unique_name(name or entry.default_name, mark_as_used=False)
-    if entry.op_type in _BROADCAST_ATTRS and len(inputs) == 2 and not deferred:
+    binary = len(entry.tensors) == len(inputs) == 2  # not a composite (batch_normalization)
+    if entry.op_type in _BROADCAST_ATTRS and binary and not deferred:
         node = name[:-1] if isinstance(name, str) and name.endswith("/") else op_name
         _check_broadcast(entry.op_type, node, inputs[0], inputs[1])
     with _x64.exact():  # dtypes as the session traces them (64-bit exact)
