@@ -134,6 +134,7 @@ from adapters.v1.framework.tensor_shape import (
     disable_v2_tensorshape,
     enable_v2_tensorshape,
 )
+from adapters.v1.framework.tensor_spec import TensorSpec
 from adapters.v1.framework.tensor_util import (
     get_static_value,
     is_numeric_tensor,
@@ -536,6 +537,7 @@ __all__ = [
     "dimension_value",
     "disable_v2_tensorshape",
     "enable_v2_tensorshape",
+    "TensorSpec",
     "initializers",
     "orthogonal_initializer",
     "uniform_unit_scaling_initializer",

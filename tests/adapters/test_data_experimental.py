@@ -72,9 +72,17 @@ def test_ignore_errors_over_zip_is_refused():
             ds.apply(tf.data.experimental.ignore_errors())
 
 
-def test_from_generator_output_signature_is_refused():
-    with tf.Graph().as_default(), pytest.raises(NotImplementedError, match="output_types"):
+def test_from_generator_output_signature_must_hold_type_specs():
+    # output_signature is taken (tests/interop/test_tensor_spec_interop.py); a leaf that
+    # is not a TypeSpec is TF's TypeError.
+    with tf.Graph().as_default(), pytest.raises(TypeError, match="`tf.TypeSpec`"):
         tf.data.Dataset.from_generator(lambda: iter([1]), output_signature=object())
+
+
+def test_from_generator_dataset_spec_signature_is_refused():
+    spec = tf.data.get_output_types(tf.data.Dataset.range(2).window(1))  # a DatasetSpec
+    with tf.Graph().as_default(), pytest.raises(NotImplementedError, match="DatasetSpec"):
+        tf.data.Dataset.from_generator(lambda: iter([1]), output_signature=spec)
 
 
 def test_generator_error_stops_the_pipeline_and_says_so():

@@ -771,13 +771,16 @@ class DatasetV1(structure.Structured):
           output_shapes: their shapes, nested likewise (default: unknown shapes).
           args: tensors or values, evaluated when the iterator starts and passed to
             ``generator`` as NumPy values (a scalar as a NumPy scalar).
-          output_signature: not in jtrain (``tf.TensorSpec``s): use
-            ``output_types``/``output_shapes``.
+          output_signature: the elements' ``tf.TensorSpec``s, nested as the elements
+            (instead of ``output_types`` and ``output_shapes``: their dtypes and
+            shapes, with the same conversions and checks).
           name: unused (TF's op name).
 
         Raises:
-          TypeError: ``generator`` is not callable, or no ``output_types``.
-          NotImplementedError: ``output_signature``.
+          TypeError: ``generator`` is not callable, no ``output_types`` nor
+            ``output_signature``, both, or a signature leaf that is not a ``TypeSpec``.
+          NotImplementedError: an ``output_signature`` leaf that is a ``TypeSpec``
+            other than ``tf.TensorSpec`` (no other spec in adapters.v1).
           InvalidArgumentError: at ``get_next``, an element that does not match the
             types or shapes (its message TF's ``TypeError``'s); the pipeline goes on.
           UnknownError: at ``get_next``, the generator raised (TF's ``py_func`` classes:
@@ -790,12 +793,12 @@ class DatasetV1(structure.Structured):
            (2.7 for ``tf.int64`` is an error). After a bad element the next
            ``get_next`` goes on with the generator's next one, as TF's.
         """
+        from adapters.v1.data.from_generator_op import FromGenerator, signature_types_shapes
+
         if output_signature is not None:
-            raise NotImplementedError(
-                "Dataset.from_generator(output_signature=...) is not in adapters.v1: give "
-                "output_types (and output_shapes) instead"
+            output_types, output_shapes = signature_types_shapes(
+                output_signature, output_types, output_shapes
             )
-        from adapters.v1.data.from_generator_op import FromGenerator
 
         return FromGenerator(generator, output_types, output_shapes, args)
 

@@ -17,16 +17,50 @@ from adapters.v1.data.dataset_ops import DatasetV1, Element, Run, _component
 from adapters.v1.data.structure import Spec
 from adapters.v1.framework import dtypes, ops
 from adapters.v1.framework.tensor_shape import TensorShape, as_shape
+from adapters.v1.framework.tensor_spec import TensorSpec
 from adapters.v1.ops.constant_op import literal_array
 from jtrain import errors
 
-__all__ = ["FromGenerator"]
+__all__ = ["FromGenerator", "signature_types_shapes"]
 
 
 def _bad(message: str) -> errors.InvalidArgumentError:
     """The error a generator's bad element gives at ``get_next`` (TF's ``py_func``
     turns the ``TypeError`` into an ``InvalidArgumentError``)."""
     return errors.InvalidArgumentError(None, None, f"TypeError: {message}")
+
+
+def signature_types_shapes(signature: Any, output_types: Any, output_shapes: Any) -> tuple:
+    """``from_generator``'s ``output_signature`` (nested ``tf.TensorSpec``s) as the
+    ``(output_types, output_shapes)`` it stands for, as TF derives them.
+
+    Raises:
+      TypeError: ``output_types`` or ``output_shapes`` given too, or a leaf that is
+        not a ``TypeSpec`` (TF's messages).
+      NotImplementedError: a ``TypeSpec`` leaf other than ``tf.TensorSpec``.
+    """
+    for given, what in ((output_types, "output_types"), (output_shapes, "output_shapes")):
+        if given is not None:
+            raise TypeError(
+                f"The `{what}` argument can not be used together with the "
+                "`output_signature` argument."
+            )
+    specs = structure.flatten(signature)
+    for spec in specs:
+        if isinstance(spec, structure.DatasetSpec):
+            raise NotImplementedError(
+                "Dataset.from_generator(output_signature=...): a tf.data.DatasetSpec "
+                "component is not supported in adapters.v1; give tf.TensorSpec components"
+            )
+        if not isinstance(spec, TensorSpec):
+            raise TypeError(
+                "`output_signature` must contain objects that are subclass of "
+                f"`tf.TypeSpec` but found {type(spec)} which is not."
+            )
+    return (
+        structure.pack(signature, [s.dtype for s in specs]),
+        structure.pack(signature, [s.shape for s in specs]),
+    )
 
 
 def _tf_convert(value: Any, dtype: np.dtype) -> np.ndarray:
