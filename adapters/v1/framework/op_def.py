@@ -412,7 +412,9 @@ _BROADCAST_ATTRS = {
         for t in (
             "AddV2", "Sub", "Mul", "RealDiv", "FloorDiv", "FloorMod", "TruncateDiv",
             "TruncateMod", "Pow", "Maximum", "Minimum", "SquaredDifference", "Less",
-            "LessEqual", "Greater", "GreaterEqual",
+            "LessEqual", "Greater", "GreaterEqual", "MulNoNan", "DivNoNan", "Xlogy", "Xdivy",
+            "Xlog1py", "Atan2", "Igamma", "Igammac", "Zeta", "Polygamma", "BitwiseAnd",
+            "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift",
         )
     },
     "Equal": "T={T}, incompatible_shape_error=true",
