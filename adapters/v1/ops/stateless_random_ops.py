@@ -47,6 +47,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.special
 import numpy as np
 
 from adapters.v1.framework import dtypes, ops
@@ -1135,6 +1136,73 @@ def stateless_categorical(
         return _multinomial(logits, num_samples, seed, dtype)
 
 
+def _ndtr(x: Any) -> Any:
+    """The standard normal CDF as TF's gradient evaluates it (``erf`` near 0, ``erfc``
+    in the tails)."""
+    half_sqrt_2 = jnp.asarray(0.5 * np.sqrt(2.0), x.dtype)
+    w = x * half_sqrt_2
+    z = jnp.abs(w)
+    y = jnp.where(
+        z < half_sqrt_2,
+        1.0 + jax.scipy.special.erf(w),
+        jnp.where(w > 0.0, 2.0 - jax.scipy.special.erfc(z), jax.scipy.special.erfc(z)),
+    )
+    return 0.5 * y
+
+
+def _sum_to(x: Any, shape: tuple[int, ...]) -> Any:
+    """``x`` summed over the leading axes and the broadcast axes of ``shape``."""
+    x = jnp.sum(x, axis=tuple(range(x.ndim - len(shape))))
+    axes = tuple(i for i, d in enumerate(shape) if d == 1 and x.shape[i] != 1)
+    return jnp.sum(x, axis=axes, keepdims=True).reshape(shape)
+
+
+@jax.custom_vjp
+def _implicit_reparameterization(
+    sample: Any, means: Any, stddevs: Any, minvals: Any, maxvals: Any
+) -> Any:
+    """``sample`` unchanged, differentiable w.r.t. the parameters as TF's
+    ``StatelessParameterizedTruncatedNormal`` gradient (implicit reparameterization,
+    Figurnov et al. 2018): with :math:`s = (x - \\mu)/\\sigma`, :math:`a, b` the
+    standardized bounds and :math:`c = (\\Phi(s) - \\Phi(a))/(\\Phi(b) - \\Phi(a))`
+    (clipped to ``[tiny, 1 - eps]``), :math:`dx/d\\mu = 1`, :math:`dx/d\\sigma = s`,
+    :math:`dx/d\\text{lo} = e^{(s^2 - a^2)/2}(1 - c)`, :math:`dx/d\\text{hi} =
+    e^{(s^2 - b^2)/2} c`, summed over the samples of each parameter."""
+    return sample
+
+
+def _implicit_reparameterization_fwd(
+    sample: Any, means: Any, stddevs: Any, minvals: Any, maxvals: Any
+) -> tuple[Any, tuple[Any, ...]]:
+    return sample, (sample, means, stddevs, minvals, maxvals)
+
+
+def _implicit_reparameterization_bwd(
+    res: tuple[Any, ...], g: Any
+) -> tuple[Any, Any, Any, Any, Any]:
+    sample, mean, stddev, minval, maxval = res
+    info = np.finfo(np.dtype(sample.dtype))
+    minval_std = (minval - mean) / stddev
+    maxval_std = (maxval - mean) / stddev
+    sample_std = (sample - mean) / stddev
+    cdf = (_ndtr(sample_std) - _ndtr(minval_std)) / (_ndtr(maxval_std) - _ndtr(minval_std))
+    cdf = jnp.clip(cdf, info.tiny, 1 - info.eps)
+    dmaxval = jnp.exp(0.5 * (sample_std**2 - maxval_std**2) + jnp.log(cdf))
+    dminval = jnp.exp(0.5 * (sample_std**2 - minval_std**2) + jnp.log1p(-cdf))
+    return (
+        jnp.zeros_like(g),
+        _sum_to(g * jnp.ones_like(sample_std), mean.shape),
+        _sum_to(g * sample_std, stddev.shape),
+        _sum_to(g * dminval, minval.shape),
+        _sum_to(g * dmaxval, maxval.shape),
+    )
+
+
+_implicit_reparameterization.defvjp(
+    _implicit_reparameterization_fwd, _implicit_reparameterization_bwd
+)
+
+
 def stateless_parameterized_truncated_normal(
     shape: Any,
     seed: Any,
@@ -1220,7 +1288,7 @@ def stateless_parameterized_truncated_normal(
             m, sd, lo, hi = (jax.lax.stop_gradient(v) for v in values)
             out, ok = parameterized_truncated_normal_samples(key, counter, m, sd, lo, hi, out_shape)
             runtime_checks.check(ctx, op, ok)
-            return (out,)
+            return (_implicit_reparameterization(out, *values),)
 
         inputs = [seed_t] + ([shape_tensor] if dynamic else []) + params
         op = graph.create_op(
@@ -1236,5 +1304,4 @@ def stateless_parameterized_truncated_normal(
                 None, op, "Invalid parameters (or a rejection sampler past 1000 iterations)"
             ),
         )
-        op._not_differentiable = True
     return op.outputs[0]
