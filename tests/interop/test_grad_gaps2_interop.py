@@ -36,3 +36,38 @@ def test_stateless_parameterized_truncated_normal_gradients(case: str) -> None:
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours)
+
+
+# name -> (image shape, size, preserve_aspect_ratio): TF's ResizeArea has no gradient.
+AREA_CASES = {
+    "batch": ([1, 2, 4, 1], [1, 2], False),
+    "rank 3": ([2, 4, 1], [3, 2], False),
+    "aspect ratio": ([1, 2, 4, 1], [4, 2], True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(AREA_CASES))
+def test_resize_images_area_has_no_gradient(case: str) -> None:
+    shape, size, keep = AREA_CASES[case]
+
+    def script(tf):
+        x = tf.constant(np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
+        y = tf.image.resize_images(
+            x, size, method=tf.image.ResizeMethod.AREA, preserve_aspect_ratio=keep
+        )
+        with pytest.raises(LookupError) as raised:
+            tf.gradients(y, x)
+        return lambda sess: (sess.run(y), y.shape.as_list(), str(raised.value))
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+
+
+def test_resize_images_area_of_the_same_size_keeps_the_gradient() -> None:
+    def script(tf):
+        x = tf.constant(np.arange(8, dtype=np.float32).reshape(1, 2, 4, 1))
+        y = tf.image.resize_images(x, [2, 4], method=tf.image.ResizeMethod.AREA)
+        return lambda sess: sess.run([y, tf.gradients(y * y, x)])
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)

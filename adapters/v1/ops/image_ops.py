@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from adapters.v1.framework import dtypes, ops
-from adapters.v1.framework.op_def import define, np_dtype
+from adapters.v1.framework.op_def import FUNCTIONS, define, np_dtype
 from adapters.v1.ops.math_ops import kernel_mean
 from jtrain import errors
 from jtrain._numerics import kernel_divide, rounded_square
@@ -1580,7 +1580,7 @@ def _check_resize_images(args: dict[str, Any]) -> None:
         )
 
 
-resize_images = define(
+_resize_images_node = define(
     ("image.resize_images", "image.resize"),
     "ResizeImages",
     _resize_images,
@@ -1590,6 +1590,39 @@ resize_images = define(
     default_name="resize",
     check=_check_resize_images,
 )
+
+
+@functools.wraps(_resize_images_node)
+def resize_images(
+    images: Any,
+    size: Any,
+    method: Any = 0,
+    align_corners: bool = False,
+    preserve_aspect_ratio: bool = False,
+    name: str | None = None,
+) -> Any:
+    # The table entry's function (its docstring is the entry's); with method=AREA the
+    # node is TF's ResizeArea (resize/ResizeArea), which has no gradient: tf.gradients
+    # through it raises TF's LookupError, unless the size is known equal when the graph
+    # is built (TF then returns images).
+    args = (images, size, method, align_corners, preserve_aspect_ratio)
+    if _method(method) != ResizeMethod.AREA:
+        return _resize_images_node(*args, name=name)
+    with ops.name_scope(name, "resize", [images]):
+        out = _resize_images_node(*args, name="ResizeArea")
+    height, width = _hw(out.op.inputs[0])
+    same = (
+        height is not None
+        and width is not None
+        and _target_size(height, width, size, preserve_aspect_ratio) == (height, width)
+    )
+    if not same:
+        out.op._type = "ResizeArea"
+    return out
+
+
+for _name in ("image.resize_images", "image.resize"):
+    FUNCTIONS[_name] = resize_images
 
 
 def _resize_with_pad(image, target_height, target_width, method, align_corners):
