@@ -122,8 +122,10 @@ def main(_):
         for event in tf.train.summary_iterator(events):
             for value in event.summary.value:
                 tags.setdefault(value.tag, []).append(event.step)
+    # The last step of each tag (not their count: TF's second writer reuses the first's
+    # file name when both phases start within one second, overwriting it).
     for tag in sorted(tags):
-        print("SUMMARY %s %d %d" % (tag, len(tags[tag]), max(tags[tag])))
+        print("SUMMARY %s %d" % (tag, max(tags[tag])))
 
 
 if __name__ == "__main__":
