@@ -276,6 +276,26 @@ def _sigmoid_cross_entropy(labels=None, logits=None):
     return relu_logits - logits * labels + jnp.log1p(jnp.exp(neg_abs_logits))
 
 
+def _same_shape_check(arguments: dict[str, Any]) -> None:
+    """TF's ``logits.get_shape().assert_is_compatible_with(labels.get_shape())``: no
+    broadcasting (jtrain broadcast ``[2, 1]`` labels against ``[2]`` logits)."""
+    logits, labels = arguments["logits"]._shape, arguments["labels"]._shape
+    if logits is None or labels is None:
+        return
+    if len(logits) != len(labels) or any(
+        a is not None and b is not None and a != b for a, b in zip(logits, labels, strict=True)
+    ):
+        raise ValueError(
+            "`logits` and `labels` must have the same shape, received "
+            f"({_shape_tuple(logits)} vs {_shape_tuple(labels)})."
+        )
+
+
+def _shape_tuple(shape: tuple) -> str:
+    """A static shape as TF prints its ``TensorShape`` tuple: ``(3,)``, ``(None, 2)``."""
+    return repr(tuple(shape))
+
+
 define(
     "nn.sigmoid_cross_entropy_with_logits",
     "SigmoidCrossEntropyWithLogits",
@@ -283,6 +303,7 @@ define(
     params="labels=None, logits=None, name=None",
     tensors="labels logits",
     allowed=FLOATING,
+    check=_same_shape_check,
 )
 
 

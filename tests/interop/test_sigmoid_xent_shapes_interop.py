@@ -1,0 +1,36 @@
+"""``tf.nn.sigmoid_cross_entropy_with_logits`` refuses labels and logits of different
+static shapes as TF 2.21 does (no broadcasting), checked live (``twin.py``). jtrain
+broadcast ``[2, 1]`` labels against ``[2]`` logits into a ``[2, 2]`` loss where TF
+raises, and worded ``[2]`` against ``[3]`` as a broadcasting error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import run_both
+
+pytestmark = pytest.mark.interop
+
+# (labels' static shape, logits' static shape)
+SHAPES = [([2], [3]), ([2, 1], [2]), ([2], [2, 1]), ([None], [3]), ([None, 2], [3, 2]), ([3], [3])]
+
+
+@pytest.mark.parametrize(("labels", "logits"), SHAPES, ids=str)
+def test_shapes_as_tf(labels, logits):
+    def script(tf):
+        try:
+            loss = tf.nn.sigmoid_cross_entropy_with_logits(
+                labels=tf.placeholder(tf.float32, labels, name="labels"),
+                logits=tf.placeholder(tf.float32, logits, name="logits"),
+            )
+        except ValueError as e:
+            error = ("ValueError", str(e))
+            return lambda sess: error
+        shape = loss.shape.as_list()
+        full = [3 if d is None else d for d in logits]
+        feed = {"labels:0": np.full(full, 0.25, np.float32), "logits:0": np.ones(full, np.float32)}
+        return lambda sess: (shape, sess.run(loss, feed).tolist())
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
