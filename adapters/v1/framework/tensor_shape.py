@@ -217,6 +217,27 @@ def dimension_at_index(shape: Any, index: int) -> Dimension:
     return Dimension(shape.as_list()[index])
 
 
+def _iterable_dims(dims: Any, items: Any) -> tuple[int | None, ...]:
+    """The dimensions of an iterable other than a tuple or list (a string, a generator,
+    an array), each as a ``Dimension`` converts it.
+
+    Raises:
+      TypeError: an item is not a dimension, with TF's message naming ``dims`` and the item.
+    """
+    out = []
+    for d in items:
+        try:
+            out.append(_to_value(d))
+        except TypeError as e:
+            # TF's text, its missing space before "could" included.
+            raise TypeError(
+                f"Failed to convert '{dims!r}' to a shape: '{d!r}'could not be converted to "
+                "a dimension. A shape should either be single dimension (e.g. 10), or an "
+                "iterable of dimensions (e.g. [1, 10, None])."
+            ) from e
+    return tuple(out)
+
+
 class TensorShape:
     """A static shape, possibly partial (``tf.TensorShape``).
 
@@ -240,6 +261,10 @@ class TensorShape:
                 items = iter(dims)
             except TypeError:
                 items = iter([dims])
+            else:
+                if not isinstance(dims, (tuple, list)):
+                    self._dims = _iterable_dims(dims, items)
+                    return
             self._dims = tuple(_to_value(d) for d in items)
 
     # -- views -------------------------------------------------------------------

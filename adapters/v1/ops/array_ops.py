@@ -1629,6 +1629,68 @@ def _range_as_tf(
 FUNCTIONS["range"] = _range_as_tf
 
 
+def _zeros_ones_as_tf(table_fn: Any, value: int) -> Any:
+    """``tf.zeros``/``tf.ones`` (``value`` 0 or 1) as TF's Python function builds them.
+
+    In graph mode TF records a ``Const`` named after the scope when ``shape`` is a known
+    list of dimensions (not a tensor, not a bare int) of fewer than 1000 elements;
+    otherwise ``Fill`` of the shape as a tensor (a ``shape_as_tensor`` constant when it
+    is fully known, else the shape converted to an int32 tensor, e.g. a ``packed`` stack
+    of mixed ints and tensors) and a scalar ``Const`` of the value. A scalar shape
+    tensor is reshaped to ``[-1]``.
+    """
+    default_name = table_fn.__name__
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def zeros_or_ones(
+        shape: Any, dtype: Any = dtypes.float32, name: Any = None, layout: Any = None
+    ) -> Any:
+        from adapters.v1.ops.constant_op import constant
+
+        if layout is not None:
+            return table_fn(shape, dtype=dtype, name=name, layout=layout)
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        fill_value: Any = bool(value) if dtype == dtypes.bool else value
+        if dtype == dtypes.string:
+            fill_value = ""  # TF's zeros of strings; ones of strings fails in ``constant``
+        with ops.name_scope(name, default_name, [shape]) as scope:
+            if not _is_tensor(shape):
+                try:
+                    static = tensor_shape.TensorShape(shape)
+                    small = static.is_fully_defined() and static.num_elements() < 1000
+                    # A bare int shape is no list of dimensions to TF's ``constant``: Fill.
+                    if small and hasattr(shape, "__len__"):
+                        dims = static.as_list()
+                        return constant(np.full(dims, fill_value), dtype=dtype, name=scope)
+                    if not static.is_fully_defined():
+                        raise ValueError(f"Cannot convert a partially known TensorShape {static}")
+                    # int64 only when a dimension needs it, as TF's shape conversion.
+                    wide = any(d >= 2**31 for d in static.as_list())
+                    shape = constant(
+                        static.as_list(),
+                        dtypes.int64 if wide else dtypes.int32,
+                        name="shape_as_tensor",
+                    )
+                except (TypeError, ValueError):
+                    shape = ops.convert_to_tensor(shape, dtype=dtypes.int32)
+            if shape.shape.ndims == 0:
+                shape = FUNCTIONS["reshape"](shape, [-1])
+            try:
+                return FUNCTIONS["fill"](shape, constant(fill_value, dtype=dtype), name=scope)
+            except NotImplementedError as e:  # a shape from the step's data: name ours
+                prefix = "tf.fill: argument 'dims'"
+                if not str(e).startswith(prefix):
+                    raise
+                ours = f"tf.{default_name}: argument 'shape'"
+                raise NotImplementedError(ours + str(e)[len(prefix) :]) from None
+
+    return zeros_or_ones
+
+
+FUNCTIONS["zeros"] = _zeros_ones_as_tf(FUNCTIONS["zeros"], 0)
+FUNCTIONS["ones"] = _zeros_ones_as_tf(FUNCTIONS["ones"], 1)
+
+
 _ONE_HOT_OP = FUNCTIONS["one_hot"]
 _ONE_HOT_INDICES = ("uint8", "int8", "int32", "int64")
 

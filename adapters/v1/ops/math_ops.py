@@ -537,7 +537,28 @@ def _div_as_tf(table_fn: Any, scope_name: str = "div") -> Any:
     return div
 
 
-FUNCTIONS["div"] = _div_as_tf(FUNCTIONS["div"])
+def _div_by_dtype(x: Any, y: Any, name: Any = None) -> Any:
+    """TF 1's ``div`` (Python 2 division): ``RealDiv`` for floating or complex ``x``,
+    ``FloorDiv`` otherwise, as TF's ``_div_python2`` builds it.
+
+    .. note::
+       TF 2.21 records no ``Div`` node for ``tf.compat.v1.div``: its node is ``RealDiv``
+       or ``FloorDiv`` (checked live in tests/interop/test_graph_fidelity2_interop.py).
+    """
+    from adapters.v1.framework import dtypes
+
+    dtype = dtypes.as_dtype(x.dtype)
+    if dtype.is_floating or dtype.is_complex:
+        return FUNCTIONS["realdiv"](x, y, name=name)
+    return FUNCTIONS["floordiv"](x, y, name=name)
+
+
+# The table's name, module and ``_op_def``; this docstring.
+functools.update_wrapper(
+    _div_by_dtype, FUNCTIONS["div"], assigned=("__module__", "__name__", "__qualname__")
+)
+_div_by_dtype._op_def = FUNCTIONS["div"]._op_def
+FUNCTIONS["div"] = _div_as_tf(_div_by_dtype)
 
 
 def _with_strings(table_fn: Any, op_type: str) -> Any:
