@@ -276,24 +276,17 @@ def _sigmoid_cross_entropy(labels=None, logits=None):
     return relu_logits - logits * labels + jnp.log1p(jnp.exp(neg_abs_logits))
 
 
-def _same_shape_check(arguments: dict[str, Any]) -> None:
-    """TF's ``logits.get_shape().assert_is_compatible_with(labels.get_shape())``: no
-    broadcasting (jtrain broadcast ``[2, 1]`` labels against ``[2]`` logits)."""
-    logits, labels = arguments["logits"]._shape, arguments["labels"]._shape
-    if logits is None or labels is None:
-        return
-    if len(logits) != len(labels) or any(
-        a is not None and b is not None and a != b for a, b in zip(logits, labels, strict=True)
-    ):
-        raise ValueError(
-            "`logits` and `labels` must have the same shape, received "
-            f"({_shape_tuple(logits)} vs {_shape_tuple(labels)})."
-        )
+def _same_shape_check(first: str, second: str, message: str) -> Any:
+    """A table check: ``first`` and ``second`` of compatible static shapes (TF's
+    ``assert_is_compatible_with``, no broadcasting), else ``message`` (``{a}``, ``{b}``:
+    their shapes)."""
 
+    def check(arguments: dict[str, Any]) -> None:
+        a, b = arguments.get(first), arguments.get(second)
+        if a is not None and b is not None and not a.get_shape().is_compatible_with(b.get_shape()):
+            raise ValueError(message.format(a=a.get_shape(), b=b.get_shape()))
 
-def _shape_tuple(shape: tuple) -> str:
-    """A static shape as TF prints its ``TensorShape`` tuple: ``(3,)``, ``(None, 2)``."""
-    return repr(tuple(shape))
+    return check
 
 
 define(
@@ -303,7 +296,11 @@ define(
     params="labels=None, logits=None, name=None",
     tensors="labels logits",
     allowed=FLOATING,
-    check=_same_shape_check,
+    check=_same_shape_check(
+        "logits",
+        "labels",
+        "`logits` and `labels` must have the same shape, received ({a} vs {b}).",
+    ),
 )
 
 
@@ -491,15 +488,6 @@ define(
     allowed=FLOATING,
     default_name="relu_layer",
 )
-
-
-def _same_shape_check(first: str, second: str, message: str) -> Any:
-    def check(arguments: dict[str, Any]) -> None:
-        a, b = arguments.get(first), arguments.get(second)
-        if a is not None and b is not None and not a.get_shape().is_compatible_with(b.get_shape()):
-            raise ValueError(message.format(a=a.get_shape(), b=b.get_shape()))
-
-    return check
 
 
 def _weighted_cross_entropy(labels=None, logits=None, pos_weight=None, targets=None):
