@@ -129,3 +129,41 @@ def _outcome(tf: Any, build: Build) -> tuple[Any, ...]:
 def test_conversion_as_tf(case: str) -> None:
     theirs, ours = _outcome(tf1, CASES[case]), _outcome(jtf, CASES[case])
     assert ours == theirs
+
+
+# A list holding tensors converted to a dtype: TF casts its tensors when the dtype is
+# not the first tensor's (``_autopacking_conversion_function``), else refuses another
+# dtype (jtrain refused every tensor of another dtype: ``tf.zeros([n])`` of an int64
+# ``n`` in a ``Dataset.map``).
+PACKED = {
+    "[int64] to int32": (lambda tf: [tf.constant(3, tf.int64)], "int32"),
+    "[int64, 2] to int32": (lambda tf: [tf.constant(3, tf.int64), 2], "int32"),
+    "[int32, int64] to int32": (
+        lambda tf: [tf.constant(2, tf.int32), tf.constant(3, tf.int64)],
+        "int32",
+    ),
+    "[int64, int32] to int32": (
+        lambda tf: [tf.constant(3, tf.int64), tf.constant(2, tf.int32)],
+        "int32",
+    ),
+    "[float32] to int32": (lambda tf: [tf.constant(1.5)], "int32"),
+    "[int32] to int64": (lambda tf: [tf.constant(2)], "int64"),
+    "[[int64]] to int32": (lambda tf: [[tf.constant(3, tf.int64)]], "int32"),
+}
+
+
+def _packed(tf: Any, case: str) -> Any:
+    make, dtype = PACKED[case]
+    with classic_tf1() if tf is tf1 else contextlib.nullcontext():
+        with tf.Graph().as_default():
+            try:
+                t = tf.convert_to_tensor(make(tf), dtype=dtype)
+            except TypeError as e:
+                return ("TypeError", str(e).split(" (Tensor is")[0])
+            with tf.Session() as sess:
+                return (t.dtype.name, sess.run(t).tolist(), t.op.type)
+
+
+@pytest.mark.parametrize("case", list(PACKED))
+def test_lists_of_tensors_pack_to_a_dtype_as_tf(case: str) -> None:
+    assert _packed(jtf, case) == _packed(tf1, case)

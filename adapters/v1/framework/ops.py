@@ -1300,20 +1300,28 @@ def _first_tensor_dtype(value: Any) -> Any:
     return None
 
 
-def _autopacked(value: Any, dtype: Any, name: str) -> Tensor:
+def _autopacked(value: Any, dtype: Any, name: str, cast: bool | None = None) -> Tensor:
     """TF's auto-packing: a (nested) list holding tensors, ``[tf.shape(x)[0], -1]``,
     becomes one tensor stacked from its items, Python numbers converted to the first
-    tensor's dtype (or ``dtype``); the op is named ``packed`` as TF names it."""
+    tensor's dtype (or ``dtype``); the op is named ``packed`` as TF names it. As TF's
+    ``_autopacking_conversion_function``, a ``dtype`` other than the first tensor's
+    casts every tensor of another dtype to it (``cast``, decided on the whole list);
+    with the first tensor's dtype, a tensor of another dtype is TF's TypeError."""
     from adapters.v1.framework.op_def import FUNCTIONS
 
-    dtype = as_dtype(dtype) if dtype is not None else _first_tensor_dtype(value)
+    inferred = _first_tensor_dtype(value)
+    if cast is None:
+        cast = dtype is not None and inferred is not None and as_dtype(dtype) != inferred
+    dtype = as_dtype(dtype) if dtype is not None else inferred
     items = []
     for v in value:
         if isinstance(v, (list, tuple)) and _holds_tensor(v):
-            items.append(_autopacked(v, dtype, "packed"))
+            items.append(_autopacked(v, dtype, "packed", cast))
             continue
         if _is_graph_tensor(v):
             t = convert_to_tensor(v)
+            if cast and t.dtype.base_dtype != dtype:
+                t = FUNCTIONS["cast"](t, dtype)
             if t.dtype.base_dtype != dtype:
                 raise TypeError(
                     f"Cannot convert a list containing a tensor of dtype {t.dtype} to {dtype} "
