@@ -14,7 +14,9 @@ def _build(epochs):
     idx = tf.train.range_input_producer(6, num_epochs=epochs, shuffle=False).dequeue()
     b = tf.train.batch([idx], 2)
     total = tf.Variable(0, name="total")
-    train = tf.group(total.assign_add(tf.jax_function(lambda v: v.sum(), [b])), step.assign_add(1))
+    # v.sum(dtype=...): int64 under x64 otherwise, which Assign refuses (TF's rule).
+    total_b = tf.jax_function(lambda v: v.sum(dtype=v.dtype), [b])
+    train = tf.group(total.assign_add(total_b), step.assign_add(1))
     return step, total, train
 
 
