@@ -32,7 +32,7 @@ from adapters.v1.data.dataset_ops import DatasetV1, Element, Failed, Run, passin
 from adapters.v1.data.host_graph import HostGraph
 from adapters.v1.data.structure import Spec
 from adapters.v1.framework import dtypes, ops
-from adapters.v1.framework.tensor_shape import TensorShape, as_shape
+from adapters.v1.framework.tensor_shape import TensorShape, as_shape, dims_text
 from adapters.v1.ops.data_flow_ops import session_state
 from jtrain import errors
 
@@ -331,7 +331,7 @@ def _shape_text(shape: TensorShape) -> str:
     """A shape as TF's kernels write it in messages (``<unknown>``, ``[?,2]``)."""
     if shape.rank is None:
         return "<unknown>"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+    return dims_text(shape.as_list())
 
 
 class _Stopped:

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
-from adapters.v1.framework import _x64, dtypes, ops, shape_values
+from adapters.v1.framework import _x64, dtypes, ops, shape_values, tensor_shape
 from adapters.v1.framework.shape_values import trace_time_value
 
 __all__ = [
@@ -446,9 +446,7 @@ def _check_broadcast(op_type: str, node: str, x: ops.Tensor, y: ops.Tensor) -> N
         dtype = dtypes.as_dtype(x.dtype).base_dtype.name
         attrs = _BROADCAST_ATTRS[op_type].format(T=_DT_NAMES.get(dtype, f"DT_{dtype.upper()}"))
         names = ", ".join(t.name[:-2] if t.name.endswith(":0") else t.name for t in (x, y))
-        shapes = ", ".join(
-            "[" + ",".join("?" if d is None else str(d) for d in t._shape) + "]" for t in (x, y)
-        )
+        shapes = ", ".join(tensor_shape.dims_text(t._shape) for t in (x, y))
         raise ValueError(
             f"Dimensions must be equal, but are {a} and {b} for '{{{{node {node}}}}} = "
             f"{op_type}[{attrs}]({names})' with input shapes: {shapes}."

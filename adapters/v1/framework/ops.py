@@ -208,8 +208,7 @@ class Tensor:
         )
 
 
-def _shape_text(dims: list[int | None]) -> str:
-    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+_shape_text = tensor_shape.dims_text
 
 
 def _slice_spec(key: Any) -> dict[str, Any]:

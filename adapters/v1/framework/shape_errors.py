@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from adapters.v1.framework import tensor_shape
 from jtrain import errors
 
 __all__ = ["kernel_error"]
@@ -59,8 +60,7 @@ def _raised_by_jax(tb: TracebackType | None) -> bool:
     return name.startswith(("jax.", "jaxlib.", "numpy."))
 
 
-def _dims(shape: tuple[int, ...]) -> str:
-    return "[" + ",".join(map(str, shape)) + "]"
+_dims = tensor_shape.dims_text
 
 
 def _list(shapes: list[tuple[int, ...]]) -> str:

@@ -199,6 +199,12 @@ class Dimension:
         )
 
 
+def dims_text(dims: Any) -> str:
+    """Dimensions as TF's kernels and shape functions write them in messages:
+    ``[2,?,3]`` (``?`` for an unknown dimension)."""
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
 def as_dimension(value: Any) -> Dimension:
     """``value`` as a ``Dimension`` (a ``Dimension`` is returned as is)."""
     return value if isinstance(value, Dimension) else Dimension(value)

@@ -800,9 +800,7 @@ def _shape_mismatch(shape: tuple, value_shape: tuple, name: str) -> str:
     """TF's shape-inference message for an ``Assign`` of ``value_shape`` to a variable
     of ``shape`` (the node named without its attributes and inputs)."""
 
-    def dims(s: tuple) -> str:
-        return "[" + ",".join("?" if d is None else str(d) for d in s) + "]"
-
+    dims = tensor_shape.dims_text
     where = f"for '{{{{node {name}}}}}' with input shapes: {dims(shape)}, {dims(value_shape)}."
     if len(shape) != len(value_shape):
         return f"Shapes must be equal rank, but are {len(shape)} and {len(value_shape)} {where}"
