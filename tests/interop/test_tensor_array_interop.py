@@ -468,3 +468,24 @@ def test_switch_case_index_dtypes_and_constant_index():
     theirs, ours = run_both(script)
     assert ours[0] == theirs[0]
     assert_twins(theirs[1], ours[1])
+
+
+def _fed_size(tf):
+    """A TensorArray sized by a fed integer (``size=n``), written by a loop over ``n``
+    (an RNN over a fed number of steps): each run compiles its fed size."""
+    n = tf.placeholder(tf.int32, [])
+    w = tf.Variable(np.float32(0.5))
+    ta = tf.TensorArray(tf.float32, size=n)
+    _, ta = tf.while_loop(
+        lambda i, a: i < n, lambda i, a: (i + 1, a.write(i, w * tf.cast(i, tf.float32))), [0, ta]
+    )
+    out = ta.stack()
+    grad = tf.gradients(tf.reduce_sum(out * out), w)
+    return lambda sess: [sess.run([out, ta.size(), grad], {n: k}) for k in (3, 5, 3)]
+
+
+def test_size_from_a_fed_placeholder():
+    # jtrain raised InvalidArgumentError "Placeholder:0 must be known when the step is
+    # compiled" (the size was not taken as a fed shape).
+    theirs, ours = run_both(_fed_size)
+    assert_twins(theirs, ours)

@@ -71,6 +71,11 @@ class _Resource:
         self.dtype = dtype
         self.size = size
         self.static_size = _static_int(size)
+        if self.static_size is None:
+            # A size read from fed integers (``size=n`` of a placeholder): the run
+            # compiles the fed value, as other shapes read from feeds (a loop's own
+            # tensors are known when the step is traced without it).
+            shape_values.known_when_traced(size)
         self.dynamic_size = dynamic_size
         self.clear_after_read = clear_after_read
         self.infer_shape = infer_shape
