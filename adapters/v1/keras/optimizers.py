@@ -1,62 +1,1266 @@
-"""``tf.keras.optimizers``: not provided; each name raises ``NotImplementedError``.
+"""``tf.keras.optimizers`` in a TF1 graph: Keras 2's legacy ``OptimizerV2`` classes.
 
-In a TF1 graph, train with a ``tf.train`` optimizer instead:
-``tf.train.AdamOptimizer(1e-3).minimize(loss)`` (the Keras names map to
-``GradientDescentOptimizer``/``MomentumOptimizer``, ``AdamOptimizer``,
-``RMSPropOptimizer``, ``AdagradOptimizer``, ``AdadeltaOptimizer``, ``FtrlOptimizer``).
+TF 2.21 under ``tf.compat.v1`` (``TF_USE_LEGACY_KERAS=1``, TF1 graphs) gives
+``tf.keras.optimizers.Adam`` as ``tf_keras``'s legacy ``OptimizerV2``; this
+module rebuilds those classes on the compat graph:
+
+- The state is TF's: ``<name>/iter`` (int64), one float32 variable per
+  hyperparameter given as a number (``<name>/learning_rate``, ``<name>/decay``,
+  ``<name>/beta_1``..., created in sorted order), and the slots
+  ``<name>/<var>/<slot>`` (``Adam/dense/kernel/m``), all resource variables in
+  ``GLOBAL_VARIABLES``, named in the name scope where they are first created
+  (``training/Adam/...`` under Keras' ``fit``), so ``tf.train.Saver``
+  checkpoints move between TF and jtrain.
+- ``apply_gradients`` makes one update op for every variable (TF's
+  ``update_<var>`` ops, one step of the session's compiled program) then
+  increments ``iterations``; ``get_updates(loss, params)`` (Keras' ``fit``)
+  returns ``[apply_gradients(...)]``.
+- The hyperparameters are prepared in the graph with TF's ops exactly as
+  ``_prepare_local`` does (``lr / (1 + decay * iterations)``, Adam's
+  ``beta_1 ** (iterations + 1)``...), per variable dtype; the updates compute
+  what TF's kernels (``ResourceApplyAdam``, ``ResourceApplyKerasMomentum``...)
+  or Keras' own ops compute, dense and sparse (``IndexedSlices`` gradients,
+  duplicate indices summed first as Keras does).
 """
 
 from __future__ import annotations
 
+import copy
+import logging
+import numbers
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "Ftrl", "Optimizer", "RMSprop", "get"]
+import jax.numpy as jnp
+import numpy as np
+import optax
 
-_INSTEAD = {
-    "SGD": "tf.train.GradientDescentOptimizer (or MomentumOptimizer)",
-    "Adam": "tf.train.AdamOptimizer",
-    "RMSprop": "tf.train.RMSPropOptimizer",
-    "Adagrad": "tf.train.AdagradOptimizer",
-    "Adadelta": "tf.train.AdadeltaOptimizer",
-    "Ftrl": "tf.train.FtrlOptimizer",
-    "Optimizer": "a tf.train optimizer",
-}
+from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework.indexed_slices import IndexedSlices
+from adapters.v1.ops.variables import Variable
+from jtrain import optimizers as joptimizers
+from jtrain._numerics import rounded as _r
+from jtrain._numerics import rounded_square as _r2
+from jtrain.indexed_slices import IndexedSlices as JIndexedSlices
+from jtrain.indexed_slices import deduplicate, gather_rows, scatter_rows
 
+__all__ = [
+    "SGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "Adamax",
+    "Ftrl",
+    "Nadam",
+    "Optimizer",
+    "RMSprop",
+    "deserialize",
+    "get",
+    "serialize",
+]
 
-class _Unsupported:
-    _name = "Optimizer"
+_log = logging.getLogger(__name__)
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        raise NotImplementedError(
-            f"tf.keras.optimizers.{self._name} is not supported by adapters.v1: in a TF1 "
-            f"graph use {_INSTEAD[self._name]} and its minimize(loss)"
-        )
-
-
-def _make(name: str) -> type:
-    return type(
-        name,
-        (_Unsupported,),
-        {"_name": name, "__doc__": f"Raises ``NotImplementedError``: use {_INSTEAD[name]}."},
-    )
-
-
-SGD = _make("SGD")
-Adam = _make("Adam")
-RMSprop = _make("RMSprop")
-Adagrad = _make("Adagrad")
-Adadelta = _make("Adadelta")
-Ftrl = _make("Ftrl")
-Optimizer = _make("Optimizer")
+_ALLOWED_KWARGS = {"clipnorm", "clipvalue", "lr", "decay", "global_clipnorm"}
 
 
-def get(identifier: Any) -> Any:
-    """Raises ``NotImplementedError``: Keras' optimizers are not provided.
+def _tf() -> Any:
+    from adapters import v1
+
+    return v1
+
+
+def _is_schedule(value: Any) -> bool:
+    from adapters.v1.keras import optimizer_schedules
+
+    return isinstance(value, optimizer_schedules.LearningRateSchedule)
+
+
+class Optimizer:
+    """Keras 2's legacy optimizer base (``tf.keras.optimizers.Optimizer`` under
+    ``tf.compat.v1``; ``tf_keras``'s ``OptimizerV2``) in a TF1 graph.
+
+    Subclasses declare their slots (``_create_slots``), prepare their
+    coefficients as graph tensors (``_prepare_local``) and compute one variable's
+    update from them (``_dense``/``_sparse``, JAX functions of the values).
+
+    Args:
+      name: the name scope of the optimizer's variables and ops.
+      gradient_aggregator: accepted for TF's signature (one replica: unused).
+      gradient_transformers: functions ``grads_and_vars -> grads_and_vars``
+        applied after the clipping.
+      **kwargs: ``clipnorm``, ``clipvalue``, ``global_clipnorm``, ``lr`` (the
+        deprecated ``learning_rate``), ``decay`` (``lr / (1 + decay * iterations)``).
 
     Raises:
-      NotImplementedError: always.
+      TypeError: an unknown keyword argument (TF's message).
+      ValueError: a negative keyword value, or both ``clipnorm`` and
+        ``global_clipnorm``.
     """
-    raise NotImplementedError(
-        f"tf.keras.optimizers.get({identifier!r}) is not supported by adapters.v1: use a "
-        "tf.train optimizer (tf.train.AdamOptimizer...) and its minimize(loss)"
+
+    _HAS_AGGREGATE_GRAD = False
+
+    def __init__(
+        self,
+        name: str,
+        gradient_aggregator: Any = None,
+        gradient_transformers: Any = None,
+        **kwargs: Any,
+    ):
+        for k in kwargs:
+            if k not in _ALLOWED_KWARGS:
+                raise TypeError(
+                    "Unexpected keyword argument "
+                    f"passed to optimizer: {k!s}. Allowed kwargs are "
+                    f"{_ALLOWED_KWARGS}."
+                )
+            if kwargs[k] is not None and kwargs[k] < 0:
+                raise ValueError(f"Expected {k} >= 0, received: {kwargs[k]}")
+            if k == "lr":
+                import warnings
+
+                warnings.warn(
+                    "The `lr` argument is deprecated, use `learning_rate` instead.",
+                    stacklevel=2,
+                )
+        self._use_locking = True
+        self._init_set_name(name)
+        self._hyper: dict[str, Any] = {}
+        self._slots: dict[Variable, dict[str, Variable]] = {}
+        self._slot_names: list[str] = []
+        self._weights: list[Variable] = []
+        self._iterations: Variable | None = None
+        decay = kwargs.pop("decay", 0.0)
+        if decay < 0.0:
+            raise ValueError(f"decay cannot be less than 0. Received: decay={decay}.")
+        self._initial_decay = decay
+        self._hypers_created = False
+        self.gradient_aggregator = gradient_aggregator
+        self.gradient_transformers = list(gradient_transformers or [])
+        self.clipnorm = kwargs.pop("clipnorm", None)
+        self.global_clipnorm = kwargs.pop("global_clipnorm", None)
+        if self.clipnorm is not None and self.global_clipnorm is not None:
+            raise ValueError(
+                "Cannot accept both `clipnorm` and `global_clipnorm`. "
+                f"Received: `clipnorm`={self.clipnorm}, "
+                f"`global_clipnorm`={self.global_clipnorm}."
+            )
+        self.clipvalue = kwargs.pop("clipvalue", None)
+
+    def _init_set_name(self, name: str | None) -> None:
+        if not name:
+            from adapters.v1.keras import backend
+
+            snake = "".join(
+                ("_" + c.lower() if c.isupper() and i else c.lower())
+                for i, c in enumerate(type(self).__name__)
+            )
+            self._name = backend.unique_object_name(snake, zero_based=True)
+        else:
+            self._name = name
+
+    # -- clipping (TF's properties refuse them next to gradient_transformers) ------------
+    def _clip_setter(attr: str) -> Any:  # noqa: N805
+        def fset(self: Optimizer, val: Any) -> None:
+            if val is not None and self.gradient_transformers:
+                raise ValueError(
+                    f"`{attr}` cannot be set when `gradient_transformers` "
+                    "is set. Instead, use the `gradient_transformers` to "
+                    "specify clipping and other transformations. Received: "
+                    f"val={val}, "
+                    f"gradient_transformers={self.gradient_transformers}."
+                )
+            self.__dict__["_" + attr] = val
+
+        def fget(self: Optimizer) -> Any:
+            return self.__dict__.get("_" + attr)
+
+        return property(fget, fset, doc=f"`float` or `None`: TF's ``{attr}``.")
+
+    clipnorm = _clip_setter("clipnorm")
+    global_clipnorm = _clip_setter("global_clipnorm")
+    clipvalue = _clip_setter("clipvalue")
+    del _clip_setter
+
+    # -- hyperparameters ---------------------------------------------------------------
+    def _set_hyper(self, name: str, value: Any) -> None:
+        """Sets hyperparameter ``name``: before its variable exists, the value; after,
+        a number is assigned to the variable (in Keras' session), a tensor, callable
+        or schedule replaces it."""
+        if name not in self._hyper:
+            self._hyper[name] = value
+            return
+        prev = self._hyper[name]
+        if (
+            callable(prev)
+            or isinstance(prev, (ops.Tensor, int, float))
+            or _is_schedule(value)
+            or _is_schedule(prev)
+        ):
+            self._hyper[name] = value
+        else:
+            from adapters.v1.keras import backend
+
+            backend.set_value(prev, value)
+
+    def _get_hyper(self, name: str, dtype: Any = None) -> Any:
+        """Hyperparameter ``name``: its variable (created on first use), tensor or
+        schedule; a callable is called; cast to ``dtype`` when given."""
+        if not self._hypers_created:
+            self._create_hypers()
+        value = self._hyper[name]
+        if _is_schedule(value):
+            return value
+        if callable(value):
+            value = value()
+        if dtype:
+            return _tf().cast(value, dtype)
+        return value
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached when normal lookup fails: TF's hyperparameter access
+        if name.startswith("__") or name == "_hyper":
+            raise AttributeError(name)
+        hyper = self.__dict__.get("_hyper", {})
+        key = "learning_rate" if name == "lr" else name
+        if key in hyper:
+            return self._get_hyper(key)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "lr":
+            name = "learning_rate"
+        if "_hyper" in self.__dict__ and name in self._hyper:
+            self._set_hyper(name, value)
+        else:
+            super().__setattr__(name, value)
+
+    def __dir__(self) -> list[str]:
+        result = set(super().__dir__()) | set(self._hyper)
+        if "learning_rate" in self._hyper:
+            result.add("lr")
+        return sorted(result)
+
+    def _serialize_hyperparameter(self, name: str) -> Any:
+        value = self._hyper[name]
+        if _is_schedule(value):
+            from adapters.v1.keras import optimizer_schedules
+
+            return optimizer_schedules.serialize(value)
+        if callable(value):
+            return value()
+        if isinstance(value, (ops.Tensor, Variable)):
+            from adapters.v1.keras import backend
+
+            return backend.get_value(value)
+        return value
+
+    # -- variables ---------------------------------------------------------------------
+    def add_weight(
+        self,
+        name: str,
+        shape: Any,
+        dtype: Any = None,
+        initializer: Any = "zeros",
+        trainable: bool | None = None,
+        synchronization: Any = None,
+        aggregation: Any = None,
+    ) -> Variable:
+        """A resource variable ``name`` in the current name scope (float32 unless
+        ``dtype``); ``initializer`` is a number or ``"zeros"``."""
+        dtype = dtypes.as_dtype(dtype or dtypes.float32)
+        if initializer == "zeros":
+            value: Any = np.zeros(shape, dtype.as_numpy_dtype)
+        elif isinstance(initializer, (numbers.Number, np.ndarray, np.generic)):
+            value = np.asarray(initializer, dtype.as_numpy_dtype)
+        else:
+            raise NotImplementedError(
+                f"Optimizer.add_weight(initializer={initializer!r}) is not supported by "
+                "adapters.v1: pass a number or 'zeros'"
+            )
+        variable = Variable(
+            value,
+            trainable=True if trainable is None else trainable,
+            name=name,
+            dtype=dtype,
+            use_resource=True,
+        )
+        from adapters.v1.keras import backend
+
+        backend._track_variable(variable)
+        return variable
+
+    @property
+    def iterations(self) -> Variable:
+        """The int64 variable ``iter``: the number of updates applied."""
+        if self._iterations is None:
+            self._iterations = self.add_weight(
+                "iter", shape=[], dtype=dtypes.int64, trainable=False
+            )
+            self._weights.append(self._iterations)
+        return self._iterations
+
+    @iterations.setter
+    def iterations(self, variable: Variable) -> None:
+        if self._iterations is not None:
+            raise RuntimeError(
+                "Cannot set `iterations` to a new Variable after "
+                "the Optimizer weights have been created. Here it is "
+                f"attempting to set `iterations` to {variable}."
+            )
+        self._iterations = variable
+        self._weights.append(variable)
+
+    def _create_hypers(self) -> None:
+        if self._hypers_created:
+            return
+        for name, value in sorted(self._hyper.items()):
+            if isinstance(value, (ops.Tensor, Variable)) or callable(value):
+                continue
+            self._hyper[name] = self.add_weight(name, shape=[], trainable=False, initializer=value)
+        self._hypers_created = True
+
+    def _create_all_weights(self, var_list: list[Variable]) -> None:
+        _ = self.iterations
+        self._create_hypers()
+        self._create_slots(var_list)
+
+    def _create_slots(self, var_list: list[Variable]) -> None:
+        pass
+
+    def add_slot(
+        self, var: Variable, slot_name: str, initializer: Any = "zeros", shape: Any = None
+    ) -> Variable:
+        """Slot ``slot_name`` of ``var``: a non-trainable resource variable
+        ``<var name>/<slot_name>`` in the current name scope, colocated with ``var``,
+        of ``var``'s dtype and shape; ``initializer`` is ``"zeros"`` or a number."""
+        if slot_name not in self._slot_names:
+            self._slot_names.append(slot_name)
+        slot_dict = self._slots.setdefault(var, {})
+        weight = slot_dict.get(slot_name)
+        if weight is None:
+            dtype = var.dtype.base_dtype
+            slot_shape = tuple(var._shape if shape is None else shape)
+            np_dtype = dtype.as_numpy_dtype
+            if initializer == "zeros":
+                value = np.zeros(slot_shape, np_dtype)
+            elif isinstance(initializer, (numbers.Number, np.generic)):
+                value = np.full(slot_shape, initializer, np_dtype)
+            else:
+                raise NotImplementedError(
+                    f"Optimizer.add_slot(initializer={initializer!r}) is not supported by "
+                    "adapters.v1: pass 'zeros' or a number"
+                )
+            graph = var.graph
+            with graph.colocate_with(var):
+                weight = Variable(
+                    lambda: value,
+                    name=f"{var.op.name}/{slot_name}",
+                    dtype=dtype,
+                    trainable=False,
+                    use_resource=True,
+                )
+            from adapters.v1.keras import backend
+
+            backend._track_variable(weight)
+            slot_dict[slot_name] = weight
+            self._weights.append(weight)
+        return weight
+
+    def get_slot(self, var: Variable, slot_name: str) -> Variable:
+        """``var``'s slot ``slot_name`` (KeyError if none, as TF)."""
+        return self._slots[var][slot_name]
+
+    def get_slot_names(self) -> list[str]:
+        """The slot names, in creation order."""
+        return self._slot_names
+
+    def variables(self) -> list[Variable]:
+        """``iterations`` and the slots, in creation order (not the hyperparameters)."""
+        return self._weights
+
+    @property
+    def weights(self) -> list[Variable]:
+        """As :meth:`variables`."""
+        return self._weights
+
+    def get_weights(self) -> list[Any]:
+        """The values of :meth:`variables` in Keras' session."""
+        from adapters.v1.keras import backend
+
+        return backend.batch_get_value(self._weights)
+
+    def set_weights(self, weights: list[Any]) -> None:
+        """Sets :meth:`variables` from ``weights`` (Keras' session).
+
+        Raises:
+          ValueError: another number of values, or another shape (TF's messages).
+        """
+        from adapters.v1.keras import backend
+
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(
+                f"You called `set_weights(weights)` on optimizer {self._name} "
+                f"with a  weight list of length {len(weights)!s}, "
+                f"but the optimizer was expecting {len(params)!s} "
+                f"weights. Provided weights: {str(weights)[:50]}..."
+            )
+        if not params:
+            return
+        pairs = []
+        for p, w in zip(params, weights, strict=True):
+            w = np.asarray(w)
+            if tuple(p._shape) != w.shape:
+                raise ValueError(
+                    f"Optimizer weight shape {tuple(p._shape)!s} not compatible with "
+                    f"provided weight shape {w.shape!s}."
+                )
+            pairs.append((p, w))
+        backend.batch_set_value(pairs)
+
+    # -- gradients ---------------------------------------------------------------------
+    def minimize(
+        self,
+        loss: Any,
+        var_list: Any,
+        grad_loss: Any = None,
+        name: str | None = None,
+        tape: Any = None,
+    ) -> ops.Operation:
+        """``apply_gradients`` of the gradients of ``loss``.
+
+        Args:
+          loss: a callable returning the loss (TF 2.21 requires a ``tape`` for a
+            tensor loss; in a TF1 graph use :meth:`get_updates` or
+            ``apply_gradients(zip(tf.gradients(loss, vars), vars))``).
+          var_list: the variables, or a callable returning them.
+          grad_loss: optional weight of ``loss``'s gradient.
+          name: the update's name scope (default the optimizer's name).
+          tape: not supported (no ``tf.GradientTape`` in a TF1 graph).
+
+        Raises:
+          ValueError: a tensor ``loss`` without ``tape`` (TF's message).
+          NotImplementedError: a ``tape``.
+        """
+        if not callable(loss) and tape is None:
+            raise ValueError(
+                "`tape` is required when a `Tensor` loss is passed. "
+                f"Received: loss={loss}, tape={tape}."
+            )
+        if tape is not None:
+            raise NotImplementedError(
+                "Optimizer.minimize(tape=...) is not supported by adapters.v1 (no "
+                "GradientTape in a TF1 graph): use get_updates(loss, params) or "
+                "apply_gradients(zip(tf.gradients(loss, var_list), var_list))"
+            )
+        loss, var_list = _call_loss(loss, var_list)
+        grads: list[Any] = [None] * len(var_list)
+        if loss is not None:
+            with ops.name_scope(self._name + "/gradients"):
+                grads = _tf().gradients(loss, var_list, grad_ys=grad_loss)
+        return self.apply_gradients(list(zip(grads, var_list, strict=True)), name=name)
+
+    def get_gradients(self, loss: Any, params: Any) -> list[Any]:
+        """``tf.gradients(loss, params)`` in the name scope ``<name>/gradients``.
+
+        Raises:
+          ValueError: a variable has no gradient (TF's message).
+        """
+        params = list(_tf().nest.flatten(params))
+        with ops.name_scope(self._name + "/gradients"):
+            grads = _tf().gradients(loss, params)
+            for grad, param in zip(grads, params, strict=True):
+                if grad is None:
+                    raise ValueError(
+                        f"Variable {param} has `None` for gradient. "
+                        "Please make sure that all of your ops have a "
+                        "gradient defined (i.e. are differentiable). "
+                        "Common ops without gradient: "
+                        "K.argmax, K.round, K.eval."
+                    )
+        return grads
+
+    def get_updates(self, loss: Any, params: Any) -> list[ops.Operation]:
+        """``[apply_gradients(zip(get_gradients(loss, params), params))]``: Keras'
+        training update (it increments ``iterations``)."""
+        grads = self.get_gradients(loss, params)
+        return [self.apply_gradients(list(zip(grads, params, strict=True)))]
+
+    def _transform_gradients(self, grads_and_vars: list[tuple[Any, Variable]]) -> Any:
+        tf = _tf()
+        if self.clipvalue is not None:
+            c = self.clipvalue
+            # TF clips an IndexedSlices' values (each duplicate row on its own)
+            grads_and_vars = [
+                (
+                    IndexedSlices(tf.clip_by_value(g.values, -c, c), g.indices, g.dense_shape)
+                    if isinstance(g, IndexedSlices)
+                    else tf.clip_by_value(g, -c, c),
+                    v,
+                )
+                for g, v in grads_and_vars
+            ]
+        if self.clipnorm is not None:
+            grads_and_vars = [(tf.clip_by_norm(g, self.clipnorm), v) for g, v in grads_and_vars]
+        if self.global_clipnorm is not None:
+            grads, variables = zip(*grads_and_vars, strict=True)
+            clipped, _ = tf.clip_by_global_norm(list(grads), self.global_clipnorm)
+            grads_and_vars = list(zip(clipped, variables, strict=True))
+        for fn in self.gradient_transformers:
+            grads_and_vars = fn(grads_and_vars)
+        return grads_and_vars
+
+    # -- the update --------------------------------------------------------------------
+    def apply_gradients(
+        self,
+        grads_and_vars: Iterable[tuple[Any, Any]],
+        name: str | None = None,
+        experimental_aggregate_gradients: bool = True,
+    ) -> ops.Operation:
+        """An op applying the gradients, then incrementing ``iterations``.
+
+        Creates ``iterations``, the hyperparameter variables and the slots on
+        first use (in the name scope ``<name>``, outside any control
+        dependencies). A variable with a ``constraint`` is assigned
+        ``constraint(var)`` after its update.
+
+        Args:
+          grads_and_vars: ``(gradient, variable)`` pairs (``None`` gradients are
+            skipped with a warning, as TF).
+          name: the update's name scope (default the optimizer's name).
+          experimental_aggregate_gradients: accepted (one replica).
+
+        Returns:
+          The op incrementing ``iterations`` (after the updates).
+
+        Raises:
+          ValueError: no gradient at all (TF's message).
+          RuntimeError: a variable with a constraint has a sparse gradient.
+          NotImplementedError: a variable that is a tensor.
+        """
+        pairs = tuple(grads_and_vars)
+        if pairs:
+            filtered = tuple((g, v) for g, v in pairs if g is not None)
+            if not filtered:
+                variable = ([v.name for _, v in pairs],)
+                raise ValueError(
+                    f"No gradients provided for any variable: {variable}. "
+                    f"Provided `grads_and_vars` is {pairs}."
+                )
+            empty = [v.name for g, v in pairs if g is None]
+            if empty:
+                _log.warning(
+                    "Gradients do not exist for variables %s when minimizing the loss. "
+                    "If you're using `model.compile()`, did you forget to provide a "
+                    "`loss` argument?",
+                    empty,
+                )
+            pairs = filtered
+        var_list = [v for _, v in pairs]
+        for v in var_list:
+            if not isinstance(v, Variable):
+                raise NotImplementedError(
+                    f"Updating a `Tensor` is not implemented. Received: var={v}."
+                )
+        graph = ops.get_default_graph()
+        with graph.name_scope(self._name):
+            with graph.control_dependencies(None):
+                self._create_all_weights(var_list)
+            if not pairs:
+                return _tf().no_op()
+            apply_state = self._prepare(var_list)
+            pairs = tuple(
+                (ops.convert_to_tensor(g) if not isinstance(g, IndexedSlices) else g, v)
+                for g, v in pairs
+            )
+            pairs = tuple(self._transform_gradients(list(pairs)))
+            return self._distributed_apply(list(pairs), apply_state, name)
+
+    def _prepare(self, var_list: list[Variable]) -> dict[Any, dict[str, Any]]:
+        """The coefficients of each variable dtype, graph tensors (TF's
+        ``_prepare``: one set per (device, dtype); jtrain's devices are one)."""
+        apply_state: dict[Any, dict[str, Any]] = {}
+        for dtype in sorted({v.dtype.base_dtype for v in var_list}, key=lambda d: d.name):
+            apply_state[dtype] = {}
+            self._prepare_local(dtype, apply_state)
+        return apply_state
+
+    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
+        if "learning_rate" in self._hyper:
+            apply_state[var_dtype]["lr_t"] = _tf().identity(self._decayed_lr(var_dtype))
+
+    def _decayed_lr(self, var_dtype: Any) -> Any:
+        """The learning rate of this step in ``var_dtype``: a schedule's value at
+        ``iterations``, divided by ``1 + decay * iterations`` when ``decay > 0``."""
+        tf = _tf()
+        lr_t = self._get_hyper("learning_rate", var_dtype)
+        if _is_schedule(lr_t):
+            local_step = tf.cast(self.iterations, var_dtype)
+            lr_t = tf.cast(lr_t(local_step), var_dtype)
+        if self._initial_decay > 0.0:
+            local_step = tf.cast(self.iterations, var_dtype)
+            decay_t = tf.cast(self._initial_decay, var_dtype)
+            lr_t = lr_t / (1.0 + decay_t * local_step)
+        return lr_t
+
+    def _distributed_apply(
+        self,
+        pairs: list[tuple[Any, Variable]],
+        apply_state: dict[Any, dict[str, Any]],
+        name: str | None,
+    ) -> ops.Operation:
+        graph = ops.get_default_graph()
+        tf = _tf()
+        for g, v in pairs:
+            if isinstance(g, IndexedSlices) and v.constraint is not None:
+                raise RuntimeError(
+                    "Cannot use a constraint function on a sparse "
+                    f"variable. Received: grad={g}, "
+                    f"var.constraint={v.constraint}."
+                )
+        dtype_list = list(apply_state)
+        coef_names = {d: sorted(apply_state[d]) for d in dtype_list}
+        coef_inputs: list[ops.Tensor] = []
+        for d in dtype_list:
+            coef_inputs += [ops.convert_to_tensor(apply_state[d][k]) for k in coef_names[d]]
+        grad_inputs: list[ops.Tensor] = []
+        for g, _ in pairs:
+            grad_inputs += [g.values, g.indices] if isinstance(g, IndexedSlices) else [g]
+        n_grad = len(grad_inputs)
+        opt = self
+        var_slots = [
+            (v, [(s, self._slots[v][s]) for s in self._slot_names if s in self._slots.get(v, {})])
+            for _, v in pairs
+        ]
+
+        def compute(ctx: Any, *values: Any) -> tuple[()]:
+            coefs: dict[Any, dict[str, Any]] = {}
+            pos = n_grad
+            for d in dtype_list:
+                coefs[d] = {}
+                for k in coef_names[d]:
+                    coefs[d][k] = values[pos]
+                    pos += 1
+            pos = 0
+            for (g, v), (_, slots) in zip(pairs, var_slots, strict=True):
+                p = ctx.read(v)
+                s = {k: ctx.read(var) for k, var in slots}
+                c = coefs[v.dtype.base_dtype]
+                if isinstance(g, IndexedSlices):
+                    gv, gi = values[pos], values[pos + 1]
+                    pos += 2
+                    new_p, new_s = opt._sparse(gv, gi, p, s, c)
+                else:
+                    gd = values[pos]
+                    pos += 1
+                    new_p, new_s = opt._dense(gd, p, s, c)
+                ctx.write(v, jnp.asarray(new_p).astype(p.dtype))
+                for k, var in slots:
+                    if k in new_s:
+                        ctx.write(var, jnp.asarray(new_s[k]).astype(p.dtype))
+            return ()
+
+        with graph.name_scope(name or self._name):
+            op = graph.create_op(
+                "ApplyGradients", "update", inputs=grad_inputs + coef_inputs, compute=compute
+            )
+            touched: list[Variable] = []
+            for v, slots in var_slots:
+                touched += [v] + [var for _, var in slots]
+            op._writes = tuple(touched)
+            op._reads = tuple(touched)
+            update = op
+            constrained = [v for _, v in pairs if v.constraint is not None]
+            if constrained:
+                assigns = []
+                for v in constrained:
+                    with graph.name_scope("update_" + v.op.name), graph.control_dependencies([op]):
+                        assigns.append(v.assign(v.constraint(v)))
+                update = tf.group(op, *assigns)
+            with graph.control_dependencies([update]):
+                step = self.iterations.assign_add(
+                    np.ones((), np.int64), read_value=False, name="AssignAddVariableOp"
+                )
+        return step
+
+    # -- the math of one variable (JAX values) -------------------------------------------
+    def _dense(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def _sparse(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        """By default: duplicate indices summed (TF's ``_deduplicate_indexed_slices``),
+        then :meth:`_sparse_unique`."""
+        unique = deduplicate(JIndexedSlices(values, indices, p.shape))
+        return self._sparse_unique(unique.values, unique.indices, p, slots, c)
+
+    def _sparse_unique(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        raise NotImplementedError
+
+    # -- config ------------------------------------------------------------------------
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments (``name``, clipping, and each subclass's)."""
+        config: dict[str, Any] = {"name": self._name}
+        if self.clipnorm is not None:
+            config["clipnorm"] = self.clipnorm
+        if self.clipvalue is not None:
+            config["clipvalue"] = self.clipvalue
+        if self.global_clipnorm is not None:
+            config["global_clipnorm"] = self.global_clipnorm
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        """``cls(**config)`` (``lr`` renamed ``learning_rate``; a schedule's dict
+        deserialized)."""
+        config = dict(config)
+        if "lr" in config:
+            config["learning_rate"] = config.pop("lr")
+        if "learning_rate" in config and isinstance(config["learning_rate"], dict):
+            from adapters.v1.keras import optimizer_schedules
+
+            config["learning_rate"] = optimizer_schedules.deserialize(
+                config["learning_rate"], custom_objects=custom_objects
+            )
+        return cls(**config)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        cls = self.__class__
+        result = cls.__new__(cls)
+        memo[id(self)] = result
+        for k, v in self.__dict__.items():
+            object.__setattr__(result, k, copy.deepcopy(v, memo))
+        return result
+
+
+def _call_loss(loss: Any, var_list: Any) -> tuple[Any, list[Variable]]:
+    """``(loss(), variables)`` of ``minimize``'s callables, with TF's tape semantics:
+    only what the callable builds is differentiated (TF 2.21 records it on a
+    ``GradientTape``), so a loss built before the call has no gradient (``None``
+    for every variable: ``apply_gradients`` raises TF's error).
+
+    Raises:
+      NotImplementedError: the loss uses a tensor built before the call that depends
+        on a variable of ``var_list`` (TF would see that path as constant).
+    """
+    graph = ops.get_default_graph()
+    before = len(graph._ops)
+    value = loss()
+    if callable(var_list):
+        var_list = var_list()
+    variables = list(_tf().nest.flatten(var_list))
+    existing = set(graph._ops[:before])
+    tensor = ops.convert_to_tensor(value)
+    if tensor.op in existing:
+        return None, variables
+    reads = {v.op for v in variables} | {v.value().op for v in variables}
+    seen: set[Any] = set()
+    stack = [tensor.op]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        for t in op.inputs:
+            if t.op in existing and t.op not in reads and _depends_on(t.op, reads):
+                raise NotImplementedError(
+                    "Optimizer.minimize(loss): the loss callable uses "
+                    f"{t.name}, built before the call from a variable it trains; TF's "
+                    "GradientTape sees no gradient through it. Build the whole loss "
+                    "inside the callable (or use get_updates/apply_gradients)"
+                )
+            stack.append(t.op)
+    return tensor, variables
+
+
+def _depends_on(op: Any, targets: set[Any]) -> bool:
+    seen: set[Any] = set()
+    stack = [op]
+    while stack:
+        o = stack.pop()
+        if o in targets:
+            return True
+        if o in seen:
+            continue
+        seen.add(o)
+        stack += [t.op for t in o.inputs]
+    return False
+
+
+# -- helpers for the per-variable math ---------------------------------------------------
+def _scalar(c: dict[str, Any], key: str, dtype: Any) -> Any:
+    return jnp.asarray(c[key]).astype(dtype)
+
+
+def _run(transformation: optax.GradientTransformation, g: Any, p: Any, **fields: Any) -> Any:
+    """One variable through a ``jtrain.optimizers`` transformation: ``(new value,
+    new state)`` from the state fields given (slots as arrays)."""
+    state0 = transformation.init({"0": p})
+    state = state0._replace(
+        **{k: ({"0": v} if isinstance(getattr(state0, k), dict) else v) for k, v in fields.items()}
     )
+    updates, new = transformation.update({"0": g}, state, {"0": p})
+    return optax.apply_updates({"0": p}, updates)["0"], new
+
+
+class SGD(Optimizer):
+    """Gradient descent, with momentum (``ResourceApplyKerasMomentum``) when
+    ``momentum > 0``.
+
+    Dense, without momentum: ``var -= lr * grad``; with it::
+
+        accum = accum * momentum - lr * grad
+        var += accum                          (nesterov: var += accum * momentum - lr * grad)
+
+    Sparse: without momentum, ``ResourceScatterAdd(var, indices, -grad * lr)`` (a
+    duplicated index adds each of its rows in turn); with momentum, the same rows
+    of ``accum`` and ``var`` after summing duplicates.
+
+    Args:
+      learning_rate: a number, tensor, callable or schedule (default 0.01).
+      momentum: a number in [0, 1] (default 0.0).
+      nesterov: Nesterov momentum (default False).
+      name: default ``"SGD"``.
+      **kwargs: see :class:`Optimizer`.
+
+    Raises:
+      ValueError: ``momentum`` outside [0, 1] (TF's message).
+    """
+
+    _HAS_AGGREGATE_GRAD = True
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.01,
+        momentum: Any = 0.0,
+        nesterov: bool = False,
+        name: str = "SGD",
+        **kwargs: Any,
+    ):
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._momentum = False
+        if isinstance(momentum, ops.Tensor) or callable(momentum) or momentum > 0:
+            self._momentum = True
+        if isinstance(momentum, (int, float)) and (momentum < 0 or momentum > 1):
+            raise ValueError(
+                "`momentum` must be between [0, 1]. Received: "
+                f"momentum={momentum} (of type {type(momentum)})."
+            )
+        self._set_hyper("momentum", momentum)
+        self.nesterov = nesterov
+
+    def _create_slots(self, var_list: list[Variable]) -> None:
+        if self._momentum:
+            for var in var_list:
+                self.add_slot(var, "momentum")
+
+    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
+        super()._prepare_local(var_dtype, apply_state)
+        apply_state[var_dtype]["momentum"] = _tf().identity(self._get_hyper("momentum", var_dtype))
+
+    def _dense(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        lr = _scalar(c, "lr_t", p.dtype)
+        if not self._momentum:
+            return p - _r(g * lr), {}
+        mom = _scalar(c, "momentum", p.dtype)
+        accum = _r(slots["momentum"] * mom) - _r(g * lr)
+        if self.nesterov:
+            return p + (_r(accum * mom) - _r(g * lr)), {"momentum": accum}
+        return p + accum, {"momentum": accum}
+
+    def _sparse(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        if self._momentum:
+            return super()._sparse(values, indices, p, slots, c)
+        lr = _scalar(c, "lr_t", p.dtype)
+        return p.at[indices].add(_r(-values * lr), mode="drop"), {}
+
+    def _sparse_unique(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        lr = _scalar(c, "lr_t", p.dtype)
+        mom = _scalar(c, "momentum", p.dtype)
+        a = _r(gather_rows(slots["momentum"], indices) * mom) - _r(values * lr)
+        rows = gather_rows(p, indices)
+        if self.nesterov:
+            rows = rows + (_r(a * mom) - _r(values * lr))
+        else:
+            rows = rows + a
+        return scatter_rows(p, indices, rows), {
+            "momentum": scatter_rows(slots["momentum"], indices, a)
+        }
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config.update(
+            {
+                "learning_rate": self._serialize_hyperparameter("learning_rate"),
+                "decay": self._initial_decay,
+                "momentum": self._serialize_hyperparameter("momentum"),
+                "nesterov": self.nesterov,
+            }
+        )
+        return config
+
+
+class Adam(Optimizer):
+    """Adam (``ResourceApplyAdam``; ``ResourceApplyAdamWithAmsgrad`` with
+    ``amsgrad``), with Keras' bias correction from ``iterations``::
+
+        t = iterations + 1
+        lr_t = lr * sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t)
+        m += (grad - m) * (1 - beta_1);  v += (grad**2 - v) * (1 - beta_2)
+        vhat = max(vhat, v)                           (amsgrad)
+        var -= m * lr_t / (sqrt(v or vhat) + epsilon)
+
+    Sparse gradients take Keras' graph ops: ``m = m * beta_1`` then
+    ``m[i] += g * (1 - beta_1)`` (likewise ``v``), and
+    ``var -= (lr * (sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t))) * m / (sqrt(v) + epsilon)``
+    on every row.
+
+    Args:
+      learning_rate: default 0.001. beta_1: default 0.9. beta_2: default 0.999.
+      epsilon: default 1e-7 (a falsy value: ``backend.epsilon()``).
+      amsgrad: default False. name: default ``"Adam"``.
+      **kwargs: see :class:`Optimizer`.
+
+    .. note::
+       Slots are ``m`` and ``v`` (and ``vhat``): ``Adam/w/m``, not the
+       ``w/Adam`` of ``tf.train.AdamOptimizer``; there are no ``beta1_power``
+       variables (the powers come from ``iterations``).
+    """
+
+    _HAS_AGGREGATE_GRAD = True
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_1: Any = 0.9,
+        beta_2: Any = 0.999,
+        epsilon: Any = 1e-7,
+        amsgrad: bool = False,
+        name: str = "Adam",
+        **kwargs: Any,
+    ):
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("beta_1", beta_1)
+        self._set_hyper("beta_2", beta_2)
+        from adapters.v1.keras import backend
+
+        self.epsilon = epsilon or backend.epsilon()
+        self.amsgrad = amsgrad
+
+    def _create_slots(self, var_list: list[Variable]) -> None:
+        for var in var_list:
+            self.add_slot(var, "m")
+        for var in var_list:
+            self.add_slot(var, "v")
+        if self.amsgrad:
+            for var in var_list:
+                self.add_slot(var, "vhat")
+
+    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
+        super()._prepare_local(var_dtype, apply_state)
+        tf = _tf()
+        local_step = tf.cast(self.iterations + 1, var_dtype)
+        beta_1_t = tf.identity(self._get_hyper("beta_1", var_dtype))
+        beta_2_t = tf.identity(self._get_hyper("beta_2", var_dtype))
+        beta_1_power = tf.pow(beta_1_t, local_step)
+        beta_2_power = tf.pow(beta_2_t, local_step)
+        lr = apply_state[var_dtype]["lr_t"] * (tf.sqrt(1 - beta_2_power) / (1 - beta_1_power))
+        apply_state[var_dtype].update(
+            dict(
+                lr=lr,
+                epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
+                beta_1_t=beta_1_t,
+                beta_1_power=beta_1_power,
+                one_minus_beta_1_t=1 - beta_1_t,
+                beta_2_t=beta_2_t,
+                beta_2_power=beta_2_power,
+                one_minus_beta_2_t=1 - beta_2_t,
+            )
+        )
+
+    def _dense(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        d = p.dtype
+        lr, b1, b2, eps, b1p, b2p = (
+            _scalar(c, k, d)
+            for k in ("lr_t", "beta_1_t", "beta_2_t", "epsilon", "beta_1_power", "beta_2_power")
+        )
+        if not self.amsgrad:
+            new_p, st = _run(
+                joptimizers.adam(lr, b1, b2, eps),
+                g,
+                p,
+                m=slots["m"],
+                v=slots["v"],
+                beta1_power=b1p,
+                beta2_power=b2p,
+            )
+            return new_p, {"m": st.m["0"], "v": st.v["0"]}
+        alpha = lr * jnp.sqrt(1 - b2p) / (1 - b1p)
+        m = slots["m"] + _r((g - slots["m"]) * (1 - b1))
+        v = slots["v"] + _r((_r2(g) - slots["v"]) * (1 - b2))
+        vhat = jnp.maximum(slots["vhat"], v)
+        return p - (m * alpha) / (jnp.sqrt(vhat) + eps), {"m": m, "v": v, "vhat": vhat}
+
+    def _sparse_unique(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        d = p.dtype
+        lr, b1, b2, eps, omb1, omb2 = (
+            _scalar(c, k, d)
+            for k in (
+                "lr",
+                "beta_1_t",
+                "beta_2_t",
+                "epsilon",
+                "one_minus_beta_1_t",
+                "one_minus_beta_2_t",
+            )
+        )
+        m = _r(slots["m"] * b1)
+        m = scatter_rows(m, indices, gather_rows(m, indices) + _r(values * omb1))
+        v = _r(slots["v"] * b2)
+        # Keras' ``(grad * grad) * (1 - beta_2)`` as grappler's MinimizeBroadcasts
+        # leaves it in TF: the scalar multiplies first, ``grad * (grad * (1 - beta_2))``.
+        v = scatter_rows(v, indices, gather_rows(v, indices) + _r(values * _r(values * omb2)))
+        out = {"m": m, "v": v}
+        denom_v = v
+        if self.amsgrad:
+            denom_v = jnp.maximum(slots["vhat"], v)
+            out["vhat"] = denom_v
+        return p - _r(lr * m) / (jnp.sqrt(denom_v) + eps), out
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config.update(
+            {
+                "learning_rate": self._serialize_hyperparameter("learning_rate"),
+                "decay": self._initial_decay,
+                "beta_1": self._serialize_hyperparameter("beta_1"),
+                "beta_2": self._serialize_hyperparameter("beta_2"),
+                "epsilon": self.epsilon,
+                "amsgrad": self.amsgrad,
+            }
+        )
+        return config
+
+
+def _unsupported(name: str, instead: str) -> type:
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(
+            f"tf.keras.optimizers.{name} is not supported by adapters.v1 yet: use "
+            f"{instead} and its get_updates/apply_gradients, or {instead.split(' ')[0]}"
+        )
+
+    return type(
+        name, (Optimizer,), {"__init__": __init__, "__doc__": "Raises ``NotImplementedError``."}
+    )
+
+
+RMSprop = _unsupported("RMSprop", "tf.train.RMSPropOptimizer")
+Adagrad = _unsupported("Adagrad", "tf.train.AdagradOptimizer")
+Adadelta = _unsupported("Adadelta", "tf.train.AdadeltaOptimizer")
+Adamax = _unsupported("Adamax", "tf.keras.optimizers.Adam")
+Nadam = _unsupported("Nadam", "tf.keras.optimizers.Adam")
+Ftrl = _unsupported("Ftrl", "tf.train.FtrlOptimizer")
+
+
+# -- get / serialize / deserialize -------------------------------------------------------
+def _classes() -> dict[str, type]:
+    return {
+        "adadelta": Adadelta,
+        "adagrad": Adagrad,
+        "adam": Adam,
+        "adamax": Adamax,
+        "nadam": Nadam,
+        "rmsprop": RMSprop,
+        "sgd": SGD,
+        "ftrl": Ftrl,
+    }
+
+
+class TFOptimizer:
+    """A ``tf.train`` optimizer as Keras takes it (Keras' ``TFOptimizer``, what
+    :func:`get` makes of one): ``iterations`` is a resource variable
+    ``TFOptimizer/iterations`` (int64) created with the wrapper, the global step of
+    the wrapped optimizer's updates.
+
+    Args:
+      optimizer: a ``tf.train`` optimizer.
+      iterations: the step variable to use instead (default: a new one).
+    """
+
+    def __init__(self, optimizer: Any, iterations: Any = None):
+        self.optimizer = optimizer
+        if iterations is None:
+            from adapters.v1.keras import backend
+
+            with ops.name_scope(type(self).__name__):
+                iterations = backend.variable(0, dtype="int64", name="iterations")
+        self.iterations = iterations
+        self.updates: list[Any] = []
+
+    def minimize(self, loss: Any, var_list: Any, grad_loss: Any = None, tape: Any = None) -> None:
+        """The wrapped optimizer's update of the gradients of ``loss()``, with
+        ``iterations`` as global step (returns None, as TF).
+
+        Raises:
+          ValueError: a tensor ``loss`` without ``tape`` (TF's message).
+          NotImplementedError: a ``tape``.
+        """
+        if not callable(loss) and tape is None:
+            raise ValueError("`tape` is required when a `Tensor` loss is passed.")
+        if tape is not None:
+            raise NotImplementedError(
+                "TFOptimizer.minimize(tape=...) is not supported by adapters.v1 (no "
+                "GradientTape in a TF1 graph): use get_updates(loss, params)"
+            )
+        loss, var_list = _call_loss(loss, var_list)
+        if var_list:
+            grads: list[Any] = [None] * len(var_list)
+            if loss is not None:
+                grads = _tf().gradients(loss, var_list, grad_ys=grad_loss)
+            self.apply_gradients(list(zip(grads, var_list, strict=True)))
+
+    def apply_gradients(self, grads_and_vars: Any) -> None:
+        """The wrapped optimizer's ``apply_gradients`` with ``iterations`` as global
+        step (returns None, as TF)."""
+        self.optimizer.apply_gradients(grads_and_vars, global_step=self.iterations)
+
+    def get_grads(self, loss: Any, params: Any) -> Any:
+        """The wrapped optimizer's ``compute_gradients``."""
+        return self.optimizer.compute_gradients(loss, params)
+
+    def get_updates(self, loss: Any, params: Any) -> list[Any]:
+        """``[apply_gradients(compute_gradients(loss, params), global_step=iterations)]``
+        of the wrapped optimizer; with no ``params``, ``[assign_add(iterations, 1)]``."""
+        if not params:
+            self.updates = [_tf().assign_add(self.iterations, 1)]
+            return self.updates
+        grads = self.optimizer.compute_gradients(loss, params)
+        self.updates = [self.optimizer.apply_gradients(grads, global_step=self.iterations)]
+        return self.updates
+
+    @property
+    def weights(self) -> Any:
+        raise NotImplementedError
+
+    def get_config(self) -> Any:
+        raise NotImplementedError
+
+    def from_config(self, config: Any) -> Any:
+        raise NotImplementedError
+
+
+def serialize(optimizer: Any, use_legacy_format: bool = False) -> dict[str, Any]:
+    """``{"module", "class_name", "config", "registered_name"}`` of ``optimizer``, as
+    TF 2.21 (``use_legacy_format``: ``{"class_name", "config"}``).
+
+    Raises:
+      ValueError: ``optimizer`` is not a Keras optimizer (TF's message).
+    """
+    if not isinstance(optimizer, Optimizer):
+        raise ValueError(f"Could not interpret optimizer identifier: {optimizer}")
+    if use_legacy_format:
+        return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+    return {
+        "module": "keras.optimizers.legacy",
+        "class_name": type(optimizer).__name__,
+        "config": optimizer.get_config(),
+        "registered_name": None,
+    }
+
+
+def deserialize(
+    config: dict[str, Any],
+    custom_objects: Any = None,
+    use_legacy_format: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """The optimizer of a :func:`serialize` dict (class names case-insensitive for
+    the built-in ones).
+
+    Raises:
+      ValueError: an unknown class name.
+    """
+    kwargs.pop("use_legacy_optimizer", None)
+    if kwargs:
+        raise TypeError(f"Invalid keyword arguments: {kwargs}")
+    classes = _classes()
+    name = config["class_name"]
+    if str(name).lower() in classes:
+        # as TF, the built-in names are made lower case in the caller's dict
+        config["class_name"] = name = str(name).lower()
+    cls = classes.get(name)
+    if cls is None and custom_objects:
+        cls = custom_objects.get(name)
+    if cls is None:
+        raise ValueError(
+            f"Unknown optimizer: '{name}'. Please ensure you are using a "
+            "`keras.utils.custom_object_scope` and that this object is included in the scope. "
+            "See https://www.tensorflow.org/guide/keras/save_and_serialize"
+            "#registering_the_custom_object for details."
+        )
+    return cls.from_config(dict(config.get("config", {})), custom_objects=custom_objects)
+
+
+def get(identifier: Any, **kwargs: Any) -> Any:
+    """The Keras optimizer ``identifier`` names: a Keras optimizer is returned as
+    is, a ``tf.train`` optimizer wrapped as Keras' ``TFOptimizer``, a dict
+    deserialized, a string (``"adam"``, ``"SGD"``...) built with its defaults.
+
+    Raises:
+      ValueError: anything else (TF's message).
+      TypeError: unknown keyword arguments.
+    """
+    from adapters.v1.training.optimizer import Optimizer as TrainOptimizer
+
+    kwargs.pop("use_legacy_optimizer", None)
+    if kwargs:
+        raise TypeError(f"Invalid keyword arguments: {kwargs}")
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, TrainOptimizer):
+        return TFOptimizer(identifier)
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str):
+        return deserialize({"class_name": str(identifier), "config": {}})
+    raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
+
+
+# names kept for scripts that reach for Keras' spelling
+legacy = None  # replaced below by a namespace of the same classes
+
+
+def _legacy_namespace() -> Any:
+    import types
+
+    ns = types.ModuleType("adapters.v1.keras.optimizers.legacy")
+    for n in (
+        "SGD",
+        "Adam",
+        "RMSprop",
+        "Adagrad",
+        "Adadelta",
+        "Adamax",
+        "Nadam",
+        "Ftrl",
+        "Optimizer",
+    ):
+        setattr(ns, n, globals()[n])
+    return ns
+
+
+legacy = _legacy_namespace()

@@ -28,14 +28,6 @@ def test_training_loop_raises_not_implemented(graph, method):
         getattr(model, method)()
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad"])
-def test_optimizers_raise_not_implemented(name):
-    with pytest.raises(NotImplementedError, match=rf"tf.keras.optimizers.{name} .*tf.train"):
-        getattr(K.optimizers, name)(0.1)
-    with pytest.raises(NotImplementedError, match="tf.train optimizer"):
-        K.optimizers.get(name.lower())
-
-
 def test_unsupported_arguments_raise(graph):
     with pytest.raises(NotImplementedError, match="groups"):
         K.layers.Conv2D(4, 3, groups=2)

@@ -1,0 +1,77 @@
+"""``adapters.v1.keras.optimizers`` without TF: the graph wiring and the refusals.
+
+TF-exact numbers, names and errors are checked live in
+tests/interop/test_keras_optimizers_interop.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adapters import v1 as tf
+
+K = tf.keras
+
+
+@pytest.fixture
+def graph():
+    g = tf.Graph()
+    with g.as_default():
+        yield g
+
+
+def _params():
+    w = tf.get_variable("w", initializer=np.array([1.0, -2.0], np.float32), use_resource=True)
+    return w, tf.reduce_sum(w * w)
+
+
+def test_get_updates_increments_iterations_in_one_run(graph):
+    w, loss = _params()
+    opt = K.optimizers.SGD(0.5)
+    updates = opt.get_updates(loss, [w])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(updates)
+        assert sess.run(opt.iterations) == 1
+        np.testing.assert_array_equal(sess.run(w), np.array([0.0, 0.0], np.float32))
+
+
+def test_hyperparameter_tensor_and_callable(graph):
+    w, loss = _params()
+    lr = tf.placeholder(tf.float32, [])
+    opt = K.optimizers.SGD(lr, momentum=lambda: 0.0)
+    train = opt.apply_gradients([(tf.gradients(loss, [w])[0], w)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, {lr: 0.25})
+        np.testing.assert_array_equal(sess.run(w), np.array([0.5, -1.0], np.float32))
+    # a tensor and a callable make no hyperparameter variable
+    assert sorted(v.name for v in tf.global_variables()) == [
+        "SGD/decay:0",
+        "SGD/iter:0",
+        "SGD/w/momentum:0",
+        "w:0",
+    ]
+
+
+def test_tape_is_not_supported(graph):
+    w, loss = _params()
+    with pytest.raises(NotImplementedError, match="tape"):
+        K.optimizers.Adam().minimize(loss, [w], tape=object())
+
+
+def test_loss_callable_reusing_a_prebuilt_tensor_of_the_variables_refused(graph):
+    w, loss = _params()
+    with pytest.raises(NotImplementedError, match="inside the callable"):
+        K.optimizers.Adam().minimize(lambda: loss + 1.0, [w])
+
+
+def test_train_optimizer_wrapper_without_params(graph):
+    opt = K.optimizers.get(tf.train.GradientDescentOptimizer(0.1))
+    assert opt.iterations.name == "TFOptimizer/iterations:0"
+    updates = opt.get_updates(None, [])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(updates)
+        assert sess.run(opt.iterations) == 1
