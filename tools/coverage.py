@@ -222,11 +222,6 @@ GAPS: dict[str, str] = {
     },
     "layers": "no `tf.layers.experimental`",
     **{
-        f"layers.{name}": "the input's batch dimension must be known when the graph is built "
-        "(the op's output_shape is static)"
-        for name in ("conv2d_transpose", "Conv2DTranspose", "conv3d_transpose", "Conv3DTranspose")
-    },
-    **{
         f"layers.{name}": "no `renorm`, `virtual_batch_size` or `adjustment`; one normalized axis"
         for name in ("batch_normalization", "BatchNormalization")
     },

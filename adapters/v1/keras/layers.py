@@ -626,20 +626,7 @@ class Conv2DTranspose(Layer, tl_conv._ConvTranspose):
 
     def call(self, inputs: Any) -> Any:
         first = self.data_format == "channels_first"
-        dims = inputs.shape.as_list()
-        spatial = dims[2:] if first else dims[1:-1]
-        if any(d is None for d in spatial):
-            raise NotImplementedError(
-                "tf.keras.layers.Conv2DTranspose in adapters.v1 needs the spatial dimensions "
-                f"of its input known when the graph is built; got shape {inputs.shape}"
-            )
-        out = [
-            tl_conv.deconv_output_length(n, k, self.padding, s)
-            for n, k, s in zip(spatial, self.kernel_size, self.strides, strict=True)
-        ]
-        batch = dims[0] if dims[0] is not None else op("shape")(inputs)[0]
-        parts = [batch, self.filters, *out] if first else [batch, *out, self.filters]
-        shape = parts if dims[0] is not None else op("stack")(parts)
+        shape = self._output_shape(inputs)
         outputs = op("nn.conv2d_transpose")(
             inputs,
             self.kernel,

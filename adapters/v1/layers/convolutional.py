@@ -308,27 +308,30 @@ class _ConvTranspose(_Conv):
     def _kernel_shape(self, channels: int) -> list[int]:
         return [*self.kernel_size, self.filters, channels]
 
-    def call(self, inputs: Any) -> Any:
+    def _output_shape(self, inputs: Any, dilations: tuple[int, ...] | None = None) -> Any:
+        """The op's ``output_shape``: a list of ints when the input's shape is known when
+        the graph is built, else (as TF's layer) a ``tf.stack`` of ``tf.shape(inputs)``'s
+        unknown dimensions and the lengths computed from them."""
         first = self.data_format == "channels_first"
         dims = inputs.shape.as_list()
+        if any(d is None for d in dims):
+            dynamic = op("shape")(inputs)
+            dims = [dynamic[i] if d is None else d for i, d in enumerate(dims)]
         spatial = dims[2:] if first else dims[1:-1]
-        if any(d is None for d in spatial):
-            raise ValueError(
-                f"tf.layers.{type(self).__name__} needs the spatial dimensions of its input "
-                f"known when the graph is built; got shape {inputs.shape}"
-            )
+        dilations = dilations or (1,) * len(spatial)
         out = [
             deconv_output_length(n, k, self.padding, s, d)
-            for n, k, s, d in zip(spatial, self.kernel_size, self.strides, self.dilation_rate,
+            for n, k, s, d in zip(spatial, self.kernel_size, self.strides, dilations,
                                   strict=True)
         ]  # fmt: skip
-        if dims[0] is None:
-            raise ValueError(
-                f"tf.layers.{type(self).__name__} in adapters.v1 needs the batch dimension of "
-                f"its input known when the graph is built (tf.nn.{self._op_name} takes a "
-                f"static output_shape); got shape {inputs.shape}"
-            )
         shape = [dims[0], self.filters, *out] if first else [dims[0], *out, self.filters]
+        if any(isinstance(d, ops.Tensor) for d in shape):
+            return op("stack")(shape)
+        return shape
+
+    def call(self, inputs: Any) -> Any:
+        first = self.data_format == "channels_first"
+        shape = self._output_shape(inputs, self.dilation_rate)
         rank = {2: ("nn.conv2d_transpose", "NCHW", "NHWC"),
                 3: ("nn.conv3d_transpose", "NCDHW", "NDHWC")}[self.rank]  # fmt: skip
         outputs = op(rank[0])(

@@ -1,0 +1,69 @@
+"""``tf.layers`` and ``tf.keras.layers`` transposed convolutions over inputs whose batch
+or spatial sizes are known only when the graph runs, checked live against TF 2.21 as
+classic TF1 (``twin.py``): the static shape, the output and the input's gradient.
+
+A GAN's generator or an autoencoder's decoder fed a ``[None, h, w, c]`` placeholder
+raised ``ValueError`` (``tf.layers``: "needs the batch dimension of its input known
+when the graph is built"; ``tf.keras``: ``NotImplementedError`` for unknown spatial
+sizes). As TF's layers do, the output shape is then a ``tf.stack`` of
+``tf.shape(inputs)``'s dimensions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import assert_twins, run_both
+
+pytestmark = pytest.mark.interop
+
+# Positive inputs and weights: sums without cancellation, so float32 orders agree to 1e-6.
+X = np.arange(1, 2 * 4 * 5 * 2 + 1, dtype=np.float32).reshape(2, 4, 5, 2) / 10.0
+
+
+def _script(api: str, shape: tuple, padding: str, strides: int):
+    def script(tf):
+        x = tf.placeholder(tf.float32, shape)
+        init = tf.constant_initializer(np.linspace(0.1, 0.9, 3 * 3 * 3 * 2))
+        if api == "layers":
+            y = tf.layers.conv2d_transpose(
+                x, 3, 3, strides=strides, padding=padding, kernel_initializer=init,
+                bias_initializer=tf.constant_initializer(0.25),
+            )  # fmt: skip
+        else:
+            y = tf.keras.layers.Conv2DTranspose(
+                3, 3, strides=strides, padding=padding, kernel_initializer=init,
+                bias_initializer=tf.constant_initializer(0.25),
+            )(x)  # fmt: skip
+        grad = tf.gradients(tf.reduce_sum(y * y), x)
+        static = y.shape.as_list()
+        return lambda sess: (static, sess.run([y, grad], {x: X}))
+
+    return script
+
+
+@pytest.mark.parametrize("api", ["layers", "keras"])
+@pytest.mark.parametrize("shape", [(None, 4, 5, 2), (None, None, None, 2), (2, None, 5, 2)])
+@pytest.mark.parametrize("padding, strides", [("same", 2), ("valid", 2), ("valid", 1)])
+def test_unknown_input_sizes(api, shape, padding, strides):
+    theirs, ours = run_both(_script(api, shape, padding, strides))
+    assert ours[0] == theirs[0]  # the static shape
+    assert_twins(theirs[1], ours[1], rtol=1e-6, atol=1e-6)
+
+
+def test_three_dimensional_of_an_unknown_batch():
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 2, 3, 2, 1])
+        y = tf.layers.conv3d_transpose(
+            x, 2, 2, strides=2, kernel_initializer=tf.constant_initializer(0.5),
+            bias_initializer=tf.constant_initializer(0.25),
+        )  # fmt: skip
+        grad = tf.gradients(tf.reduce_sum(y * y), x)
+        static = y.shape.as_list()
+        feed = {x: np.arange(1, 25, dtype=np.float32).reshape(2, 2, 3, 2, 1) / 8.0}
+        return lambda sess: (static, sess.run([y, grad], feed))
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1], rtol=1e-6, atol=1e-6)
