@@ -75,6 +75,26 @@ CASES = {
     "SGD_decay_clipnorm": lambda tf: tf.keras.optimizers.SGD(0.1, decay=0.1, clipnorm=1.0),
     "SGD_clipvalue": lambda tf: tf.keras.optimizers.SGD(0.1, momentum=0.5, clipvalue=0.5),
     "Adam_global_clipnorm": lambda tf: tf.keras.optimizers.Adam(0.1, global_clipnorm=2.0),
+    "RMSprop": lambda tf: tf.keras.optimizers.RMSprop(0.05),
+    "RMSprop_centered": lambda tf: tf.keras.optimizers.RMSprop(0.05, rho=0.8, centered=True),
+    "RMSprop_momentum": lambda tf: tf.keras.optimizers.RMSprop(0.05, momentum=0.5),
+    "RMSprop_momentum_centered": lambda tf: tf.keras.optimizers.RMSprop(
+        0.05, momentum=0.5, centered=True
+    ),
+    "Adagrad": lambda tf: tf.keras.optimizers.Adagrad(0.1),
+    "Adagrad_zero_start": lambda tf: tf.keras.optimizers.Adagrad(
+        0.1, initial_accumulator_value=0.0, epsilon=1e-3
+    ),
+    "Adadelta": lambda tf: tf.keras.optimizers.Adadelta(1.0),
+    "Adamax": lambda tf: tf.keras.optimizers.Adamax(0.1),
+    "Adamax_decay": lambda tf: tf.keras.optimizers.Adamax(0.1, beta_2=0.9, decay=0.2),
+    "Ftrl": lambda tf: tf.keras.optimizers.Ftrl(0.1),
+    "Ftrl_l1_l2_beta": lambda tf: tf.keras.optimizers.Ftrl(
+        0.1, l1_regularization_strength=0.01, l2_regularization_strength=0.1, beta=0.5
+    ),
+    "Ftrl_shrinkage_power": lambda tf: tf.keras.optimizers.Ftrl(
+        0.1, learning_rate_power=-0.7, l2_shrinkage_regularization_strength=0.05
+    ),
 }
 # One step only: from the second step, tf.clip_by_global_norm's own norm (jtrain's
 # clip_ops, outside this module) differs from TF's by an ulp.

@@ -344,7 +344,7 @@ class Optimizer:
             np_dtype = dtype.as_numpy_dtype
             if initializer == "zeros":
                 value = np.zeros(slot_shape, np_dtype)
-            elif isinstance(initializer, (numbers.Number, np.generic)):
+            elif isinstance(initializer, (numbers.Number, np.generic, np.ndarray)):
                 value = np.full(slot_shape, initializer, np_dtype)
             else:
                 raise NotImplementedError(
@@ -1056,24 +1056,597 @@ class Adam(Optimizer):
         return config
 
 
-def _unsupported(name: str, instead: str) -> type:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError(
-            f"tf.keras.optimizers.{name} is not supported by adapters.v1 yet: use "
-            f"{instead} and its get_updates/apply_gradients, or {instead.split(' ')[0]}"
+def _jtrain_sparse(values: Any, indices: Any, p: Any) -> JIndexedSlices:
+    """A sparse gradient for a ``jtrain.optimizers`` transformation (which sums
+    duplicate indices first, as Keras' ``_deduplicate_indexed_slices``)."""
+    return JIndexedSlices(values, indices, p.shape)
+
+
+class RMSprop(Optimizer):
+    """RMSprop: TF's kernels (``ResourceApplyRMSProp``, ``...CenteredRMSProp``) when
+    ``momentum > 0``, else Keras' own ops::
+
+        rms = rho * rms + (1 - rho) * grad**2
+        mg = rho * mg + (1 - rho) * grad                      (centered)
+        var -= lr * grad / (sqrt(rms [- mg**2]) + epsilon)    (epsilon outside the root)
+
+    With momentum (the kernel; epsilon inside the root)::
+
+        rms = rms + (grad**2 - rms) * (1 - rho)
+        mom = mom * momentum + lr * grad / sqrt(rms [- mg**2] + epsilon)
+        var -= mom
+
+    Sparse gradients update the touched rows (duplicates summed); without momentum
+    ``rms`` (and ``mg``) decay on every row first, as Keras' ops.
+
+    Args:
+      learning_rate: default 0.001. rho: default 0.9. momentum: default 0.0.
+      epsilon: default 1e-7. centered: default False. name: default ``"RMSprop"``.
+      **kwargs: see :class:`Optimizer`.
+
+    Raises:
+      ValueError: ``momentum`` outside [0, 1] (TF's message).
+
+    .. note::
+       The slot ``rms`` starts at zeros (``tf.train.RMSPropOptimizer``'s starts at
+       ones).
+    """
+
+    _HAS_AGGREGATE_GRAD = True
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        rho: Any = 0.9,
+        momentum: Any = 0.0,
+        epsilon: Any = 1e-7,
+        centered: bool = False,
+        name: str = "RMSprop",
+        **kwargs: Any,
+    ):
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("rho", rho)
+        self._momentum = False
+        if isinstance(momentum, ops.Tensor) or callable(momentum) or momentum > 0:
+            self._momentum = True
+        if isinstance(momentum, (int, float)) and (momentum < 0 or momentum > 1):
+            raise ValueError(
+                "`momentum` must be between [0, 1]. Received: "
+                f"momentum={momentum} (of type {type(momentum)})."
+            )
+        self._set_hyper("momentum", momentum)
+        from adapters.v1.keras import backend
+
+        self.epsilon = epsilon or backend.epsilon()
+        self.centered = centered
+
+    def _create_slots(self, var_list: list[Variable]) -> None:
+        for var in var_list:
+            self.add_slot(var, "rms")
+        if self._momentum:
+            for var in var_list:
+                self.add_slot(var, "momentum")
+        if self.centered:
+            for var in var_list:
+                self.add_slot(var, "mg")
+
+    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
+        super()._prepare_local(var_dtype, apply_state)
+        tf = _tf()
+        rho = tf.identity(self._get_hyper("rho", var_dtype))
+        apply_state[var_dtype].update(
+            dict(
+                neg_lr_t=-apply_state[var_dtype]["lr_t"],
+                epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
+                rho=rho,
+                momentum=tf.identity(self._get_hyper("momentum", var_dtype)),
+                one_minus_rho=1.0 - rho,
+            )
         )
 
-    return type(
-        name, (Optimizer,), {"__init__": __init__, "__doc__": "Raises ``NotImplementedError``."}
-    )
+    def _kernel(self, c: dict[str, Any], dtype: Any) -> optax.GradientTransformation:
+        lr, rho, mom, eps = (_scalar(c, k, dtype) for k in ("lr_t", "rho", "momentum", "epsilon"))
+        return joptimizers.rmsprop(lr, rho, mom, eps, self.centered)
+
+    def _kernel_step(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        fields = {"rms": slots["rms"], "momentum": slots["momentum"]}
+        if self.centered:
+            fields["mg"] = slots["mg"]
+        new_p, st = _run(self._kernel(c, p.dtype), g, p, **fields)
+        out = {"rms": st.rms["0"], "momentum": st.momentum["0"]}
+        if self.centered:
+            out["mg"] = st.mg["0"]
+        return new_p, out
+
+    def _dense(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        if self._momentum:
+            return self._kernel_step(g, p, slots, c)
+        lr, rho, omr, eps = (
+            _scalar(c, k, p.dtype) for k in ("lr_t", "rho", "one_minus_rho", "epsilon")
+        )
+        rms = _r(rho * slots["rms"]) + _r(omr * _r2(g))
+        out = {"rms": rms}
+        denom = rms
+        if self.centered:
+            mg = _r(rho * slots["mg"]) + _r(omr * g)
+            out["mg"] = mg
+            denom = rms - _r2(mg)
+        return p - _r(lr * g) / (jnp.sqrt(denom) + eps), out
+
+    def _sparse(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        if self._momentum:
+            return self._kernel_step(_jtrain_sparse(values, indices, p), p, slots, c)
+        return super()._sparse(values, indices, p, slots, c)
+
+    def _sparse_unique(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        neg_lr, rho, omr, eps = (
+            _scalar(c, k, p.dtype) for k in ("neg_lr_t", "rho", "one_minus_rho", "epsilon")
+        )
+        rms = _r(slots["rms"] * rho)
+        # ``(grad * grad) * (1 - rho)`` as grappler's MinimizeBroadcasts leaves it
+        rms = scatter_rows(rms, indices, gather_rows(rms, indices) + _r(values * _r(values * omr)))
+        denom = gather_rows(rms, indices)
+        out = {"rms": rms}
+        if self.centered:
+            mg = _r(slots["mg"] * rho)
+            mg = scatter_rows(mg, indices, gather_rows(mg, indices) + _r(values * omr))
+            out["mg"] = mg
+            denom = denom - _r2(gather_rows(mg, indices))
+        step = _r(neg_lr * values) / (jnp.sqrt(denom) + eps)
+        return scatter_rows(p, indices, gather_rows(p, indices) + step), out
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config.update(
+            {
+                "learning_rate": self._serialize_hyperparameter("learning_rate"),
+                "decay": self._initial_decay,
+                "rho": self._serialize_hyperparameter("rho"),
+                "momentum": self._serialize_hyperparameter("momentum"),
+                "epsilon": self.epsilon,
+                "centered": self.centered,
+            }
+        )
+        return config
 
 
-RMSprop = _unsupported("RMSprop", "tf.train.RMSPropOptimizer")
-Adagrad = _unsupported("Adagrad", "tf.train.AdagradOptimizer")
-Adadelta = _unsupported("Adadelta", "tf.train.AdadeltaOptimizer")
-Adamax = _unsupported("Adamax", "tf.keras.optimizers.Adam")
-Nadam = _unsupported("Nadam", "tf.keras.optimizers.Adam")
-Ftrl = _unsupported("Ftrl", "tf.train.FtrlOptimizer")
+class Adagrad(Optimizer):
+    """Adagrad with epsilon (``ResourceApplyAdagradV2``)::
+
+        accum += grad**2
+        var -= grad * lr / (sqrt(accum) + epsilon)
+
+    Sparse: the same on the touched rows (duplicates summed).
+
+    Args:
+      learning_rate: default 0.001. initial_accumulator_value: the slot's start,
+        default 0.1. epsilon: default 1e-7. name: default ``"Adagrad"``.
+      **kwargs: see :class:`Optimizer`.
+
+    Raises:
+      ValueError: ``initial_accumulator_value < 0`` (TF's message).
+    """
+
+    _HAS_AGGREGATE_GRAD = True
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        initial_accumulator_value: float = 0.1,
+        epsilon: Any = 1e-7,
+        name: str = "Adagrad",
+        **kwargs: Any,
+    ):
+        if initial_accumulator_value < 0.0:
+            raise ValueError(
+                f"initial_accumulator_value must be non-negative: {initial_accumulator_value}"
+            )
+        from adapters.v1.keras import backend
+
+        if epsilon is None:
+            epsilon = backend.epsilon()
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._initial_accumulator_value = initial_accumulator_value
+        self.epsilon = epsilon or backend.epsilon()
+
+    def _create_slots(self, var_list: list[Variable]) -> None:
+        for var in var_list:
+            self.add_slot(
+                var,
+                "accumulator",
+                np.asarray(self._initial_accumulator_value, var.dtype.base_dtype.as_numpy_dtype),
+            )
+
+    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
+        super()._prepare_local(var_dtype, apply_state)
+        tf = _tf()
+        apply_state[var_dtype].update(
+            dict(
+                epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
+                neg_lr_t=-apply_state[var_dtype]["lr_t"],
+            )
+        )
+
+    def _dense(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        lr, eps = _scalar(c, "lr_t", p.dtype), _scalar(c, "epsilon", p.dtype)
+        acc = slots["accumulator"] + _r2(g)
+        return p - _r(g * lr) / (jnp.sqrt(acc) + eps), {"accumulator": acc}
+
+    def _sparse_unique(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        lr, eps = _scalar(c, "lr_t", p.dtype), _scalar(c, "epsilon", p.dtype)
+        a = gather_rows(slots["accumulator"], indices) + _r2(values)
+        rows = gather_rows(p, indices) - _r(lr * values) / (jnp.sqrt(a) + eps)
+        return scatter_rows(p, indices, rows), {
+            "accumulator": scatter_rows(slots["accumulator"], indices, a)
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        config = dict(config)
+        config.setdefault("initial_accumulator_value", 0.1)
+        return super().from_config(config, custom_objects)
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config.update(
+            {
+                "learning_rate": self._serialize_hyperparameter("learning_rate"),
+                "decay": self._initial_decay,
+                "initial_accumulator_value": self._initial_accumulator_value,
+                "epsilon": self.epsilon,
+            }
+        )
+        return config
+
+
+class Adadelta(Optimizer):
+    """Adadelta (``ResourceApplyAdadelta``, sparse ``ResourceSparseApplyAdadelta``),
+    the kernel of ``tf.train.AdadeltaOptimizer`` (:func:`jtrain.optimizers.adadelta`)::
+
+        accum_grad = accum_grad * rho + grad**2 * (1 - rho)
+        update = sqrt(accum_var + epsilon) * rsqrt(accum_grad + epsilon) * grad
+        var -= update * lr
+        accum_var = accum_var * rho + update**2 * (1 - rho)
+
+    Args:
+      learning_rate: default 0.001. rho: default 0.95. epsilon: default 1e-7.
+      name: default ``"Adadelta"``. **kwargs: see :class:`Optimizer`.
+    """
+
+    _HAS_AGGREGATE_GRAD = True
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        rho: Any = 0.95,
+        epsilon: Any = 1e-7,
+        name: str = "Adadelta",
+        **kwargs: Any,
+    ):
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("rho", rho)
+        from adapters.v1.keras import backend
+
+        self.epsilon = epsilon or backend.epsilon()
+
+    def _create_slots(self, var_list: list[Variable]) -> None:
+        for v in var_list:
+            self.add_slot(v, "accum_grad")
+        for v in var_list:
+            self.add_slot(v, "accum_var")
+
+    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
+        super()._prepare_local(var_dtype, apply_state)
+        tf = _tf()
+        apply_state[var_dtype].update(
+            dict(
+                epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
+                rho=tf.identity(self._get_hyper("rho", var_dtype)),
+            )
+        )
+
+    def _step(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        lr, rho, eps = (_scalar(c, k, p.dtype) for k in ("lr_t", "rho", "epsilon"))
+        new_p, st = _run(
+            joptimizers.adadelta(lr, rho, eps),
+            g,
+            p,
+            accum=slots["accum_grad"],
+            accum_update=slots["accum_var"],
+        )
+        return new_p, {"accum_grad": st.accum["0"], "accum_var": st.accum_update["0"]}
+
+    def _dense(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        return self._step(g, p, slots, c)
+
+    def _sparse(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        return self._step(_jtrain_sparse(values, indices, p), p, slots, c)
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config.update(
+            {
+                "learning_rate": self._serialize_hyperparameter("learning_rate"),
+                "decay": self._initial_decay,
+                "rho": self._serialize_hyperparameter("rho"),
+                "epsilon": self.epsilon,
+            }
+        )
+        return config
+
+
+class Adamax(Optimizer):
+    """Adamax (``ResourceApplyAdaMax``; sparse: Keras' ops)::
+
+        m += (grad - m) * (1 - beta_1)
+        v = max(beta_2 * v, |grad|)
+        var -= lr / (1 - beta_1 ** t) * (m / (v + epsilon))      (t = iterations + 1)
+
+    Sparse, on the touched rows (duplicates summed):
+    ``m = m * beta_1 + grad * (1 - beta_1)``, ``v = max(v * beta_2, |grad|)``,
+    ``var += (-lr / (1 - beta_1 ** t)) * (m / (v + epsilon))``.
+
+    Args:
+      learning_rate: default 0.001. beta_1: default 0.9. beta_2: default 0.999.
+      epsilon: default 1e-7. name: default ``"Adamax"``.
+      **kwargs: see :class:`Optimizer`.
+    """
+
+    _HAS_AGGREGATE_GRAD = True
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_1: Any = 0.9,
+        beta_2: Any = 0.999,
+        epsilon: Any = 1e-7,
+        name: str = "Adamax",
+        **kwargs: Any,
+    ):
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("beta_1", beta_1)
+        self._set_hyper("beta_2", beta_2)
+        from adapters.v1.keras import backend
+
+        self.epsilon = epsilon or backend.epsilon()
+
+    def _create_slots(self, var_list: list[Variable]) -> None:
+        for var in var_list:
+            self.add_slot(var, "m")
+        for var in var_list:
+            self.add_slot(var, "v")
+
+    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
+        super()._prepare_local(var_dtype, apply_state)
+        tf = _tf()
+        local_step = tf.cast(self.iterations + 1, var_dtype)
+        beta_1_t = tf.identity(self._get_hyper("beta_1", var_dtype))
+        beta_2_t = tf.identity(self._get_hyper("beta_2", var_dtype))
+        beta_1_power = tf.pow(beta_1_t, local_step)
+        lr_t = apply_state[var_dtype]["lr_t"]
+        apply_state[var_dtype].update(
+            dict(
+                neg_scaled_lr=-lr_t / (1 - beta_1_power),
+                epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
+                beta_1_t=beta_1_t,
+                beta_1_power=beta_1_power,
+                one_minus_beta_1_t=1 - beta_1_t,
+                beta_2_t=beta_2_t,
+            )
+        )
+
+    def _dense(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        lr, b1, b2, eps, b1p = (
+            _scalar(c, k, p.dtype)
+            for k in ("lr_t", "beta_1_t", "beta_2_t", "epsilon", "beta_1_power")
+        )
+        m = slots["m"] + _r((g - slots["m"]) * (1 - b1))
+        v = jnp.maximum(_r(b2 * slots["v"]), jnp.abs(g))
+        return p - _r(lr / (1 - b1p) * (m / (v + eps))), {"m": m, "v": v}
+
+    def _sparse_unique(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        neg, b1, b2, eps, omb1 = (
+            _scalar(c, k, p.dtype)
+            for k in ("neg_scaled_lr", "beta_1_t", "beta_2_t", "epsilon", "one_minus_beta_1_t")
+        )
+        m = _r(gather_rows(slots["m"], indices) * b1) + _r(values * omb1)
+        v = jnp.maximum(_r(gather_rows(slots["v"], indices) * b2), jnp.abs(values))
+        rows = gather_rows(p, indices) + _r(neg * (m / (v + eps)))
+        return scatter_rows(p, indices, rows), {
+            "m": scatter_rows(slots["m"], indices, m),
+            "v": scatter_rows(slots["v"], indices, v),
+        }
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config.update(
+            {
+                "learning_rate": self._serialize_hyperparameter("learning_rate"),
+                "decay": self._initial_decay,
+                "beta_1": self._serialize_hyperparameter("beta_1"),
+                "beta_2": self._serialize_hyperparameter("beta_2"),
+                "epsilon": self.epsilon,
+            }
+        )
+        return config
+
+
+class Ftrl(Optimizer):
+    """FTRL-Proximal (``ResourceApplyFtrl``, ``ResourceApplyFtrlV2`` when
+    ``l2_shrinkage_regularization_strength > 0``), the kernels of
+    ``tf.train.FtrlOptimizer`` (:func:`jtrain.optimizers.ftrl`), with Keras' ``l2``
+    ``l2_regularization_strength + beta / (2 * lr)`` computed in the graph.
+
+    Args:
+      learning_rate: default 0.001. learning_rate_power: ``<= 0``, default -0.5
+        (a number). initial_accumulator_value: ``>= 0``, default 0.1.
+      l1_regularization_strength, l2_regularization_strength: ``>= 0``, default 0.
+      name: default ``"Ftrl"``. l2_shrinkage_regularization_strength: ``>= 0``,
+        default 0. beta: default 0.0. **kwargs: see :class:`Optimizer`.
+
+    Raises:
+      ValueError: a value out of its range (TF's messages).
+      NotImplementedError: ``learning_rate_power`` that is not a number (jtrain
+        picks TF's ``-0.5`` square-root path when the graph is built).
+    """
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        learning_rate_power: Any = -0.5,
+        initial_accumulator_value: float = 0.1,
+        l1_regularization_strength: Any = 0.0,
+        l2_regularization_strength: Any = 0.0,
+        name: str = "Ftrl",
+        l2_shrinkage_regularization_strength: float = 0.0,
+        beta: Any = 0.0,
+        **kwargs: Any,
+    ):
+        super().__init__(name, **kwargs)
+        if initial_accumulator_value < 0.0:
+            raise ValueError(
+                "`initial_accumulator_value` needs to be "
+                "positive or zero. Received: "
+                f"initial_accumulator_value={initial_accumulator_value}."
+            )
+        if learning_rate_power > 0.0:
+            raise ValueError(
+                "`learning_rate_power` needs to be "
+                "negative or zero. Received: "
+                f"learning_rate_power={learning_rate_power}."
+            )
+        if l1_regularization_strength < 0.0:
+            raise ValueError(
+                "`l1_regularization_strength` needs to be positive or zero. "
+                "Received: l1_regularization_strength="
+                f"{l1_regularization_strength}."
+            )
+        if l2_regularization_strength < 0.0:
+            raise ValueError(
+                "`l2_regularization_strength` needs to be positive or zero. "
+                "Received: l2_regularization_strength="
+                f"{l2_regularization_strength}."
+            )
+        if l2_shrinkage_regularization_strength < 0.0:
+            raise ValueError(
+                "`l2_shrinkage_regularization_strength` needs to be positive "
+                "or zero. Received: l2_shrinkage_regularization_strength"
+                f"={l2_shrinkage_regularization_strength}."
+            )
+        if not isinstance(learning_rate_power, numbers.Real):
+            raise NotImplementedError(
+                "tf.keras.optimizers.Ftrl(learning_rate_power=...) takes a number in "
+                f"adapters.v1, got {learning_rate_power!r}"
+            )
+        self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("learning_rate_power", learning_rate_power)
+        self._set_hyper("l1_regularization_strength", l1_regularization_strength)
+        self._set_hyper("l2_regularization_strength", l2_regularization_strength)
+        self._set_hyper("beta", beta)
+        self._initial_accumulator_value = initial_accumulator_value
+        self._l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
+        self._learning_rate_power_value = learning_rate_power
+
+    def _create_slots(self, var_list: list[Variable]) -> None:
+        for var in var_list:
+            dtype = var.dtype.base_dtype.as_numpy_dtype
+            self.add_slot(var, "accumulator", np.asarray(self._initial_accumulator_value, dtype))
+            self.add_slot(var, "linear")
+
+    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
+        super()._prepare_local(var_dtype, apply_state)
+        tf = _tf()
+        c = apply_state[var_dtype]
+        c.update(
+            dict(
+                l1_regularization_strength=tf.identity(
+                    self._get_hyper("l1_regularization_strength", var_dtype)
+                ),
+                l2_regularization_strength=tf.identity(
+                    self._get_hyper("l2_regularization_strength", var_dtype)
+                ),
+                beta=tf.identity(self._get_hyper("beta", var_dtype)),
+                l2_shrinkage_regularization_strength=tf.cast(
+                    self._l2_shrinkage_regularization_strength, var_dtype
+                ),
+            )
+        )
+        c["adjusted_l2"] = c["l2_regularization_strength"] + c["beta"] / (2.0 * c["lr_t"])
+
+    def _step(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        d = p.dtype
+        shrink = self._l2_shrinkage_regularization_strength
+        transformation = joptimizers.ftrl(
+            _scalar(c, "lr_t", d),
+            learning_rate_power=np.asarray(self._learning_rate_power_value, np.float32).astype(d),
+            initial_accumulator_value=self._initial_accumulator_value,
+            l1_regularization_strength=_scalar(c, "l1_regularization_strength", d),
+            l2_regularization_strength=_scalar(c, "adjusted_l2", d),
+            l2_shrinkage_regularization_strength=(
+                _scalar(c, "l2_shrinkage_regularization_strength", d) if shrink > 0 else 0.0
+            ),
+        )
+        new_p, st = _run(transformation, g, p, accum=slots["accumulator"], linear=slots["linear"])
+        return new_p, {"accumulator": st.accum["0"], "linear": st.linear["0"]}
+
+    def _dense(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        return self._step(g, p, slots, c)
+
+    def _sparse(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        return self._step(_jtrain_sparse(values, indices, p), p, slots, c)
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config.update(
+            {
+                "learning_rate": self._serialize_hyperparameter("learning_rate"),
+                "decay": self._initial_decay,
+                "initial_accumulator_value": self._initial_accumulator_value,
+                "learning_rate_power": self._serialize_hyperparameter("learning_rate_power"),
+                "l1_regularization_strength": self._serialize_hyperparameter(
+                    "l1_regularization_strength"
+                ),
+                "l2_regularization_strength": self._serialize_hyperparameter(
+                    "l2_regularization_strength"
+                ),
+                "beta": self._serialize_hyperparameter("beta"),
+                "l2_shrinkage_regularization_strength": (
+                    self._l2_shrinkage_regularization_strength
+                ),
+            }
+        )
+        return config
+
+
+class Nadam(Optimizer):
+    """Raises ``NotImplementedError``: Keras' Nadam is not provided by adapters.v1."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(
+            "tf.keras.optimizers.Nadam is not supported by adapters.v1: use "
+            "tf.keras.optimizers.Adam (or tf.train.AdamOptimizer)"
+        )
 
 
 # -- get / serialize / deserialize -------------------------------------------------------

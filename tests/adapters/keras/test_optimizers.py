@@ -75,3 +75,10 @@ def test_train_optimizer_wrapper_without_params(graph):
         sess.run(tf.global_variables_initializer())
         sess.run(updates)
         assert sess.run(opt.iterations) == 1
+
+
+def test_nadam_is_refused_naming_adam():
+    with pytest.raises(NotImplementedError, match="Nadam.*Adam"):
+        K.optimizers.Nadam()
+    with pytest.raises(NotImplementedError, match="Nadam"):
+        K.optimizers.get("nadam")
