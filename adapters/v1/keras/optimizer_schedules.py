@@ -7,9 +7,25 @@ TF's ops as ``tf_keras``' ``learning_rate_schedule`` builds it.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-__all__ = ["LearningRateSchedule", "deserialize", "serialize"]
+__all__ = [
+    "CosineDecay",
+    "ExponentialDecay",
+    "InverseTimeDecay",
+    "LearningRateSchedule",
+    "PiecewiseConstantDecay",
+    "PolynomialDecay",
+    "deserialize",
+    "serialize",
+]
+
+
+def _tf() -> Any:
+    from adapters import v1
+
+    return v1
 
 
 class LearningRateSchedule:
@@ -28,6 +44,261 @@ class LearningRateSchedule:
     def from_config(cls, config: dict[str, Any]) -> Any:
         """``cls(**config)``."""
         return cls(**config)
+
+
+class ExponentialDecay(LearningRateSchedule):
+    """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (the exponent
+    floored with ``staircase``), in ``initial_learning_rate``'s dtype.
+
+    Args:
+      initial_learning_rate: a number or tensor. decay_steps: positive.
+      decay_rate: the base. staircase: default False. name: default
+      ``"ExponentialDecay"`` (the name scope).
+    """
+
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        decay_steps: Any,
+        decay_rate: Any,
+        staircase: bool = False,
+        name: str | None = None,
+    ):
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        tf = _tf()
+        with tf.name_scope(self.name or "ExponentialDecay") as name:
+            lr = tf.convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            dtype = lr.dtype
+            decay_steps = tf.cast(self.decay_steps, dtype)
+            decay_rate = tf.cast(self.decay_rate, dtype)
+            p = tf.cast(step, dtype) / decay_steps
+            if self.staircase:
+                p = tf.floor(p)
+            return tf.multiply(lr, tf.pow(decay_rate, p), name=name)
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "decay_rate": self.decay_rate,
+            "staircase": self.staircase,
+            "name": self.name,
+        }
+
+
+class PiecewiseConstantDecay(LearningRateSchedule):
+    """``values[i]`` for ``boundaries[i-1] < step <= boundaries[i]`` (``values[0]``
+    up to ``boundaries[0]``, the last value past the last boundary).
+
+    Args:
+      boundaries: increasing numbers (cast to the step's dtype).
+      values: one more than ``boundaries``. name: default ``"PiecewiseConstant"``.
+
+    Raises:
+      ValueError: ``len(boundaries) != len(values) - 1`` (TF's message).
+    """
+
+    def __init__(self, boundaries: Any, values: Any, name: str | None = None):
+        if len(boundaries) != len(values) - 1:
+            raise ValueError(
+                "The length of boundaries should be 1 less than the length of "
+                f"values. Received: boundaries={boundaries} of length "
+                f"{len(boundaries)}, and values={values} "
+                f"of length {len(values)}."
+            )
+        self.boundaries = boundaries
+        self.values = values
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        tf = _tf()
+        with tf.name_scope(self.name or "PiecewiseConstant"):
+            boundaries = [tf.convert_to_tensor(b) for b in tf.nest.flatten(self.boundaries)]
+            values = [tf.convert_to_tensor(v) for v in tf.nest.flatten(self.values)]
+            x = tf.convert_to_tensor(step)
+            for i, b in enumerate(boundaries):
+                if b.dtype.base_dtype != x.dtype.base_dtype:
+                    boundaries[i] = tf.cast(b, x.dtype.base_dtype)
+            pairs = [
+                (x <= boundaries[0], lambda: values[0]),
+                (x > boundaries[-1], lambda: values[-1]),
+            ]
+            for low, high, v in zip(boundaries[:-1], boundaries[1:], values[1:-1], strict=True):
+                pairs.append(((x > low) & (x <= high), lambda v=v: v))
+            return tf.case(pairs, lambda: values[0], exclusive=True)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
+
+
+class PolynomialDecay(LearningRateSchedule):
+    """``(initial - end) * (1 - step / decay_steps) ** power + end``, the step held at
+    ``decay_steps`` (or, with ``cycle``, ``decay_steps`` multiplied by
+    ``ceil(step / decay_steps)``).
+
+    Args:
+      initial_learning_rate, decay_steps; end_learning_rate: default 0.0001;
+      power: default 1.0; cycle: default False; name: default ``"PolynomialDecay"``.
+    """
+
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        decay_steps: Any,
+        end_learning_rate: Any = 0.0001,
+        power: Any = 1.0,
+        cycle: bool = False,
+        name: str | None = None,
+    ):
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.end_learning_rate = end_learning_rate
+        self.power = power
+        self.cycle = cycle
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        tf = _tf()
+        with tf.name_scope(self.name or "PolynomialDecay") as name:
+            lr = tf.convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            dtype = lr.dtype
+            end = tf.cast(self.end_learning_rate, dtype)
+            power = tf.cast(self.power, dtype)
+            step_r = tf.cast(step, dtype)
+            decay_steps = tf.cast(self.decay_steps, dtype)
+            if self.cycle:
+                multiplier = tf.where(
+                    tf.equal(step_r, 0), 1.0, tf.math.ceil(step_r / self.decay_steps)
+                )
+                decay_steps = tf.multiply(decay_steps, multiplier)
+            else:
+                step_r = tf.minimum(step_r, decay_steps)
+            p = tf.divide(step_r, decay_steps)
+            return tf.add(tf.multiply(lr - end, tf.pow(1 - p, power)), end, name=name)
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "end_learning_rate": self.end_learning_rate,
+            "power": self.power,
+            "cycle": self.cycle,
+            "name": self.name,
+        }
+
+
+class InverseTimeDecay(LearningRateSchedule):
+    """``initial_learning_rate / (1 + decay_rate * step / decay_steps)`` (the ratio
+    floored with ``staircase``).
+
+    Args:
+      initial_learning_rate, decay_steps, decay_rate; staircase: default False;
+      name: default ``"InverseTimeDecay"``.
+    """
+
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        decay_steps: Any,
+        decay_rate: Any,
+        staircase: bool = False,
+        name: str | None = None,
+    ):
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        tf = _tf()
+        with tf.name_scope(self.name or "InverseTimeDecay") as name:
+            lr = tf.convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            dtype = lr.dtype
+            decay_steps = tf.cast(self.decay_steps, dtype)
+            decay_rate = tf.cast(self.decay_rate, dtype)
+            p = tf.cast(step, dtype) / decay_steps
+            if self.staircase:
+                p = tf.floor(p)
+            const = tf.cast(tf.constant(1), dtype)
+            denom = tf.add(const, tf.multiply(decay_rate, p))
+            return tf.divide(lr, denom, name=name)
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "decay_rate": self.decay_rate,
+            "staircase": self.staircase,
+            "name": self.name,
+        }
+
+
+class CosineDecay(LearningRateSchedule):
+    """Cosine decay from ``initial_learning_rate`` over ``decay_steps`` to
+    ``alpha * initial_learning_rate``::
+
+        decayed = (1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps)) + alpha
+        lr = initial_learning_rate * decayed
+
+    Args:
+      initial_learning_rate, decay_steps; alpha: default 0.0; name: default
+      ``"CosineDecay"``; warmup_target: default None; warmup_steps: default 0.
+
+    Raises:
+      NotImplementedError: a ``warmup_target`` (not provided).
+    """
+
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        decay_steps: Any,
+        alpha: Any = 0.0,
+        name: str | None = None,
+        warmup_target: Any = None,
+        warmup_steps: Any = 0,
+    ):
+        if warmup_target is not None:
+            raise NotImplementedError(
+                "tf.keras.optimizers.schedules.CosineDecay(warmup_target=...) is not "
+                "supported by adapters.v1: use a LearningRateSchedule subclass"
+            )
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.alpha = alpha
+        self.name = name
+        self.warmup_target = warmup_target
+        self.warmup_steps = warmup_steps
+
+    def __call__(self, step: Any) -> Any:
+        tf = _tf()
+        with tf.name_scope(self.name or "CosineDecay"):
+            lr = tf.convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            dtype = lr.dtype
+            decay_steps = tf.cast(self.decay_steps, dtype)
+            step_r = tf.minimum(tf.cast(step, dtype), decay_steps)
+            with tf.name_scope(self.name or "CosineDecay"):
+                completed_fraction = step_r / decay_steps
+                tf_pi = tf.constant(math.pi, dtype=dtype)
+                cosine_decayed = 0.5 * (1.0 + tf.cos(tf_pi * completed_fraction))
+                decayed = (1 - self.alpha) * cosine_decayed + self.alpha
+                return tf.multiply(lr, decayed)
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "alpha": self.alpha,
+            "name": self.name,
+            "warmup_target": self.warmup_target,
+            "warmup_steps": self.warmup_steps,
+        }
 
 
 def _classes() -> dict[str, type]:

@@ -37,6 +37,7 @@ import optax
 
 from adapters.v1.framework import dtypes, ops
 from adapters.v1.framework.indexed_slices import IndexedSlices
+from adapters.v1.keras import optimizer_schedules as schedules
 from adapters.v1.ops.variables import Variable
 from jtrain import optimizers as joptimizers
 from jtrain._numerics import rounded as _r
@@ -56,6 +57,8 @@ __all__ = [
     "RMSprop",
     "deserialize",
     "get",
+    "legacy",
+    "schedules",
     "serialize",
 ]
 
@@ -71,9 +74,7 @@ def _tf() -> Any:
 
 
 def _is_schedule(value: Any) -> bool:
-    from adapters.v1.keras import optimizer_schedules
-
-    return isinstance(value, optimizer_schedules.LearningRateSchedule)
+    return isinstance(value, schedules.LearningRateSchedule)
 
 
 class Optimizer:
@@ -244,9 +245,7 @@ class Optimizer:
     def _serialize_hyperparameter(self, name: str) -> Any:
         value = self._hyper[name]
         if _is_schedule(value):
-            from adapters.v1.keras import optimizer_schedules
-
-            return optimizer_schedules.serialize(value)
+            return schedules.serialize(value)
         if callable(value):
             return value()
         if isinstance(value, (ops.Tensor, Variable)):
@@ -716,14 +715,11 @@ class Optimizer:
     @classmethod
     def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
         """``cls(**config)`` (``lr`` renamed ``learning_rate``; a schedule's dict
-        deserialized)."""
-        config = dict(config)
+        deserialized: as TF, in ``config`` itself)."""
         if "lr" in config:
             config["learning_rate"] = config.pop("lr")
         if "learning_rate" in config and isinstance(config["learning_rate"], dict):
-            from adapters.v1.keras import optimizer_schedules
-
-            config["learning_rate"] = optimizer_schedules.deserialize(
+            config["learning_rate"] = schedules.deserialize(
                 config["learning_rate"], custom_objects=custom_objects
             )
         return cls(**config)
@@ -1292,7 +1288,6 @@ class Adagrad(Optimizer):
 
     @classmethod
     def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
-        config = dict(config)
         config.setdefault("initial_accumulator_value", 0.1)
         return super().from_config(config, custom_objects)
 
