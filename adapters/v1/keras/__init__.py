@@ -27,22 +27,31 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   element-wise and reduction helpers, dot, switch, in_train_phase, function,
   update/update_add...), and ``utils.to_categorical``.
 
-Not provided: Keras' training loop. ``Model.compile``/``fit``/``evaluate``/
-``predict`` (and ``*_on_batch``, ``save``) and ``tf.keras.optimizers`` raise
-``NotImplementedError``: build the loss with ``tf.keras.losses`` (plus
-``tf.add_n(model.losses)``), minimize it with a ``tf.train`` optimizer, and run
-the train op with ``model.updates`` in a ``tf.Session``. Masks, RNN layers
-and the other Keras namespaces are absent.
+- Keras' training loop as TF's v1 engine runs it in a graph
+  (tests/interop/test_keras_fit_interop.py): ``Model.compile`` (a ``tf.train``
+  optimizer wrapped as ``TFOptimizer``, or a Keras optimizer; losses; metrics,
+  ``'accuracy'`` resolved as TF), ``fit``/``evaluate``/``predict`` on NumPy arrays
+  (TF's batches, shuffle order, validation split and History numbers), the
+  ``*_on_batch`` methods, ``metrics_names``; ``tf.keras.callbacks`` (Callback,
+  History, BaseLogger, ProgbarLogger, EarlyStopping, LambdaCallback,
+  TerminateOnNaN) and ``tf.keras.metrics``' functions.
+
+Not provided: ``Model.save``/``save_weights``/``load_weights`` and the generator
+loops (``NotImplementedError``: save with ``tf.train.Saver``), sample and class
+weights, several outputs, metric classes. Masks, RNN layers and the other Keras
+namespaces are absent.
 """
 
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.keras import (
     activations,
     backend,
+    callbacks,
     constraints,
     initializers,
     layers,
     losses,
+    metrics,
     models,
     optimizers,
     regularizers,
@@ -57,10 +66,12 @@ __all__ = [
     "Sequential",
     "activations",
     "backend",
+    "callbacks",
     "constraints",
     "initializers",
     "layers",
     "losses",
+    "metrics",
     "models",
     "optimizers",
     "regularizers",

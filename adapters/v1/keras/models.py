@@ -8,11 +8,11 @@ and later calls only add ops (``sequential/dense/BiasAdd``). A functional
 ``Model(inputs, outputs)`` keeps the layer calls that lead from ``inputs`` to
 ``outputs`` and replays them on new tensors (``model(x)``: ops under ``model/``).
 
-Training in a TF1 graph is the script's: build the loss with ``tf.keras.losses``
-(plus ``model.losses``), minimize it with a ``tf.train`` optimizer, and run
-``model.updates`` (batch normalization) with the train op. ``compile``, ``fit``,
-``evaluate``, ``predict`` and the ``*_on_batch`` methods raise
-``NotImplementedError`` saying so.
+Keras' training loop runs as TF's v1 engine does in a graph
+(``adapters.v1.keras.training``): ``compile`` builds the loss, metrics and target
+placeholder, ``fit``/``evaluate``/``predict``/``*_on_batch`` run one
+``Session.run`` per batch on NumPy arrays. ``save``/``save_weights``/
+``load_weights`` and the ``*_generator`` methods raise ``NotImplementedError``.
 """
 
 from __future__ import annotations
@@ -23,15 +23,16 @@ from typing import Any
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework import ops
 from adapters.v1.keras import layers as layers_module
+from adapters.v1.keras import training
 from adapters.v1.keras.layers import InputLayer, Layer, _flat, _history
 from adapters.v1.layers import base as tl_base
 
 __all__ = ["Model", "Sequential"]
 
 _TRAIN_HINT = (
-    "is not supported by adapters.v1 (Keras' training loop is out of scope): build the loss "
-    "with tf.keras.losses on the model's output (plus tf.add_n(model.losses)), minimize it "
-    "with a tf.train optimizer and run the train op (with model.updates) in a tf.Session"
+    "is not supported by adapters.v1 (Keras' saving and generator loops): save and restore "
+    "the model's variables with tf.train.Saver in Keras' session "
+    "(tf.keras.backend.get_session()), and call fit/evaluate/predict on NumPy arrays"
 )
 
 
@@ -40,7 +41,7 @@ def _not_supported(method: str) -> Any:
         raise NotImplementedError(f"tf.keras.Model.{method} {_TRAIN_HINT}")
 
     raiser.__name__ = method
-    raiser.__doc__ = f"Raises ``NotImplementedError``: ``{method}`` is Keras' training loop."
+    raiser.__doc__ = f"Raises ``NotImplementedError``: ``{method}`` is not provided."
     return raiser
 
 
@@ -283,16 +284,198 @@ class Model(Layer):
             )
         _print_summary(self, line_length, positions, print_fn or print, show_trainable)
 
-    compile = _not_supported("compile")
-    fit = _not_supported("fit")
+    # -- Keras' training loop (adapters.v1.keras.training) ---------------------------------
+    def compile(
+        self,
+        optimizer: Any = "rmsprop",
+        loss: Any = None,
+        metrics: Any = None,
+        loss_weights: Any = None,
+        sample_weight_mode: Any = None,
+        weighted_metrics: Any = None,
+        target_tensors: Any = None,
+        distribute: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        """Configures training: builds the loss, metrics and target placeholder in the
+        model's graph (Keras' v1 engine; see ``adapters.v1.keras.training``).
+
+        Args (TF's defaults):
+          optimizer: a ``tf.train`` optimizer (wrapped as Keras' ``TFOptimizer``: an
+            int64 ``TFOptimizer/iterations`` global step), or what
+            ``tf.keras.optimizers.get`` accepts (default 'rmsprop').
+          loss: a loss name ('mse', 'categorical_crossentropy'...), function or
+            ``tf.keras.losses`` object (default None).
+          metrics: metric names/functions (default None); 'accuracy'/'acc' pick the
+            binary, sparse categorical or categorical accuracy by loss and output.
+          loss_weights: one number for the output (default None).
+          sample_weight_mode, weighted_metrics, target_tensors, distribute: None only.
+
+        Raises:
+          NotImplementedError: several outputs, metric objects, or an argument above
+            other than its default; a model not built.
+          ValueError: an uninstantiated ``Loss`` class, an unknown loss or metric name.
+
+        .. note:: Metric names follow TF: as given ('mae', 'accuracy') unless
+           ``tf.disable_v2_behavior()`` was called, then Keras' v1 names
+           ('mean_absolute_error', 'acc').
+        """
+        training.compile_model(
+            self,
+            optimizer,
+            loss,
+            metrics,
+            loss_weights,
+            sample_weight_mode,
+            weighted_metrics,
+            target_tensors,
+            distribute,
+            **kwargs,
+        )
+
+    @property
+    def metrics_names(self) -> list[str]:
+        """``['loss']`` then the compiled metrics' names."""
+        return training.metrics_names(self)
+
+    def reset_metrics(self) -> None:
+        """Resets the compiled metrics' running totals."""
+        training.reset_metrics(self)
+
+    def fit(
+        self,
+        x: Any = None,
+        y: Any = None,
+        batch_size: int | None = None,
+        epochs: int = 1,
+        verbose: int = 1,
+        callbacks: Any = None,
+        validation_split: float = 0.0,
+        validation_data: Any = None,
+        shuffle: Any = True,
+        class_weight: Any = None,
+        sample_weight: Any = None,
+        initial_epoch: int = 0,
+        steps_per_epoch: int | None = None,
+        validation_steps: int | None = None,
+        validation_freq: Any = 1,
+        **kwargs: Any,
+    ) -> Any:
+        """Trains on NumPy arrays as Keras' v1 engine: one ``Session.run`` per batch.
+
+        Args (TF's defaults): x (an array, or a list/dict of arrays per input),
+        y (the targets), batch_size=None (32), epochs=1, verbose=1 (0 silent,
+        2 one line per epoch), callbacks=None, validation_split=0.0 (the last
+        fraction, before shuffling), validation_data=None ((x, y)), shuffle=True
+        (``np.random.shuffle`` of the indices each epoch), class_weight=None,
+        sample_weight=None, initial_epoch=0, steps_per_epoch=None,
+        validation_steps=None, validation_freq=1.
+
+        Returns:
+          The ``History`` callback (``history``, ``epoch``, ``params``).
+
+        Raises:
+          RuntimeError: the model is not compiled (TF's message).
+          ValueError: arrays of the wrong shape or lengths (TF's messages).
+          NotImplementedError: class_weight, sample_weight, steps_per_epoch,
+            validation_freq other than 1, shuffle='batch'.
+        """
+        return training.fit(
+            self,
+            x,
+            y,
+            batch_size,
+            epochs,
+            verbose,
+            callbacks,
+            validation_split,
+            validation_data,
+            shuffle,
+            class_weight,
+            sample_weight,
+            initial_epoch,
+            steps_per_epoch,
+            validation_steps,
+            validation_freq,
+            **kwargs,
+        )
+
+    def evaluate(
+        self,
+        x: Any = None,
+        y: Any = None,
+        batch_size: int | None = None,
+        verbose: int = 1,
+        sample_weight: Any = None,
+        steps: int | None = None,
+        callbacks: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        """The loss (and metrics) over ``x``/``y`` in batches (learning phase 0).
+
+        Args (TF's defaults): x, y, batch_size=None (32), verbose=1, sample_weight=None,
+        steps=None, callbacks=None.
+
+        Returns:
+          The float32 loss, or ``[loss, metric...]`` when metrics were compiled: the
+          loss is the batch-size-weighted mean of the batch losses.
+
+        Raises:
+          NotImplementedError: sample_weight or steps.
+        """
+        return training.evaluate(
+            self, x, y, batch_size, verbose, sample_weight, steps, callbacks, **kwargs
+        )
+
+    def predict(
+        self,
+        x: Any,
+        batch_size: int | None = None,
+        verbose: int = 0,
+        steps: int | None = None,
+        callbacks: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        """The model's output on ``x``, in batches of ``batch_size`` (default 32),
+        concatenated (learning phase 0).
+
+        Raises:
+          NotImplementedError: steps.
+        """
+        return training.predict(self, x, batch_size, verbose, steps, callbacks, **kwargs)
+
+    def train_on_batch(
+        self,
+        x: Any,
+        y: Any = None,
+        sample_weight: Any = None,
+        class_weight: Any = None,
+        reset_metrics: bool = True,
+    ) -> Any:
+        """One training step on one batch: the loss (and metrics).
+
+        Raises:
+          NotImplementedError: sample_weight or class_weight.
+        """
+        return training.train_on_batch(self, x, y, sample_weight, class_weight, reset_metrics)
+
+    def test_on_batch(
+        self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True
+    ) -> Any:
+        """The loss (and metrics) on one batch.
+
+        Raises:
+          NotImplementedError: sample_weight.
+        """
+        return training.test_on_batch(self, x, y, sample_weight, reset_metrics)
+
+    def predict_on_batch(self, x: Any) -> Any:
+        """The model's output on one batch."""
+        return training.predict_on_batch(self, x)
+
     fit_generator = _not_supported("fit_generator")
-    evaluate = _not_supported("evaluate")
     evaluate_generator = _not_supported("evaluate_generator")
-    predict = _not_supported("predict")
     predict_generator = _not_supported("predict_generator")
-    predict_on_batch = _not_supported("predict_on_batch")
-    train_on_batch = _not_supported("train_on_batch")
-    test_on_batch = _not_supported("test_on_batch")
     save = _not_supported("save")
     save_weights = _not_supported("save_weights")
     load_weights = _not_supported("load_weights")

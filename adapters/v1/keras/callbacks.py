@@ -1,0 +1,502 @@
+"""``tf.keras.callbacks`` as Keras' v1 training loop (``Model.fit`` in a TF1 graph)
+calls them.
+
+``fit`` runs its callbacks in TF's order: a ``BaseLogger`` first (each epoch's
+``loss`` is the batch-size-weighted mean of the batch losses, summed as Python
+floats; the metrics keep their last, running, value), the user's callbacks, the
+model's ``History``, and a ``ProgbarLogger`` when ``verbose``. Callbacks see logs
+of Python numbers (``{'batch': 0, 'size': 32, 'loss': 0.71, ...}`` per batch; the
+epoch's ``loss``, metrics and ``val_*`` values at ``on_epoch_end``).
+
+Provided: ``Callback`` (to subclass), ``CallbackList``, ``BaseLogger``,
+``History``, ``ProgbarLogger`` (``verbose=2``: TF's one line per epoch;
+``verbose=1``: only the finished bar of each epoch is printed, not its live
+updates), ``EarlyStopping``, ``LambdaCallback``, ``TerminateOnNaN``.
+``ModelCheckpoint`` raises ``NotImplementedError`` (``Model.save``/
+``save_weights`` are not provided: save with ``tf.train.Saver``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from adapters.v1._missing import missing_name_getattr
+
+__all__ = [
+    "BaseLogger",
+    "Callback",
+    "CallbackList",
+    "EarlyStopping",
+    "History",
+    "LambdaCallback",
+    "ModelCheckpoint",
+    "ProgbarLogger",
+    "TerminateOnNaN",
+]
+
+_log = logging.getLogger(__name__)
+
+
+def _python(logs: dict[str, Any] | None) -> dict[str, Any]:
+    """TF's ``sync_to_numpy_or_python_type``: NumPy scalars become Python numbers (a
+    new dict)."""
+    out: dict[str, Any] = {}
+    for k, v in (logs or {}).items():
+        out[k] = v.item() if isinstance(v, (np.ndarray, np.generic)) and np.ndim(v) == 0 else v
+    return out
+
+
+class Callback:
+    """The base of callbacks: override the hooks of interest.
+
+    ``self.model`` is the model being trained, ``self.params`` the loop's parameters
+    (``batch_size``, ``epochs``, ``steps``, ``samples``, ``verbose``,
+    ``do_validation``, ``metrics``).
+    """
+
+    def __init__(self) -> None:
+        self.validation_data = None
+        self.model: Any = None
+        self.params: dict[str, Any] = {}
+
+    def set_params(self, params: dict[str, Any]) -> None:
+        self.params = params
+
+    def set_model(self, model: Any) -> None:
+        self.model = model
+
+    def on_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        """A training batch begins (what ``on_train_batch_begin`` calls)."""
+
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        """A training batch ended (what ``on_train_batch_end`` calls)."""
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        """A training epoch begins."""
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        """A training epoch ended; ``logs`` holds its loss, metrics and ``val_*``."""
+
+    def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        self.on_batch_begin(batch, logs=logs)
+
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        self.on_batch_end(batch, logs=logs)
+
+    def on_test_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        """A batch of ``evaluate`` (or of ``fit``'s validation) begins."""
+
+    def on_test_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        """A batch of ``evaluate`` (or of ``fit``'s validation) ended."""
+
+    def on_predict_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        """A batch of ``predict`` begins."""
+
+    def on_predict_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        """A batch of ``predict`` ended."""
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        """``fit`` begins."""
+
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        """``fit`` ended."""
+
+    def on_test_begin(self, logs: dict[str, Any] | None = None) -> None:
+        """``evaluate`` (or ``fit``'s validation) begins."""
+
+    def on_test_end(self, logs: dict[str, Any] | None = None) -> None:
+        """``evaluate`` (or ``fit``'s validation) ended."""
+
+    def on_predict_begin(self, logs: dict[str, Any] | None = None) -> None:
+        """``predict`` begins."""
+
+    def on_predict_end(self, logs: dict[str, Any] | None = None) -> None:
+        """``predict`` ended."""
+
+
+class CallbackList:
+    """Callbacks called in turn, each hook's logs turned into Python numbers first.
+
+    Args:
+      callbacks: the callbacks (default none).
+    """
+
+    def __init__(self, callbacks: Iterable[Callback] | None = None, **kwargs: Any):
+        self.callbacks = list(callbacks or [])
+        self.model: Any = None
+        self.params: dict[str, Any] = {}
+
+    def append(self, callback: Callback) -> None:
+        self.callbacks.append(callback)
+
+    def set_params(self, params: dict[str, Any]) -> None:
+        self.params = params
+        for cb in self.callbacks:
+            cb.set_params(params)
+
+    def set_model(self, model: Any) -> None:
+        self.model = model
+        for cb in self.callbacks:
+            cb.set_model(model)
+
+    def _call(self, hook: str, *args: Any, logs: dict[str, Any] | None = None) -> None:
+        logs = _python(logs)
+        for cb in self.callbacks:
+            getattr(cb, hook)(*args, logs)
+
+    def _call_batch_hook(self, mode: str, when: str, batch: int, logs: Any = None) -> None:
+        self._call(f"on_{mode}_batch_{when}", batch, logs=logs)
+
+    def _call_begin_hook(self, mode: str) -> None:
+        self._call(f"on_{mode}_begin")
+
+    def _call_end_hook(self, mode: str) -> None:
+        self._call(f"on_{mode}_end")
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self._call("on_epoch_begin", epoch, logs=logs)
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self._call("on_epoch_end", epoch, logs=logs)
+
+    def __iter__(self) -> Any:
+        return iter(self.callbacks)
+
+
+class BaseLogger(Callback):
+    """Accumulates each epoch's averages (added by ``fit`` first).
+
+    Args:
+      stateful_metrics: names logged as they are at the epoch's end (``fit`` sets
+        the model's metric names); the others (``loss``) are averaged over the
+        epoch's samples.
+    """
+
+    def __init__(self, stateful_metrics: Iterable[str] | None = None):
+        super().__init__()
+        self.stateful_metrics = set(stateful_metrics or [])
+        self.seen = 0
+        self.totals: dict[str, Any] = {}
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self.seen = 0
+        self.totals = {}
+
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        logs = logs or {}
+        batch_size = logs.get("size", 0)
+        self.seen += batch_size * logs.get("num_steps", 1)
+        for k, v in logs.items():
+            if k in self.stateful_metrics:
+                self.totals[k] = v
+            elif k in self.totals:
+                self.totals[k] += v * batch_size
+            else:
+                self.totals[k] = v * batch_size
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        if logs is None:
+            return
+        for k in self.params["metrics"]:
+            if k in self.totals:
+                if k in self.stateful_metrics:
+                    logs[k] = self.totals[k]
+                else:
+                    logs[k] = self.totals[k] / self.seen
+
+
+class History(Callback):
+    """Records each epoch's logs: ``history`` (name -> list of values), ``epoch``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.history: dict[str, list[Any]] = {}
+        self.epoch: list[int] = []
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        self.epoch = []
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self.epoch.append(epoch)
+        for k, v in (logs or {}).items():
+            self.history.setdefault(k, []).append(v)
+        self.model.history = self
+
+
+def _format_time(seconds: float, unit: str) -> str:
+    if seconds >= 1 or seconds == 0:
+        return f" {seconds:.0f}s/{unit}"
+    if seconds >= 1e-3:
+        return f" {seconds * 1e3:.0f}ms/{unit}"
+    return f" {seconds * 1e6:.0f}us/{unit}"
+
+
+class _Progbar:
+    """Keras' ``Progbar`` for ``fit``'s epochs: the averages it prints, verbose 2's
+    line, verbose 1's finished bar."""
+
+    def __init__(self, target: int, verbose: int, stateful: set[str], unit: str):
+        self.target, self.verbose, self.stateful, self.unit = target, verbose, stateful, unit
+        self.values: dict[str, list[Any]] = {}
+        self.order: list[str] = []
+        self.seen = 0
+        self.start = time.time()
+
+    def update(self, current: int, values: list[tuple[str, Any]], finalize: bool = False) -> None:
+        for k, v in values:
+            if k not in self.order:
+                self.order.append(k)
+            if k not in self.stateful:
+                base = max(current - self.seen, 1)
+                if k not in self.values:
+                    self.values[k] = [v * base, base]
+                else:
+                    self.values[k][0] += v * base
+                    self.values[k][1] += base
+            else:
+                self.values[k] = [v, 1]
+        self.seen = current
+        if not finalize:
+            return
+        now = time.time()
+        elapsed = now - self.start
+        digits = int(np.log10(self.target)) + 1
+        info = ""
+        for k in self.order:
+            avg = np.mean(self.values[k][0] / max(1, self.values[k][1]))
+            size = abs(avg) if self.verbose == 1 else avg
+            shown = f"{avg:.4f}" if size > 1e-3 else f"{avg:.4e}"
+            info += f" - {k}: {shown}"
+        if self.verbose == 2:
+            count = ("%" + str(digits) + "d/%d") % (current, self.target)
+            line = f"{count} - {elapsed:.0f}s{info}"
+            line += " -" + _format_time(elapsed, "epoch")
+            line += " -" + _format_time(elapsed / self.target, self.unit)
+        else:
+            bar = ("%" + str(digits) + "d/%d [") % (current, self.target) + "=" * 30 + "]"
+            per_unit = elapsed / current if current else 0.0
+            line = f"{bar} - {elapsed:.0f}s{_format_time(per_unit, self.unit)}{info}"
+        print(line)
+
+
+class ProgbarLogger(Callback):
+    """Prints each epoch's progress (added by ``fit`` when ``verbose``).
+
+    Args:
+      count_mode: 'samples' (TF's default for arrays) or 'steps'.
+      stateful_metrics: names printed as they are (not averaged).
+
+    Raises:
+      ValueError: another ``count_mode`` (TF's message).
+
+    .. note:: ``verbose=2`` prints TF's line (``32/32 - 0s - loss: 1.0201 - ... -
+       5ms/epoch - 154us/sample``); ``verbose=1`` prints only the finished bar of
+       each epoch, not its live updates.
+    """
+
+    def __init__(self, count_mode: str = "samples", stateful_metrics: Iterable[str] | None = None):
+        super().__init__()
+        if count_mode not in ("samples", "steps"):
+            raise ValueError(
+                f'Unknown `count_mode`: {count_mode}. Expected values are ["samples", "steps"]'
+            )
+        self.use_steps = count_mode == "steps"
+        self.stateful_metrics = set(stateful_metrics or [])
+        self.seen = 0
+        self.progbar: _Progbar | None = None
+        self.target: int | None = None
+        self.verbose = 1
+        self.epochs = 1
+
+    def set_params(self, params: dict[str, Any]) -> None:
+        super().set_params(params)
+        self.verbose = params["verbose"]
+        self.epochs = params["epochs"]
+        self.target = params["steps"] if self.use_steps else params["samples"]
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self.seen = 0
+        self.progbar = _Progbar(
+            self.target or 0,
+            self.verbose,
+            set(self.stateful_metrics),
+            "step" if self.use_steps else "sample",
+        )
+        if self.verbose and self.epochs > 1:
+            print(f"Epoch {epoch + 1}/{self.epochs}")
+
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        logs = dict(logs or {})
+        if self.use_steps:
+            self.seen = batch + 1
+        else:
+            self.seen += logs.pop("size", 0) * logs.pop("num_steps", 1)
+            logs.pop("batch", None)
+        if self.verbose == 1 and self.progbar is not None:
+            self.progbar.update(self.seen, list(logs.items()))
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        if self.progbar is not None and self.target:
+            self.progbar.update(self.target, list(_python(logs).items()), finalize=True)
+
+
+class EarlyStopping(Callback):
+    """Stops training when ``monitor`` has stopped improving.
+
+    Args (TF's defaults): monitor='val_loss', min_delta=0, patience=0, verbose=0,
+    mode='auto' ('min', 'max'; auto: 'max' for names ending in acc/accuracy/auc),
+    baseline=None, restore_best_weights=False, start_from_epoch=0.
+    """
+
+    def __init__(
+        self,
+        monitor: str = "val_loss",
+        min_delta: float = 0,
+        patience: int = 0,
+        verbose: int = 0,
+        mode: str = "auto",
+        baseline: float | None = None,
+        restore_best_weights: bool = False,
+        start_from_epoch: int = 0,
+    ):
+        super().__init__()
+        self.monitor = monitor
+        self.patience = patience
+        self.verbose = verbose
+        self.baseline = baseline
+        self.min_delta = abs(min_delta)
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.restore_best_weights = restore_best_weights
+        self.best_weights: Any = None
+        self.start_from_epoch = start_from_epoch
+        if mode not in ("auto", "min", "max"):
+            _log.warning("EarlyStopping mode %s is unknown, fallback to auto mode.", mode)
+            mode = "auto"
+        if mode == "min":
+            self.monitor_op: Callable[[Any, Any], Any] = np.less
+        elif mode == "max":
+            self.monitor_op = np.greater
+        elif monitor.endswith(("acc", "accuracy", "auc")):
+            self.monitor_op = np.greater
+        else:
+            self.monitor_op = np.less
+        if self.monitor_op is not np.greater:
+            self.min_delta *= -1
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best = np.inf if self.monitor_op is np.less else -np.inf
+        self.best_weights = None
+        self.best_epoch = 0
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        current = self.get_monitor_value(logs)
+        if current is None or epoch < self.start_from_epoch:
+            return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = self.model.get_weights()
+            self.best_epoch = epoch
+        self.wait += 1
+        if self._is_improvement(current, self.best):
+            self.best = current
+            self.best_epoch = epoch
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+            if self.baseline is None or self._is_improvement(current, self.baseline):
+                self.wait = 0
+            return
+        if self.wait >= self.patience and epoch > 0:
+            self.stopped_epoch = epoch
+            self.model.stop_training = True
+
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose > 0:
+                print(
+                    "Restoring model weights from the end of the best epoch: "
+                    f"{self.best_epoch + 1}."
+                )
+            self.model.set_weights(self.best_weights)
+
+    def get_monitor_value(self, logs: dict[str, Any] | None) -> Any:
+        logs = logs or {}
+        value = logs.get(self.monitor)
+        if value is None:
+            _log.warning(
+                "Early stopping conditioned on metric `%s` which is not available. "
+                "Available metrics are: %s",
+                self.monitor,
+                ",".join(list(logs.keys())),
+            )
+        return value
+
+    def _is_improvement(self, value: Any, reference: Any) -> Any:
+        return self.monitor_op(value - self.min_delta, reference)
+
+
+class LambdaCallback(Callback):
+    """A callback from functions: ``on_epoch_begin(epoch, logs)``,
+    ``on_epoch_end(epoch, logs)``, ``on_batch_begin(batch, logs)``,
+    ``on_batch_end(batch, logs)``, ``on_train_begin(logs)``, ``on_train_end(logs)``
+    (each default None: nothing)."""
+
+    def __init__(
+        self,
+        on_epoch_begin: Callable[..., Any] | None = None,
+        on_epoch_end: Callable[..., Any] | None = None,
+        on_batch_begin: Callable[..., Any] | None = None,
+        on_batch_end: Callable[..., Any] | None = None,
+        on_train_begin: Callable[..., Any] | None = None,
+        on_train_end: Callable[..., Any] | None = None,
+        **kwargs: Any,
+    ):
+        super().__init__()
+        self.__dict__.update(kwargs)
+        given = {
+            "on_epoch_begin": on_epoch_begin,
+            "on_epoch_end": on_epoch_end,
+            "on_batch_begin": on_batch_begin,
+            "on_batch_end": on_batch_end,
+            "on_train_begin": on_train_begin,
+            "on_train_end": on_train_end,
+        }
+        for name, fn in given.items():
+            if fn is not None:
+                setattr(self, name, fn)
+
+
+class TerminateOnNaN(Callback):
+    """Stops training at a batch whose loss is NaN or infinite."""
+
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        loss = (logs or {}).get("loss")
+        if loss is not None and (np.isnan(loss) or np.isinf(loss)):
+            print(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True
+
+
+class ModelCheckpoint(Callback):
+    """Raises ``NotImplementedError``: ``Model.save``/``save_weights`` are not provided.
+
+    Raises:
+      NotImplementedError: always.
+    """
+
+    def __init__(self, filepath: Any, *args: Any, **kwargs: Any):
+        raise NotImplementedError(
+            "tf.keras.callbacks.ModelCheckpoint is not supported by adapters.v1 "
+            "(tf.keras Model.save/save_weights are not provided): save the model's "
+            "variables with tf.train.Saver in a LambdaCallback(on_epoch_end=...)"
+        )
+
+
+__getattr__ = missing_name_getattr("tf.keras.callbacks", globals())

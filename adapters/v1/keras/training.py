@@ -1,0 +1,782 @@
+"""Keras' v1 training loop in a TF1 graph: ``Model.compile``, ``fit``, ``evaluate``,
+``predict`` and the ``*_on_batch`` methods, as TF 2.21's legacy Keras runs them in
+graph mode (``tf_keras``' ``training_v1``/``training_arrays_v1``).
+
+``compile`` builds, in the model's graph, TF's pieces: a ``<output>_target``
+placeholder, the loss under ``loss/<output>_loss`` (the loss function per example,
+reduced to ``sum / number of elements``, plus ``add_n(model.losses)``), the
+metrics under ``metrics/<name>``, and wraps a ``tf.train`` optimizer as Keras'
+``TFOptimizer`` (an int64 ``TFOptimizer/iterations`` variable, its global step).
+The first ``fit``/``train_on_batch`` adds the train op under ``training``
+(``compute_gradients``/``apply_gradients`` over the model's trainable weights,
+then ``model.updates``).
+
+Each batch is one ``Session.run`` of Keras' session (``backend.get_session()``):
+the loss, each metric's batch sum and count, and the train op, with the learning
+phase fed ``True`` when training. The metrics are Keras' stateful means: their
+float32 ``total``/``count`` accumulate across the batches of an epoch (of an
+``evaluate``) and each batch reports ``total / count``; Keras keeps those two
+numbers in variables outside every collection, here they are two float32 numbers
+on the host (the same float32 additions).
+
+``fit`` on NumPy arrays slices batches as TF (``np.random.shuffle`` of the index
+array each epoch, so ``np.random.seed`` gives TF's order; the validation split
+is the last fraction before shuffling), and reports through TF's callbacks
+(``adapters.v1.keras.callbacks``): History's ``loss`` is the batch-size-weighted
+mean of the batch losses in Python floats, the metrics their last running value,
+``val_*`` the float32 aggregate of the validation pass.
+
+Not supported (``NotImplementedError`` naming the argument): several outputs,
+``loss_weights`` other than one number per output, ``sample_weight_mode``,
+``weighted_metrics``, ``target_tensors``, metric objects, ``sample_weight``/
+``class_weight``, ``steps_per_epoch``/``steps`` with arrays, datasets and
+generators, a model not built yet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from adapters.v1.framework import ops, v2_compat
+from adapters.v1.keras import backend, losses
+from adapters.v1.keras import callbacks as cbks
+from adapters.v1.keras import metrics as metrics_module
+from adapters.v1.keras.layers import _history
+from adapters.v1.layers.base import op
+from adapters.v1.ops import control_flow_ops
+
+__all__ = ["compile_model", "evaluate", "fit", "predict"]
+
+
+def _get_optimizer(identifier: Any) -> Any:
+    """``tf.keras.optimizers.get``: a ``tf.train`` optimizer wrapped as ``TFOptimizer``
+    (``TFOptimizer/iterations``), a Keras optimizer as is, a name built."""
+    from adapters.v1.keras import optimizers
+
+    return optimizers.get(identifier)
+
+
+def _track_optimizer_variables(optimizer: Any) -> None:
+    """Keras' session initializes the variables of the optimizers it runs (a wrapped
+    ``tf.train`` optimizer's slots included), as TF's ``get_session``."""
+    known = {id(v) for v in backend._state().get("variables", [])}
+    for owner in (optimizer, getattr(optimizer, "optimizer", None)):
+        getter = getattr(owner, "variables", None)
+        if not callable(getter):
+            continue
+        for v in getter():
+            if id(v) not in known:
+                known.add(id(v))
+                backend._track_variable(v)
+
+
+def _v1_names() -> bool:
+    """TF's metric names follow ``tf2.enabled()``: TF1 behaviour (after
+    ``disable_v2_behavior()``) names metrics canonically, else as given."""
+    return bool(v2_compat._state["v2_behavior_disabled"])
+
+
+def _metric_name(metric: Any) -> str:
+    if not _v1_names():
+        if isinstance(metric, str):
+            return metric
+        fn = metrics_module.get(metric)
+        return str(getattr(fn, "name", None) or fn.__name__)
+    if metric in ("accuracy", "acc"):
+        return "acc"
+    if metric in ("crossentropy", "ce"):
+        return "ce"
+    fn = metrics_module.get(metric)
+    return str(getattr(fn, "name", None) or fn.__name__)
+
+
+def _is_loss(loss_fn: Any, fn: Any, cls: type) -> bool:
+    return isinstance(loss_fn, cls) or loss_fn is fn or getattr(loss_fn, "fn", None) is fn
+
+
+def _metric_function(metric: Any, output_shape: list[Any], loss_fn: Any) -> Any:
+    if metric not in ("accuracy", "acc", "crossentropy", "ce"):
+        return metrics_module.get(metric)
+    sparse = _is_loss(
+        loss_fn, losses.sparse_categorical_crossentropy, losses.SparseCategoricalCrossentropy
+    )
+    binary = _is_loss(loss_fn, losses.binary_crossentropy, losses.BinaryCrossentropy)
+    last = output_shape[-1] if output_shape else None
+    if metric in ("accuracy", "acc"):
+        if last == 1 or binary:
+            return metrics_module.binary_accuracy
+        if sparse:
+            return metrics_module.sparse_categorical_accuracy
+        return metrics_module.categorical_accuracy
+    if last == 1 or binary:
+        return metrics_module.binary_crossentropy
+    if sparse:
+        return metrics_module.sparse_categorical_crossentropy
+    return metrics_module.categorical_crossentropy
+
+
+def _squeeze_or_expand(y_pred: Any, y_true: Any) -> tuple[Any, Any]:
+    """Keras' ``squeeze_or_expand_dimensions`` for static ranks: a trailing 1 on the
+    one of rank one higher is squeezed."""
+    p_rank, t_rank = y_pred.shape.ndims, y_true.shape.ndims
+    if p_rank is None or t_rank is None:
+        return y_pred, y_true
+    if p_rank - t_rank == 1 and y_pred.shape.as_list()[-1] == 1:
+        y_pred = op("squeeze")(y_pred, [-1])
+    elif t_rank - p_rank == 1 and y_true.shape.as_list()[-1] == 1:
+        y_true = op("squeeze")(y_true, [-1])
+    return y_pred, y_true
+
+
+def _layer_name(tensor: Any) -> str:
+    entry = _history(tensor.graph).get(id(tensor))
+    if entry is not None:
+        return str(entry[1].name)
+    return str(tensor.op.name)
+
+
+def _unsupported(what: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"tf.keras.Model.{what} is not supported by adapters.v1's Keras training loop"
+    )
+
+
+class _Compiled:
+    """What ``compile`` built: the loss, the metric tensors, the feeds."""
+
+    def __init__(self, model: Any, optimizer: Any, loss: Any, metrics: Any, loss_weights: Any):
+        if model.outputs is None or model.inputs is None:
+            raise NotImplementedError(
+                "tf.keras.Model.compile: the model is not built; adapters.v1 compiles "
+                "built models only: give the first layer an input_shape (or use "
+                "tf.keras.Input)"
+            )
+        if len(model.outputs) != 1:
+            raise _unsupported("compile of a model with several outputs")
+        graph = model.outputs[0].graph
+        output = model.outputs[0]
+        self.output_name = _layer_name(output)
+        self.input_names = [_layer_name(x) for x in model.inputs]
+        if isinstance(loss, (list, tuple)):
+            if len(loss) != 1:
+                raise ValueError(
+                    "When passing a list as loss, it should have one entry per model "
+                    f"outputs. The model has 1 outputs, but you passed loss={loss}"
+                )
+            loss = loss[0]
+        if isinstance(loss, dict):
+            raise _unsupported("compile(loss=dict)")
+        if isinstance(loss, type) and issubclass(loss, losses.Loss):
+            raise ValueError(
+                f"Received uninstantiated Loss class: {loss}\nPlease call loss classes "
+                "before passing them to Model.compile."
+            )
+        weight = 1.0
+        if loss_weights is not None:
+            if isinstance(loss_weights, dict):
+                weight = loss_weights.get(self.output_name, 1.0)
+            elif isinstance(loss_weights, (list, tuple)) and len(loss_weights) == 1:
+                weight = loss_weights[0]
+            else:
+                raise _unsupported(f"compile(loss_weights={loss_weights!r})")
+        self.loss_fn = loss if isinstance(loss, losses.Loss) else losses.get(loss)
+        self.keras_loss = isinstance(self.loss_fn, losses.Loss) or (
+            self.loss_fn in losses._BY_NAME.values()
+        )
+        with graph.as_default():
+            self.optimizer = _get_optimizer(optimizer)
+            with graph.name_scope(""):
+                self.target = backend.placeholder(
+                    ndim=output.shape.ndims,
+                    name=f"{self.output_name}_target",
+                    dtype=output.dtype.base_dtype,
+                )
+            shape = output.shape.as_list() if output.shape.ndims is not None else None
+            self.metric_names: list[str] = []
+            self.metric_tensors: list[tuple[Any, Any]] = []
+            if isinstance(metrics, dict):
+                metrics = metrics.get(self.output_name, [])
+            if metrics and isinstance(metrics[0], (list, tuple)):
+                metrics = metrics[0]
+            with graph.name_scope("metrics"):
+                for metric in metrics or []:
+                    if hasattr(metric, "update_state"):
+                        raise _unsupported(f"compile(metrics=[{metric!r}]) (metric objects)")
+                    name = _metric_name(metric)
+                    base, j = name, 1
+                    while name in ["loss", *self.metric_names]:
+                        name = f"{base}_{j}"
+                        j += 1
+                    fn = _metric_function(metric, shape or [None], self.loss_fn)
+                    with graph.name_scope(name):
+                        y_true = op("cast")(self.target, "float32")
+                        y_pred = op("cast")(output, "float32")
+                        y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
+                        values = op("cast")(fn(y_true, y_pred), "float32")
+                        batch_sum = op("reduce_sum")(values)
+                        count = op("cast")(op("size")(values), "float32")
+                    self.metric_names.append(name)
+                    self.metric_tensors.append((batch_sum, count))
+            with graph.name_scope("loss"):
+                with graph.name_scope(f"{self.output_name}_loss"):
+                    output_loss = self._output_loss(output)
+                parts = [output_loss if loss_weights is None else weight * output_loss]
+                custom = model.losses
+                if custom:
+                    parts.append(op("add_n")(list(custom)))
+                self.total_loss = parts[0] if len(parts) == 1 else op("add_n")(parts)
+        self.trainable_weights = list(model.trainable_weights)
+        self.train_op: Any = None
+        self.updates = model.updates
+        self.state = [[np.float32(0.0), np.float32(0.0)] for _ in self.metric_names]
+
+    def _output_loss(self, output: Any) -> Any:
+        fn = self.loss_fn
+        if isinstance(fn, losses.Loss):
+            y_true, y_pred = self.target, output
+            if isinstance(fn, losses.LossFunctionWrapper):
+                y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
+            per_example = fn.call(y_true, y_pred)
+            reduction = fn.reduction
+        else:
+            y_pred, y_true = _squeeze_or_expand(output, self.target)
+            per_example = fn(y_true, y_pred)
+            reduction = "sum_over_batch_size"
+        per_example = ops.convert_to_tensor(per_example)
+        if reduction == "none":
+            raise _unsupported("compile(loss=a Loss with reduction='none')")
+        total = op("reduce_sum")(per_example)
+        if reduction == "sum":
+            return total
+        count = op("cast")(op("size")(per_example), per_example.dtype.base_dtype)
+        return op("div_no_nan")(total, count)
+
+    def build_train_op(self, model: Any) -> Any:
+        if self.train_op is None:
+            graph = self.total_loss.graph
+            with graph.as_default(), graph.name_scope("training"):
+                updates = self.optimizer.get_updates(self.total_loss, self.trainable_weights)
+                _track_optimizer_variables(self.optimizer)
+                updates = list(updates) + list(self.updates)
+                self.train_op = control_flow_ops.group(*updates)
+        return self.train_op
+
+    def reset(self) -> None:
+        self.state = [[np.float32(0.0), np.float32(0.0)] for _ in self.metric_names]
+
+
+def compile_model(
+    model: Any,
+    optimizer: Any = "rmsprop",
+    loss: Any = None,
+    metrics: Any = None,
+    loss_weights: Any = None,
+    sample_weight_mode: Any = None,
+    weighted_metrics: Any = None,
+    target_tensors: Any = None,
+    distribute: Any = None,
+    **kwargs: Any,
+) -> None:
+    """``Model.compile`` (see ``Model.compile``)."""
+    for name, value in (
+        ("sample_weight_mode", sample_weight_mode),
+        ("weighted_metrics", weighted_metrics),
+        ("target_tensors", target_tensors),
+        ("distribute", distribute),
+    ):
+        if value is not None:
+            raise _unsupported(f"compile({name}=...)")
+    kwargs.pop("run_eagerly", None)
+    kwargs.pop("experimental_run_tf_function", None)
+    if kwargs:
+        raise TypeError(f"Invalid keyword argument(s) in `compile()`: {tuple(kwargs)}.")
+    compiled = _Compiled(model, optimizer, loss, metrics, loss_weights)
+    model.__dict__["_compiled"] = compiled
+    model.__dict__["optimizer"] = compiled.optimizer
+    model.__dict__["loss"] = loss
+    model.__dict__["total_loss"] = compiled.total_loss
+
+
+def _compiled(model: Any, method: str) -> _Compiled:
+    compiled = model.__dict__.get("_compiled")
+    if compiled is None:
+        raise RuntimeError(
+            "You must compile your model before training/testing. "
+            "Use `model.compile(optimizer, loss)`."
+        )
+    return compiled
+
+
+def metrics_names(model: Any) -> list[str]:
+    compiled = model.__dict__.get("_compiled")
+    return ["loss"] + (compiled.metric_names if compiled is not None else [])
+
+
+# -- data -------------------------------------------------------------------------------
+def _standardize(
+    data: Any, tensors: list[Any], names: list[str], prefix: str, check: bool = True
+) -> list[np.ndarray]:
+    if data is None:
+        raise ValueError(f"Error when checking model {prefix}: expected no data, but got None")
+    if isinstance(data, dict):
+        try:
+            arrays = [data[n] for n in names]
+        except KeyError as e:
+            raise ValueError(
+                f"No data provided for {e.args[0]!r}. Need data for each key in: {names}"
+            ) from None
+    elif isinstance(data, (list, tuple)):
+        arrays = list(data)
+        if len(arrays) != len(names) and len(names) == 1:
+            arrays = [np.asarray(data)]
+    else:
+        arrays = [data]
+    if len(arrays) != len(names):
+        raise ValueError(
+            f"Error when checking model {prefix}: the list of Numpy arrays that you are "
+            f"passing to your model is not the size the model expected. Expected to see "
+            f"{len(names)} array(s), but instead got {len(arrays)} arrays."
+        )
+    out = []
+    for a, t, name in zip(arrays, tensors, names, strict=True):
+        if isinstance(a, ops.Tensor):
+            raise _unsupported(f"fit/evaluate/predict on graph tensors ({prefix} {name})")
+        a = np.asarray(a)
+        shape = t.shape.as_list() if t.shape.ndims is not None else None
+        if a.ndim == 1 and (shape is None or len(shape) != 1):
+            a = np.expand_dims(a, 1)
+        if check and shape is not None:
+            if a.ndim != len(shape):
+                raise ValueError(
+                    f"Error when checking {prefix}: expected {name} to have {len(shape)} "
+                    f"dimensions, but got array with shape {a.shape}"
+                )
+            for dim, ref in zip(a.shape[1:], shape[1:], strict=True):
+                if ref is not None and ref != dim:
+                    raise ValueError(
+                        f"Error when checking {prefix}: expected {name} to have shape "
+                        f"{tuple(shape[1:])} but got array with shape {a.shape[1:]}"
+                    )
+        out.append(a)
+    return out
+
+
+def _check_lengths(x: list[np.ndarray], y: list[np.ndarray]) -> None:
+    xs = {len(a) for a in x}
+    ys = {len(a) for a in y}
+    if len(xs) > 1:
+        raise ValueError(
+            "All input arrays (x) should have the same number of samples. Got array "
+            f"shapes: {[a.shape for a in x]}"
+        )
+    if len(ys) > 1:
+        raise ValueError(
+            "All target arrays (y) should have the same number of samples. Got array "
+            f"shapes: {[a.shape for a in y]}"
+        )
+    if xs and ys and xs != ys:
+        raise ValueError(
+            "Input arrays should have the same number of samples as target arrays. "
+            f"Found {next(iter(xs))} input samples and {next(iter(ys))} target samples."
+        )
+
+
+def _data(model: Any, x: Any, y: Any, with_y: bool = True) -> list[np.ndarray]:
+    compiled = model.__dict__.get("_compiled")
+    names = compiled.input_names if compiled else [_layer_name(t) for t in model.inputs]
+    xs = _standardize(x, model.inputs, names, "input")
+    if not with_y:
+        return xs
+    assert compiled is not None
+    if y is None:
+        raise ValueError(
+            "Target data is missing. Your model was compiled with "
+            f"loss={model.loss}, and therefore expects target data to be provided in `fit()`."
+        )
+    ys = _standardize(y, model.outputs, [compiled.output_name], "target", check=False)
+    _check_lengths(xs, ys)
+    _check_loss_and_target(ys[0], compiled.loss_fn, model.outputs[0])
+    return xs + ys
+
+
+def _check_loss_and_target(y: np.ndarray, loss_fn: Any, output: Any) -> None:
+    """TF's ``check_loss_and_target_compatibility`` for the losses it knows."""
+    fn = getattr(loss_fn, "fn", loss_fn)
+    if fn is losses.categorical_crossentropy or isinstance(loss_fn, losses.CategoricalCrossentropy):
+        if y.shape[-1] == 1:
+            raise ValueError(
+                f"You are passing a target array of shape {y.shape} while using as loss "
+                "`categorical_crossentropy`. `categorical_crossentropy` expects targets to "
+                "be binary matrices (1s and 0s) of shape (samples, classes). If your targets "
+                "are integer classes, you can convert them to the expected format via:\n"
+                "```\nfrom tf_keras.src.utils import to_categorical\ny_binary = "
+                "to_categorical(y_int)\n```\n\nAlternatively, you can use the loss function "
+                "`sparse_categorical_crossentropy` instead, which does expect integer targets."
+            )
+    keys = (losses.mean_squared_error, losses.binary_crossentropy, losses.categorical_crossentropy)
+    classes = (losses.MeanSquaredError, losses.BinaryCrossentropy, losses.CategoricalCrossentropy)
+    if not (isinstance(loss_fn, classes) or any(fn is k for k in keys)):
+        return
+    if output.shape.ndims is None:
+        return
+    shape = tuple(output.shape.as_list())
+    for target_dim, out_dim in zip(y.shape[1:], shape[1:], strict=False):
+        if out_dim is not None and target_dim != out_dim:
+            name = getattr(loss_fn, "name", None) or getattr(fn, "__name__", str(fn))
+            raise ValueError(
+                f"A target array with shape {y.shape} was passed for an output of shape "
+                f"{shape} while using as loss `{name}`. This loss expects targets to have "
+                "the same shape as the output."
+            )
+
+
+def _feeds(model: Any, mode: str) -> list[Any]:
+    feeds = list(model.inputs)
+    if mode != "predict":
+        feeds.append(_compiled(model, mode).target)
+    return feeds
+
+
+def _make_batches(size: int, batch_size: int) -> list[tuple[int, int]]:
+    n = int(np.ceil(size / float(batch_size)))
+    return [(i * batch_size, min(size, (i + 1) * batch_size)) for i in range(n)]
+
+
+# -- one step ---------------------------------------------------------------------------
+def _run(model: Any, mode: str, arrays: list[np.ndarray]) -> list[Any]:
+    """One ``Session.run`` of the train/test/predict function on one batch."""
+    feeds = _feeds(model, mode)
+    feed_dict = {
+        t: np.asarray(a, dtype=t.dtype.base_dtype.as_numpy_dtype)
+        for t, a in zip(feeds, arrays, strict=True)
+    }
+    if mode == "predict":
+        return list(backend.get_session().run(list(model.outputs), feed_dict))
+    compiled = _compiled(model, mode)
+    fetches: list[Any] = [compiled.total_loss]
+    for pair in compiled.metric_tensors:
+        fetches.extend(pair)
+    if mode == "train":
+        fetches.append(compiled.build_train_op(model))
+        phase = backend.learning_phase()
+        if not isinstance(phase, int):
+            feed_dict[phase] = True
+    values = backend.get_session().run(fetches, feed_dict)
+    outs: list[Any] = [np.float32(np.asarray(values[0]))]
+    for i, state in enumerate(compiled.state):
+        state[0] = np.float32(state[0] + np.float32(values[1 + 2 * i]))
+        state[1] = np.float32(state[1] + np.float32(values[2 + 2 * i]))
+        outs.append(np.float32(0.0) if state[1] == 0 else np.float32(state[0] / state[1]))
+    return outs
+
+
+# -- the loop ---------------------------------------------------------------------------
+def _callback_list(
+    model: Any,
+    callbacks: Any,
+    mode: str,
+    verbose: int,
+    params: dict[str, Any],
+) -> cbks.CallbackList:
+    if isinstance(callbacks, cbks.CallbackList):
+        return callbacks
+    callbacks = list(callbacks or [])
+    if mode == "train":
+        history = cbks.History()
+        model.__dict__["history"] = history
+        callbacks = [cbks.BaseLogger(), *callbacks, history]
+        if verbose:
+            callbacks.append(cbks.ProgbarLogger("samples"))
+    names = metrics_names(model)
+    for cb in callbacks:
+        if isinstance(cb, (cbks.BaseLogger, cbks.ProgbarLogger)):
+            cb.stateful_metrics = set(names[1:])
+    result = cbks.CallbackList(callbacks)
+    result.set_model(model)
+    metric_names = []
+    if mode != "predict":
+        metric_names = list(names)
+        if params["do_validation"]:
+            metric_names += ["val_" + n for n in names]
+    result.set_params(
+        {
+            "batch_size": params["batch_size"],
+            "epochs": params["epochs"],
+            "steps": params["steps"],
+            "samples": params["samples"],
+            "verbose": verbose,
+            "do_validation": params["do_validation"],
+            "metrics": metric_names,
+        }
+    )
+    model.__dict__["stop_training"] = False
+    return result
+
+
+def _make_logs(
+    model: Any, logs: dict[str, Any], outputs: list[Any], mode: str, prefix: str = ""
+) -> dict[str, Any]:
+    if mode in ("train", "test"):
+        for label, value in zip(metrics_names(model), outputs, strict=False):
+            logs[prefix + label] = value
+    else:
+        logs["outputs"] = outputs
+    return logs
+
+
+def model_iteration(
+    model: Any,
+    ins: list[np.ndarray],
+    batch_size: int,
+    epochs: int = 1,
+    verbose: int = 1,
+    callbacks: Any = None,
+    val_ins: list[np.ndarray] | None = None,
+    shuffle: Any = True,
+    initial_epoch: int = 0,
+    mode: str = "train",
+) -> Any:
+    """TF's ``training_arrays_v1.model_iteration`` for NumPy arrays."""
+    num_samples = int(ins[0].shape[0]) if ins else 0
+    do_validation = val_ins is not None
+    if mode == "train" and verbose:
+        msg = f"Train on {num_samples} samples"
+        if val_ins:
+            msg += f", validate on {int(val_ins[0].shape[0])} samples"
+        print(msg)
+    callback_list = _callback_list(
+        model,
+        callbacks,
+        mode,
+        verbose,
+        {
+            "batch_size": batch_size,
+            "epochs": epochs,
+            "steps": None,
+            "samples": num_samples,
+            "do_validation": do_validation,
+        },
+    )
+    model.__dict__["stop_training"] = False
+    callback_list._call_begin_hook(mode)
+    results: Any = None
+    compiled = model.__dict__.get("_compiled")
+    for epoch in range(initial_epoch, epochs):
+        if model.__dict__.get("stop_training"):
+            break
+        epoch_logs: dict[str, Any] = {}
+        if mode != "predict" and compiled is not None:
+            compiled.reset()
+        if mode == "train":
+            callback_list.on_epoch_begin(epoch, epoch_logs)
+        index_array = np.arange(num_samples)
+        if shuffle == "batch":
+            raise _unsupported("fit(shuffle='batch')")
+        if shuffle:
+            np.random.shuffle(index_array)  # noqa: NPY002 (TF's global NumPy stream)
+        batches = _make_batches(num_samples, batch_size)
+        agg: list[Any] = []
+        for batch_index, (start, end) in enumerate(batches):
+            ids = index_array[start:end]
+            batch_ins = ins if len(batches) == 1 else [a[ids] for a in ins]
+            batch_logs: dict[str, Any] = {"batch": batch_index, "size": len(ids)}
+            callback_list._call_batch_hook(mode, "begin", batch_index, batch_logs)
+            outs = _run(model, mode, batch_ins)
+            if mode == "predict":
+                if batch_index == 0:
+                    agg = [np.zeros((num_samples, *o.shape[1:]), dtype=o.dtype) for o in outs]
+                for r, o in zip(agg, outs, strict=True):
+                    r[start:end] = o
+            else:
+                if batch_index == 0:
+                    agg = [0.0] * len(outs)
+                agg[0] += outs[0] * (end - start)
+                agg[1:] = outs[1:]
+            batch_logs = _make_logs(model, batch_logs, outs, mode)
+            callback_list._call_batch_hook(mode, "end", batch_index, batch_logs)
+            if model.__dict__.get("stop_training"):
+                break
+        if not agg:
+            raise ValueError("Empty training data.")
+        if mode != "predict":
+            agg[0] /= num_samples
+        results = agg
+        epoch_logs = _make_logs(model, epoch_logs, results, mode)
+        if len(results) == 1:
+            results = results[0]
+        if do_validation and not model.__dict__.get("stop_training"):
+            assert val_ins is not None
+            val_results = model_iteration(
+                model,
+                val_ins,
+                batch_size,
+                callbacks=callback_list,
+                verbose=0,
+                shuffle=True,  # TF's validation pass shuffles (and draws from NumPy's stream)
+                mode="test",
+            )
+            if not isinstance(val_results, list):
+                val_results = [val_results]
+            epoch_logs = _make_logs(model, epoch_logs, val_results, mode, prefix="val_")
+        if mode == "train":
+            callback_list.on_epoch_end(epoch, epoch_logs)
+    callback_list._call_end_hook(mode)
+    if mode == "train":
+        return model.__dict__["history"]
+    return results
+
+
+def _batch_size(batch_size: Any, steps: Any, what: str) -> int:
+    if steps is not None:
+        raise _unsupported(f"{what}(steps...) with NumPy arrays")
+    if batch_size is None:
+        return 32
+    return int(batch_size)
+
+
+def fit(
+    model: Any,
+    x: Any = None,
+    y: Any = None,
+    batch_size: Any = None,
+    epochs: int = 1,
+    verbose: int = 1,
+    callbacks: Any = None,
+    validation_split: float = 0.0,
+    validation_data: Any = None,
+    shuffle: Any = True,
+    class_weight: Any = None,
+    sample_weight: Any = None,
+    initial_epoch: int = 0,
+    steps_per_epoch: Any = None,
+    validation_steps: Any = None,
+    validation_freq: Any = 1,
+    **kwargs: Any,
+) -> Any:
+    """``Model.fit`` on NumPy arrays (see ``Model.fit``)."""
+    if "nb_epoch" in kwargs:
+        epochs = kwargs.pop("nb_epoch")
+    if kwargs:
+        raise TypeError(f"Unrecognized keyword arguments: {kwargs}")
+    compiled = _compiled(model, "fit")
+    for name, value in (("class_weight", class_weight), ("sample_weight", sample_weight)):
+        if value is not None:
+            raise _unsupported(f"fit({name}=...)")
+    if validation_freq != 1:
+        raise _unsupported("fit(validation_freq=...)")
+    size = _batch_size(batch_size, steps_per_epoch, "fit")
+    ins = _data(model, x, y)
+    val_ins = None
+    if validation_data:
+        if not isinstance(validation_data, (list, tuple)) or len(validation_data) not in (2, 3):
+            raise ValueError(
+                "When passing a `validation_data` argument, it must contain either 2 items "
+                "(x_val, y_val), or 3 items (x_val, y_val, val_sample_weights), or "
+                f"alternatively it could be a dataset or a dataset iterator. However we "
+                f"received `validation_data={validation_data}`"
+            )
+        if len(validation_data) == 3 and validation_data[2] is not None:
+            raise _unsupported("fit(validation_data=(x, y, sample_weight))")
+        val_ins = _data(model, validation_data[0], validation_data[1])
+    elif validation_split and 0.0 < validation_split < 1.0:
+        split_at = int(ins[0].shape[0] * (1.0 - validation_split))
+        ins, val_ins = [a[:split_at] for a in ins], [a[split_at:] for a in ins]
+    elif validation_steps:
+        raise ValueError("`validation_steps` should not be specified if `validation_data` is None.")
+    del compiled
+    return model_iteration(
+        model,
+        ins,
+        size,
+        epochs=epochs,
+        verbose=verbose,
+        callbacks=callbacks,
+        val_ins=val_ins,
+        shuffle=shuffle,
+        initial_epoch=initial_epoch,
+        mode="train",
+    )
+
+
+def evaluate(
+    model: Any,
+    x: Any = None,
+    y: Any = None,
+    batch_size: Any = None,
+    verbose: int = 1,
+    sample_weight: Any = None,
+    steps: Any = None,
+    callbacks: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """``Model.evaluate`` on NumPy arrays (see ``Model.evaluate``)."""
+    _compiled(model, "evaluate")
+    if sample_weight is not None:
+        raise _unsupported("evaluate(sample_weight=...)")
+    size = _batch_size(batch_size, steps, "evaluate")
+    ins = _data(model, x, y)
+    return model_iteration(
+        model, ins, size, verbose=verbose, callbacks=callbacks, shuffle=False, mode="test"
+    )
+
+
+def predict(
+    model: Any,
+    x: Any,
+    batch_size: Any = None,
+    verbose: int = 0,
+    steps: Any = None,
+    callbacks: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """``Model.predict`` on NumPy arrays (see ``Model.predict``)."""
+    size = _batch_size(batch_size, steps, "predict")
+    ins = _data(model, x, None, with_y=False)
+    return model_iteration(
+        model, ins, size, verbose=verbose, callbacks=callbacks, shuffle=False, mode="predict"
+    )
+
+
+def train_on_batch(
+    model: Any,
+    x: Any,
+    y: Any = None,
+    sample_weight: Any = None,
+    class_weight: Any = None,
+    reset_metrics: bool = True,
+) -> Any:
+    """``Model.train_on_batch`` (see ``Model.train_on_batch``)."""
+    compiled = _compiled(model, "train_on_batch")
+    if sample_weight is not None or class_weight is not None:
+        raise _unsupported("train_on_batch(sample_weight/class_weight=...)")
+    outs = _run(model, "train", _data(model, x, y))
+    if reset_metrics:
+        compiled.reset()
+    return outs[0] if len(outs) == 1 else outs
+
+
+def test_on_batch(
+    model: Any, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True
+) -> Any:
+    """``Model.test_on_batch`` (see ``Model.test_on_batch``)."""
+    compiled = _compiled(model, "test_on_batch")
+    if sample_weight is not None:
+        raise _unsupported("test_on_batch(sample_weight=...)")
+    outs = _run(model, "test", _data(model, x, y))
+    if reset_metrics:
+        compiled.reset()
+    return outs[0] if len(outs) == 1 else outs
+
+
+def predict_on_batch(model: Any, x: Any) -> Any:
+    """``Model.predict_on_batch`` (see ``Model.predict_on_batch``)."""
+    outs = _run(model, "predict", _data(model, x, None, with_y=False))
+    return outs[0] if len(outs) == 1 else outs
+
+
+def reset_metrics(model: Any) -> None:
+    compiled = model.__dict__.get("_compiled")
+    if compiled is not None:
+        compiled.reset()

@@ -1,0 +1,180 @@
+"""``adapters.v1.keras.training``: Keras' training loop in a TF1 graph, what jtrain
+refuses and the loop's mechanics. TF's numbers are checked live in
+tests/interop/test_keras_fit_interop.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adapters import v1 as tf
+from adapters.v1.framework import v2_compat
+
+K = tf.keras
+
+
+@pytest.fixture
+def graph():
+    g = tf.Graph()
+    saved = dict(v2_compat._state)
+    with g.as_default():
+        yield g
+    v2_compat._state.update(saved)
+
+
+def _model(units=1):
+    return K.Sequential([K.layers.Dense(units, input_shape=(3,))])
+
+
+def _xy(n=10):
+    rs = np.random.RandomState(0)
+    return rs.randn(n, 3).astype(np.float32), rs.randn(n, 1).astype(np.float32)
+
+
+def test_fit_returns_history_and_trains(graph):
+    x, y = _xy()
+    m = _model()
+    m.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=["mae"])
+    before = m.evaluate(x, y, verbose=0)
+    h = m.fit(x, y, batch_size=4, epochs=3, verbose=0)
+    assert isinstance(h, K.callbacks.History) and m.history is h
+    assert h.epoch == [0, 1, 2]
+    assert list(h.history) == ["loss", "mae"]
+    assert all(type(v) is float for v in h.history["loss"])
+    assert h.params == {
+        "batch_size": 4,
+        "epochs": 3,
+        "steps": None,
+        "samples": 10,
+        "verbose": 0,
+        "do_validation": False,
+        "metrics": ["loss", "mae"],
+    }
+    after = m.evaluate(x, y, verbose=0)
+    assert after[0] < before[0]
+    assert all(isinstance(v, np.float32) for v in after)
+    pred = m.predict(x, batch_size=3)
+    assert pred.shape == (10, 1) and pred.dtype == np.float32
+    it = m.optimizer.iterations
+    assert tf.keras.backend.get_session().run(it) == 9
+
+
+def test_initial_epoch_and_callbacks_see_python_logs(graph):
+    x, y = _xy(6)
+    seen = []
+    m = _model()
+    m.compile(tf.train.GradientDescentOptimizer(0.1), "mse")
+    cb = K.callbacks.LambdaCallback(
+        on_batch_end=lambda b, logs: seen.append(sorted(logs.items())),
+        on_epoch_end=lambda e, logs: seen.append(e),
+    )
+    h = m.fit(x, y, batch_size=4, epochs=3, initial_epoch=1, verbose=0, callbacks=[cb])
+    assert h.epoch == [1, 2]
+    assert seen[0][0] == ("batch", 0) and seen[0][2] == ("size", 4)
+    assert type(seen[0][1][1]) is float
+    assert seen[2] == 1 and seen[-1] == 2
+
+
+def test_early_stopping_stops(graph):
+    x, y = _xy()
+    m = _model()
+    m.compile(tf.train.GradientDescentOptimizer(10.0), "mse")  # diverges
+    stop = K.callbacks.EarlyStopping(monitor="loss", patience=0)
+    h = m.fit(x, y, epochs=10, verbose=0, callbacks=[stop])
+    assert len(h.epoch) < 10 and stop.stopped_epoch == h.epoch[-1]
+
+
+def test_metric_names_follow_v2_behavior(graph):
+    m = _model()
+    m.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=["mae", "accuracy", "mae"])
+    assert m.metrics_names == ["loss", "mae", "accuracy", "mae_1"]
+    tf.disable_v2_behavior()
+    m2 = _model()
+    m2.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=["mae", "accuracy"])
+    assert m2.metrics_names == ["loss", "mean_absolute_error", "acc"]
+
+
+def test_train_on_batch_metrics_reset(graph):
+    x, y = _xy(4)
+    m = _model()
+    m.compile(tf.train.GradientDescentOptimizer(0.0), "mse", metrics=["mae"])
+    a = m.train_on_batch(x[:2], y[:2], reset_metrics=False)
+    b = m.test_on_batch(x[2:], y[2:], reset_metrics=False)
+    whole = m.test_on_batch(x, y)
+    # the running mean over both halves is the mean over all four
+    np.testing.assert_allclose(b[1], whole[1], rtol=1e-6)
+    assert a[1] != b[1]
+    assert isinstance(m.predict_on_batch(x), np.ndarray)
+
+
+def test_fit_before_compile_and_bad_shapes(graph):
+    x, y = _xy()
+    m = _model()
+    with pytest.raises(RuntimeError, match="You must compile your model"):
+        m.fit(x, y)
+    m.compile(tf.train.GradientDescentOptimizer(0.1), "mse")
+    with pytest.raises(ValueError, match=r"expected dense_input to have shape \(3,\)"):
+        m.fit(x[:, :2], y, verbose=0)
+    with pytest.raises(ValueError, match="Found 10 input samples and 4 target samples"):
+        m.fit(x, y[:4], verbose=0)
+
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda m, x, y: m.fit(x, y, sample_weight=np.ones(10)), "sample_weight"),
+        (lambda m, x, y: m.fit(x, y, class_weight={0: 1.0}), "class_weight"),
+        (lambda m, x, y: m.fit(x, y, steps_per_epoch=2), "steps"),
+        (lambda m, x, y: m.fit(x, y, validation_freq=2), "validation_freq"),
+        (lambda m, x, y: m.evaluate(x, y, sample_weight=np.ones(10)), "sample_weight"),
+        (lambda m, x, y: m.predict(x, steps=1), "steps"),
+    ],
+)
+def test_unsupported_fit_arguments_raise(graph, call, match):
+    x, y = _xy()
+    m = _model()
+    m.compile(tf.train.GradientDescentOptimizer(0.1), "mse")
+    with pytest.raises(NotImplementedError, match=match):
+        call(m, x, y)
+
+
+def test_unsupported_compile_arguments_raise(graph):
+    m = _model()
+    opt = tf.train.GradientDescentOptimizer(0.1)
+    for kwargs, match in (
+        ({"sample_weight_mode": "temporal"}, "sample_weight_mode"),
+        ({"weighted_metrics": ["mae"]}, "weighted_metrics"),
+        ({"target_tensors": [tf.zeros([1, 1])]}, "target_tensors"),
+        ({"loss": K.losses.MeanSquaredError(reduction="none")}, "reduction='none'"),
+    ):
+        kwargs.setdefault("loss", "mse")
+        with pytest.raises(NotImplementedError, match=match):
+            m.compile(opt, **kwargs)
+    with pytest.raises(ValueError, match="Unknown metric function: 'nope'"):
+        m.compile(opt, "mse", metrics=["nope"])
+    a = K.Input(shape=(3,))
+    two = K.Model(a, [K.layers.Dense(1)(a), K.layers.Dense(1)(a)])
+    with pytest.raises(NotImplementedError, match="several outputs"):
+        two.compile(opt, "mse")
+    unbuilt = K.Sequential([K.layers.Dense(1)])
+    with pytest.raises(NotImplementedError, match="not built"):
+        unbuilt.compile(opt, "mse")
+
+
+def test_model_checkpoint_raises(graph):
+    with pytest.raises(NotImplementedError, match="tf.train.Saver"):
+        K.callbacks.ModelCheckpoint("/tmp/x")
+
+
+def test_functional_model_dict_inputs(graph):
+    a = K.Input(shape=(2,), name="a")
+    b = K.Input(shape=(1,), name="b")
+    out = K.layers.Dense(1)(K.layers.Concatenate()([a, b]))
+    m = K.Model([a, b], out)
+    m.compile(tf.train.GradientDescentOptimizer(0.1), "mse")
+    rs = np.random.RandomState(1)
+    xa, xb = rs.randn(8, 2), rs.randn(8, 1)
+    y = rs.randn(8, 1)
+    h1 = m.fit({"a": xa, "b": xb}, y, epochs=1, verbose=0, shuffle=False)
+    assert len(h1.history["loss"]) == 1
+    np.testing.assert_allclose(m.predict([xa, xb]), m.predict({"a": xa, "b": xb}))
