@@ -90,6 +90,10 @@ CASES = {
     "Adadelta": lambda tf: tf.keras.optimizers.Adadelta(1.0),
     "Adamax": lambda tf: tf.keras.optimizers.Adamax(0.1),
     "Adamax_decay": lambda tf: tf.keras.optimizers.Adamax(0.1, beta_2=0.9, decay=0.2),
+    "Nadam": lambda tf: tf.keras.optimizers.Nadam(0.1),
+    "Nadam_schedule_decay": lambda tf: tf.keras.optimizers.Nadam(
+        0.05, beta_1=0.8, schedule_decay=0.1, epsilon=1e-3
+    ),
     "Ftrl": lambda tf: tf.keras.optimizers.Ftrl(0.1),
     "Ftrl_l1_l2_beta": lambda tf: tf.keras.optimizers.Ftrl(
         0.1, l1_regularization_strength=0.01, l2_regularization_strength=0.1, beta=0.5
@@ -370,7 +374,9 @@ def test_schedule_config_round_trip():
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float16])
-@pytest.mark.parametrize("case", ["Adam", "SGD_momentum", "RMSprop", "Adagrad", "Adamax"])
+@pytest.mark.parametrize(
+    "case", ["Adam", "SGD_momentum", "RMSprop", "Adagrad", "Adamax", "Nadam", "Adadelta", "Ftrl"]
+)
 def test_other_float_dtypes(case, dtype):
     """The float32 hyperparameter variables cast to the variables' dtype, as TF.
 

@@ -40,6 +40,7 @@ from adapters.v1.framework.indexed_slices import IndexedSlices
 from adapters.v1.keras import optimizer_schedules as schedules
 from adapters.v1.ops.variables import Variable
 from jtrain import optimizers as joptimizers
+from jtrain._numerics import kernel_divide
 from jtrain._numerics import rounded as _r
 from jtrain._numerics import rounded_square as _r2
 from jtrain.indexed_slices import IndexedSlices as JIndexedSlices
@@ -1635,13 +1636,150 @@ class Ftrl(Optimizer):
 
 
 class Nadam(Optimizer):
-    """Raises ``NotImplementedError``: Keras' Nadam is not provided by adapters.v1."""
+    """Nesterov Adam with Keras' momentum schedule (Keras' own ops). With
+    ``t = iterations + 1`` and ``mu(t) = beta_1 * (1 - 0.5 * 0.96 ** (schedule_decay * t))``,
+    the non-slot variable ``momentum_cache`` (starting at 1) becomes
+    ``momentum_cache * mu(t)`` each step, and::
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError(
-            "tf.keras.optimizers.Nadam is not supported by adapters.v1: use "
-            "tf.keras.optimizers.Adam (or tf.train.AdamOptimizer)"
+        g' = grad / (1 - momentum_cache)
+        m = beta_1 * m + (1 - beta_1) * grad;   m' = m / (1 - momentum_cache * mu(t + 1))
+        v = beta_2 * v + (1 - beta_2) * grad**2;  v' = v / (1 - beta_2 ** t)
+        m_bar = (1 - mu(t)) * g' + mu(t + 1) * m'
+        var -= lr * m_bar / (sqrt(v') + epsilon)
+
+    Sparse gradients: ``m``/``v`` decay on every row, the touched rows (duplicates
+    summed) take the gradient terms and move.
+
+    Args:
+      learning_rate: default 0.001 (not decayed: ``schedule_decay`` is the
+        momentum schedule's). beta_1: default 0.9. beta_2: default 0.999.
+      epsilon: default 1e-7. name: default ``"Nadam"``.
+      **kwargs: see :class:`Optimizer`; ``schedule_decay`` (default 0.004) is
+        Keras' ``decay``.
+
+    Raises:
+      NotImplementedError: a learning-rate schedule (TF's Nadam fails on one).
+    """
+
+    _HAS_AGGREGATE_GRAD = True
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_1: Any = 0.9,
+        beta_2: Any = 0.999,
+        epsilon: Any = 1e-7,
+        name: str = "Nadam",
+        **kwargs: Any,
+    ):
+        kwargs["decay"] = kwargs.pop("schedule_decay", 0.004)
+        learning_rate = kwargs.get("lr", learning_rate)
+        if _is_schedule(learning_rate):
+            raise NotImplementedError(
+                "tf.keras.optimizers.Nadam with a LearningRateSchedule is not supported "
+                "(TF 2.21's legacy Nadam cannot read one either): use Adam"
+            )
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("beta_1", beta_1)
+        self._set_hyper("beta_2", beta_2)
+        from adapters.v1.keras import backend
+
+        self.epsilon = epsilon or backend.epsilon()
+        self._m_cache: Variable | None = None
+        self._m_cache_read: Any = None
+
+    def _create_slots(self, var_list: list[Variable]) -> None:
+        var_dtype = var_list[0].dtype.base_dtype
+        if self._m_cache is None:
+            self._m_cache = self.add_weight(
+                "momentum_cache", shape=[], dtype=var_dtype, initializer=1.0, trainable=False
+            )
+            self._weights.append(self._m_cache)
+        for var in var_list:
+            self.add_slot(var, "m")
+        for var in var_list:
+            self.add_slot(var, "v")
+
+    def _prepare(self, var_list: list[Variable]) -> dict[Any, dict[str, Any]]:
+        self._m_cache_read = _tf().identity(self._m_cache)
+        return super()._prepare(var_list)
+
+    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
+        tf = _tf()
+        assert self._m_cache is not None
+        lr_t = tf.identity(self._get_hyper("learning_rate", var_dtype))
+        beta_1_t = tf.identity(self._get_hyper("beta_1", var_dtype))
+        beta_2_t = tf.identity(self._get_hyper("beta_2", var_dtype))
+        local_step = tf.cast(self.iterations + 1, var_dtype)
+        next_step = tf.cast(self.iterations + 2, var_dtype)
+        decay_base = tf.cast(0.96, var_dtype)
+        m_t = beta_1_t * (1.0 - 0.5 * (tf.pow(decay_base, self._initial_decay * local_step)))
+        m_t_1 = beta_1_t * (1.0 - 0.5 * (tf.pow(decay_base, self._initial_decay * next_step)))
+        m_schedule_new = tf.cast(self._m_cache_read, var_dtype) * m_t
+        if var_dtype == self._m_cache.dtype.base_dtype:
+            m_schedule_new = tf.identity(self._m_cache.assign(m_schedule_new))
+        m_schedule_next = m_schedule_new * m_t_1
+        apply_state[var_dtype] = dict(
+            lr_t=lr_t,
+            neg_lr_t=-lr_t,
+            epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
+            beta_1_t=beta_1_t,
+            beta_2_t=beta_2_t,
+            m_t=m_t,
+            m_t_1=m_t_1,
+            one_minus_beta_1_t=1 - beta_1_t,
+            one_minus_beta_2_t=1 - beta_2_t,
+            one_minus_m_t=1.0 - m_t,
+            one_minus_m_schedule_new=1.0 - m_schedule_new,
+            one_minus_m_schedule_next=1.0 - m_schedule_next,
+            v_t_prime_denominator=1.0 - tf.pow(beta_2_t, local_step),
         )
+
+    def _coefs(self, c: dict[str, Any], dtype: Any) -> dict[str, Any]:
+        return {k: _scalar(c, k, dtype) for k in c}
+
+    def _dense(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
+        k = self._coefs(c, p.dtype)
+        g_prime = kernel_divide(g, k["one_minus_m_schedule_new"])
+        m = _r(k["beta_1_t"] * slots["m"]) + _r(k["one_minus_beta_1_t"] * g)
+        m_prime = kernel_divide(m, k["one_minus_m_schedule_next"])
+        v = _r(k["beta_2_t"] * slots["v"]) + _r(k["one_minus_beta_2_t"] * _r2(g))
+        v_prime = kernel_divide(v, k["v_t_prime_denominator"])
+        m_bar = _r(k["one_minus_m_t"] * g_prime) + _r(k["m_t_1"] * m_prime)
+        new_p = p - _r(k["lr_t"] * m_bar) / (jnp.sqrt(v_prime) + k["epsilon"])
+        return new_p, {"m": m, "v": v}
+
+    def _sparse_unique(
+        self, values: Any, indices: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]
+    ) -> Any:
+        k = self._coefs(c, p.dtype)
+        g_prime = kernel_divide(values, k["one_minus_m_schedule_new"])
+        m = _r(slots["m"] * k["beta_1_t"])
+        m = scatter_rows(m, indices, gather_rows(m, indices) + _r(values * k["one_minus_beta_1_t"]))
+        m_prime = kernel_divide(gather_rows(m, indices), k["one_minus_m_schedule_next"])
+        m_bar = _r(k["one_minus_m_t"] * g_prime) + _r(k["m_t_1"] * m_prime)
+        v = _r(slots["v"] * k["beta_2_t"])
+        # ``(grad * grad) * (1 - beta_2)`` as grappler's MinimizeBroadcasts leaves it
+        v_rows = gather_rows(v, indices) + _r(values * _r(values * k["one_minus_beta_2_t"]))
+        v = scatter_rows(v, indices, v_rows)
+        v_prime = kernel_divide(gather_rows(v, indices), k["v_t_prime_denominator"])
+        step = _r(k["neg_lr_t"] * m_bar) / (jnp.sqrt(v_prime) + k["epsilon"])
+        return scatter_rows(p, indices, gather_rows(p, indices) + step), {"m": m, "v": v}
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config.update(
+            {
+                "learning_rate": self._serialize_hyperparameter("learning_rate"),
+                "decay": self._initial_decay,
+                "beta_1": self._serialize_hyperparameter("beta_1"),
+                "beta_2": self._serialize_hyperparameter("beta_2"),
+                "epsilon": self.epsilon,
+            }
+        )
+        return config
 
 
 # -- get / serialize / deserialize -------------------------------------------------------
