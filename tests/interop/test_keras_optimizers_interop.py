@@ -421,3 +421,36 @@ def test_legacy_namespace_is_the_same_classes():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+def test_hyperparameter_assignment_weights_and_early_iterations():
+    """``opt.learning_rate = x`` after the variables exist assigns the variable in the
+    session; ``iterations`` read before the first update is created where it is read;
+    ``get_weights``/``set_weights`` in the session."""
+
+    def script(tf):
+        opt = tf.keras.optimizers.SGD(0.1, momentum=0.5)
+        with tf.name_scope("outer"):
+            early = opt.iterations.name
+        loss, params = _model(tf)
+        train = opt.apply_gradients(list(zip(tf.gradients(loss, params), params, strict=True)))
+
+        def run(sess):
+            sess.run(train)
+            opt.learning_rate = 0.05
+            opt.lr = 0.025
+            sess.run(train)
+            weights = opt.get_weights()
+            opt.set_weights([np.int64(7)] + [np.ones_like(w) for w in weights[1:]])
+            sess.run(train)
+            try:
+                opt.set_weights(weights[:1])
+                error = None
+            except ValueError as e:
+                error = str(e)
+            return [early, error, [np.asarray(w) for w in weights]] + _variables(tf, sess)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)

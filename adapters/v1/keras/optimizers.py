@@ -539,6 +539,18 @@ class Optimizer:
           RuntimeError: a variable with a constraint has a sparse gradient.
           NotImplementedError: a variable that is a tensor.
         """
+        custom = [
+            m
+            for m in ("_resource_apply_dense", "_resource_apply_sparse")
+            if getattr(type(self), m, None) is not None
+        ]
+        if custom:
+            raise NotImplementedError(
+                f"{type(self).__name__} defines {custom[0]}: a Keras optimizer subclass "
+                "with its own TF update ops is not supported by adapters.v1 (its updates "
+                "are JAX functions: override _dense(g, var, slots, coefficients) and "
+                "_sparse_unique, see adapters/v1/keras/optimizers.py)"
+            )
         pairs = tuple(grads_and_vars)
         if pairs:
             filtered = tuple((g, v) for g, v in pairs if g is not None)

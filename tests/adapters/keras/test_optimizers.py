@@ -81,3 +81,16 @@ def test_nadam_with_a_schedule_is_refused():
     schedule = K.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5)
     with pytest.raises(NotImplementedError, match="Nadam.*Adam"):
         K.optimizers.Nadam(schedule)
+
+
+def test_subclass_with_tf_update_ops_is_refused(graph):
+    class MySGD(K.optimizers.Optimizer):
+        def __init__(self):
+            super().__init__("MySGD")
+
+        def _resource_apply_dense(self, grad, var, apply_state=None):
+            return var.assign_sub(grad)
+
+    w, loss = _params()
+    with pytest.raises(NotImplementedError, match="MySGD defines _resource_apply_dense"):
+        MySGD().apply_gradients([(tf.gradients(loss, [w])[0], w)])
