@@ -333,6 +333,9 @@ SCHEDULES = {
     "PolynomialDecay": lambda s: s.PolynomialDecay(0.1, 2, power=0.5),
     "PolynomialDecay_cycle": lambda s: s.PolynomialDecay(0.1, 2, 0.01, cycle=True),
     "CosineDecay": lambda s: s.CosineDecay(0.1, 3, alpha=0.1),
+    "CosineDecay_warmup": lambda s: s.CosineDecay(0.01, 2, warmup_target=0.1, warmup_steps=2),
+    "CosineDecayRestarts": lambda s: s.CosineDecayRestarts(0.1, 1, alpha=0.1, m_mul=0.5),
+    "CosineDecayRestarts_t_mul_1": lambda s: s.CosineDecayRestarts(0.1, 2, t_mul=1.0),
 }
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 __all__ = [
     "CosineDecay",
+    "CosineDecayRestarts",
     "ExponentialDecay",
     "InverseTimeDecay",
     "LearningRateSchedule",
@@ -247,12 +248,12 @@ class CosineDecay(LearningRateSchedule):
         decayed = (1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps)) + alpha
         lr = initial_learning_rate * decayed
 
+    With ``warmup_target``: a linear warmup from ``initial_learning_rate`` to
+    ``warmup_target`` over ``warmup_steps``, then the decay from ``warmup_target``.
+
     Args:
       initial_learning_rate, decay_steps; alpha: default 0.0; name: default
       ``"CosineDecay"``; warmup_target: default None; warmup_steps: default 0.
-
-    Raises:
-      NotImplementedError: a ``warmup_target`` (not provided).
     """
 
     def __init__(
@@ -264,11 +265,6 @@ class CosineDecay(LearningRateSchedule):
         warmup_target: Any = None,
         warmup_steps: Any = 0,
     ):
-        if warmup_target is not None:
-            raise NotImplementedError(
-                "tf.keras.optimizers.schedules.CosineDecay(warmup_target=...) is not "
-                "supported by adapters.v1: use a LearningRateSchedule subclass"
-            )
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.alpha = alpha
@@ -276,19 +272,40 @@ class CosineDecay(LearningRateSchedule):
         self.warmup_target = warmup_target
         self.warmup_steps = warmup_steps
 
+    def _decay_function(self, step: Any, decay_steps: Any, decay_from_lr: Any, dtype: Any) -> Any:
+        tf = _tf()
+        with tf.name_scope(self.name or "CosineDecay"):
+            completed_fraction = step / decay_steps
+            tf_pi = tf.constant(math.pi, dtype=dtype)
+            cosine_decayed = 0.5 * (1.0 + tf.cos(tf_pi * completed_fraction))
+            decayed = (1 - self.alpha) * cosine_decayed + self.alpha
+            return tf.multiply(decay_from_lr, decayed)
+
+    def _warmup_function(self, step: Any, warmup_steps: Any, target: Any, initial: Any) -> Any:
+        tf = _tf()
+        with tf.name_scope(self.name or "CosineDecay"):
+            completed_fraction = step / warmup_steps
+            total_step_delta = target - initial
+            return total_step_delta * completed_fraction + initial
+
     def __call__(self, step: Any) -> Any:
         tf = _tf()
         with tf.name_scope(self.name or "CosineDecay"):
             lr = tf.convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
             dtype = lr.dtype
             decay_steps = tf.cast(self.decay_steps, dtype)
-            step_r = tf.minimum(tf.cast(step, dtype), decay_steps)
-            with tf.name_scope(self.name or "CosineDecay"):
-                completed_fraction = step_r / decay_steps
-                tf_pi = tf.constant(math.pi, dtype=dtype)
-                cosine_decayed = 0.5 * (1.0 + tf.cos(tf_pi * completed_fraction))
-                decayed = (1 - self.alpha) * cosine_decayed + self.alpha
-                return tf.multiply(lr, decayed)
+            step_r = tf.cast(step, dtype)
+            if self.warmup_target is None:
+                step_r = tf.minimum(step_r, decay_steps)
+                return self._decay_function(step_r, decay_steps, lr, dtype)
+            target = tf.cast(self.warmup_target, dtype)
+            warmup_steps = tf.cast(self.warmup_steps, dtype)
+            step_r = tf.minimum(step_r, decay_steps + warmup_steps)
+            return tf.cond(
+                step_r < warmup_steps,
+                lambda: self._warmup_function(step_r, warmup_steps, target, lr),
+                lambda: self._decay_function(step_r - warmup_steps, decay_steps, target, dtype),
+            )
 
     def get_config(self) -> dict[str, Any]:
         return {
@@ -298,6 +315,78 @@ class CosineDecay(LearningRateSchedule):
             "name": self.name,
             "warmup_target": self.warmup_target,
             "warmup_steps": self.warmup_steps,
+        }
+
+
+class CosineDecayRestarts(LearningRateSchedule):
+    """Cosine decay with warm restarts (SGDR): periods of ``first_decay_steps``
+    growing by ``t_mul``, each restart's rate scaled by ``m_mul``, down to
+    ``alpha * initial_learning_rate`` in each period.
+
+    Args:
+      initial_learning_rate, first_decay_steps; t_mul: default 2.0; m_mul: default
+      1.0; alpha: default 0.0; name: default ``"SGDRDecay"``.
+    """
+
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        first_decay_steps: Any,
+        t_mul: Any = 2.0,
+        m_mul: Any = 1.0,
+        alpha: Any = 0.0,
+        name: str | None = None,
+    ):
+        self.initial_learning_rate = initial_learning_rate
+        self.first_decay_steps = first_decay_steps
+        self._t_mul = t_mul
+        self._m_mul = m_mul
+        self.alpha = alpha
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        tf = _tf()
+        with tf.name_scope(self.name or "SGDRDecay") as name:
+            lr = tf.convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            dtype = lr.dtype
+            first_decay_steps = tf.cast(self.first_decay_steps, dtype)
+            alpha = tf.cast(self.alpha, dtype)
+            t_mul = tf.cast(self._t_mul, dtype)
+            m_mul = tf.cast(self._m_mul, dtype)
+            fraction = tf.cast(step, dtype) / first_decay_steps
+
+            def compute_step(fraction: Any, geometric: bool = False) -> Any:
+                if geometric:
+                    i_restart = tf.floor(
+                        tf.math.log(1.0 - fraction * (1.0 - t_mul)) / tf.math.log(t_mul)
+                    )
+                    sum_r = (1.0 - t_mul**i_restart) / (1.0 - t_mul)
+                    fraction = (fraction - sum_r) / t_mul**i_restart
+                else:
+                    i_restart = tf.floor(fraction)
+                    fraction -= i_restart
+                return i_restart, fraction
+
+            i_restart, fraction = tf.cond(
+                tf.equal(t_mul, 1.0),
+                lambda: compute_step(fraction, geometric=False),
+                lambda: compute_step(fraction, geometric=True),
+            )
+            m_fac = m_mul**i_restart
+            cosine_decayed = (
+                0.5 * m_fac * (1.0 + tf.cos(tf.constant(math.pi, dtype=dtype) * fraction))
+            )
+            decayed = (1 - alpha) * cosine_decayed + alpha
+            return tf.multiply(lr, decayed, name=name)
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "first_decay_steps": self.first_decay_steps,
+            "t_mul": self._t_mul,
+            "m_mul": self._m_mul,
+            "alpha": self.alpha,
+            "name": self.name,
         }
 
 
