@@ -333,6 +333,39 @@ def test_fit_with_keras_optimizers(which):
     _close(theirs, ours, rtol=1e-5)
 
 
+def test_model_built_by_fit_float64_data():
+    x, y = _data(12, 3, seed=11)
+    x = x.astype(np.float64)
+
+    def body(tf):
+        m = tf.keras.Sequential(
+            [tf.keras.layers.Dense(4, activation="relu"), tf.keras.layers.Dense(1)]
+        )
+        m.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=["mae"])
+        names_before = m.metrics_names
+        m.train_on_batch(x[:1], y[:1])  # builds the model; the weights are set below
+        _fix(m)
+        h = m.fit(x, y, batch_size=5, epochs=2, verbose=0)
+        graph = tf.get_default_graph()
+        return {
+            "names": [names_before, m.metrics_names],
+            "history": h.history,
+            "weights": m.get_weights(),
+            "global": [v.name for v in tf.global_variables()],
+            "placeholders": [
+                (o.name, o.outputs[0].dtype.name)
+                for o in graph.get_operations()
+                if o.type == "Placeholder" and "target" in o.name or o.name == "input_1"
+            ],
+            "predict": m.predict(x[:3]),
+        }
+
+    theirs, ours = _both(body)
+    assert ours["global"] == theirs["global"]
+    assert ours["placeholders"] == theirs["placeholders"]
+    _close(theirs, ours)
+
+
 def test_errors_as_tf():
     x, y = _data(6, 3)
 

@@ -42,6 +42,7 @@ import numpy as np
 from adapters.v1.framework import ops, v2_compat
 from adapters.v1.keras import backend, losses
 from adapters.v1.keras import callbacks as cbks
+from adapters.v1.keras import layers as layers_module
 from adapters.v1.keras import metrics as metrics_module
 from adapters.v1.keras.layers import _history
 from adapters.v1.layers.base import op
@@ -146,18 +147,20 @@ def _unsupported(what: str) -> NotImplementedError:
 class _Compiled:
     """What ``compile`` built: the loss, the metric tensors, the feeds."""
 
-    def __init__(self, model: Any, optimizer: Any, loss: Any, metrics: Any, loss_weights: Any):
-        if model.outputs is None or model.inputs is None:
-            raise NotImplementedError(
-                "tf.keras.Model.compile: the model is not built; adapters.v1 compiles "
-                "built models only: give the first layer an input_shape (or use "
-                "tf.keras.Input)"
-            )
+    def __init__(
+        self,
+        model: Any,
+        optimizer: Any,
+        loss: Any,
+        metrics: Any,
+        loss_weights: Any,
+        output_name: str | None = None,
+    ):
         if len(model.outputs) != 1:
             raise _unsupported("compile of a model with several outputs")
         graph = model.outputs[0].graph
         output = model.outputs[0]
-        self.output_name = _layer_name(output)
+        self.output_name = output_name or _layer_name(output)
         self.input_names = [_layer_name(x) for x in model.inputs]
         if isinstance(loss, (list, tuple)):
             if len(loss) != 1:
@@ -186,7 +189,7 @@ class _Compiled:
             self.loss_fn in losses._BY_NAME.values()
         )
         with graph.as_default():
-            self.optimizer = _get_optimizer(optimizer)
+            self.optimizer = optimizer
             with graph.name_scope(""):
                 self.target = backend.placeholder(
                     ndim=output.shape.ndims,
@@ -292,15 +295,60 @@ def compile_model(
     kwargs.pop("experimental_run_tf_function", None)
     if kwargs:
         raise TypeError(f"Invalid keyword argument(s) in `compile()`: {tuple(kwargs)}.")
-    compiled = _Compiled(model, optimizer, loss, metrics, loss_weights)
-    model.__dict__["_compiled"] = compiled
-    model.__dict__["optimizer"] = compiled.optimizer
+    if isinstance(loss, type) and issubclass(loss, losses.Loss):
+        raise ValueError(
+            f"Received uninstantiated Loss class: {loss}\nPlease call loss classes "
+            "before passing them to Model.compile."
+        )
+    graph = model.outputs[0].graph if model.outputs else ops.get_default_graph()
+    with graph.as_default():
+        opt = _get_optimizer(optimizer)
+    model.__dict__["optimizer"] = opt
     model.__dict__["loss"] = loss
+    model.__dict__.pop("_compiled", None)
+    if model.outputs is None or model.inputs is None:
+        # TF builds a model without inputs on the first data it gets (an ``input_1``
+        # placeholder, the output named ``output_1``), then compiles it.
+        model.__dict__["_pending_compile"] = (graph, opt, loss, metrics, loss_weights)
+        return
+    model.__dict__.pop("_pending_compile", None)
+    _finish_compile(model, opt, loss, metrics, loss_weights)
+
+
+def _finish_compile(
+    model: Any, opt: Any, loss: Any, metrics: Any, loss_weights: Any, output_name: Any = None
+) -> None:
+    compiled = _Compiled(model, opt, loss, metrics, loss_weights, output_name)
+    model.__dict__["_compiled"] = compiled
     model.__dict__["total_loss"] = compiled.total_loss
+
+
+def _maybe_build(model: Any, x: Any) -> None:
+    """A model compiled before it was built is built on ``x``'s shape (floats as
+    ``floatx``), as TF's ``_build_model_with_inputs``, then compiled."""
+    pending = model.__dict__.get("_pending_compile")
+    if pending is None:
+        return
+    graph, opt, loss, metrics, loss_weights = pending
+    if isinstance(x, dict) or (isinstance(x, (list, tuple)) and len(x) != 1):
+        raise _unsupported("fit/evaluate/predict of a model not built, on several inputs")
+    a = np.asarray(x[0] if isinstance(x, (list, tuple)) else x)
+    dtype = backend.floatx() if a.dtype.kind == "f" else a.dtype.name
+    with graph.as_default():
+        inp = layers_module.Input(batch_shape=(None, *a.shape[1:]), dtype=dtype)
+        out = model(inp)
+    if isinstance(out, (list, tuple)):
+        raise _unsupported("compile of a model with several outputs")
+    model.inputs, model.outputs = [inp], [out]
+    model.built = True
+    del model.__dict__["_pending_compile"]
+    _finish_compile(model, opt, loss, metrics, loss_weights, output_name="output_1")
 
 
 def _compiled(model: Any, method: str) -> _Compiled:
     compiled = model.__dict__.get("_compiled")
+    if compiled is None and "_pending_compile" in model.__dict__:
+        raise _unsupported(f"{method} before the model is built")
     if compiled is None:
         raise RuntimeError(
             "You must compile your model before training/testing. "
@@ -384,6 +432,12 @@ def _check_lengths(x: list[np.ndarray], y: list[np.ndarray]) -> None:
 
 
 def _data(model: Any, x: Any, y: Any, with_y: bool = True) -> list[np.ndarray]:
+    _maybe_build(model, x)
+    if model.inputs is None:
+        raise NotImplementedError(
+            "tf.keras.Model: predict of a model neither built nor compiled is not supported "
+            "by adapters.v1: give the first layer an input_shape (or use tf.keras.Input)"
+        )
     compiled = model.__dict__.get("_compiled")
     names = compiled.input_names if compiled else [_layer_name(t) for t in model.inputs]
     xs = _standardize(x, model.inputs, names, "input")
@@ -660,6 +714,7 @@ def fit(
         epochs = kwargs.pop("nb_epoch")
     if kwargs:
         raise TypeError(f"Unrecognized keyword arguments: {kwargs}")
+    _maybe_build(model, x)
     compiled = _compiled(model, "fit")
     for name, value in (("class_weight", class_weight), ("sample_weight", sample_weight)):
         if value is not None:
@@ -712,6 +767,7 @@ def evaluate(
     **kwargs: Any,
 ) -> Any:
     """``Model.evaluate`` on NumPy arrays (see ``Model.evaluate``)."""
+    _maybe_build(model, x)
     _compiled(model, "evaluate")
     if sample_weight is not None:
         raise _unsupported("evaluate(sample_weight=...)")
@@ -748,6 +804,7 @@ def train_on_batch(
     reset_metrics: bool = True,
 ) -> Any:
     """``Model.train_on_batch`` (see ``Model.train_on_batch``)."""
+    _maybe_build(model, x)
     compiled = _compiled(model, "train_on_batch")
     if sample_weight is not None or class_weight is not None:
         raise _unsupported("train_on_batch(sample_weight/class_weight=...)")
@@ -761,6 +818,7 @@ def test_on_batch(
     model: Any, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True
 ) -> Any:
     """``Model.test_on_batch`` (see ``Model.test_on_batch``)."""
+    _maybe_build(model, x)
     compiled = _compiled(model, "test_on_batch")
     if sample_weight is not None:
         raise _unsupported("test_on_batch(sample_weight=...)")

@@ -157,8 +157,26 @@ def test_unsupported_compile_arguments_raise(graph):
     with pytest.raises(NotImplementedError, match="several outputs"):
         two.compile(opt, "mse")
     unbuilt = K.Sequential([K.layers.Dense(1)])
-    with pytest.raises(NotImplementedError, match="not built"):
-        unbuilt.compile(opt, "mse")
+    unbuilt.compile(opt, "mse")  # built by the first data, as TF
+    assert unbuilt.metrics_names == ["loss"] and not unbuilt.built
+    with pytest.raises(NotImplementedError, match="not built, on several inputs"):
+        unbuilt.fit([np.ones((2, 3)), np.ones((2, 3))], np.ones((2, 1)))
+    with pytest.raises(NotImplementedError, match="neither built nor compiled"):
+        K.Sequential([K.layers.Dense(1)]).predict(np.ones((2, 3)))
+
+
+def test_compile_before_build_builds_on_first_data(graph):
+    m = K.Sequential([K.layers.Dense(2), K.layers.Dense(1)])
+    m.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=["mae"])
+    x, y = _xy()
+    m.fit(x.astype(np.float64), y, verbose=0)
+    assert m.built and m.inputs[0].name == "input_1:0"
+    assert m.inputs[0].dtype == tf.float32
+    assert m.metrics_names == ["loss", "mae"]
+    assert [v.name for v in tf.global_variables()][:2] == [
+        "TFOptimizer/iterations:0",
+        "sequential/dense/kernel:0",
+    ]
 
 
 def test_model_checkpoint_raises(graph):
