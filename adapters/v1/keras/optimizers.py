@@ -35,10 +35,12 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from adapters.v1.client import _replicas
 from adapters.v1.framework import dtypes, ops
 from adapters.v1.framework.indexed_slices import IndexedSlices
 from adapters.v1.keras import optimizer_schedules as schedules
 from adapters.v1.ops.variables import Variable
+from adapters.v1.training.optimizer import _warn_async_once
 from jtrain import optimizers as joptimizers
 from jtrain._numerics import kernel_divide
 from jtrain._numerics import rounded as _r
@@ -654,19 +656,28 @@ class Optimizer:
                 for k in coef_names[d]:
                     coefs[d][k] = values[pos]
                     pos += 1
+            grads: list[Any] = []
             pos = 0
-            for (g, v), (_, slots) in zip(pairs, var_slots, strict=True):
+            for g, v in pairs:
+                if isinstance(g, IndexedSlices):
+                    grads.append(JIndexedSlices(values[pos], values[pos + 1], v._shape))
+                    pos += 2
+                else:
+                    grads.append(values[pos])
+                    pos += 1
+            if _replicas.in_collective_step():
+                # as jtrain's tf.train optimizers: the workers' mean gradient, applied
+                # on every worker (TF1's asynchronous updates have no SPMD form)
+                _warn_async_once()
+                grads = [_replicas.mean(g) for g in grads]
+            for g, v, (_, slots) in zip(grads, [v for _, v in pairs], var_slots, strict=True):
                 p = ctx.read(v)
                 s = {k: ctx.read(var) for k, var in slots}
                 c = coefs[v.dtype.base_dtype]
-                if isinstance(g, IndexedSlices):
-                    gv, gi = values[pos], values[pos + 1]
-                    pos += 2
-                    new_p, new_s = opt._sparse(gv, gi, p, s, c)
+                if isinstance(g, JIndexedSlices):
+                    new_p, new_s = opt._sparse(g.values, g.indices, p, s, c)
                 else:
-                    gd = values[pos]
-                    pos += 1
-                    new_p, new_s = opt._dense(gd, p, s, c)
+                    new_p, new_s = opt._dense(g, p, s, c)
                 ctx.write(v, jnp.asarray(new_p).astype(p.dtype))
                 for k, var in slots:
                     if k in new_s:
@@ -682,6 +693,7 @@ class Optimizer:
                 touched += [v] + [var for _, var in slots]
             op._writes = tuple(touched)
             op._reads = tuple(touched)
+            op._collective = True  # averaged over the workers of a multi-process job
             update = op
             constrained = [v for _, v in pairs if v.constraint is not None]
             if constrained:
@@ -1959,9 +1971,6 @@ def get(identifier: Any, **kwargs: Any) -> Any:
 
 
 # names kept for scripts that reach for Keras' spelling
-legacy = None  # replaced below by a namespace of the same classes
-
-
 def _legacy_namespace() -> Any:
     import types
 

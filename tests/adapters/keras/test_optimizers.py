@@ -94,3 +94,33 @@ def test_subclass_with_tf_update_ops_is_refused(graph):
     w, loss = _params()
     with pytest.raises(NotImplementedError, match="MySGD defines _resource_apply_dense"):
         MySGD().apply_gradients([(tf.gradients(loss, [w])[0], w)])
+
+
+def test_data_parallel_reaches_one_devices_weights(tmp_path):
+    """``tf.jax_data_parallel`` over 4 virtual devices: the workers' mean gradient
+    (dense and sparse), as jtrain's tf.train optimizers take it."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    script = Path(__file__).parent / "keras_data_parallel_script.py"
+    env = dict(os.environ, JAX_PLATFORMS="cpu", CUDA_VISIBLE_DEVICES="", PYTHONPATH=str(root))
+    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+    out = tmp_path / "result.npz"
+    proc = subprocess.run(
+        [sys.executable, str(script), str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    arrays = dict(np.load(out))
+    for name in ("adam", "sgd"):
+        for i in range(2):
+            np.testing.assert_allclose(
+                arrays[f"{name}4_{i}"], arrays[f"{name}1_{i}"], rtol=1e-5, atol=1e-6
+            )
+        assert not np.allclose(arrays[f"{name}1_0"], np.linspace(-1, 1, 6).reshape(3, 2))
