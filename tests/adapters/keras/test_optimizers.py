@@ -97,8 +97,9 @@ def test_subclass_with_tf_update_ops_is_refused(graph):
 
 
 def test_data_parallel_reaches_one_devices_weights(tmp_path):
-    """``tf.jax_data_parallel`` over 4 virtual devices: the workers' mean gradient
-    (dense and sparse), as jtrain's tf.train optimizers take it."""
+    """``tf.jax_data_parallel`` over 4 virtual devices (the batch split, one SPMD
+    program): the same weights as one device, dense and sparse gradients. (The
+    multi-process mean of a collective step is not exercised here.)"""
     import os
     import subprocess
     import sys
