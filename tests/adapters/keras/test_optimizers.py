@@ -125,3 +125,22 @@ def test_data_parallel_reaches_one_devices_weights(tmp_path):
                 arrays[f"{name}4_{i}"], arrays[f"{name}1_{i}"], rtol=1e-5, atol=1e-6
             )
         assert not np.allclose(arrays[f"{name}1_0"], np.linspace(-1, 1, 6).reshape(3, 2))
+
+
+def test_workers_without_sync_replicas_train_on_the_mean_gradient(tmp_path, monkeypatch):
+    """Two worker processes and a ps (JAX's multi-controller runtime) with Keras' Adam:
+    the weights one process reaches on the global batch (tests/adapters/
+    test_distributed.py's harness and script, with a Keras optimizer)."""
+    from pathlib import Path
+
+    from tests.adapters import test_distributed as td
+
+    monkeypatch.setattr(td, "SCRIPT", Path(__file__).parent / "keras_replica_script.py")
+    td._run_script(tmp_path, num_workers=2, sync=0, ps=True)
+    expected = td._reference(tmp_path, 2)
+    for i in range(2):
+        got = dict(np.load(tmp_path / f"worker{i}.npz"))
+        assert int(got["step"]) == int(expected["step"]) == 6
+        np.testing.assert_allclose(got["w"], expected["w"], rtol=1e-5)
+        np.testing.assert_allclose(got["b"], expected["b"], rtol=1e-5)
+    assert "runs synchronously in jtrain" in td._tails(tmp_path)
