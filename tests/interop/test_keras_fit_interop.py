@@ -366,6 +366,77 @@ def test_model_built_by_fit_float64_data():
     _close(theirs, ours)
 
 
+def test_sample_and_class_weights():
+    x, y = _data(16, 3, seed=12)
+    sw = np.random.RandomState(13).uniform(0.1, 2.0, 16)
+    labels = (x[:, :1] > 0).astype(np.float32)
+
+    def body(tf):
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        _fix(m)
+        m.compile(tf.train.GradientDescentOptimizer(0.05), "mse", metrics=["mae"])
+        h1 = m.fit(x, y, batch_size=5, epochs=2, verbose=0, sample_weight=sw, validation_split=0.25)
+        h2 = m.fit(x[:10], y[:10], batch_size=4, verbose=0, validation_data=(x[10:], y[10:]))
+        ev = m.evaluate(x, y, batch_size=6, sample_weight=sw, verbose=0)
+        tb = m.train_on_batch(x[:4], y[:4], sample_weight=sw[:4])
+        c = tf.keras.Sequential([tf.keras.layers.Dense(1, "sigmoid", input_shape=(3,))])
+        _fix(c)
+        c.compile(tf.train.GradientDescentOptimizer(0.5), "binary_crossentropy", ["accuracy"])
+        h3 = c.fit(x, labels, batch_size=6, epochs=2, verbose=0, class_weight={0: 0.3, 1: 2.0})
+        h4 = c.fit(x, labels, verbose=0, class_weight={0: 0.5, 1: 1.5}, sample_weight=sw)
+        errors = []
+        for call in (
+            lambda: c.fit(x, labels, verbose=0, class_weight={0: 1.0}),
+            lambda: m.fit(x, y, verbose=0, sample_weight=sw[:5]),
+            lambda: m.fit(x, y, verbose=0, sample_weight=sw.reshape(8, 2)),
+        ):
+            try:
+                call()
+                errors.append(None)
+            except ValueError as e:
+                errors.append(str(e))
+        return {
+            "h1": h1.history,
+            "h2": h2.history,
+            "evaluate": ev,
+            "train_on_batch": tb,
+            "h3": h3.history,
+            "h4": h4.history,
+            "weights": m.get_weights() + c.get_weights(),
+            "errors": errors,
+        }
+
+    theirs, ours = _both(body)
+    _close(theirs, ours, rtol=1e-5)
+
+
+def test_sample_weights_stale_function_as_tf():
+    """TF recompiles its loss when the weighting changes, but rebuilds only the
+    function of the call that recompiled: an ``evaluate(sample_weight=...)`` after
+    ``test_on_batch`` (unweighted) and ``fit`` (weighted) reuses the unweighted test
+    function and ignores the weights."""
+    x, y = _data(16, 3, seed=12)
+    sw = np.random.RandomState(13).uniform(0.1, 2.0, 16)
+
+    def body(tf):
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        _fix(m)
+        m.compile(tf.train.GradientDescentOptimizer(0.0), "mse")
+        return [
+            m.test_on_batch(x, y, sample_weight=sw),
+            m.test_on_batch(x, y),
+            m.fit(x, y, batch_size=16, verbose=0, sample_weight=sw).history["loss"],
+            m.evaluate(x, y, sample_weight=sw, verbose=0),
+            m.evaluate(x, y, verbose=0),
+            m.train_on_batch(x, y),
+            m.test_on_batch(x, y, sample_weight=sw),
+        ]
+
+    theirs, ours = _both(body)
+    _close(theirs, ours)
+    assert theirs[3] == theirs[4] != theirs[0]
+
+
 def test_errors_as_tf():
     x, y = _data(6, 3)
 

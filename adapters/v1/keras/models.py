@@ -377,8 +377,8 @@ class Model(Layer):
         Raises:
           RuntimeError: the model is not compiled (TF's message).
           ValueError: arrays of the wrong shape or lengths (TF's messages).
-          NotImplementedError: class_weight, sample_weight, steps_per_epoch,
-            validation_freq other than 1, shuffle='batch'.
+          NotImplementedError: steps_per_epoch, validation_freq other than 1,
+            shuffle='batch', sample/class weights as lists or dicts.
         """
         return training.fit(
             self,
@@ -421,7 +421,7 @@ class Model(Layer):
           loss is the batch-size-weighted mean of the batch losses.
 
         Raises:
-          NotImplementedError: sample_weight or steps.
+          NotImplementedError: steps.
         """
         return training.evaluate(
             self, x, y, batch_size, verbose, sample_weight, steps, callbacks, **kwargs
@@ -452,21 +452,13 @@ class Model(Layer):
         class_weight: Any = None,
         reset_metrics: bool = True,
     ) -> Any:
-        """One training step on one batch: the loss (and metrics).
-
-        Raises:
-          NotImplementedError: sample_weight or class_weight.
-        """
+        """One training step on one batch: the loss (and metrics)."""
         return training.train_on_batch(self, x, y, sample_weight, class_weight, reset_metrics)
 
     def test_on_batch(
         self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True
     ) -> Any:
-        """The loss (and metrics) on one batch.
-
-        Raises:
-          NotImplementedError: sample_weight.
-        """
+        """The loss (and metrics) on one batch."""
         return training.test_on_batch(self, x, y, sample_weight, reset_metrics)
 
     def predict_on_batch(self, x: Any) -> Any:

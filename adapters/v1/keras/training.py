@@ -26,11 +26,22 @@ is the last fraction before shuffling), and reports through TF's callbacks
 mean of the batch losses in Python floats, the metrics their last running value,
 ``val_*`` the float32 aggregate of the validation pass.
 
+``sample_weight``/``class_weight`` (sample-wise) weight the loss as TF
+(``sum(loss * weight) / number of elements``; the compiled ``metrics`` stay
+unweighted), fed through an ``<output>_sample_weights`` placeholder.
+
+.. note:: TF recompiles its loss when the weighting changes between calls, but
+   rebuilds only the function (train or test) of the call that recompiled; the
+   other keeps its old loss. So, as in TF, ``evaluate(sample_weight=w)`` after an
+   unweighted ``test_on_batch`` and a weighted ``fit`` ignores ``w``.
+
+A model compiled before it is built is built by its first data, as TF's
+(``input_1``, floats as ``floatx``; the output named ``output_1``).
+
 Not supported (``NotImplementedError`` naming the argument): several outputs,
 ``loss_weights`` other than one number per output, ``sample_weight_mode``,
-``weighted_metrics``, ``target_tensors``, metric objects, ``sample_weight``/
-``class_weight``, ``steps_per_epoch``/``steps`` with arrays, datasets and
-generators, a model not built yet.
+``weighted_metrics``, ``target_tensors``, metric objects, ``steps_per_epoch``/
+``steps`` with arrays, ``validation_freq``, datasets and generators.
 """
 
 from __future__ import annotations
@@ -46,7 +57,7 @@ from adapters.v1.keras import layers as layers_module
 from adapters.v1.keras import metrics as metrics_module
 from adapters.v1.keras.layers import _history
 from adapters.v1.layers.base import op
-from adapters.v1.ops import control_flow_ops
+from adapters.v1.ops import array_ops, control_flow_ops
 
 __all__ = ["compile_model", "evaluate", "fit", "predict"]
 
@@ -230,12 +241,21 @@ class _Compiled:
                 if custom:
                     parts.append(op("add_n")(list(custom)))
                 self.total_loss = parts[0] if len(parts) == 1 else op("add_n")(parts)
+        self.model = model
+        self.loss_weight = None if loss_weights is None else weight
+        self.sample_weights: Any = None
+        self.weighted_loss: Any = None
         self.trainable_weights = list(model.trainable_weights)
-        self.train_op: Any = None
+        self.train_ops: dict[bool, Any] = {}
+        # TF's recompilation on sample weights: the loss follows the latest call's
+        # weighting; a train/test function is rebuilt only by the call that recompiles
+        # (or when first made), so the other one keeps the loss it was made with.
+        self.loss_weighted = False
+        self.function_weighted: dict[str, bool | None] = {"train": None, "test": None}
         self.updates = model.updates
         self.state = [[np.float32(0.0), np.float32(0.0)] for _ in self.metric_names]
 
-    def _output_loss(self, output: Any) -> Any:
+    def _output_loss(self, output: Any, sample_weight: Any = None) -> Any:
         fn = self.loss_fn
         if isinstance(fn, losses.Loss):
             y_true, y_pred = self.target, output
@@ -250,21 +270,65 @@ class _Compiled:
         per_example = ops.convert_to_tensor(per_example)
         if reduction == "none":
             raise _unsupported("compile(loss=a Loss with reduction='none')")
+        if sample_weight is not None:  # Keras' compute_weighted_loss(reduction=NONE)
+            weight = op("cast")(sample_weight, per_example.dtype.base_dtype)
+            l_rank, w_rank = per_example.shape.ndims, weight.shape.ndims
+            if l_rank is not None and w_rank:
+                if w_rank - l_rank == 1:
+                    weight = op("squeeze")(weight, [-1])
+                elif l_rank - w_rank == 1:
+                    weight = op("expand_dims")(weight, [-1])
+            per_example = op("multiply")(per_example, weight)
         total = op("reduce_sum")(per_example)
         if reduction == "sum":
             return total
         count = op("cast")(op("size")(per_example), per_example.dtype.base_dtype)
         return op("div_no_nan")(total, count)
 
-    def build_train_op(self, model: Any) -> Any:
-        if self.train_op is None:
+    def loss(self, weighted: bool) -> Any:
+        """The total loss; ``weighted``: with the ``<output>_sample_weights`` feed (TF
+        recompiles its loss so when ``fit`` gets sample or class weights)."""
+        if not weighted:
+            return self.total_loss
+        if self.weighted_loss is None:
             graph = self.total_loss.graph
+            output = self.model.outputs[0]
+            with graph.as_default():
+                with graph.name_scope(""):
+                    self.sample_weights = array_ops.placeholder(
+                        backend.floatx(), shape=[None], name=f"{self.output_name}_sample_weights"
+                    )
+                with graph.name_scope("loss"):
+                    with graph.name_scope(f"{self.output_name}_loss"):
+                        output_loss = self._output_loss(output, self.sample_weights)
+                    parts = [
+                        output_loss if self.loss_weight is None else self.loss_weight * output_loss
+                    ]
+                    custom = self.model.losses
+                    if custom:
+                        parts.append(op("add_n")(list(custom)))
+                    self.weighted_loss = parts[0] if len(parts) == 1 else op("add_n")(parts)
+        return self.weighted_loss
+
+    def uses_weights(self, mode: str, weighted: bool) -> bool:
+        """Whether ``mode``'s function weights the loss by the fed sample weights."""
+        if weighted != self.loss_weighted:
+            self.loss_weighted = weighted
+            self.function_weighted[mode] = weighted
+        elif self.function_weighted[mode] is None:
+            self.function_weighted[mode] = self.loss_weighted
+        return bool(self.function_weighted[mode]) and weighted
+
+    def build_train_op(self, weighted: bool = False) -> Any:
+        if weighted not in self.train_ops:
+            loss = self.loss(weighted)
+            graph = loss.graph
             with graph.as_default(), graph.name_scope("training"):
-                updates = self.optimizer.get_updates(self.total_loss, self.trainable_weights)
+                updates = self.optimizer.get_updates(loss, self.trainable_weights)
                 _track_optimizer_variables(self.optimizer)
                 updates = list(updates) + list(self.updates)
-                self.train_op = control_flow_ops.group(*updates)
-        return self.train_op
+                self.train_ops[weighted] = control_flow_ops.group(*updates)
+        return self.train_ops[weighted]
 
     def reset(self) -> None:
         self.state = [[np.float32(0.0), np.float32(0.0)] for _ in self.metric_names]
@@ -431,7 +495,62 @@ def _check_lengths(x: list[np.ndarray], y: list[np.ndarray]) -> None:
         )
 
 
-def _data(model: Any, x: Any, y: Any, with_y: bool = True) -> list[np.ndarray]:
+def _weights(y: np.ndarray, sample_weight: Any, class_weight: Any) -> np.ndarray | None:
+    """TF's ``standardize_weights`` (sample-wise): the sample weights, times the
+    class weights of ``y``'s classes (its argmax, or its single column)."""
+    if isinstance(sample_weight, tuple):
+        sample_weight = sample_weight[0]
+    if isinstance(sample_weight, (list, dict)):
+        raise _unsupported("fit(sample_weight=a list or dict)")
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight)
+        if len(sample_weight.shape) != 1:
+            raise ValueError(
+                f"Found a sample_weight array with shape {sample_weight.shape}. In order to "
+                "use timestep-wise sample weights, you should specify "
+                'sample_weight_mode="temporal" in compile(); founssd "None" instead. If you '
+                "just mean to use sample-wise weights, make sure your sample_weight array "
+                "is 1D."
+            )
+        if y.shape[: sample_weight.ndim] != sample_weight.shape:
+            raise ValueError(
+                f"Found a sample_weight array with shape {sample_weight.shape} for an input "
+                f"with shape {y.shape}. sample_weight cannot be broadcast."
+            )
+    class_sample_weight = None
+    if isinstance(class_weight, dict):
+        if len(y.shape) > 2:
+            raise ValueError("`class_weight` not supported for 3+ dimensional targets.")
+        y_classes = y
+        if len(y.shape) == 2:
+            if y.shape[1] > 1:
+                y_classes = np.argmax(y, axis=1)
+            elif y.shape[1] == 1:
+                y_classes = np.reshape(y, y.shape[0])
+        class_sample_weight = np.asarray([class_weight[c] for c in y_classes if c in class_weight])
+        if len(class_sample_weight) != len(y_classes):
+            missing = set(y_classes) - set(class_weight.keys())
+            raise ValueError(
+                "`class_weight` must contain all classes in the data. The classes "
+                f"{missing} exist in the data but not in `class_weight`."
+            )
+    elif class_weight is not None:
+        raise _unsupported("fit(class_weight=a list)")
+    if class_sample_weight is not None and sample_weight is not None:
+        return np.asarray(class_sample_weight * sample_weight)
+    if sample_weight is not None:
+        return sample_weight
+    return class_sample_weight
+
+
+def _data(
+    model: Any,
+    x: Any,
+    y: Any,
+    with_y: bool = True,
+    sample_weight: Any = None,
+    class_weight: Any = None,
+) -> list[np.ndarray]:
     _maybe_build(model, x)
     if model.inputs is None:
         raise NotImplementedError(
@@ -450,9 +569,15 @@ def _data(model: Any, x: Any, y: Any, with_y: bool = True) -> list[np.ndarray]:
             f"loss={model.loss}, and therefore expects target data to be provided in `fit()`."
         )
     ys = _standardize(y, model.outputs, [compiled.output_name], "target", check=False)
+    weights = _weights(ys[0], sample_weight, class_weight)
     _check_lengths(xs, ys)
+    if weights is not None and len(weights) != len(ys[0]):
+        raise ValueError(
+            "Sample_weight arrays should have the same number of samples as target arrays. "
+            f"Got {len(ys[0])} input samples and {len(weights)} target samples."
+        )
     _check_loss_and_target(ys[0], compiled.loss_fn, model.outputs[0])
-    return xs + ys
+    return xs + ys + ([] if weights is None else [weights])
 
 
 def _check_loss_and_target(y: np.ndarray, loss_fn: Any, output: Any) -> None:
@@ -486,10 +611,14 @@ def _check_loss_and_target(y: np.ndarray, loss_fn: Any, output: Any) -> None:
             )
 
 
-def _feeds(model: Any, mode: str) -> list[Any]:
+def _feeds(model: Any, mode: str, weighted: bool = False) -> list[Any]:
     feeds = list(model.inputs)
     if mode != "predict":
-        feeds.append(_compiled(model, mode).target)
+        compiled = _compiled(model, mode)
+        feeds.append(compiled.target)
+        if weighted:
+            compiled.loss(True)
+            feeds.append(compiled.sample_weights)
     return feeds
 
 
@@ -501,7 +630,12 @@ def _make_batches(size: int, batch_size: int) -> list[tuple[int, int]]:
 # -- one step ---------------------------------------------------------------------------
 def _run(model: Any, mode: str, arrays: list[np.ndarray]) -> list[Any]:
     """One ``Session.run`` of the train/test/predict function on one batch."""
-    feeds = _feeds(model, mode)
+    weighted = mode != "predict" and len(arrays) == len(model.inputs) + 2
+    if weighted and not _compiled(model, mode).uses_weights(mode, True):
+        arrays, weighted = arrays[:-1], False  # TF's stale function: weights not fed
+    elif not weighted and mode != "predict":
+        _compiled(model, mode).uses_weights(mode, False)
+    feeds = _feeds(model, mode, weighted)
     feed_dict = {
         t: np.asarray(a, dtype=t.dtype.base_dtype.as_numpy_dtype)
         for t, a in zip(feeds, arrays, strict=True)
@@ -509,11 +643,11 @@ def _run(model: Any, mode: str, arrays: list[np.ndarray]) -> list[Any]:
     if mode == "predict":
         return list(backend.get_session().run(list(model.outputs), feed_dict))
     compiled = _compiled(model, mode)
-    fetches: list[Any] = [compiled.total_loss]
+    fetches: list[Any] = [compiled.loss(weighted)]
     for pair in compiled.metric_tensors:
         fetches.extend(pair)
     if mode == "train":
-        fetches.append(compiled.build_train_op(model))
+        fetches.append(compiled.build_train_op(weighted))
         phase = backend.learning_phase()
         if not isinstance(phase, int):
             feed_dict[phase] = True
@@ -716,13 +850,10 @@ def fit(
         raise TypeError(f"Unrecognized keyword arguments: {kwargs}")
     _maybe_build(model, x)
     compiled = _compiled(model, "fit")
-    for name, value in (("class_weight", class_weight), ("sample_weight", sample_weight)):
-        if value is not None:
-            raise _unsupported(f"fit({name}=...)")
     if validation_freq != 1:
         raise _unsupported("fit(validation_freq=...)")
     size = _batch_size(batch_size, steps_per_epoch, "fit")
-    ins = _data(model, x, y)
+    ins = _data(model, x, y, sample_weight=sample_weight, class_weight=class_weight)
     val_ins = None
     if validation_data:
         if not isinstance(validation_data, (list, tuple)) or len(validation_data) not in (2, 3):
@@ -732,9 +863,8 @@ def fit(
                 f"alternatively it could be a dataset or a dataset iterator. However we "
                 f"received `validation_data={validation_data}`"
             )
-        if len(validation_data) == 3 and validation_data[2] is not None:
-            raise _unsupported("fit(validation_data=(x, y, sample_weight))")
-        val_ins = _data(model, validation_data[0], validation_data[1])
+        val_weights = validation_data[2] if len(validation_data) == 3 else None
+        val_ins = _data(model, validation_data[0], validation_data[1], sample_weight=val_weights)
     elif validation_split and 0.0 < validation_split < 1.0:
         split_at = int(ins[0].shape[0] * (1.0 - validation_split))
         ins, val_ins = [a[:split_at] for a in ins], [a[split_at:] for a in ins]
@@ -769,10 +899,8 @@ def evaluate(
     """``Model.evaluate`` on NumPy arrays (see ``Model.evaluate``)."""
     _maybe_build(model, x)
     _compiled(model, "evaluate")
-    if sample_weight is not None:
-        raise _unsupported("evaluate(sample_weight=...)")
     size = _batch_size(batch_size, steps, "evaluate")
-    ins = _data(model, x, y)
+    ins = _data(model, x, y, sample_weight=sample_weight)
     return model_iteration(
         model, ins, size, verbose=verbose, callbacks=callbacks, shuffle=False, mode="test"
     )
@@ -806,9 +934,8 @@ def train_on_batch(
     """``Model.train_on_batch`` (see ``Model.train_on_batch``)."""
     _maybe_build(model, x)
     compiled = _compiled(model, "train_on_batch")
-    if sample_weight is not None or class_weight is not None:
-        raise _unsupported("train_on_batch(sample_weight/class_weight=...)")
-    outs = _run(model, "train", _data(model, x, y))
+    ins = _data(model, x, y, sample_weight=sample_weight, class_weight=class_weight)
+    outs = _run(model, "train", ins)
     if reset_metrics:
         compiled.reset()
     return outs[0] if len(outs) == 1 else outs
@@ -820,9 +947,7 @@ def test_on_batch(
     """``Model.test_on_batch`` (see ``Model.test_on_batch``)."""
     _maybe_build(model, x)
     compiled = _compiled(model, "test_on_batch")
-    if sample_weight is not None:
-        raise _unsupported("test_on_batch(sample_weight=...)")
-    outs = _run(model, "test", _data(model, x, y))
+    outs = _run(model, "test", _data(model, x, y, sample_weight=sample_weight))
     if reset_metrics:
         compiled.reset()
     return outs[0] if len(outs) == 1 else outs
