@@ -118,6 +118,7 @@ def test_names_config_and_variables():
         loss, params = _model(tf)
         opt = tf.keras.optimizers.Adam(0.1, amsgrad=True)
         train = opt.apply_gradients(list(zip(tf.gradients(loss, params), params, strict=True)))
+        graph = tf.get_default_graph()
 
         def run(sess):
             sess.run(train)
@@ -132,6 +133,10 @@ def test_names_config_and_variables():
                 "iterations": opt.iterations.name,
                 "lr": (opt.lr.name, opt.learning_rate.name),
                 "config": sorted((k, str(v)) for k, v in opt.get_config().items()),
+                "collections": {
+                    k: sorted(getattr(x, "name", str(x)) for x in graph.get_collection(k))
+                    for k in graph.get_all_collection_keys()
+                },
             }
 
         return run
