@@ -437,6 +437,30 @@ def test_sample_weights_stale_function_as_tf():
     assert theirs[3] == theirs[4] != theirs[0]
 
 
+def test_learning_rate_callbacks_with_keras_sgd():
+    x, y = _data(12, 3, seed=14)
+
+    def body(tf):
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        _fix(m)
+        m.compile(tf.keras.optimizers.SGD(0.1), "mse")
+        sched = tf.keras.callbacks.LearningRateScheduler(lambda epoch, lr: lr * 0.5)
+        plateau = tf.keras.callbacks.ReduceLROnPlateau(monitor="loss", patience=0, min_delta=10.0)
+        h = m.fit(x, y, batch_size=4, epochs=3, verbose=0, callbacks=[sched, plateau])
+        t = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        t.compile(tf.train.GradientDescentOptimizer(0.1), "mse")
+        try:
+            t.fit(x, y, verbose=0, callbacks=[tf.keras.callbacks.LearningRateScheduler(abs)])
+            err = None
+        except ValueError as e:
+            err = str(e)
+        return {"history": h.history, "weights": m.get_weights(), "error": err}
+
+    theirs, ours = _both(body)
+    _close(theirs, ours)
+    assert theirs["error"] == 'Optimizer must have a "lr" attribute.'
+
+
 def test_errors_as_tf():
     x, y = _data(6, 3)
 

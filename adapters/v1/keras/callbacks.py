@@ -11,7 +11,9 @@ epoch's ``loss``, metrics and ``val_*`` values at ``on_epoch_end``).
 Provided: ``Callback`` (to subclass), ``CallbackList``, ``BaseLogger``,
 ``History``, ``ProgbarLogger`` (``verbose=2``: TF's one line per epoch;
 ``verbose=1``: only the finished bar of each epoch is printed, not its live
-updates), ``EarlyStopping``, ``LambdaCallback``, ``TerminateOnNaN``.
+updates), ``EarlyStopping``, ``LambdaCallback``, ``TerminateOnNaN``,
+``LearningRateScheduler`` and ``ReduceLROnPlateau`` (Keras optimizers: a
+``tf.train`` optimizer has no ``lr``, TF's ValueError).
 ``ModelCheckpoint`` raises ``NotImplementedError`` (``Model.save``/
 ``save_weights`` are not provided: save with ``tf.train.Saver``).
 """
@@ -36,6 +38,8 @@ __all__ = [
     "LambdaCallback",
     "ModelCheckpoint",
     "ProgbarLogger",
+    "LearningRateScheduler",
+    "ReduceLROnPlateau",
     "TerminateOnNaN",
 ]
 
@@ -482,6 +486,163 @@ class TerminateOnNaN(Callback):
         if loss is not None and (np.isnan(loss) or np.isinf(loss)):
             print(f"Batch {batch}: Invalid loss, terminating training")
             self.model.stop_training = True
+
+
+def _get_value(x: Any) -> Any:
+    from adapters.v1.framework import ops
+    from adapters.v1.keras import backend
+
+    if isinstance(x, ops.Tensor) or hasattr(x, "load"):
+        return backend.get_value(x)
+    return x
+
+
+def _set_value(x: Any, value: Any) -> None:
+    from adapters.v1.keras import backend
+
+    backend.set_value(x, value)
+
+
+def _lr_of(model: Any) -> Any:
+    optimizer = getattr(model, "optimizer", None)
+    try:
+        return optimizer.lr  # type: ignore[union-attr]
+    except AttributeError:
+        raise ValueError('Optimizer must have a "lr" attribute.') from None
+
+
+class LearningRateScheduler(Callback):
+    """Sets the learning rate at each epoch's start to ``schedule(epoch, lr)`` (or
+    ``schedule(epoch)``); logs it as ``lr``.
+
+    Args (TF's defaults): schedule, verbose=0.
+
+    Raises:
+      ValueError: an optimizer without ``lr`` (a ``tf.train`` optimizer's
+        ``TFOptimizer``), or a schedule returning something else than a float (TF's
+        messages).
+    """
+
+    def __init__(self, schedule: Callable[..., Any], verbose: int = 0):
+        super().__init__()
+        self.schedule = schedule
+        self.verbose = verbose
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        lr_var = _lr_of(self.model)
+        try:
+            lr = float(_get_value(lr_var))
+            lr = self.schedule(epoch, lr)
+        except TypeError:
+            lr = self.schedule(epoch)
+        if not isinstance(lr, (float, np.float32, np.float64)) and not hasattr(lr, "dtype"):
+            raise ValueError(f'The output of the "schedule" function should be float. Got: {lr}')
+        _set_value(lr_var, _get_value(lr))
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {lr}.")
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        if logs is not None:
+            logs["lr"] = _get_value(_lr_of(self.model))
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiplies the learning rate by ``factor`` when ``monitor`` has not improved
+    for ``patience`` epochs; logs it as ``lr``.
+
+    Args (TF's defaults): monitor='val_loss', factor=0.1, patience=10, verbose=0,
+    mode='auto', min_delta=1e-4, cooldown=0, min_lr=0.
+
+    Raises:
+      ValueError: ``factor >= 1`` (TF's message); an optimizer without ``lr``.
+    """
+
+    def __init__(
+        self,
+        monitor: str = "val_loss",
+        factor: float = 0.1,
+        patience: int = 10,
+        verbose: int = 0,
+        mode: str = "auto",
+        min_delta: float = 1e-4,
+        cooldown: int = 0,
+        min_lr: float = 0,
+        **kwargs: Any,
+    ):
+        super().__init__()
+        self.monitor = monitor
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau does not support a factor >= 1.0. Got {factor}")
+        if "epsilon" in kwargs:
+            min_delta = kwargs.pop("epsilon")
+            _log.warning(
+                "`epsilon` argument is deprecated and will be removed, use `min_delta` instead."
+            )
+        self.factor = factor
+        self.min_lr = min_lr
+        self.min_delta = min_delta
+        self.patience = patience
+        self.verbose = verbose
+        self.cooldown = cooldown
+        self.cooldown_counter = 0
+        self.wait = 0
+        self.best: Any = 0
+        self.mode = mode
+        self._reset()
+
+    def _reset(self) -> None:
+        if self.mode not in ("auto", "min", "max"):
+            _log.warning(
+                "Learning rate reduction mode %s is unknown, fallback to auto mode.", self.mode
+            )
+            self.mode = "auto"
+        if self.mode == "min" or (self.mode == "auto" and "acc" not in self.monitor):
+            self.monitor_op: Callable[[Any, Any], Any] = lambda a, b: np.less(a, b - self.min_delta)
+            self.best = np.inf
+        else:
+            self.monitor_op = lambda a, b: np.greater(a, b + self.min_delta)
+            self.best = -np.inf
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        self._reset()
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        logs = logs if logs is not None else {}
+        logs["lr"] = _get_value(_lr_of(self.model))
+        current = logs.get(self.monitor)
+        if current is None:
+            _log.warning(
+                "Learning rate reduction is conditioned on metric `%s` which is not "
+                "available. Available metrics are: %s",
+                self.monitor,
+                ",".join(list(logs.keys())),
+            )
+            return
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self.monitor_op(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif not self.cooldown_counter > 0:
+            self.wait += 1
+            if self.wait >= self.patience:
+                old_lr = _get_value(_lr_of(self.model))
+                if old_lr > np.float32(self.min_lr):
+                    new_lr = max(old_lr * self.factor, self.min_lr)
+                    _set_value(_lr_of(self.model), new_lr)
+                    if self.verbose > 0:
+                        print(
+                            f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning "
+                            f"rate to {new_lr}."
+                        )
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
 
 
 class ModelCheckpoint(Callback):
