@@ -506,7 +506,7 @@ def _set_value(x: Any, value: Any) -> None:
 def _lr_of(model: Any) -> Any:
     optimizer = getattr(model, "optimizer", None)
     try:
-        return optimizer.lr  # type: ignore[union-attr]
+        return optimizer.lr
     except AttributeError:
         raise ValueError('Optimizer must have a "lr" attribute.') from None
 
