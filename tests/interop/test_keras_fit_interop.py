@@ -461,6 +461,51 @@ def test_learning_rate_callbacks_with_keras_sgd():
     assert theirs["error"] == 'Optimizer must have a "lr" attribute.'
 
 
+@pytest.mark.parametrize("spec", ["lists", "dicts"])
+def test_functional_two_outputs(spec):
+    rs = np.random.RandomState(15)
+    xa, xb = rs.randn(14, 2).astype(np.float32), rs.randn(14, 3).astype(np.float32)
+    y1 = rs.randn(14, 1).astype(np.float32)
+    y2 = np.eye(3, dtype=np.float32)[rs.randint(0, 3, 14)]
+
+    def body(tf):
+        a = tf.keras.Input(shape=(2,), name="a")
+        b = tf.keras.Input(shape=(3,), name="b")
+        h = tf.keras.layers.Dense(4, activation="relu")(tf.keras.layers.Concatenate()([a, b]))
+        reg = tf.keras.layers.Dense(1, name="reg")(h)
+        cls = tf.keras.layers.Dense(3, activation="softmax", name="cls")(h)
+        m = tf.keras.Model([a, b], [reg, cls])
+        _fix(m)
+        if spec == "lists":
+            m.compile(
+                tf.train.GradientDescentOptimizer(0.1),
+                loss=["mse", "categorical_crossentropy"],
+                loss_weights=[0.5, 2.0],
+                metrics=["mae", "accuracy", "mae"],
+            )
+            x, y = [xa, xb], [y1, y2]
+        else:
+            m.compile(
+                tf.train.GradientDescentOptimizer(0.1),
+                loss={"reg": "mse", "cls": "categorical_crossentropy"},
+                loss_weights={"cls": 2.0},
+                metrics={"cls": ["accuracy", "mse"], "reg": "mae"},
+            )
+            x, y = {"a": xa, "b": xb}, {"reg": y1, "cls": y2}
+        hist = m.fit(x, y, batch_size=4, epochs=2, verbose=0, validation_split=0.3)
+        return {
+            "names": m.metrics_names,
+            "history": hist.history,
+            "evaluate": m.evaluate(x, y, batch_size=5, verbose=0),
+            "predict": m.predict(x, batch_size=6),
+            "train_on_batch": m.train_on_batch(x, y),
+            "weights": m.get_weights(),
+        }
+
+    theirs, ours = _both(body)
+    _close(theirs, ours, rtol=1e-5)
+
+
 def test_errors_as_tf():
     x, y = _data(6, 3)
 
@@ -472,6 +517,10 @@ def test_errors_as_tf():
             lambda: m.compile(
                 tf.train.GradientDescentOptimizer(0.1), tf.keras.losses.MeanSquaredError
             ),
+            lambda: m.compile(tf.train.GradientDescentOptimizer(0.1), {"nope": "mse"}),
+            lambda: m.compile(tf.train.GradientDescentOptimizer(0.1), ["mse", "mae"]),
+            lambda: m.compile(tf.train.GradientDescentOptimizer(0.1), "mse", loss_weights=[1, 2]),
+            lambda: m.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=[["mae"]] * 2),
         ):
             try:
                 call()

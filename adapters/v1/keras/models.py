@@ -308,12 +308,14 @@ class Model(Layer):
             ``tf.keras.losses`` object (default None).
           metrics: metric names/functions (default None); 'accuracy'/'acc' pick the
             binary, sparse categorical or categorical accuracy by loss and output.
-          loss_weights: one number for the output (default None).
+          loss_weights: a number per output, as a list or a dict (default None).
           sample_weight_mode, weighted_metrics, target_tensors, distribute: None only.
 
+        A model not built yet is built by the first data it is given, as TF.
+
         Raises:
-          NotImplementedError: several outputs, metric objects, or an argument above
-            other than its default; a model not built.
+          NotImplementedError: metric objects, an output without a loss, or an
+            argument above other than its default.
           ValueError: an uninstantiated ``Loss`` class, an unknown loss or metric name.
 
         .. note:: Metric names follow TF: as given ('mae', 'accuracy') unless

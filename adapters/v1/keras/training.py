@@ -38,8 +38,13 @@ unweighted), fed through an ``<output>_sample_weights`` placeholder.
 A model compiled before it is built is built by its first data, as TF's
 (``input_1``, floats as ``floatx``; the output named ``output_1``).
 
-Not supported (``NotImplementedError`` naming the argument): several outputs,
-``loss_weights`` other than one number per output, ``sample_weight_mode``,
+Several outputs as TF: ``loss``/``loss_weights``/``metrics`` given once, as lists
+or as dicts by output name; ``metrics_names`` ``['loss', '<out>_loss'...,
+'<out>_<metric>'...]``, each output's loss a running mean over the epoch's batches
+(Keras' ``Mean``), an output's metrics keyed by name (a repeated one counted once).
+
+Not supported (``NotImplementedError`` naming the argument): an output without a
+loss, sample or class weights with several outputs, ``sample_weight_mode``,
 ``weighted_metrics``, ``target_tensors``, metric objects, ``steps_per_epoch``/
 ``steps`` with arrays, ``validation_freq``, datasets and generators.
 """
@@ -155,8 +160,28 @@ def _unsupported(what: str) -> NotImplementedError:
     )
 
 
+def _per_output(spec: Any, names: list[str], what: str) -> list[Any]:
+    """A compile argument given once, as a list or as a dict, one entry per output."""
+    if isinstance(spec, dict):
+        unknown = [k for k in spec if k not in names]
+        if unknown:
+            raise ValueError(
+                f"Unknown entries in {what} dictionary: {unknown}. Only expected following "
+                f"keys: {names}"
+            )
+        return [spec.get(n) for n in names]
+    if isinstance(spec, (list, tuple)):
+        if len(spec) != len(names):
+            raise ValueError(
+                f"When passing a list as {what}, it should have one entry per model "
+                f"outputs. The model has {len(names)} outputs, but you passed {what}={spec}"
+            )
+        return list(spec)
+    return [spec] * len(names)
+
+
 class _Compiled:
-    """What ``compile`` built: the loss, the metric tensors, the feeds."""
+    """What ``compile`` built: the losses, the metric tensors, the feeds."""
 
     def __init__(
         self,
@@ -167,82 +192,127 @@ class _Compiled:
         loss_weights: Any,
         output_name: str | None = None,
     ):
-        if len(model.outputs) != 1:
-            raise _unsupported("compile of a model with several outputs")
-        graph = model.outputs[0].graph
-        output = model.outputs[0]
-        self.output_name = output_name or _layer_name(output)
+        outputs = list(model.outputs)
+        graph = outputs[0].graph
+        names = [output_name] if output_name else [_layer_name(o) for o in outputs]
+        self.output_names = names
+        self.output_name = names[0]
         self.input_names = [_layer_name(x) for x in model.inputs]
-        if isinstance(loss, (list, tuple)):
-            if len(loss) != 1:
+        loss_list = _per_output(loss, names, "loss")
+        for one in loss_list:
+            if one is None:
+                raise _unsupported("compile(loss=None for an output)")
+            if isinstance(one, type) and issubclass(one, losses.Loss):
                 raise ValueError(
-                    "When passing a list as loss, it should have one entry per model "
-                    f"outputs. The model has 1 outputs, but you passed loss={loss}"
+                    f"Received uninstantiated Loss class: {one}\nPlease call loss classes "
+                    "before passing them to Model.compile."
                 )
-            loss = loss[0]
-        if isinstance(loss, dict):
-            raise _unsupported("compile(loss=dict)")
-        if isinstance(loss, type) and issubclass(loss, losses.Loss):
-            raise ValueError(
-                f"Received uninstantiated Loss class: {loss}\nPlease call loss classes "
-                "before passing them to Model.compile."
+        if loss_weights is None:
+            weights: list[Any] = [None] * len(names)
+        elif isinstance(loss_weights, dict):
+            weights = [loss_weights.get(n, 1.0) for n in names]
+        elif isinstance(loss_weights, (list, tuple)):
+            if len(loss_weights) != len(names):
+                raise ValueError(
+                    "When passing a list as loss_weights, it should have one entry per "
+                    f"model output. The model has {len(names)} outputs, but you passed "
+                    f"loss_weights={loss_weights}"
+                )
+            weights = list(loss_weights)
+        else:
+            raise TypeError(
+                "Could not interpret loss_weights argument: "
+                f"{loss_weights} - expected a list of dicts."
             )
-        weight = 1.0
-        if loss_weights is not None:
-            if isinstance(loss_weights, dict):
-                weight = loss_weights.get(self.output_name, 1.0)
-            elif isinstance(loss_weights, (list, tuple)) and len(loss_weights) == 1:
-                weight = loss_weights[0]
-            else:
-                raise _unsupported(f"compile(loss_weights={loss_weights!r})")
-        self.loss_fn = loss if isinstance(loss, losses.Loss) else losses.get(loss)
+        self.loss_fns = [
+            one if isinstance(one, losses.Loss) else losses.get(one) for one in loss_list
+        ]
+        self.loss_fn = self.loss_fns[0]
         self.keras_loss = isinstance(self.loss_fn, losses.Loss) or (
             self.loss_fn in losses._BY_NAME.values()
         )
+        if metrics is None:
+            per_output: list[Any] = [[] for _ in names]
+        elif isinstance(metrics, dict):
+            per_output = [
+                [] if m is None else list(m) if isinstance(m, (list, tuple)) else [m]
+                for m in _per_output(metrics, names, "metrics")
+            ]
+        elif isinstance(metrics, (list, tuple)) and any(isinstance(m, list) for m in metrics):
+            if len(metrics) != len(names):
+                raise ValueError(
+                    "When passing a list of lists as `metrics`, it should have one entry "
+                    f"per model output. The model has {len(names)} outputs, but you passed "
+                    f"metrics={metrics}"
+                )
+            per_output = [list(m) for m in metrics]
+        elif isinstance(metrics, (list, tuple)):
+            per_output = [list(metrics) for _ in names]
+        else:
+            raise TypeError(
+                "Type of `metrics` argument not understood. Expected a list or dictionary, "
+                f"found: {metrics}"
+            )
+        multi = len(names) > 1
+        self.metric_names = [f"{n}_loss" for n in names] if multi else []
+        self.metric_tensors: list[tuple[Any, Any]] = []
         with graph.as_default():
             self.optimizer = optimizer
+            self.targets = []
             with graph.name_scope(""):
-                self.target = backend.placeholder(
-                    ndim=output.shape.ndims,
-                    name=f"{self.output_name}_target",
-                    dtype=output.dtype.base_dtype,
-                )
-            shape = output.shape.as_list() if output.shape.ndims is not None else None
-            self.metric_names: list[str] = []
-            self.metric_tensors: list[tuple[Any, Any]] = []
-            if isinstance(metrics, dict):
-                metrics = metrics.get(self.output_name, [])
-            if metrics and isinstance(metrics[0], (list, tuple)):
-                metrics = metrics[0]
+                for out, name in zip(outputs, names, strict=True):
+                    self.targets.append(
+                        backend.placeholder(
+                            ndim=out.shape.ndims,
+                            name=f"{name}_target",
+                            dtype=out.dtype.base_dtype,
+                        )
+                    )
+            self.target = self.targets[0]
+            metric_entries: list[tuple[str, Any]] = []
             with graph.name_scope("metrics"):
-                for metric in metrics or []:
-                    if hasattr(metric, "update_state"):
-                        raise _unsupported(f"compile(metrics=[{metric!r}]) (metric objects)")
-                    name = _metric_name(metric)
-                    base, j = name, 1
-                    while name in ["loss", *self.metric_names]:
-                        name = f"{base}_{j}"
-                        j += 1
-                    fn = _metric_function(metric, shape or [None], self.loss_fn)
-                    with graph.name_scope(name):
-                        y_true = op("cast")(self.target, "float32")
-                        y_pred = op("cast")(output, "float32")
-                        y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
-                        values = op("cast")(fn(y_true, y_pred), "float32")
-                        batch_sum = op("reduce_sum")(values)
-                        count = op("cast")(op("size")(values), "float32")
-                    self.metric_names.append(name)
-                    self.metric_tensors.append((batch_sum, count))
+                for i, (out, specs) in enumerate(zip(outputs, per_output, strict=True)):
+                    shape = out.shape.as_list() if out.shape.ndims is not None else [None]
+                    unique: dict[str, Any] = {}  # TF keys an output's metrics by name
+                    for metric in specs:
+                        if hasattr(metric, "update_state"):
+                            raise _unsupported(f"compile(metrics=[{metric!r}]) (metric objects)")
+                        fn = _metric_function(metric, shape, self.loss_fns[i])
+                        unique[_metric_name(metric)] = fn
+                    for name, fn in unique.items():
+                        if multi:
+                            name = f"{names[i]}_{name}"
+                        base, j = name, 1
+                        while name in ["loss", *self.metric_names]:
+                            name = f"{base}_{j}"
+                            j += 1
+                        with graph.name_scope(name):
+                            y_true = op("cast")(self.targets[i], "float32")
+                            y_pred = op("cast")(out, "float32")
+                            y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
+                            values = op("cast")(fn(y_true, y_pred), "float32")
+                            batch_sum = op("reduce_sum")(values)
+                            count = op("cast")(op("size")(values), "float32")
+                        self.metric_names.append(name)
+                        metric_entries.append((name, (batch_sum, count)))
+            self.output_losses: list[Any] = []
             with graph.name_scope("loss"):
-                with graph.name_scope(f"{self.output_name}_loss"):
-                    output_loss = self._output_loss(output)
-                parts = [output_loss if loss_weights is None else weight * output_loss]
+                parts = []
+                for i, (out, name) in enumerate(zip(outputs, names, strict=True)):
+                    with graph.name_scope(f"{name}_loss"):
+                        output_loss = self._output_loss(out, None, i)
+                    self.output_losses.append(output_loss)
+                    parts.append(output_loss if weights[i] is None else weights[i] * output_loss)
                 custom = model.losses
                 if custom:
                     parts.append(op("add_n")(list(custom)))
                 self.total_loss = parts[0] if len(parts) == 1 else op("add_n")(parts)
+        # the per-output losses are Keras' Mean metrics of each batch's loss
+        if multi:
+            self.metric_tensors = [(t, None) for t in self.output_losses]
+        self.metric_tensors += [pair for _, pair in metric_entries]
         self.model = model
-        self.loss_weight = None if loss_weights is None else weight
+        self.loss_weight = weights[0]
         self.sample_weights: Any = None
         self.weighted_loss: Any = None
         self.trainable_weights = list(model.trainable_weights)
@@ -255,16 +325,17 @@ class _Compiled:
         self.updates = model.updates
         self.state = [[np.float32(0.0), np.float32(0.0)] for _ in self.metric_names]
 
-    def _output_loss(self, output: Any, sample_weight: Any = None) -> Any:
-        fn = self.loss_fn
+    def _output_loss(self, output: Any, sample_weight: Any = None, index: int = 0) -> Any:
+        fn = self.loss_fns[index]
+        target = self.targets[index]
         if isinstance(fn, losses.Loss):
-            y_true, y_pred = self.target, output
+            y_true, y_pred = target, output
             if isinstance(fn, losses.LossFunctionWrapper):
                 y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
             per_example = fn.call(y_true, y_pred)
             reduction = fn.reduction
         else:
-            y_pred, y_true = _squeeze_or_expand(output, self.target)
+            y_pred, y_true = _squeeze_or_expand(output, target)
             per_example = fn(y_true, y_pred)
             reduction = "sum_over_batch_size"
         per_example = ops.convert_to_tensor(per_example)
@@ -568,7 +639,9 @@ def _data(
             "Target data is missing. Your model was compiled with "
             f"loss={model.loss}, and therefore expects target data to be provided in `fit()`."
         )
-    ys = _standardize(y, model.outputs, [compiled.output_name], "target", check=False)
+    ys = _standardize(y, model.outputs, compiled.output_names, "target", check=False)
+    if len(ys) > 1 and (sample_weight is not None or class_weight is not None):
+        raise _unsupported("fit/evaluate of a model with several outputs with sample/class weights")
     weights = _weights(ys[0], sample_weight, class_weight)
     _check_lengths(xs, ys)
     if weights is not None and len(weights) != len(ys[0]):
@@ -576,7 +649,8 @@ def _data(
             "Sample_weight arrays should have the same number of samples as target arrays. "
             f"Got {len(ys[0])} input samples and {len(weights)} target samples."
         )
-    _check_loss_and_target(ys[0], compiled.loss_fn, model.outputs[0])
+    for target, loss_fn, output in zip(ys, compiled.loss_fns, model.outputs, strict=True):
+        _check_loss_and_target(target, loss_fn, output)
     return xs + ys + ([] if weights is None else [weights])
 
 
@@ -615,7 +689,7 @@ def _feeds(model: Any, mode: str, weighted: bool = False) -> list[Any]:
     feeds = list(model.inputs)
     if mode != "predict":
         compiled = _compiled(model, mode)
-        feeds.append(compiled.target)
+        feeds.extend(compiled.targets)
         if weighted:
             compiled.loss(True)
             feeds.append(compiled.sample_weights)
@@ -630,7 +704,7 @@ def _make_batches(size: int, batch_size: int) -> list[tuple[int, int]]:
 # -- one step ---------------------------------------------------------------------------
 def _run(model: Any, mode: str, arrays: list[np.ndarray]) -> list[Any]:
     """One ``Session.run`` of the train/test/predict function on one batch."""
-    weighted = mode != "predict" and len(arrays) == len(model.inputs) + 2
+    weighted = mode != "predict" and len(arrays) == len(model.inputs) + len(model.outputs) + 1
     if weighted and not _compiled(model, mode).uses_weights(mode, True):
         arrays, weighted = arrays[:-1], False  # TF's stale function: weights not fed
     elif not weighted and mode != "predict":
@@ -645,7 +719,7 @@ def _run(model: Any, mode: str, arrays: list[np.ndarray]) -> list[Any]:
     compiled = _compiled(model, mode)
     fetches: list[Any] = [compiled.loss(weighted)]
     for pair in compiled.metric_tensors:
-        fetches.extend(pair)
+        fetches.extend(t for t in pair if t is not None)
     if mode == "train":
         fetches.append(compiled.build_train_op(weighted))
         phase = backend.learning_phase()
@@ -653,9 +727,16 @@ def _run(model: Any, mode: str, arrays: list[np.ndarray]) -> list[Any]:
             feed_dict[phase] = True
     values = backend.get_session().run(fetches, feed_dict)
     outs: list[Any] = [np.float32(np.asarray(values[0]))]
-    for i, state in enumerate(compiled.state):
-        state[0] = np.float32(state[0] + np.float32(values[1 + 2 * i]))
-        state[1] = np.float32(state[1] + np.float32(values[2 + 2 * i]))
+    k = 1
+    for state, (_, count) in zip(compiled.state, compiled.metric_tensors, strict=True):
+        # Keras' Mean: float32 total and count, the result total / count
+        state[0] = np.float32(state[0] + np.float32(values[k]))
+        if count is None:  # a per-output loss: one value per batch
+            state[1] = np.float32(state[1] + np.float32(1.0))
+            k += 1
+        else:
+            state[1] = np.float32(state[1] + np.float32(values[k + 1]))
+            k += 2
         outs.append(np.float32(0.0) if state[1] == 0 else np.float32(state[0] / state[1]))
     return outs
 

@@ -87,7 +87,7 @@ def test_early_stopping_stops(graph):
 def test_metric_names_follow_v2_behavior(graph):
     m = _model()
     m.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=["mae", "accuracy", "mae"])
-    assert m.metrics_names == ["loss", "mae", "accuracy", "mae_1"]
+    assert m.metrics_names == ["loss", "mae", "accuracy"]  # TF keys them by name
     tf.disable_v2_behavior()
     m2 = _model()
     m2.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=["mae", "accuracy"])
@@ -153,8 +153,14 @@ def test_unsupported_compile_arguments_raise(graph):
         m.compile(opt, "mse", metrics=["nope"])
     a = K.Input(shape=(3,))
     two = K.Model(a, [K.layers.Dense(1)(a), K.layers.Dense(1)(a)])
-    with pytest.raises(NotImplementedError, match="several outputs"):
-        two.compile(opt, "mse")
+    two.compile(opt, "mse")
+    x = np.ones((4, 3), np.float32)
+    with pytest.raises(NotImplementedError, match="several outputs with sample/class weights"):
+        two.fit(x, [np.ones((4, 1))] * 2, sample_weight=np.ones(4))
+    with pytest.raises(NotImplementedError, match="loss=None"):
+        two.compile(opt, ["mse", None])
+    with pytest.raises(ValueError, match="Unknown entries in loss dictionary"):
+        two.compile(opt, {"nope": "mse"})
     unbuilt = K.Sequential([K.layers.Dense(1)])
     unbuilt.compile(opt, "mse")  # built by the first data, as TF
     assert unbuilt.metrics_names == ["loss"] and not unbuilt.built
