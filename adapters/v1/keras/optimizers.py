@@ -595,14 +595,20 @@ class Optimizer:
         """The coefficients of each variable dtype, graph tensors (TF's
         ``_prepare``: one set per (device, dtype); jtrain's devices are one)."""
         apply_state: dict[Any, dict[str, Any]] = {}
-        for dtype in sorted({v.dtype.base_dtype for v in var_list}, key=lambda d: d.name):
-            apply_state[dtype] = {}
-            self._prepare_local(dtype, apply_state)
+        keys = {(v.device, v.dtype.base_dtype) for v in var_list}
+        for key in sorted(keys, key=lambda k: (k[0], k[1].name)):
+            apply_state[key] = {}
+            with ops.get_default_graph().device(key[0]):
+                self._prepare_local(key[0], key[1], apply_state)
         return apply_state
 
-    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
+    def _prepare_local(
+        self, var_device: Any, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]
+    ) -> None:
         if "learning_rate" in self._hyper:
-            apply_state[var_dtype]["lr_t"] = _tf().identity(self._decayed_lr(var_dtype))
+            apply_state[(var_device, var_dtype)]["lr_t"] = _tf().identity(
+                self._decayed_lr(var_dtype)
+            )
 
     def _decayed_lr(self, var_dtype: Any) -> Any:
         """The learning rate of this step in ``var_dtype``: a schedule's value at
@@ -673,7 +679,7 @@ class Optimizer:
             for g, v, (_, slots) in zip(grads, [v for _, v in pairs], var_slots, strict=True):
                 p = ctx.read(v)
                 s = {k: ctx.read(var) for k, var in slots}
-                c = coefs[v.dtype.base_dtype]
+                c = coefs[(v.device, v.dtype.base_dtype)]
                 if isinstance(g, JIndexedSlices):
                     new_p, new_s = opt._sparse(g.values, g.indices, p, s, c)
                 else:
@@ -881,9 +887,13 @@ class SGD(Optimizer):
             for var in var_list:
                 self.add_slot(var, "momentum")
 
-    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
-        super()._prepare_local(var_dtype, apply_state)
-        apply_state[var_dtype]["momentum"] = _tf().identity(self._get_hyper("momentum", var_dtype))
+    def _prepare_local(
+        self, var_device: Any, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]
+    ) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        apply_state[(var_device, var_dtype)]["momentum"] = _tf().identity(
+            self._get_hyper("momentum", var_dtype)
+        )
 
     def _dense(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
         lr = _scalar(c, "lr_t", p.dtype)
@@ -989,16 +999,20 @@ class Adam(Optimizer):
             for var in var_list:
                 self.add_slot(var, "vhat")
 
-    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
-        super()._prepare_local(var_dtype, apply_state)
+    def _prepare_local(
+        self, var_device: Any, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]
+    ) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
         tf = _tf()
         local_step = tf.cast(self.iterations + 1, var_dtype)
         beta_1_t = tf.identity(self._get_hyper("beta_1", var_dtype))
         beta_2_t = tf.identity(self._get_hyper("beta_2", var_dtype))
         beta_1_power = tf.pow(beta_1_t, local_step)
         beta_2_power = tf.pow(beta_2_t, local_step)
-        lr = apply_state[var_dtype]["lr_t"] * (tf.sqrt(1 - beta_2_power) / (1 - beta_1_power))
-        apply_state[var_dtype].update(
+        lr = apply_state[(var_device, var_dtype)]["lr_t"] * (
+            tf.sqrt(1 - beta_2_power) / (1 - beta_1_power)
+        )
+        apply_state[(var_device, var_dtype)].update(
             dict(
                 lr=lr,
                 epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
@@ -1153,13 +1167,15 @@ class RMSprop(Optimizer):
             for var in var_list:
                 self.add_slot(var, "mg")
 
-    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
-        super()._prepare_local(var_dtype, apply_state)
+    def _prepare_local(
+        self, var_device: Any, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]
+    ) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
         tf = _tf()
         rho = tf.identity(self._get_hyper("rho", var_dtype))
-        apply_state[var_dtype].update(
+        apply_state[(var_device, var_dtype)].update(
             dict(
-                neg_lr_t=-apply_state[var_dtype]["lr_t"],
+                neg_lr_t=-apply_state[(var_device, var_dtype)]["lr_t"],
                 epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
                 rho=rho,
                 momentum=tf.identity(self._get_hyper("momentum", var_dtype)),
@@ -1286,13 +1302,15 @@ class Adagrad(Optimizer):
                 np.asarray(self._initial_accumulator_value, var.dtype.base_dtype.as_numpy_dtype),
             )
 
-    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
-        super()._prepare_local(var_dtype, apply_state)
+    def _prepare_local(
+        self, var_device: Any, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]
+    ) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
         tf = _tf()
-        apply_state[var_dtype].update(
+        apply_state[(var_device, var_dtype)].update(
             dict(
                 epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
-                neg_lr_t=-apply_state[var_dtype]["lr_t"],
+                neg_lr_t=-apply_state[(var_device, var_dtype)]["lr_t"],
             )
         )
 
@@ -1367,10 +1385,12 @@ class Adadelta(Optimizer):
         for v in var_list:
             self.add_slot(v, "accum_var")
 
-    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
-        super()._prepare_local(var_dtype, apply_state)
+    def _prepare_local(
+        self, var_device: Any, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]
+    ) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
         tf = _tf()
-        apply_state[var_dtype].update(
+        apply_state[(var_device, var_dtype)].update(
             dict(
                 epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
                 rho=tf.identity(self._get_hyper("rho", var_dtype)),
@@ -1452,15 +1472,17 @@ class Adamax(Optimizer):
         for var in var_list:
             self.add_slot(var, "v")
 
-    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
-        super()._prepare_local(var_dtype, apply_state)
+    def _prepare_local(
+        self, var_device: Any, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]
+    ) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
         tf = _tf()
         local_step = tf.cast(self.iterations + 1, var_dtype)
         beta_1_t = tf.identity(self._get_hyper("beta_1", var_dtype))
         beta_2_t = tf.identity(self._get_hyper("beta_2", var_dtype))
         beta_1_power = tf.pow(beta_1_t, local_step)
-        lr_t = apply_state[var_dtype]["lr_t"]
-        apply_state[var_dtype].update(
+        lr_t = apply_state[(var_device, var_dtype)]["lr_t"]
+        apply_state[(var_device, var_dtype)].update(
             dict(
                 neg_scaled_lr=-lr_t / (1 - beta_1_power),
                 epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
@@ -1592,10 +1614,12 @@ class Ftrl(Optimizer):
             self.add_slot(var, "accumulator", np.asarray(self._initial_accumulator_value, dtype))
             self.add_slot(var, "linear")
 
-    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
-        super()._prepare_local(var_dtype, apply_state)
+    def _prepare_local(
+        self, var_device: Any, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]
+    ) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
         tf = _tf()
-        c = apply_state[var_dtype]
+        c = apply_state[(var_device, var_dtype)]
         c.update(
             dict(
                 l1_regularization_strength=tf.identity(
@@ -1730,7 +1754,9 @@ class Nadam(Optimizer):
         self._m_cache_read = _tf().identity(self._m_cache)
         return super()._prepare(var_list)
 
-    def _prepare_local(self, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]) -> None:
+    def _prepare_local(
+        self, var_device: Any, var_dtype: Any, apply_state: dict[Any, dict[str, Any]]
+    ) -> None:
         tf = _tf()
         assert self._m_cache is not None
         lr_t = tf.identity(self._get_hyper("learning_rate", var_dtype))
@@ -1745,7 +1771,7 @@ class Nadam(Optimizer):
         if var_dtype == self._m_cache.dtype.base_dtype:
             m_schedule_new = tf.identity(self._m_cache.assign(m_schedule_new))
         m_schedule_next = m_schedule_new * m_t_1
-        apply_state[var_dtype] = dict(
+        apply_state[(var_device, var_dtype)] = dict(
             lr_t=lr_t,
             neg_lr_t=-lr_t,
             epsilon=tf.convert_to_tensor(self.epsilon, var_dtype),
