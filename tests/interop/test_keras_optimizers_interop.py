@@ -462,3 +462,57 @@ def test_hyperparameter_assignment_weights_and_early_iterations():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0)
+
+
+def _my_momentum(tf):
+    """A Keras optimizer subclass written against TF's OptimizerV2 API (slots, its own
+    ``_prepare_local``, update ops for dense and sparse gradients)."""
+
+    class MyMomentum(tf.keras.optimizers.Optimizer):
+        def __init__(self, learning_rate=0.1, momentum=0.9, name="MyMomentum", **kwargs):
+            super().__init__(name, **kwargs)
+            self._set_hyper("learning_rate", learning_rate)
+            self._set_hyper("decay", self._initial_decay)
+            self._set_hyper("momentum", momentum)
+
+        def _create_slots(self, var_list):
+            for var in var_list:
+                self.add_slot(var, "velocity")
+            for var in var_list:
+                self.add_slot(var, "seen", initializer="ones")
+
+        def _prepare_local(self, var_device, var_dtype, apply_state):
+            super()._prepare_local(var_device, var_dtype, apply_state)
+            apply_state[(var_device, var_dtype)]["momentum"] = tf.identity(
+                self._get_hyper("momentum", var_dtype)
+            )
+
+        def _coefficients(self, var, apply_state):
+            key = (var.device, var.dtype.base_dtype)
+            return (apply_state or {}).get(key) or self._fallback_apply_state(*key)
+
+        def _resource_apply_dense(self, grad, var, apply_state=None):
+            c = self._coefficients(var, apply_state)
+            velocity = self.get_slot(var, "velocity")
+            new = velocity.assign(velocity * c["momentum"] - grad * c["lr_t"])
+            seen = self.get_slot(var, "seen").assign_add(tf.ones_like(grad))
+            return tf.group(var.assign_add(new), seen)
+
+        def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
+            c = self._coefficients(var, apply_state)
+            velocity = self.get_slot(var, "velocity")
+            rows = tf.gather(velocity, indices) * c["momentum"] - grad * c["lr_t"]
+            new = self._resource_scatter_update(velocity, indices, rows)
+            return tf.group(new, self._resource_scatter_add(var, indices, rows))
+
+        def get_config(self):
+            config = super().get_config()
+            config["learning_rate"] = self._serialize_hyperparameter("learning_rate")
+            return config
+
+    return MyMomentum(0.1, momentum=0.8, decay=0.1)
+
+
+def test_subclass_with_tf_update_ops():
+    theirs, ours = run_both(_training(_my_momentum))
+    assert_twins(theirs, ours, rtol=0)

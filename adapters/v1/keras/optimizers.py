@@ -348,15 +348,20 @@ class Optimizer:
                 value = np.zeros(slot_shape, np_dtype)
             elif isinstance(initializer, (numbers.Number, np.generic, np.ndarray)):
                 value = np.full(slot_shape, initializer, np_dtype)
+            elif isinstance(initializer, str) or callable(initializer):
+                from adapters.v1.keras import initializers
+
+                init = initializers.get(initializer)
+                value = lambda: init(list(slot_shape), dtype=dtype)  # noqa: E731
             else:
                 raise NotImplementedError(
                     f"Optimizer.add_slot(initializer={initializer!r}) is not supported by "
-                    "adapters.v1: pass 'zeros' or a number"
+                    "adapters.v1: pass an initializer, its name or a number"
                 )
             graph = var.graph
             with graph.colocate_with(var):
                 weight = Variable(
-                    lambda: value,
+                    value if callable(value) else (lambda: value),
                     name=f"{var.op.name}/{slot_name}",
                     dtype=dtype,
                     trainable=False,
@@ -541,18 +546,6 @@ class Optimizer:
           RuntimeError: a variable with a constraint has a sparse gradient.
           NotImplementedError: a variable that is a tensor.
         """
-        custom = [
-            m
-            for m in ("_resource_apply_dense", "_resource_apply_sparse")
-            if getattr(type(self), m, None) is not None
-        ]
-        if custom:
-            raise NotImplementedError(
-                f"{type(self).__name__} defines {custom[0]}: a Keras optimizer subclass "
-                "with its own TF update ops is not supported by adapters.v1 (its updates "
-                "are JAX functions: override _dense(g, var, slots, coefficients) and "
-                "_sparse_unique, see adapters/v1/keras/optimizers.py)"
-            )
         pairs = tuple(grads_and_vars)
         if pairs:
             filtered = tuple((g, v) for g, v in pairs if g is not None)
@@ -639,6 +632,8 @@ class Optimizer:
                     f"variable. Received: grad={g}, "
                     f"var.constraint={v.constraint}."
                 )
+        if self._graph_updates():
+            return self._apply_graph_updates(pairs, apply_state, name)
         dtype_list = list(apply_state)
         coef_names = {d: sorted(apply_state[d]) for d in dtype_list}
         coef_inputs: list[ops.Tensor] = []
@@ -713,6 +708,85 @@ class Optimizer:
                     np.ones((), np.int64), read_value=False, name="AssignAddVariableOp"
                 )
         return step
+
+    # -- a subclass's own TF update ops (TF's OptimizerV2 API) -----------------------------
+    def _graph_updates(self) -> bool:
+        """Whether a subclass builds its updates with TF ops (``_resource_apply_dense``)."""
+        return any(
+            getattr(type(self), m, None) is not None
+            for m in ("_resource_apply_dense", "_resource_apply_sparse")
+        )
+
+    def _apply_graph_updates(
+        self,
+        pairs: list[tuple[Any, Variable]],
+        apply_state: dict[Any, dict[str, Any]],
+        name: str | None,
+    ) -> ops.Operation:
+        """TF's ``_distributed_apply`` for a subclass with its own update ops: each
+        variable's ``_resource_apply_dense`` (or, for an ``IndexedSlices``,
+        ``_resource_apply_sparse_duplicate_indices``) in ``update_<var>``, then the
+        ``iterations`` increment after them all."""
+        import inspect
+
+        graph = ops.get_default_graph()
+        tf = _tf()
+        update_ops = []
+        with graph.name_scope(name or self._name):
+            for g, v in pairs:
+                with graph.colocate_with(v), graph.name_scope("update_" + v.op.name):
+                    if isinstance(g, IndexedSlices):
+                        fn = self._resource_apply_sparse_duplicate_indices
+                        kwargs = _apply_state_kwarg(inspect.signature(fn), apply_state)
+                        update = fn(g.values, v, g.indices, **kwargs)
+                    else:
+                        fn = getattr(self, "_resource_apply_dense", None)
+                        if fn is None:
+                            raise NotImplementedError(
+                                f"{type(self).__name__} has no _resource_apply_dense"
+                            )
+                        kwargs = _apply_state_kwarg(inspect.signature(fn), apply_state)
+                        update = fn(g, v, **kwargs)
+                        if v.constraint is not None:
+                            with graph.control_dependencies([update]):
+                                update = v.assign(v.constraint(v))
+                update_ops.append(update)
+            with graph.control_dependencies([tf.group(update_ops)]):
+                return self.iterations.assign_add(
+                    np.ones((), np.int64), read_value=False, name="AssignAddVariableOp"
+                )
+
+    def _fallback_apply_state(self, var_device: Any, var_dtype: Any) -> dict[str, Any]:
+        """The coefficients of one (device, dtype), for subclasses not given them."""
+        apply_state: dict[Any, dict[str, Any]] = {(var_device, var_dtype): {}}
+        self._prepare_local(var_device, var_dtype, apply_state)
+        return apply_state[(var_device, var_dtype)]
+
+    def _resource_apply_sparse_duplicate_indices(
+        self, grad: Any, handle: Any, indices: Any, **kwargs: Any
+    ) -> Any:
+        """Sums the rows of duplicate indices, then ``_resource_apply_sparse``."""
+        summed_grad, unique_indices = _deduplicate_indexed_slices(values=grad, indices=indices)
+        fn = getattr(self, "_resource_apply_sparse", None)
+        if fn is None:
+            raise NotImplementedError(f"{type(self).__name__} has no _resource_apply_sparse")
+        return fn(summed_grad, handle, unique_indices, **kwargs)
+
+    def _resource_scatter_add(self, x: Variable, i: Any, v: Any) -> Any:
+        """``x[i] += v``; the variable's value after it."""
+        tf = _tf()
+        with ops.get_default_graph().control_dependencies(
+            [x.scatter_add(tf.IndexedSlices(v, i)).op]
+        ):
+            return x.read_value()
+
+    def _resource_scatter_update(self, x: Variable, i: Any, v: Any) -> Any:
+        """``x[i] = v``; the variable's value after it."""
+        tf = _tf()
+        with ops.get_default_graph().control_dependencies(
+            [x.scatter_update(tf.IndexedSlices(v, i)).op]
+        ):
+            return x.read_value()
 
     # -- the math of one variable (JAX values) -------------------------------------------
     def _dense(self, g: Any, p: Any, slots: dict[str, Any], c: dict[str, Any]) -> Any:
@@ -816,6 +890,21 @@ def _depends_on(op: Any, targets: set[Any]) -> bool:
         seen.add(o)
         stack += [t.op for t in o.inputs]
     return False
+
+
+def _apply_state_kwarg(signature: Any, apply_state: Any) -> dict[str, Any]:
+    return {"apply_state": apply_state} if "apply_state" in signature.parameters else {}
+
+
+def _deduplicate_indexed_slices(values: Any, indices: Any) -> tuple[Any, Any]:
+    """``(summed values, unique indices)``: the rows of each index summed (TF's
+    ``unique`` then ``unsorted_segment_sum``)."""
+    tf = _tf()
+    unique_indices, new_index_positions = tf.unique(indices)
+    summed_values = tf.math.unsorted_segment_sum(
+        values, new_index_positions, tf.shape(unique_indices)[0]
+    )
+    return summed_values, unique_indices
 
 
 # -- helpers for the per-variable math ---------------------------------------------------

@@ -83,19 +83,6 @@ def test_nadam_with_a_schedule_is_refused():
         K.optimizers.Nadam(schedule)
 
 
-def test_subclass_with_tf_update_ops_is_refused(graph):
-    class MySGD(K.optimizers.Optimizer):
-        def __init__(self):
-            super().__init__("MySGD")
-
-        def _resource_apply_dense(self, grad, var, apply_state=None):
-            return var.assign_sub(grad)
-
-    w, loss = _params()
-    with pytest.raises(NotImplementedError, match="MySGD defines _resource_apply_dense"):
-        MySGD().apply_gradients([(tf.gradients(loss, [w])[0], w)])
-
-
 def test_data_parallel_reaches_one_devices_weights(tmp_path):
     """``tf.jax_data_parallel`` over 4 virtual devices (the batch split, one SPMD
     program): the same weights as one device, dense and sparse gradients. (The
