@@ -132,11 +132,17 @@ def test_dynamic_partition_of_data_of_unknown_batch_as_tf():
     assert_twins(*run_both(script), rtol=1e-6)
 
 
-def test_dynamic_partition_of_the_steps_data_raises():
-    with jtf.Graph().as_default():
-        parts = jtf.cast(jtf.placeholder(jtf.float32, [5]), jtf.int32)
-        with pytest.raises(NotImplementedError, match="partitions"):
-            jtf.dynamic_partition(jtf.constant(X), parts, 2)
+def test_dynamic_partition_by_the_steps_data_as_tf():
+    """Partitions computed from a float feed (jtrain raised NotImplementedError before
+    the session computed output sizes before the step: data_sizes.py)."""
+
+    def script(tf):
+        p = tf.placeholder(tf.float32, [5])
+        outs = tf.dynamic_partition(tf.constant(X), tf.cast(p, tf.int32), 2)
+        feeds = [{p: [0.0, 1.5, 1.0, 0.0, 1.0]}, {p: [1.0, 1.0, 1.0, 1.0, 1.0]}]
+        return lambda sess: ([sess.run(outs, f) for f in feeds], _static(outs))
+
+    assert_twins(*run_both(script), rtol=0)
 
 
 # -- setdiff1d ---------------------------------------------------------------------------

@@ -23,12 +23,13 @@ from typing import Any
 import jax
 import numpy as np
 
-from adapters.v1.client import _replicas, data_parallel
+from adapters.v1.client import _replicas, data_parallel, sized_programs
 from adapters.v1.client.session_config import check_config, timeout_ms
 from adapters.v1.client.variable_store import VariableStore
 from adapters.v1.framework import (
     _x64,
     auto_mixed_precision,
+    data_sizes,
     dtypes,
     nest,
     ops,
@@ -466,20 +467,27 @@ class _Plan:
         fed_inputs = frozenset(feed_tensors)
         plan = self
 
-        def program_for(outputs: list) -> Any:
+        def program_for(outputs: list, sizes: dict | None = None) -> Any:
             def program(donated_vals, read_vals, feed_vals):
-                return run_program(outputs, donated_vals, read_vals, feed_vals)
+                return run_program(outputs, sizes, donated_vals, read_vals, feed_vals)
 
             return program
 
-        def run_program(outputs, donated_vals, read_vals, feed_vals):
+        def evaluate(order, sizes, donated_vals, read_vals, feed_vals) -> RunContext:
+            # (traced) ``order`` run on the step's inputs; ``sizes``: those of its sized
+            # operations (framework/data_sizes.py), None for a plan without them
             variables = dict(zip(plan.donated, donated_vals, strict=True))
             variables.update(zip(plan.read_only, read_vals, strict=True))
             memo = dict(zip(program_inputs, feed_vals, strict=True))
             memo.update(plan.shape_feeds)
             ctx = RunContext(variables, memo, initialized=initialized, fed=fed_inputs)
-            with auto_mixed_precision.scope(session._compute_dtype):
-                ctx.run_ops(device)
+            with auto_mixed_precision.scope(session._compute_dtype), data_sizes.given(sizes):
+                ctx.run_ops(order)
+            return ctx
+
+        def run_program(outputs, sizes, donated_vals, read_vals, feed_vals):
+            ctx = evaluate(device, sizes, donated_vals, read_vals, feed_vals)
+            variables, memo = ctx.variables, ctx.memo
             fetched = []
             for t in outputs:
                 value = ctx.read(t) if _is_variable(t) else memo[t]
@@ -511,7 +519,33 @@ class _Plan:
             )
         # XLA:CPU's convolutions on Eigen, per program (jtrain/xla_options.py).
         options = xla_options.step_options()
-        if self.collective:
+        # Operations whose output sizes depend on values: a sizes program, then the
+        # step's program per tuple of sizes (client/sized_programs.py).
+        sizes = None
+        if any(getattr(op, "_sized", None) is not None for op in device):
+            if self.collective or mesh is not None:
+                raise NotImplementedError(
+                    "Operations whose output sizes depend on values (tf.boolean_mask of a "
+                    "computed mask, tf.where(condition), tf.dynamic_partition, tf.unique) "
+                    "cannot run in a data-parallel or multi-process step, whose replicas "
+                    "must run one program: give them fixed sizes (tf.where(mask, x, 0))."
+                )
+            sizes = sized_programs.Sizes(device, fed | set(program_inputs), evaluate, options)
+            label = ", ".join(getattr(e, "name", str(e)) for e in elements[:4])
+
+        def sized_step(outputs: list) -> Any:
+            def compile_for(step_sizes: dict) -> Any:
+                sized = program_for(outputs, step_sizes)
+                if self.checked:
+                    sized = runtime_checks.functionalize(sized)
+                return jax.jit(sized, donate_argnums=(0,), compiler_options=options)
+
+            assert sizes is not None
+            return sized_programs.SizedProgram(sizes, compile_for, label)
+
+        if sizes is not None:
+            self.fn = sized_step(device_outputs)
+        elif self.collective:
             self.fn = _replicas.collective_program(replicas, program, options)
         elif mesh is not None:
             checked = runtime_checks.functionalize(program) if self.checked else program
@@ -543,7 +577,10 @@ class _Plan:
             lean_program = program_for(self.lean_outputs)
             if self.checked:
                 lean_program = runtime_checks.functionalize(lean_program)
-            self.lean_fn = jax.jit(lean_program, donate_argnums=(0,), compiler_options=options)
+            if sizes is not None:
+                self.lean_fn = sized_step(self.lean_outputs)
+            else:
+                self.lean_fn = jax.jit(lean_program, donate_argnums=(0,), compiler_options=options)
 
     def _plan_strings(self, device: list[ops.Operation], feed_tensors: list[ops.Tensor]) -> None:
         """How the step program reads strings, which XLA has not: as int32 *codes*.

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
-from adapters.v1.framework import _x64, dtypes, ops, shape_values, tensor_shape
+from adapters.v1.framework import _x64, data_sizes, dtypes, ops, shape_values, tensor_shape
 from adapters.v1.framework.shape_values import trace_time_value
 
 __all__ = [
@@ -115,6 +115,15 @@ class OpDef:
         an optional third ``applies(op) -> bool`` says at graph construction
         whether the node checks at all (an integer-only check leaves float nodes'
         programs unchecked, so without its cost).
+      sized: ``(parameter, count)`` for an op whose output sizes depend on the
+        values of one argument (``boolean_mask``'s ``mask``): ``count(value, attrs)``
+        gives the sizes (integer scalars), ``attrs`` the op's Python-valued
+        arguments (``dynamic_partition``'s ``num_partitions``). Where that argument
+        is computed from the step's values (not from constants and static shapes
+        only), it is an input of the node, the session computes its sizes before the step
+        (``framework/data_sizes.py``) and the implementation takes them as a
+        keyword ``sizes`` (a tuple of ints; absent for a value known when the step
+        is traced, which it reads as NumPy).
     """
 
     names: tuple[str, ...]
@@ -131,6 +140,7 @@ class OpDef:
     collection_param: str = ""
     check: Callable[[dict[str, Any]], None] | None = None
     runtime_check: tuple[Callable[..., Any], ...] | None = None
+    sized: tuple[str, Callable[[Any, dict[str, Any]], tuple[Any, ...]]] | None = None
 
     @property
     def name(self) -> str:
@@ -157,6 +167,7 @@ def define(
     collection_param: str = "",
     check: Callable[[dict[str, Any]], None] | None = None,
     runtime_check: tuple[Callable[..., Any], ...] | None = None,
+    sized: tuple[str, Callable[[Any, dict[str, Any]], tuple[Any, ...]]] | None = None,
 ) -> Callable[..., Any]:
     """Adds a table entry and returns its lifted public function.
 
@@ -180,6 +191,8 @@ def define(
       collection_param: the parameter naming a collection for the output.
       check: TF's graph-construction checks (see ``OpDef.check``).
       runtime_check: TF's run-time check (see ``OpDef.runtime_check``).
+      sized: the argument deciding the output sizes, and their count (see
+        ``OpDef.sized``).
 
     Returns:
       The public function with TF's signature.
@@ -216,6 +229,7 @@ def define(
         collection_param=collection_param,
         check=check,
         runtime_check=runtime_check,
+        sized=sized,
     )
     function = lift(entry)
     # The module whose table defines the entry (adapters.v1.ops.math_ops...).
@@ -270,7 +284,8 @@ def table_functions(
     """``(fn, test)`` of a node of ``entry`` called with ``attrs`` (arguments known when
     the graph was built) and tensor inputs laid out as ``layout`` (parameter -> input
     index, ``(start, count)`` of a list, or None): ``fn(values, known)`` computes the
-    outputs, ``known`` holding the deferred arguments; ``test`` the run-time check."""
+    outputs, ``known`` holding the deferred arguments (and ``sizes`` those of a sized
+    entry, ``OpDef.sized``); ``test`` the run-time check."""
 
     def arguments_of(values: tuple[Any, ...], known: dict[str, Any]) -> list[Any]:
         call = {**attrs, **known}
@@ -283,15 +298,17 @@ def table_functions(
                 call[param] = values[where]
         return [call[p] for p in impl_params(entry)]
 
-    def fn(values: tuple[Any, ...], known: dict[str, Any]) -> Any:
-        return entry.impl(*arguments_of(values, known))
+    def fn(values: tuple[Any, ...], known: dict[str, Any], sizes: Any = None) -> Any:
+        if sizes is None:
+            return entry.impl(*arguments_of(values, known))
+        return entry.impl(*arguments_of(values, known), sizes=sizes)
 
     test = None
     if entry.runtime_check is not None:
         check = entry.runtime_check[0]
 
         def test(values: tuple[Any, ...], known: dict[str, Any]) -> Any:
-            return check(*arguments_of(values, known))
+            return check(*arguments_of(values, known))  # (jnp: a value may be traced)
 
     return fn, test
 
@@ -327,6 +344,13 @@ def lift(entry: OpDef) -> Callable[..., Any]:
         for k, v in arguments.items():
             if k in entry.tensors:
                 continue
+            if entry.sized is not None and k == entry.sized[0] and _counted(v):
+                # Decides the output's sizes and is computed from the step's values: an
+                # input of the node, its sizes computed before the step (data_sizes.py).
+                tensors[k] = ops.convert_to_tensor(v, name=k)
+                layout[k] = len(flat)
+                flat.append(tensors[k])
+                continue
             computed = _computed(entry, k, v)
             known = None if computed is None else shape_values.static_value(computed)
             if computed is None:
@@ -339,9 +363,16 @@ def lift(entry: OpDef) -> Callable[..., Any]:
             entry.check({**attrs, **deferred, **tensors})
 
         fn, test = table_functions(entry, attrs, layout)
-        out, op = _make_node(entry, fn, flat, name, test, deferred)
+        sized = _sized(entry, layout, attrs)
+        if sized is not None and deferred:
+            names = ", ".join(deferred)
+            raise NotImplementedError(
+                f"tf.{entry.name}: {names} computed in the graph together with the "
+                f"{entry.sized[0]!r} of the step's values; pass {names} as Python values"
+            )
+        out, op = _make_node(entry, fn, flat, name, test, deferred, sized)
         op._static_attrs = attrs  # the op's Python-valued arguments (axis...)
-        if deferred:  # what rebuilds it from a meta graph (meta_graph._build_call)
+        if deferred or sized:  # what rebuilds it from a meta graph (meta_graph._build_call)
             op._table_call = TableCall(entry.name, attrs, layout, tuple(deferred))
         if collection:
             ops.add_to_collection(collection, out)
@@ -371,11 +402,14 @@ def _make_node(
     name: Any,
     test: Callable[..., Any] | None,
     deferred: dict[str, ops.Tensor],
+    sized: data_sizes.Sized | None = None,
 ):
     """The op's node: ``fn(input values, deferred values)`` computes its outputs.
 
     ``deferred`` arguments (shapes or axes computed in the graph) are extra inputs
-    of the node, evaluated when the step is traced (``trace_time_value``).
+    of the node, evaluated when the step is traced (``trace_time_value``). A
+    ``sized`` node's output sizes depend on the values of its input ``sized.index``
+    (``data_sizes.py``).
     """
     from adapters.v1.ops.script_ops import _output_specs
 
@@ -386,11 +420,13 @@ def _make_node(
         node = name[:-1] if isinstance(name, str) and name.endswith("/") else op_name
         _check_broadcast(entry.op_type, node, inputs[0], inputs[1])
     with _x64.exact():  # dtypes as the session traces them (64-bit exact)
-        if deferred:
+        if sized is not None:
+            tree, specs = _sized_specs(fn, inputs, sized, op_name)
+        elif deferred:
             tree, specs = _deferred_specs(entry, fn, inputs, deferred, op_name)
         else:
             tree, specs = _output_specs(lambda *v: fn(v, {}), inputs, op_name)
-    compute, attach = node_compute(entry, fn, test, deferred, len(inputs))
+    compute, attach = node_compute(entry, fn, test, deferred, len(inputs), sized)
     op = graph.create_op(
         entry.op_type,
         name or entry.default_name,
@@ -463,9 +499,13 @@ def rebuilt_node(
     fn, test = table_functions(entry, call.attrs, call.layout)
     count = len(inputs) - len(call.deferred)
     deferred = dict(zip(call.deferred, inputs[count:], strict=True))
+    sized = _sized(entry, call.layout, call.attrs)
     with _x64.exact():
-        _, specs = _deferred_specs(entry, fn, inputs[:count], deferred, op_name)
-    compute, attach = node_compute(entry, fn, test, deferred, count)
+        if sized is not None:
+            _, specs = _sized_specs(fn, inputs[:count], sized, op_name)
+        else:
+            _, specs = _deferred_specs(entry, fn, inputs[:count], deferred, op_name)
+    compute, attach = node_compute(entry, fn, test, deferred, count, sized)
     return entry.op_type, compute, specs, attach
 
 
@@ -475,10 +515,12 @@ def node_compute(
     test: Callable[..., Any] | None,
     deferred: dict[str, ops.Tensor],
     count: int,
+    sized: data_sizes.Sized | None = None,
 ) -> tuple[Callable[..., Any], Callable[[ops.Operation], None]]:
     """``(compute, attach)`` of a table node: ``compute`` runs ``fn`` on its first
     ``count`` inputs and the ``deferred`` arguments' values, taken when the step is
-    traced, with the entry's run-time check; ``attach(op)`` binds it to its node."""
+    traced, with the entry's run-time check (and a ``sized`` node's output sizes,
+    ``data_sizes.sizes_for``); ``attach(op)`` binds it to its node."""
     from adapters.v1.framework import runtime_checks
 
     node: list[ops.Operation] = []
@@ -491,10 +533,14 @@ def node_compute(
             # (only a node its entry marks: ``applies`` may leave it unchecked)
             ok, data = test(values, known)
             runtime_checks.check(ctx, node[0], ok, *data)
+        if sized is not None:
+            sizes = data_sizes.sizes_for(node[0], values[sized.index], sized.count)
+            return tuple(jax.tree.leaves(fn(values, known, sizes)))
         return tuple(jax.tree.leaves(fn(values, known)))
 
     def attach(op: ops.Operation) -> None:
         node.append(op)
+        op._sized = sized
         if test is not None and entry.runtime_check is not None:
             error, *applies = entry.runtime_check[1:]
             if not applies or applies[0](op):
@@ -530,6 +576,59 @@ def _computed(entry: OpDef, param: str, value: Any) -> ops.Tensor | None:
             "jtrain compiles static shapes and axes." + _DATA_HINTS.get(entry.name, "")
         )
     return tensor
+
+
+def _counted(value: Any) -> bool:
+    """Whether a sized entry's deciding argument (``OpDef.sized``) is computed from
+    the step's values (a placeholder's, a variable's, a model's output): its sizes
+    are computed before the step. A Python value, a constant or a value of static
+    shapes only is read when the step is traced, as other computed arguments."""
+    if _is_tensor(value):
+        tensor = ops.convert_to_tensor(value)
+    elif isinstance(value, (list, tuple)) and _holds_computed(value):
+        tensor = ops.convert_to_tensor(value)
+    else:
+        return False
+    return tensor.op._const_value is None and not shape_values.from_shapes_only(tensor)
+
+
+def _sized(entry: OpDef, layout: dict[str, Any], attrs: dict[str, Any]) -> data_sizes.Sized | None:
+    """The ``Sized`` of a node of ``entry`` whose deciding argument is an input, its
+    count reading the node's Python-valued arguments ``attrs``."""
+    if entry.sized is None:
+        return None
+    index = layout.get(entry.sized[0])
+    if not isinstance(index, int):
+        return None
+    count = entry.sized[1]
+    return data_sizes.Sized(index, lambda value: count(value, attrs))
+
+
+def _sized_specs(
+    fn: Callable[..., Any], inputs: list[ops.Tensor], sized: data_sizes.Sized, op_name: str
+):
+    """Output specs of a sized node: the op evaluated abstractly with each of
+    ``data_sizes.TRIAL_SIZES`` as all its sizes; a dimension that follows them is
+    unknown (TF's ``[None]`` of ``Where``, ``Unique``, ``DynamicPartition``)."""
+    from adapters.v1.ops.script_ops import _output_specs
+
+    def trial(size: int) -> Callable[..., Any]:
+        def run(*values: Any) -> Any:
+            count = len(sized.count(values[sized.index]))  # how many sizes it has
+            return fn(values, {}, (size,) * count)
+
+        return run
+
+    trials = [_output_specs(trial(size), inputs, op_name) for size in data_sizes.TRIAL_SIZES]
+    (tree, first), (_, second) = trials
+    specs = []
+    for (shape_a, dtype), (shape_b, _) in zip(first, second, strict=True):
+        if shape_a is None or shape_b is None or len(shape_a) != len(shape_b):
+            specs.append((None, dtype))
+        else:
+            pairs = zip(shape_a, shape_b, strict=True)
+            specs.append((tuple(a if a == b else None for a, b in pairs), dtype))
+    return tree, specs
 
 
 # What to use instead where an argument depends on the step's data.

@@ -1015,9 +1015,20 @@ def _reverse_sequence(
     return jnp.take_along_axis(input, source.reshape(shape).astype(np.int32), axis=seq_axis)
 
 
-def _boolean_mask(tensor, mask, axis=None):
-    mask = np.asarray(mask, bool)
+def _boolean_mask(tensor, mask, axis=None, *, sizes=None):
+    """``sizes``: ``(count of Trues,)`` for a mask computed in the step (traced), whose
+    count the session computed before it (``framework/data_sizes.py``); None for a mask
+    known when the step is traced (NumPy)."""
     axis = 0 if axis is None else axis % tensor.ndim
+    if sizes is not None:
+        # TF's composite: the tensor's dimensions under the mask merged, gathered at the
+        # mask's true positions (a mask fed shorter than them selects among the first;
+        # a position past them is the gather's run-time error, ``_mask_in_range``).
+        merged = _mask_merged(tensor, mask, axis)
+        (count,) = sizes
+        (rows,) = jnp.nonzero(jnp.reshape(mask, (-1,)), size=count)
+        return jnp.take(merged, rows, axis=axis, mode="clip")
+    mask = np.asarray(mask, bool)
     ndims = mask.ndim
     if ndims == 0:
         raise ValueError("mask cannot be scalar.")
@@ -1029,12 +1040,80 @@ def _boolean_mask(tensor, mask, axis=None):
     return jnp.take(merged, np.flatnonzero(mask), axis=axis)
 
 
-def _unique(x, out_idx="int32", counts=False):
-    if isinstance(x, jax.core.Tracer):
-        raise NotImplementedError(
-            "tf.unique of a computed tensor has a data-dependent shape, which jtrain's "
-            "static programs cannot hold; it works on constants only"
+def _mask_merged(tensor, mask, axis):
+    """``tensor`` with the ``mask.ndim`` dimensions from ``axis`` merged into one."""
+    ndims = jnp.ndim(mask)
+    return tensor.reshape(tensor.shape[:axis] + (-1,) + tensor.shape[axis + ndims :])
+
+
+def _mask_in_range(tensor, mask, axis=None):
+    """TF's gather check of a computed mask: its true positions index the merged
+    dimension of ``tensor`` (``indices[k] = p is not in [0, n)``)."""
+    axis = 0 if axis is None else axis % tensor.ndim
+    limit = _mask_merged(tensor, mask, axis).shape[axis]
+    flat = jnp.reshape(mask, (-1,)) != 0
+    if flat.shape[0] <= limit:
+        return jnp.asarray(True), (jnp.zeros(2, np.int64), jnp.asarray(limit, np.int64))
+    beyond = flat[limit:]
+    position = (limit + jnp.argmax(beyond)).astype(np.int64)  # the first true past the end
+    index = jnp.count_nonzero(flat[:limit]).astype(np.int64)  # its place among the trues
+    return ~jnp.any(beyond), (jnp.stack([index, position]), jnp.asarray(limit, np.int64))
+
+
+def _mask_error(op: ops.Operation, where: np.ndarray, limit: np.ndarray) -> Any:
+    """TF's message of its gather: ``indices[1] = 4 is not in [0, 3)``."""
+    index, position = (int(v) for v in where)
+    return errors.InvalidArgumentError(
+        None, op, f"indices[{index}] = {position} is not in [0, {int(limit)})"
+    )
+
+
+def _boolean_mask_check(bound: dict) -> None:
+    """TF's graph-construction errors of ``tf.boolean_mask`` (static shapes)."""
+    tensor, mask, axis = bound["tensor"], bound["mask"], bound.get("axis")
+    if isinstance(mask, ops.Tensor):
+        mask_shape = mask._shape
+    else:
+        mask_shape = np.shape(mask)
+    if mask_shape is None:
+        raise ValueError(
+            "Number of mask dimensions must be specified, even if some dimensions are "
+            "None.  E.g. shape=[None] is ok, but shape=None is not."
         )
+    if not mask_shape:
+        raise ValueError("mask cannot be scalar.")
+    shape = tensor._shape
+    if shape is None or not isinstance(axis, (int, type(None))):
+        return
+    start = 0 if axis is None else axis % max(len(shape), 1)
+    under = tuple(shape[start : start + len(mask_shape)])
+    fits = len(under) == len(mask_shape) and all(
+        a is None or b is None or a == b for a, b in zip(under, mask_shape, strict=True)
+    )
+    if not fits:
+        raise ValueError(
+            f"Shapes {_shape_tuple(under)} and {_shape_tuple(mask_shape)} are incompatible"
+        )
+
+
+def _shape_tuple(dims: Any) -> str:
+    """A shape as TF1's ``TensorShape`` prints it: ``(?, 3)``, ``(2,)``."""
+    text = ", ".join("?" if d is None else str(d) for d in dims)
+    return f"({text},)" if len(dims) == 1 else f"({text})"
+
+
+def _count_true(mask, attrs):
+    """The sizes of ``tf.boolean_mask``: the count of nonzeros of its mask."""
+    return (jnp.count_nonzero(mask),)
+
+
+def _unique(x, out_idx="int32", counts=False, *, sizes=None):
+    """TF's ``Unique``/``UniqueWithCounts``: the distinct values in order of first
+    occurrence, each element's index among them (and their counts). ``sizes``:
+    ``(number of distinct values,)`` for an ``x`` computed in the step (computed
+    before it, ``framework/data_sizes.py``); None for a constant ``x`` (NumPy)."""
+    if sizes is not None:
+        return _unique_traced(x, sizes[0], np_dtype(out_idx), counts)
     x = np.asarray(x)
     values, first, idx, count = np.unique(
         x, return_index=True, return_inverse=True, return_counts=True
@@ -1047,6 +1126,37 @@ def _unique(x, out_idx="int32", counts=False):
     if counts:
         out += (count[order].astype(np_dtype(out_idx)),)
     return out
+
+
+def _unique_traced(x, count, index_dtype, counts):
+    """``_unique`` of a traced ``x`` with ``count`` distinct values (a static size)."""
+    if jnp.ndim(x) != 1:
+        raise errors.InvalidArgumentError(None, None, "unique expects a 1D vector.")
+    size = x.shape[0]
+    if size == 0 or count == 0:
+        empty = jnp.zeros((0,), index_dtype)
+        out = (jnp.zeros((0,), x.dtype), jnp.zeros((size,), index_dtype))
+        return out + ((empty,) if counts else ())
+    order = jnp.argsort(x, stable=True)  # equal values: first occurrence first
+    ordered = x[order]
+    starts = jnp.concatenate([jnp.ones(1, bool), ordered[1:] != ordered[:-1]])
+    group = jnp.cumsum(starts) - 1  # each sorted element's group (by value)
+    first = order[jnp.nonzero(starts, size=count)[0]]  # each group's first position
+    rank = jnp.argsort(jnp.argsort(first))  # TF's order: by first occurrence
+    y = x[jnp.sort(first)]
+    idx = jnp.zeros(size, index_dtype).at[order].set(rank[group].astype(index_dtype))
+    if not counts:
+        return y, idx
+    per_group = jnp.zeros(count, index_dtype).at[group].add(1)
+    return y, idx, jnp.zeros(count, index_dtype).at[rank].set(per_group)
+
+
+def _count_distinct(x, attrs):
+    """The sizes of ``tf.unique``: the number of distinct values of ``x``."""
+    ordered = jnp.sort(jnp.reshape(x, (-1,)))
+    if ordered.shape[0] == 0:
+        return (jnp.zeros((), np.int32),)
+    return (1 + jnp.count_nonzero(ordered[1:] != ordered[:-1]),)
 
 
 def _scatter_index(indices):
@@ -1767,10 +1877,14 @@ for _name, _type, _impl, _params, _tensors, _default in _MORE_ARRAY_OPS:
         _check = _TENSOR_SCATTER_CHECK
     elif _first == "batch_gather":
         _check = (_batch_gather_in_range, _gather_error)
+    elif _first == "boolean_mask":  # a computed mask only: TF's gather check
+        _check = (_mask_in_range, _mask_error, lambda op: op._sized is not None)
     define(
         _name,
         _type,
         _impl,
+        sized=("mask", _count_true) if _first == "boolean_mask" else None,
+        check=_boolean_mask_check if _first == "boolean_mask" else None,
         params=_params,
         tensors=_tensors,
         lists={"parallel_stack": "values", "shape_n": "input", "dynamic_stitch": "data"}.get(
@@ -1870,9 +1984,17 @@ FUNCTIONS["sequence_mask"] = sequence_mask
 
 def _fold_constants(name: str, impl: Any, params: str, default: str, result: Any) -> Any:
     """An op with a data-dependent output shape: computed when the graph is built from
-    a constant input (TF's value, as constants); a computed input raises
-    ``NotImplementedError``."""
-    lifted = define(name, default, impl, params=params, tensors="x", default_name=default)
+    a constant input (TF's value, as constants); for a computed input, in the step,
+    the session computing its sizes before it (``framework/data_sizes.py``)."""
+    lifted = define(
+        name,
+        default,
+        impl,
+        params=params,
+        tensors="x",
+        default_name=default,
+        sized=("x", _count_distinct),
+    )
     entry = lifted._op_def
 
     def op_function(*args: Any, **kwargs: Any) -> Any:
@@ -1881,10 +2003,11 @@ def _fold_constants(name: str, impl: Any, params: str, default: str, result: Any
         x = ops.convert_to_tensor(bound.arguments["x"])
         value = x.op._const_value
         if value is None:
-            raise NotImplementedError(
-                f"tf.{name} of the computed tensor {x.name}: its output shape depends on the "
-                "values, which jtrain's static programs cannot hold; it works on constants"
-            )
+            if x._shape is not None and len(x._shape) != 1:
+                raise ValueError(_rank_1_message(default, x, bound.arguments))
+            out = lifted(**bound.arguments)
+            out[1]._shape = None if x._shape is None else tuple(x._shape)  # idx: x's shape
+            return result(*out)
         from adapters.v1.ops.constant_op import constant
 
         out = impl(np.asarray(value, np_dtype(x.dtype)), bound.arguments["out_idx"])
@@ -1897,6 +2020,24 @@ def _fold_constants(name: str, impl: Any, params: str, default: str, result: Any
     op_function._op_def = entry
     FUNCTIONS[name] = op_function
     return op_function
+
+
+def _rank_1_message(op_type: str, x: ops.Tensor, arguments: dict) -> str:
+    """TF's shape-inference error of ``Unique``/``UniqueWithCounts`` for an ``x`` that
+    is not a vector."""
+    graph = x.graph
+    node = graph.unique_name(arguments.get("name") or op_type, mark_as_used=False)
+    kinds = {"float32": "DT_FLOAT", "float64": "DT_DOUBLE", "float16": "DT_HALF"}
+    t = dtypes.as_dtype(x.dtype).base_dtype.name
+    index = dtypes.as_dtype(arguments.get("out_idx") or "int32").name
+    attrs = ", ".join(
+        f"{k}={kinds.get(v, f'DT_{v.upper()}')}" for k, v in (("T", t), ("out_idx", index))
+    )
+    source = x.name[:-2] if x.name.endswith(":0") else x.name
+    return (
+        f"Shape must be rank 1 but is rank {len(x._shape)} for '{{{{node {node}}}}} = "
+        f"{op_type}[{attrs}]({source})' with input shapes: {tensor_shape.dims_text(x._shape)}."
+    )
 
 
 class Unique(NamedTuple):
@@ -1917,7 +2058,7 @@ class UniqueWithCounts(NamedTuple):
 unique = _fold_constants("unique", _unique, "x, out_idx='int32', name=None", "Unique", Unique)
 unique_with_counts = _fold_constants(
     "unique_with_counts",
-    lambda x, out_idx="int32": _unique(x, out_idx, counts=True),
+    lambda x, out_idx="int32", *, sizes=None: _unique(x, out_idx, counts=True, sizes=sizes),
     "x, out_idx='int32', name=None",
     "UniqueWithCounts",
     UniqueWithCounts,
@@ -2190,16 +2331,17 @@ def _full(item: Any) -> bool:
 
 
 # -- dynamic_partition, setdiff1d, volume patches, space-to-batch paddings, to_complex ------
-def _dynamic_partition(data, partitions, num_partitions):
-    """``outputs[k] = data[partitions == k]`` (rows in order); ``partitions`` are known
-    when the step is compiled (their counts are the outputs' sizes)."""
-    parts = np.asarray(partitions)
+def _dynamic_partition(data, partitions, num_partitions, *, sizes=None):
+    """``outputs[k] = data[partitions == k]`` (rows in order). ``sizes``: the count of
+    each partition, for ``partitions`` computed in the step (computed before it,
+    ``framework/data_sizes.py``); None for partitions known when the step is traced."""
+    parts = np.asarray(partitions) if sizes is None else partitions
     mine, theirs = list(data.shape[: parts.ndim]), list(parts.shape)
     # (a dimension unknown statically is symbolic here: the run's shapes check it)
     differ = [
         i
         for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
-        if isinstance(a, int) and a != b
+        if isinstance(a, int) and isinstance(b, int) and a != b
     ]
     if differ or len(mine) != len(theirs):
         k = differ[0] if differ else len(mine)
@@ -2210,13 +2352,21 @@ def _dynamic_partition(data, partitions, num_partitions):
         )
     rows = data.reshape((-1,) + data.shape[parts.ndim :])
     flat = parts.reshape(-1)
-    return [jnp.take(rows, np.flatnonzero(flat == k), axis=0) for k in range(num_partitions)]
+    if sizes is None:
+        return [jnp.take(rows, np.flatnonzero(flat == k), axis=0) for k in range(num_partitions)]
+    picks = [jnp.nonzero(flat == k, size=n)[0] for k, n in enumerate(sizes)]
+    return [jnp.take(rows, pick, axis=0) for pick in picks]
+
+
+def _partition_counts(partitions, attrs):
+    """The sizes of ``tf.dynamic_partition``: the count of each partition."""
+    return tuple(jnp.count_nonzero(partitions == k) for k in range(attrs["num_partitions"]))
 
 
 def _partitions_in_range(data, partitions, num_partitions):
-    parts = np.asarray(partitions)
-    ok = bool(np.all((parts >= 0) & (parts < num_partitions)))
-    return jnp.asarray(ok), (jnp.asarray(parts, np.int32), jnp.asarray(num_partitions, np.int32))
+    parts = jnp.asarray(partitions)
+    ok = jnp.all((parts >= 0) & (parts < num_partitions))
+    return ok, (parts.astype(np.int32), jnp.asarray(num_partitions, np.int32))
 
 
 def _partitions_error(op: ops.Operation, parts: np.ndarray, limit: np.ndarray) -> Any:
@@ -2237,6 +2387,7 @@ _dynamic_partition_op = define(
     params="data, partitions, num_partitions, name=None",
     tensors="data",
     runtime_check=(_partitions_in_range, _partitions_error),
+    sized=("partitions", _partition_counts),
 )
 
 
@@ -2250,9 +2401,9 @@ def dynamic_partition(
 
     Args:
       data: the tensor to split.
-      partitions: int32 partition of each row, of shape ``data.shape[:rank]``; known when
-        the step is compiled (a constant, or computed from shapes or fed integer
-        placeholders): the outputs' sizes are its counts.
+      partitions: int32 partition of each row, of shape ``data.shape[:rank]``; the
+        outputs' sizes are its counts, computed before the step where it is computed
+        from the step's values (``framework/data_sizes.py``).
       num_partitions: the number of outputs (a Python int).
       name: the op name (default ``"DynamicPartition"``).
 
@@ -2263,7 +2414,6 @@ def dynamic_partition(
     Raises:
       ValueError: ``partitions``' shape is not ``data``'s leading shape.
       InvalidArgumentError: (when run) a partition outside ``[0, num_partitions)``.
-      NotImplementedError: ``partitions`` computed from the step's data.
 
     .. note:: TF's gradient is ``dynamic_stitch`` of the outputs' gradients, which is
       JAX's derivative of the gather (each row lands in one output).

@@ -1437,8 +1437,54 @@ define(
 )
 
 
+def _where_indices(condition: Any, *, sizes: Any = None) -> Any:
+    """TF's ``Where``: the int64 coordinates ``[n, rank]`` of ``condition``'s nonzero
+    entries, in row-major order; ``sizes`` is ``(n,)``, computed before the step
+    (``framework/data_sizes.py``)."""
+    (count,) = sizes
+    if jnp.ndim(condition) == 0:
+        return jnp.zeros((count, 0), np.int64)
+    coordinates = jnp.nonzero(condition, size=count)
+    return jnp.stack(coordinates, axis=1).astype(np.int64)
+
+
+def _count_true(condition: Any, attrs: dict) -> tuple[Any]:
+    return (jnp.count_nonzero(condition),)
+
+
+def _where_has_dimensions(condition: Any) -> tuple[Any, tuple]:
+    return jnp.asarray(jnp.ndim(condition) > 0), ()
+
+
+def _where_scalar_error(op: Any) -> Any:
+    from jtrain import errors
+
+    return errors.InvalidArgumentError(None, op, "WhereOp : Unhandled input dimensions: 0")
+
+
+def _may_be_scalar(op: Any) -> bool:
+    shape = op.inputs[0]._shape
+    return shape is None or len(shape) == 0
+
+
+_WHERE_INDICES = define(
+    "_internal.where_indices",  # tf.where(condition)'s node; not a public TF name
+    "Where",
+    _where_indices,
+    params="condition, name=None",
+    tensors="condition",
+    allowed={"condition": (*NUMERIC, *BOOL)},
+    default_name="Where",
+    sized=("condition", _count_true),
+    # TF's kernel refuses a scalar when it runs (its static shape is [None, 0])
+    runtime_check=(_where_has_dimensions, _where_scalar_error, _may_be_scalar),
+)
+
+
 def _where_coordinates(name: str) -> None:
-    """``tf.where(condition)`` of a constant condition: computed when the graph is built."""
+    """``tf.where(condition)``: the coordinates of the true entries, computed when the
+    graph is built for a constant condition, else (their count depends on values) in
+    the step, the session computing their count before it (``data_sizes.py``)."""
     lifted = FUNCTIONS[name]
 
     def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Any:
@@ -1446,14 +1492,13 @@ def _where_coordinates(name: str) -> None:
             from adapters.v1.framework import ops
             from adapters.v1.ops.constant_op import constant
 
-            tensor = ops.convert_to_tensor(condition)
+            tensor = ops.convert_to_tensor(condition, name="condition")
             value = tensor.op._const_value
             if value is None:
-                raise NotImplementedError(
-                    f"tf.where({tensor.name}) without x and y: the coordinates have a "
-                    "data-dependent shape, which jtrain's static programs cannot hold; pass x "
-                    "and y, or a constant condition"
-                )
+                out = _WHERE_INDICES(tensor, name=name)
+                if tensor._shape is None:
+                    out._shape = (None, None)  # TF's: [n, rank], both unknown
+                return out
             with ops.name_scope(name or "Where"):
                 return constant(_where_v1(np.asarray(value)))
         if x is None or y is None:
@@ -1463,8 +1508,9 @@ def _where_coordinates(name: str) -> None:
     where.__name__ = where.__qualname__ = name
     where.__doc__ = (
         f"``tf.{name}``: ``x`` where ``condition`` else ``y``; with neither, the int64 "
-        "coordinates of ``condition``'s true entries (``condition`` must then be a constant:"
-        " the result's shape depends on its values)."
+        "coordinates ``[n, rank]`` of ``condition``'s true entries in row-major order "
+        "(TF's ``Where``; ``n`` depends on the values: unknown statically, computed "
+        "before the step)."
     )
     where._op_def = lifted._op_def
     FUNCTIONS[name] = where
