@@ -733,6 +733,7 @@ class Optimizer:
         tf = _tf()
         update_ops = []
         with graph.name_scope(name or self._name):
+            pairs = [(_worker_mean(g), v) for g, v in pairs]
             for g, v in pairs:
                 with graph.colocate_with(v), graph.name_scope("update_" + v.op.name):
                     if isinstance(g, IndexedSlices):
@@ -890,6 +891,38 @@ def _depends_on(op: Any, targets: set[Any]) -> bool:
         seen.add(o)
         stack += [t.op for t in o.inputs]
     return False
+
+
+def _worker_mean(g: Any) -> Any:
+    """``g`` averaged over the workers in a multi-process step (as jtrain's tf.train
+    optimizers take their gradients; unchanged in one process): an op of its own
+    for a subclass's TF update ops.
+
+    Raises (when the step runs):
+      NotImplementedError: an ``IndexedSlices`` gradient in a multi-process step.
+    """
+    graph = ops.get_default_graph()
+    sparse = isinstance(g, IndexedSlices)
+    t = g.values if sparse else g
+
+    def compute(ctx: Any, value: Any) -> tuple[Any]:
+        if not _replicas.in_collective_step():
+            return (value,)
+        if sparse:
+            raise NotImplementedError(
+                "a Keras optimizer subclass with its own update ops cannot average a "
+                "sparse gradient over the workers of a multi-process job in adapters.v1: "
+                "densify it (tf.convert_to_tensor) or use a built-in Keras optimizer"
+            )
+        _warn_async_once()
+        return (_replicas.mean(value),)
+
+    op = graph.create_op(
+        "WorkerMean", "worker_mean", inputs=[t], compute=compute, output_specs=[(t._shape, t.dtype)]
+    )
+    op._collective = True
+    out = op.outputs[0]
+    return IndexedSlices(out, g.indices, g.dense_shape) if sparse else out
 
 
 def _apply_state_kwarg(signature: Any, apply_state: Any) -> dict[str, Any]:

@@ -6,6 +6,8 @@ tests/interop/test_keras_optimizers_interop.py.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -114,17 +116,27 @@ def test_data_parallel_reaches_one_devices_weights(tmp_path):
         assert not np.allclose(arrays[f"{name}1_0"], np.linspace(-1, 1, 6).reshape(3, 2))
 
 
-def test_workers_without_sync_replicas_train_on_the_mean_gradient(tmp_path, monkeypatch):
-    """Two worker processes and a ps (JAX's multi-controller runtime) with Keras' Adam:
-    the weights one process reaches on the global batch (tests/adapters/
-    test_distributed.py's harness and script, with a Keras optimizer)."""
+@pytest.mark.parametrize("custom", [0, 1], ids=["Adam", "subclass_with_tf_ops"])
+def test_workers_without_sync_replicas_train_on_the_mean_gradient(tmp_path, monkeypatch, custom):
+    """Two worker processes and a ps (JAX's multi-controller runtime) with Keras' Adam,
+    or a subclass with its own TF update op: the weights one process reaches on the
+    global batch (tests/adapters/test_distributed.py's harness and script, with a
+    Keras optimizer)."""
     from pathlib import Path
 
     from tests.adapters import test_distributed as td
 
     monkeypatch.setattr(td, "SCRIPT", Path(__file__).parent / "keras_replica_script.py")
-    td._run_script(tmp_path, num_workers=2, sync=0, ps=True)
-    expected = td._reference(tmp_path, 2)
+    extra = ["--custom", str(custom)]
+    commands = td._commands(tmp_path, 2, 0, True, extra)
+    with td._processes(commands, tmp_path) as procs:
+        td._wait_all(procs, tmp_path)
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    local = [sys.executable, str(td.SCRIPT), "--job_name", "local", "--out", str(ref)]
+    with td._processes([local + ["--num_workers", "2", *extra]], ref) as procs:
+        td._wait_all(procs, ref)
+    expected = dict(np.load(ref / "local0.npz"))
     for i in range(2):
         got = dict(np.load(tmp_path / f"worker{i}.npz"))
         assert int(got["step"]) == int(expected["step"]) == 6
