@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -146,6 +145,102 @@ def _as_count(value: Any, what: str) -> int:
     return int(value)
 
 
+Count = int | ops.Tensor  # an argument known now, or the scalar tensor giving it
+
+
+def _count_arg(value: Any, what: str, op: str) -> Count:
+    """A ``tf.int64`` scalar argument (``batch_size``, ``count``...) as TF converts it:
+    a Python int when it is known now (a Python or NumPy value, a constant), else the
+    tensor itself, read when the iterator starts (a placeholder fed to its initializer,
+    a tensor computed from one, an ``interleave`` element).
+
+    Args:
+      value: the argument.
+      what: its name, as TF's messages give it.
+      op: TF's dataset op taking it (named in the rank error).
+
+    Raises:
+      TypeError: a Python value that is not an integer (TF's ``tf.int64`` conversion).
+      ValueError: a tensor that is not ``tf.int64`` (TF's message prefixed with
+        ``what``), or not a scalar (TF's shape function's message).
+    """
+    if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor"):
+        from adapters.v1.framework.tensor_util import get_static_value
+
+        tensor = ops.convert_to_tensor(value)
+        if tensor.dtype != dtypes.int64:
+            raise ValueError(
+                f"{what}: Tensor conversion requested dtype int64 for Tensor with dtype "
+                f"{tensor.dtype.name}: {tensor!r}"
+            )
+        rank = tensor.shape.rank
+        if rank is not None and rank != 0:
+            raise ValueError(
+                f"Shape must be rank 0 but is rank {rank} for '{{{{node {op}}}}}' ({what}: "
+                f"{tensor!r})"
+            )
+        static = get_static_value(tensor)
+        if static is None:
+            return tensor
+        return int(static)
+    return int(literal_array(value, np.int64))  # TF's int64 conversion of a literal
+
+
+def _parallel_calls(value: Any, op: str) -> Count | None:
+    """A ``num_parallel_calls`` argument: ``None``, or a ``tf.int64`` scalar argument."""
+    return None if value is None else _count_arg(value, "num_parallel_calls", op)
+
+
+def _bool_arg(value: Any, what: str) -> bool | ops.Tensor:
+    """A ``tf.bool`` scalar argument (``drop_remainder``): a Python bool when known now,
+    else the tensor, read when the iterator starts.
+
+    Raises:
+      ValueError: a tensor that is not ``tf.bool`` (TF's message prefixed with ``what``).
+    """
+    if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor"):
+        from adapters.v1.framework.tensor_util import get_static_value
+
+        tensor = ops.convert_to_tensor(value)
+        if tensor.dtype != dtypes.bool:
+            raise ValueError(
+                f"{what}: Tensor conversion requested dtype bool for Tensor with dtype "
+                f"{tensor.dtype.name}: {tensor!r}"
+            )
+        static = get_static_value(tensor)
+        return tensor if static is None else bool(static)
+    return bool(value)
+
+
+def _value_at(run: Run, value: Any, what: str) -> Any:
+    """An argument's value in ``run``: itself, or its tensor's value when the iterator
+    started (a Python int or bool).
+
+    Raises:
+      InvalidArgumentError: the tensor's value is not a scalar (TF's kernels'
+        ``ParseScalarArgument``).
+    """
+    if not isinstance(value, ops.Tensor):
+        return value
+    arr = np.asarray(run.known[value])
+    if arr.ndim:
+        raise errors.InvalidArgumentError(None, None, f"{what} must be a scalar")
+    return arr.item()
+
+
+def check_arguments(dataset: DatasetV1, run: Run) -> None:
+    """TF's checks of ``dataset``'s and its inputs' arguments (inputs first), with
+    ``run``'s values: TF's dataset kernels make their datasets when the iterator starts
+    (the initializer's run, a one-shot iterator's first ``get_next``) and refuse bad
+    arguments then.
+
+    Raises:
+      InvalidArgumentError: an argument out of range, TF's message.
+    """
+    for d in reversed(dataset._all()):
+        d._check_args(run)
+
+
 def _cast(value: Any, spec: Spec) -> np.ndarray:
     """``value`` as a NumPy array of ``spec``'s dtype."""
     arr = np.asarray(value)
@@ -188,6 +283,10 @@ class DatasetV1(structure.Structured):
     def _elements(self, run: Run) -> Iterator[Element]:
         """The elements, flat, for one pass."""
         raise NotImplementedError
+
+    def _check_args(self, run: Run) -> None:
+        """TF's checks of this dataset's own arguments when an iterator starts
+        (``check_arguments``)."""
 
     def _flat_specs(self) -> list[Spec]:
         return structure.flatten(self._structure)
@@ -347,17 +446,20 @@ class DatasetV1(structure.Structured):
           map_func: builds TF ops on the element's tensors (tuple elements are passed
             as separate arguments) and returns a nested structure of tensors (a list
             is taken as a tuple); it runs once, when ``map`` is called.
-          num_parallel_calls: accepted (``tf.data.experimental.AUTOTUNE`` too); the
-            pipeline is one Python thread: elements are mapped one after another, in
-            order.
+          num_parallel_calls: accepted (``tf.data.experimental.AUTOTUNE`` too, or a
+            ``tf.int64`` tensor fed to the initializer); the pipeline is one Python
+            thread: elements are mapped one after another, in order.
           deterministic: accepted (the order is always the input's).
           name: unused (TF's op name).
 
         Raises:
+          ValueError: a ``num_parallel_calls`` tensor that is not a ``tf.int64`` scalar.
+          InvalidArgumentError: when the iterator starts, ``num_parallel_calls`` of 0
+            or below -1 (``AUTOTUNE``), as TF.
           NotImplementedError: the function reads a variable or returns a
             ``SparseTensor``.
         """
-        return _Map(self, map_func)
+        return _Map(self, map_func, _parallel_calls(num_parallel_calls, "ParallelMapDatasetV2"))
 
     def filter(self, predicate: Callable[..., Any], name: str | None = None) -> DatasetV1:
         """The elements for which ``predicate`` (TF ops giving a scalar ``tf.bool``) holds.
@@ -378,16 +480,28 @@ class DatasetV1(structure.Structured):
         """Stacks ``batch_size`` consecutive elements into one.
 
         Args:
-          batch_size: a positive int (or constant tensor).
-          drop_remainder: drop a last batch smaller than ``batch_size``; the batch
-            dimension is then static (otherwise ``None``).
-          num_parallel_calls: accepted, unused.
+          batch_size: a positive ``tf.int64`` scalar: an int, or a tensor (a placeholder
+            fed to the initializer) read when the iterator starts.
+          drop_remainder: drop a last batch smaller than ``batch_size`` (a bool, or a
+            ``tf.bool`` tensor read when the iterator starts); with a known size and
+            True, the batch dimension is static (otherwise ``None``).
+          num_parallel_calls: accepted (a tensor too: fed with the initializer),
+            unused.
           deterministic: accepted, unused.
           name: unused (TF's op name).
 
-        Raises at run time ``InvalidArgumentError`` for elements of different shapes.
+        Raises:
+          ValueError: a ``batch_size`` tensor that is not a ``tf.int64`` scalar, or a
+            ``drop_remainder`` tensor that is not ``tf.bool``.
+          InvalidArgumentError: when the iterator starts, ``batch_size <= 0``; at
+            ``get_next``, elements of different shapes.
         """
-        return _Batch(self, _as_count(batch_size, "batch_size"), bool(drop_remainder))
+        return _Batch(
+            self,
+            _count_arg(batch_size, "batch_size", "BatchDatasetV2"),
+            _bool_arg(drop_remainder, "drop_remainder"),
+            _parallel_calls(num_parallel_calls, "BatchDatasetV2"),
+        )
 
     def padded_batch(
         self,
@@ -400,13 +514,14 @@ class DatasetV1(structure.Structured):
         """As ``batch``, padding each component to ``padded_shapes``.
 
         Args:
-          batch_size: a positive int.
+          batch_size: a positive ``tf.int64`` scalar (as ``batch``'s, a tensor too).
           padded_shapes: per component, the shape to pad to (``None`` or ``-1``
-            dimensions: the batch's largest; a ``TensorShape``, a list or a constant
-            ``tf.int64`` vector); ``None``: every dimension the largest.
+            dimensions: the batch's largest; a ``TensorShape``, a list or a
+            ``tf.int64`` vector tensor, read when the iterator starts if it is not
+            constant); ``None``: every dimension the largest.
           padding_values: per component, the scalar to pad with, of the component's
-            dtype by TF's literal rules (``None``: 0, ``b""`` for strings); one scalar
-            pads every component.
+            dtype by TF's literal rules (``None``: 0, ``b""`` for strings; a scalar
+            tensor, read when the iterator starts); one scalar pads every component.
           drop_remainder: as ``batch``.
           name: unused (TF's op name).
 
@@ -416,18 +531,24 @@ class DatasetV1(structure.Structured):
           TypeError: a padding value of another dtype than its component's (``0`` is
             ``tf.int32``: an int64 component needs ``np.int64(0)``); a padded-shape
             tensor that is not ``tf.int64``.
-          NotImplementedError: a padded shape or padding value known only when the
-            graph runs.
+          InvalidArgumentError: when the iterator starts, ``batch_size <= 0``, a fed
+            padded shape that is not a vector or has a dimension below -1, a fed
+            padding value that is not a scalar; at ``get_next``, a row of another
+            rank than its fed padded shape.
 
         A row longer than its padded shape raises ``DataLossError`` at its run, as TF.
         """
         return _PaddedBatch(
-            self, _as_count(batch_size, "batch_size"), padded_shapes, padding_values, drop_remainder
+            self,
+            _count_arg(batch_size, "batch_size", "PaddedBatchDatasetV2"),
+            padded_shapes,
+            padding_values,
+            _bool_arg(drop_remainder, "drop_remainder"),
         )
 
     def repeat(self, count: Any = None, name: str | None = None) -> DatasetV1:
         """The dataset ``count`` times over (``None`` or ``-1``: forever)."""
-        return _Repeat(self, -1 if count is None else _static_or_tensor(count))
+        return _Repeat(self, -1 if count is None else _count_arg(count, "count", "RepeatDataset"))
 
     def shuffle(
         self,
@@ -441,7 +562,7 @@ class DatasetV1(structure.Structured):
         Args:
           buffer_size: how many elements the buffer holds (the dataset's size or more
             for a uniform shuffle; ``tf.data.experimental.UNKNOWN_CARDINALITY``: all of
-            them).
+            them); an int, or a ``tf.int64`` tensor read when the iterator starts.
           seed: the op seed (with the graph seed, TF's ``get_seed`` rules); none and no
             graph seed: a different order each run.
           reshuffle_each_iteration: a new order each epoch of a ``repeat`` after it
@@ -450,17 +571,16 @@ class DatasetV1(structure.Structured):
 
         The order is TF's for the same seeds (TF's kernel and Philox stream: see
         ``adapters/v1/data/shuffle_op.py``).
+
+        Raises:
+          ValueError: a ``buffer_size`` tensor that is not a ``tf.int64`` scalar.
+          InvalidArgumentError: when the iterator starts, a ``buffer_size`` of zero or
+            less other than ``UNKNOWN_CARDINALITY``.
         """
         from adapters.v1.data.shuffle_op import ShuffleDataset
         from adapters.v1.ops.random_ops import get_seed
 
-        size = _as_count(buffer_size, "buffer_size")
-        if size == UNKNOWN_CARDINALITY:  # TF: a buffer as large as the input
-            size = sys.maxsize
-        elif size <= 0:
-            raise errors.InvalidArgumentError(
-                None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY"
-            )
+        size = _count_arg(buffer_size, "buffer_size", "ShuffleDataset")
         graph_seed, op_seed = get_seed(seed)
         seeds = (graph_seed or 0, op_seed or 0)  # tf.data's get_seed: None is 0
         reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
@@ -468,24 +588,24 @@ class DatasetV1(structure.Structured):
 
     def take(self, count: Any, name: str | None = None) -> DatasetV1:
         """At most the first ``count`` elements (``-1``: all)."""
-        return _Take(self, _static_or_tensor(count))
+        return _Take(self, _count_arg(count, "count", "TakeDataset"))
 
     def skip(self, count: Any, name: str | None = None) -> DatasetV1:
         """All but the first ``count`` elements (``-1``: none)."""
-        return _Skip(self, _static_or_tensor(count))
+        return _Skip(self, _count_arg(count, "count", "SkipDataset"))
 
     def prefetch(self, buffer_size: Any, name: str | None = None) -> DatasetV1:
         """The same elements (accepted for TF's pipelines, ``AUTOTUNE`` too: the pipeline
         is one Python thread and makes elements when asked).
 
         Raises:
-          InvalidArgumentError: ``buffer_size`` below -1 (``AUTOTUNE``, as ``None``), as TF.
+          ValueError: a ``buffer_size`` tensor that is not a ``tf.int64`` scalar.
+          InvalidArgumentError: when the iterator starts, ``buffer_size`` below -1
+            (``AUTOTUNE``, as ``None``), as TF.
         """
-        if buffer_size is not None and _as_count(buffer_size, "buffer_size") < -1:
-            raise errors.InvalidArgumentError(
-                None, None, "buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning"
-            )
-        return _Same(self)
+        if buffer_size is None:
+            return _Same(self)
+        return _Prefetch(self, _count_arg(buffer_size, "buffer_size", "PrefetchDataset"))
 
     def cache(self, filename: str = "", name: str | None = None) -> DatasetV1:
         """The elements, kept in memory after the first complete pass (later passes,
@@ -542,8 +662,9 @@ class DatasetV1(structure.Structured):
           cycle_length: how many datasets are open at once (default ``None`` and
             ``AUTOTUNE``: as TF, the number of CPUs the process may use; with
             ``num_parallel_calls=AUTOTUNE``, a third of them rounded up; with
-            ``num_parallel_calls=n``, at most ``n``).
-          block_length: consecutive elements from each (default 1).
+            ``num_parallel_calls=n``, at most ``n``); an int, or a ``tf.int64``
+            tensor read when the iterator starts.
+          block_length: consecutive elements from each (default 1; a tensor too).
           num_parallel_calls: accepted (``AUTOTUNE`` too): it only sets the default
             cycle length as in TF; the pipeline stays one Python thread.
           deterministic: accepted; the order is always TF's deterministic order.
@@ -551,14 +672,13 @@ class DatasetV1(structure.Structured):
 
         Raises:
           TypeError: ``map_func`` does not return a dataset.
-          InvalidArgumentError: at ``get_next``, a ``cycle_length`` or
+          ValueError: a length tensor that is not a ``tf.int64`` scalar.
+          InvalidArgumentError: when the iterator starts, a ``cycle_length`` or
             ``block_length`` of zero or less.
         """
-        from adapters.v1.data.interleave_op import Interleave, cycle_length_of
+        from adapters.v1.data.interleave_op import Interleave
 
-        cycle = cycle_length_of(cycle_length, num_parallel_calls)
-        block = 1 if block_length is None else _as_count(block_length, "block_length")
-        return Interleave(self, map_func, cycle, block)
+        return Interleave(self, map_func, cycle_length, block_length, num_parallel_calls)
 
     def unbatch(self, name: str | None = None) -> DatasetV1:
         """Each element split along its first dimension into elements.
@@ -573,11 +693,22 @@ class DatasetV1(structure.Structured):
     def shard(self, num_shards: Any, index: Any, name: str | None = None) -> DatasetV1:
         """Every ``num_shards``-th element, from the ``index``-th.
 
+        Args:
+          num_shards: a ``tf.int64`` scalar: an int, or a tensor read when the
+            iterator starts.
+          index: likewise.
+          name: unused (TF's op name).
+
         Raises:
-          InvalidArgumentError: at ``get_next``, ``num_shards <= 0`` or ``index``
-            outside ``[0, num_shards)``.
+          ValueError: a tensor that is not a ``tf.int64`` scalar.
+          InvalidArgumentError: when the iterator starts, ``num_shards <= 0`` or
+            ``index`` outside ``[0, num_shards)``.
         """
-        return _Shard(self, _as_count(num_shards, "num_shards"), _as_count(index, "index"))
+        return _Shard(
+            self,
+            _count_arg(num_shards, "num_shards", "ShardDataset"),
+            _count_arg(index, "index", "ShardDataset"),
+        )
 
     def window(
         self,
@@ -1026,36 +1157,34 @@ class _Range(DatasetV1):
     def __init__(self, args: tuple, output_type: Any):
         if not 1 <= len(args) <= 3:
             raise ValueError(f"Invalid arguments to Dataset.range: {args}")
-        # A tensor argument (an interleave's element) is read when the pass starts.
-        self._args = [_static_or_tensor(a) for a in args]
+        # A tensor argument (a placeholder, an interleave's element) is read when the
+        # iterator (or the pass) starts.
+        names = ("stop",) if len(args) == 1 else ("start", "stop", "step")
+        self._args = [_count_arg(a, n, "RangeDataset") for a, n in zip(args, names, strict=False)]
+        self._names = names
         self._structure = Spec.of((), output_type)
 
     def _captures(self) -> list[ops.Tensor]:
         return [a for a in self._args if isinstance(a, ops.Tensor)]
 
-    def _cardinality(self, run: Run) -> int:
-        values = [int(run.known[a]) if isinstance(a, ops.Tensor) else a for a in self._args]
+    def _range(self, run: Run) -> tuple[int, int, int]:
+        values = [int(_value_at(run, a, n)) for a, n in zip(self._args, self._names, strict=False)]
         start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
+        return start, stop, step
+
+    def _check_args(self, run: Run) -> None:
+        if self._range(run)[2] == 0:
+            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
+
+    def _cardinality(self, run: Run) -> int:
+        start, stop, step = self._range(run)
         return len(range(start, stop, step)) if step else UNKNOWN_CARDINALITY
 
     def _elements(self, run: Run) -> Iterator[Element]:
-        values = [int(run.known[a]) if isinstance(a, ops.Tensor) else a for a in self._args]
-        start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
-        if step == 0:
-            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
+        start, stop, step = self._range(run)
         dtype = self._structure.np_dtype
         for i in range(start, stop, step):
             yield (np.asarray(i, dtype=dtype),)
-
-
-def _static_or_tensor(value: Any) -> int | ops.Tensor:
-    """A count known now, or the scalar tensor giving it when a pass starts."""
-    if isinstance(value, ops.Tensor):
-        from adapters.v1.framework.tensor_util import get_static_value
-
-        static = get_static_value(value)
-        return value if static is None else int(static)
-    return int(value)
 
 
 class _Zip(DatasetV1):
@@ -1105,6 +1234,23 @@ class _Same(_Unary):
 
     def _elements(self, run: Run) -> Iterator[Element]:
         return self._input._elements(run)
+
+
+class _Prefetch(_Same):
+    """``prefetch``: the same elements; its ``buffer_size`` checked as TF's."""
+
+    def __init__(self, input_dataset: DatasetV1, buffer_size: Count):
+        super().__init__(input_dataset)
+        self._buffer = buffer_size
+
+    def _captures(self) -> list[ops.Tensor]:
+        return [self._buffer] if isinstance(self._buffer, ops.Tensor) else []
+
+    def _check_args(self, run: Run) -> None:
+        if int(_value_at(run, self._buffer, "buffer_size")) < -1:
+            raise errors.InvalidArgumentError(
+                None, None, "buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning"
+            )
 
 
 class _WithOptions(_Same):
@@ -1190,10 +1336,26 @@ class _Map(_Unary):
             return UNKNOWN_CARDINALITY
         return self._input._cardinality(run)
 
-    def __init__(self, input_dataset: DatasetV1, fn: Callable[..., Any]):
+    def __init__(
+        self, input_dataset: DatasetV1, fn: Callable[..., Any], parallel_calls: Count | None = None
+    ):
         super().__init__(input_dataset)
         self._fn = _Function(fn, input_dataset._structure, "Dataset.map's function", "Dataset_map")
         self._structure = structure.pack(self._fn.result, self._fn.specs)
+        self._parallel_calls = parallel_calls
+
+    def _captures(self) -> list[ops.Tensor]:
+        calls = self._parallel_calls
+        return [calls] if isinstance(calls, ops.Tensor) else []
+
+    def _check_args(self, run: Run) -> None:
+        if self._parallel_calls is None:
+            return
+        calls = int(_value_at(run, self._parallel_calls, "num_parallel_calls"))
+        if calls <= 0 and calls != AUTOTUNE:
+            raise errors.InvalidArgumentError(
+                None, None, "num_parallel_calls must be greater than zero."
+            )
 
     def _functions(self) -> list[HostGraph]:
         return [self._fn.graph]
@@ -1323,28 +1485,60 @@ def _stack(rows: list[Element], i: int) -> np.ndarray:
 
 
 class _Batch(_Unary):
-    def __init__(self, input_dataset: DatasetV1, batch_size: int, drop_remainder: bool):
+    def __init__(
+        self,
+        input_dataset: DatasetV1,
+        batch_size: Count,
+        drop_remainder: bool | ops.Tensor,
+        parallel_calls: ops.Tensor | None = None,
+    ):
         super().__init__(input_dataset)
-        if batch_size <= 0:
-            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
-        self._size = batch_size
-        self._drop = drop_remainder
-        dim = batch_size if drop_remainder else None
+        self._size_arg = batch_size
+        self._drop_arg = drop_remainder
+        self._parallel_calls = parallel_calls
         self._structure = structure.map_structure(
-            lambda s: Spec(TensorShape([dim]).concatenate(s.shape), s.dtype),
+            lambda s: Spec(TensorShape([self._static_dim()]).concatenate(s.shape), s.dtype),
             input_dataset._structure,
         )
 
+    def _static_dim(self) -> int | None:
+        """The batch dimension of the static shapes: the size when it is known and
+        the remainder dropped (TF's), else ``None``."""
+        size, drop = self._size_arg, self._drop_arg
+        return size if isinstance(size, int) and drop is True else None
+
+    def _captures(self) -> list[ops.Tensor]:
+        args = (self._size_arg, self._drop_arg, self._parallel_calls)
+        return [a for a in args if isinstance(a, ops.Tensor)]
+
+    def _size_drop(self, run: Run) -> tuple[int, bool]:
+        """The batch size and ``drop_remainder`` of this run."""
+        return (
+            int(_value_at(run, self._size_arg, "batch_size")),
+            bool(_value_at(run, self._drop_arg, "drop_remainder")),
+        )
+
+    def _check_args(self, run: Run) -> None:
+        if self._size_drop(run)[0] <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
+
     def _batch(self, rows: list[Element]) -> Element:
         return tuple(_stack(rows, i) for i in range(len(rows[0])))
+
+    def _batcher(self, run: Run) -> Callable[[list[Element]], Element]:
+        """What makes a batch of rows in ``run``."""
+        return self._batch
 
     def _cardinality(self, run: Run) -> int:
         n = self._input._cardinality(run)
         if n < 0:
             return n
-        return n // self._size if self._drop else -(-n // self._size)
+        size, drop = self._size_drop(run)
+        return n // size if drop else -(-n // size)
 
     def _elements(self, run: Run) -> Iterator[Element]:
+        size, drop = self._size_drop(run)
+        batch_rows = self._batcher(run)
         it = self._input._elements(run)
         # TF fuses map().batch() into one map_and_batch (a default graph optimization):
         # an element's error then fails its whole batch, every element of it read.
@@ -1361,15 +1555,15 @@ class _Batch(_Unary):
                         break  # as TF's batch: the error; the partial batch is lost
                 else:
                     rows.append(element)
-                if read == self._size:  # map_and_batch reads the batch's elements
+                if read == size:  # map_and_batch reads the batch's elements
                     break
             if failed is not None:
                 yield failed
                 continue
-            if not read or (self._drop and len(rows) < self._size):
+            if not read or (drop and len(rows) < size):
                 return
             try:
-                batch = self._batch(rows)
+                batch = batch_rows(rows)
             except (errors.InvalidArgumentError, errors.DataLossError) as e:
                 yield run.failure(self, e)
                 continue
@@ -1378,7 +1572,11 @@ class _Batch(_Unary):
 
 class _PaddedBatch(_Batch):
     def __init__(self, input_dataset, batch_size, padded_shapes, padding_values, drop_remainder):
-        super().__init__(input_dataset, batch_size, bool(drop_remainder))
+        super().__init__(input_dataset, batch_size, drop_remainder)
+        # Padded shapes and padding values given as tensors read when the iterator
+        # starts, by component.
+        self._shape_tensors: list[tuple[int, ops.Tensor]] = []
+        self._pad_tensors: list[tuple[int, ops.Tensor]] = []
         specs = input_dataset._flat_specs()
         if padded_shapes is None:
             shapes = [s.shape for s in specs]
@@ -1390,40 +1588,93 @@ class _PaddedBatch(_Batch):
                     )
             self._shapes = [TensorShape([None] * (s.rank or 0)) for s in shapes]
         else:
-            self._shapes = padded_shapes_for(input_dataset._structure, specs, padded_shapes)
-        self._pads = padding_values_for(input_dataset._structure, specs, padding_values)
-        dim = batch_size if drop_remainder else None
+            self._shapes = padded_shapes_for(
+                input_dataset._structure, specs, padded_shapes, self._shape_tensors
+            )
+        self._pads = padding_values_for(
+            input_dataset._structure, specs, padding_values, self._pad_tensors
+        )
+        dim = self._static_dim()
         padded_specs = [
             Spec(TensorShape([dim]).concatenate(p), s.dtype)
             for p, s in zip(self._shapes, specs, strict=True)
         ]
         self._structure = structure.pack(input_dataset._structure, padded_specs)
 
+    def _captures(self) -> list[ops.Tensor]:
+        later = [t for _, t in (*self._shape_tensors, *self._pad_tensors)]
+        return [*super()._captures(), *later]
+
+    def _shapes_pads(self, run: Run) -> tuple[list[list[Any]], list[Any]]:
+        """The padded shapes and padding values of ``run`` (fed tensors read).
+
+        Raises:
+          InvalidArgumentError: a fed shape that is not a vector or has a dimension
+            below -1, or a fed padding value that is not a scalar (TF's messages).
+        """
+        shapes: list[Any] = [s.as_list() if s.rank is not None else None for s in self._shapes]
+        pads = list(self._pads)
+        for i, t in self._shape_tensors:
+            value = np.asarray(run.known[t])
+            if value.ndim != 1:
+                raise errors.InvalidArgumentError(None, None, "All padded shapes must be vectors")
+            dims = [int(d) for d in value.tolist()]
+            for d in dims:
+                if d < -1:
+                    raise errors.InvalidArgumentError(None, None, f"Dimension {d} must be >= -1")
+            shapes[i] = [None if d == -1 else d for d in dims]
+        for i, t in self._pad_tensors:
+            value = np.asarray(run.known[t])
+            if value.ndim:
+                raise errors.InvalidArgumentError(None, None, "All padding values must be scalars")
+            pads[i] = value.item()
+        return shapes, pads
+
+    def _check_args(self, run: Run) -> None:
+        super()._check_args(run)
+        self._shapes_pads(run)
+
+    def _batcher(self, run: Run) -> Callable[[list[Element]], Element]:
+        if not self._shape_tensors and not self._pad_tensors:
+            return self._batch
+        shapes, pads = self._shapes_pads(run)
+        return lambda rows: padded_stack(rows, shapes, pads)
+
     def _batch(self, rows: list[Element]) -> Element:
         return padded_stack(rows, [s.as_list() for s in self._shapes], self._pads)
 
 
-def padded_shapes_for(input_structure: Any, specs: list[Spec], padded_shapes: Any) -> list[Any]:
+def padded_shapes_for(
+    input_structure: Any,
+    specs: list[Spec],
+    padded_shapes: Any,
+    later: list[tuple[int, ops.Tensor]] | None = None,
+) -> list[Any]:
     """Each component's padded shape, as TF's ``padded_batch`` reads ``padded_shapes``.
 
     Args:
       input_structure: the input dataset's element structure.
       specs: its flat component specs.
       padded_shapes: per component, a ``TensorShape``, a list of ints (``None`` or
-        ``-1``: the batch's largest) or a constant ``tf.int64`` vector.
+        ``-1``: the batch's largest) or a ``tf.int64`` vector tensor.
+      later: where a tensor known only when the graph runs goes, with its
+        component's index (its static shape: as many unknown dimensions as the
+        tensor's length, or an unknown rank, as TF's); ``None``: such a tensor is
+        refused.
 
     Returns:
-      The flat list of ``TensorShape``s (unknown dimensions ``None``).
+      The flat list of static ``TensorShape``s (unknown dimensions ``None``).
 
     Raises:
       ValueError: a padded shape of another rank than its component's, or smaller
         than its component's static shape; a tensor that is not a vector.
       TypeError: a tensor that is not ``tf.int64``.
-      NotImplementedError: a padded shape known only when the graph runs.
+      NotImplementedError: without ``later``, a padded shape known only when the
+        graph runs.
     """
     given = structure.flatten_up_to(input_structure, padded_shapes)
     shapes = []
-    for g, spec in zip(given, specs, strict=True):
+    for i, (g, spec) in enumerate(zip(given, specs, strict=True)):
         if isinstance(g, ops.Tensor):
             from adapters.v1.framework.tensor_util import get_static_value
 
@@ -1438,12 +1689,17 @@ def padded_shapes_for(input_structure: Any, specs: list[Spec], padded_shapes: An
                     f"type was {g.dtype.name}."
                 )
             static = get_static_value(g)
-            if static is None:
+            if static is None and later is None:
                 raise NotImplementedError(
                     "padded_batch: a padded shape computed when the graph runs is not "
                     "supported; give it as a list of ints or a TensorShape"
                 )
-            g = [None if d == -1 else int(d) for d in np.asarray(static).tolist()]
+            if static is None:
+                later.append((i, g))
+                length = g.shape.as_list()[0] if g.shape.rank is not None else None
+                g = TensorShape(None if length is None else [None] * length)
+            else:
+                g = [None if d == -1 else int(d) for d in np.asarray(static).tolist()]
         shape = TensorShape(
             None if isinstance(g, TensorShape) and g.rank is None
             else [None if d is None or d == -1 else d for d in _dims(g)]
@@ -1468,7 +1724,12 @@ def _padded_shape_compatible(padded: TensorShape, shape: TensorShape) -> bool:
     )
 
 
-def padding_values_for(input_structure: Any, specs: list[Spec], padding_values: Any) -> list[Any]:
+def padding_values_for(
+    input_structure: Any,
+    specs: list[Spec],
+    padding_values: Any,
+    later: list[tuple[int, ops.Tensor]] | None = None,
+) -> list[Any]:
     """Each component's padding value, as TF's ``padded_batch`` reads ``padding_values``.
 
     Args:
@@ -1477,6 +1738,9 @@ def padding_values_for(input_structure: Any, specs: list[Spec], padding_values: 
       padding_values: ``None`` (0, ``b""`` for strings), one scalar for every
         component, or per component a scalar or ``None``; Python values take TF's
         literal dtypes (``0`` is ``tf.int32``, ``0.0`` ``tf.float32``).
+      later: where a tensor known only when the graph runs goes, with its
+        component's index (its place in the result holds the default); ``None``:
+        such a tensor is refused.
 
     Returns:
       The flat list of padding values (Python scalars or ``bytes``).
@@ -1484,7 +1748,8 @@ def padding_values_for(input_structure: Any, specs: list[Spec], padding_values: 
     Raises:
       ValueError: a value that is not a scalar.
       TypeError: a value whose dtype is not its component's.
-      NotImplementedError: a tensor value known only when the graph runs.
+      NotImplementedError: without ``later``, a tensor value known only when the
+        graph runs.
     """
     from adapters.v1.framework.tensor_util import get_static_value
 
@@ -1498,15 +1763,16 @@ def padding_values_for(input_structure: Any, specs: list[Spec], padding_values: 
     else:
         given = structure.flatten_up_to(input_structure, padding_values)
     pads = []
-    for value, spec, default in zip(given, specs, defaults, strict=True):
+    for i, (value, spec, default) in enumerate(zip(given, specs, defaults, strict=True)):
         if value is None:
             pads.append(default)
             continue
+        tensor = None
         if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor"):
             tensor = ops.convert_to_tensor(value)
             shape, dtype = tensor.shape, tensor.dtype
             static = get_static_value(tensor)
-            if static is None and shape.rank == 0 and dtype == spec.dtype:
+            if static is None and shape.rank == 0 and dtype == spec.dtype and later is None:
                 raise NotImplementedError(
                     "padded_batch: a padding value computed when the graph runs is not "
                     "supported; give it as a Python or NumPy scalar or a constant"
@@ -1525,6 +1791,10 @@ def padding_values_for(input_structure: Any, specs: list[Spec], padding_values: 
                 f"Invalid `padding_values`. `padding_values` values type {dtype} does not "
                 f"match type {spec.dtype} of the corresponding input component."
             )
+        if static is None and tensor is not None and later is not None:
+            later.append((i, tensor))
+            pads.append(default)
+            continue
         item = np.asarray(static).item()
         pads.append(item.encode() if isinstance(item, str) else item)
     return pads
@@ -1536,10 +1806,20 @@ def padded_stack(rows: list[Element], shapes: list[list[Any]], pads: list[Any]) 
 
     Raises:
       DataLossError: a row larger than its padded shape (TF's error class here).
+      InvalidArgumentError: a row of another rank than its padded shape (a shape
+        fed when the iterator started).
     """
     out = []
     for i, (shape, pad) in enumerate(zip(shapes, pads, strict=True)):
         parts = [r[i] for r in rows]
+        if len(shape) != parts[0].ndim:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                "All elements in a batch must have the same rank as the padded shape for "
+                f"component{i}: expected rank {len(shape)} but got element with rank "
+                f"{parts[0].ndim}",
+            )
         dims = []
         for d, want in enumerate(shape):
             largest = max(p.shape[d] for p in parts)
@@ -1572,7 +1852,7 @@ class _Counted(_Unary):
     """A transformation with a count: an int, or a scalar tensor read when a pass starts
     (a count computed from an interleave's element)."""
 
-    def __init__(self, input_dataset: DatasetV1, count: int | ops.Tensor):
+    def __init__(self, input_dataset: DatasetV1, count: Count):
         super().__init__(input_dataset)
         self._count_value = count
 
@@ -1581,8 +1861,7 @@ class _Counted(_Unary):
         return [c] if isinstance(c, ops.Tensor) else []
 
     def _count(self, run: Run) -> int:
-        c = self._count_value
-        return int(run.known[c]) if isinstance(c, ops.Tensor) else c
+        return int(_value_at(run, self._count_value, "count"))
 
 
 class _Repeat(_Counted):
@@ -1736,33 +2015,45 @@ class _Unbatch(_Unary):
 
 
 class _Shard(_Unary):
-    def __init__(self, input_dataset: DatasetV1, num_shards: int, index: int):
+    def __init__(self, input_dataset: DatasetV1, num_shards: Count, index: Count):
         super().__init__(input_dataset)
-        self._shards = num_shards
-        self._index = index
+        self._shards_arg = num_shards
+        self._index_arg = index
+
+    def _captures(self) -> list[ops.Tensor]:
+        return [a for a in (self._shards_arg, self._index_arg) if isinstance(a, ops.Tensor)]
+
+    def _shards_index(self, run: Run) -> tuple[int, int]:
+        return (
+            int(_value_at(run, self._shards_arg, "num_shards")),
+            int(_value_at(run, self._index_arg, "index")),
+        )
+
+    def _check_args(self, run: Run) -> None:
+        shards, index = self._shards_index(run)
+        if shards <= 0:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Number of shards must be greater than zero (currently num_shards = {shards}).",
+            )
+        if not 0 <= index < shards:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Index must be between 0 and {shards - 1} (currently index = {index}).",
+            )
 
     def _cardinality(self, run: Run) -> int:
         n = self._input._cardinality(run)
-        if n < 0 or self._shards <= 0:
+        shards, index = self._shards_index(run)
+        if n < 0 or shards <= 0:
             return n
-        return n // self._shards + (1 if self._index < n % self._shards else 0)
+        return n // shards + (1 if index < n % shards else 0)
 
     def _elements(self, run: Run) -> Iterator[Element]:
-        if self._shards <= 0:
-            raise errors.InvalidArgumentError(
-                None,
-                None,
-                f"Number of shards must be greater than zero (currently num_shards = "
-                f"{self._shards}).",
-            )
-        if not 0 <= self._index < self._shards:
-            raise errors.InvalidArgumentError(
-                None,
-                None,
-                f"Index must be between 0 and {self._shards - 1} (currently index = "
-                f"{self._index}).",
-            )
-        return itertools.islice(self._input._elements(run), self._index, None, self._shards)
+        shards, index = self._shards_index(run)
+        return itertools.islice(self._input._elements(run), index, None, shards)
 
 
 def _elements_text(n: int) -> str:

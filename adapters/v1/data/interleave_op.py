@@ -17,10 +17,14 @@ from typing import Any
 
 from adapters.v1.data.dataset_ops import (
     AUTOTUNE,
+    Count,
     DatasetV1,
     Element,
     Failed,
     Run,
+    _count_arg,
+    _value_at,
+    check_arguments,
     passing_failures,
     trace,
 )
@@ -79,6 +83,7 @@ class _DatasetFunction:
         nested.random_states = run.random_states  # random ops go on, element after element
         if self.owner in run.markers:  # the nested datasets' errors travel on as the outer's do
             nested.markers = passing_failures(self.dataset)
+        check_arguments(self.dataset, nested)  # TF makes the element's dataset now
         return self.dataset._elements(nested)
 
 
@@ -113,16 +118,24 @@ class FlatMap(_Nested):
 
 def cycle_length_of(cycle_length: Any, num_parallel_calls: Any) -> int:
     """The cycle length TF's interleave kernels use (``None`` and ``AUTOTUNE``: from
-    the number of CPUs, as TF computes it)."""
+    the number of CPUs, as TF computes it), of arguments known now."""
     from adapters.v1.data.dataset_ops import _as_count
 
     value = AUTOTUNE if cycle_length is None else _as_count(cycle_length, "cycle_length")
+    calls = None
+    if num_parallel_calls is not None:
+        calls = _as_count(num_parallel_calls, "num_parallel_calls")
+    return _cycle_length(value, calls)
+
+
+def _cycle_length(value: int, calls: int | None) -> int:
+    """The cycle length of a ``cycle_length`` of ``value`` (``AUTOTUNE``: from the
+    number of CPUs) and ``num_parallel_calls`` of ``calls``."""
     if value != AUTOTUNE:
         return value
     cpus = max_parallelism()
-    if num_parallel_calls is None:
+    if calls is None:
         return cpus  # InterleaveDataset
-    calls = _as_count(num_parallel_calls, "num_parallel_calls")
     if calls == AUTOTUNE:
         # ParallelInterleaveDatasetV4: threads for the current and two future cycles.
         return math.ceil(cpus / 3)
@@ -134,23 +147,56 @@ class Interleave(_Nested):
     datasets in turn; an exhausted one is replaced by the next input element's."""
 
     def __init__(
-        self, input_dataset: DatasetV1, fn: Callable[..., Any], cycle_length: int, block_length: int
+        self,
+        input_dataset: DatasetV1,
+        fn: Callable[..., Any],
+        cycle_length: Any,
+        block_length: Any,
+        num_parallel_calls: Any = None,
     ):
         super().__init__(input_dataset, fn, "Dataset.interleave's function", "Dataset_interleave")
-        self._cycle = cycle_length
-        self._block = block_length
+        op = "InterleaveDataset" if num_parallel_calls is None else "ParallelInterleaveDatasetV4"
+        self._cycle_arg: Count = (
+            AUTOTUNE if cycle_length is None else _count_arg(cycle_length, "cycle_length", op)
+        )
+        self._block_arg: Count = (
+            1 if block_length is None else _count_arg(block_length, "block_length", op)
+        )
+        self._calls_arg: Count | None = (
+            None
+            if num_parallel_calls is None
+            else _count_arg(num_parallel_calls, "num_parallel_calls", op)
+        )
+
+    def _captures(self) -> list[ops.Tensor]:
+        args = (self._cycle_arg, self._block_arg, self._calls_arg)
+        return [a for a in args if isinstance(a, ops.Tensor)]
+
+    def _cycle_block(self, run: Run) -> tuple[int, int]:
+        """The cycle and block lengths of ``run``.
+
+        Raises:
+          InvalidArgumentError: a length of zero or less, TF's message.
+        """
+        calls = self._calls_arg
+        cycle = _cycle_length(
+            int(_value_at(run, self._cycle_arg, "cycle_length")),
+            None if calls is None else int(_value_at(run, calls, "num_parallel_calls")),
+        )
+        if cycle <= 0:
+            raise errors.InvalidArgumentError(None, None, "cycle_length must be greater than zero.")
+        block = int(_value_at(run, self._block_arg, "block_length"))
+        if block <= 0:
+            raise errors.InvalidArgumentError(None, None, "block_length must be greater than zero.")
+        return cycle, block
+
+    def _check_args(self, run: Run) -> None:
+        self._cycle_block(run)
 
     def _elements(self, run: Run) -> Iterator[Element]:
-        if self._cycle <= 0:
-            raise errors.InvalidArgumentError(
-                None, None, f"cycle_length must be greater than zero, got {self._cycle}"
-            )
-        if self._block <= 0:
-            raise errors.InvalidArgumentError(
-                None, None, f"block_length must be greater than zero, got {self._block}"
-            )
+        cycle, block_length = self._cycle_block(run)
         inputs = self._input._elements(run)
-        slots: list[Iterator[Element] | None] = [None] * self._cycle
+        slots: list[Iterator[Element] | None] = [None] * cycle
         index = block = opened = 0
         input_done = False
         while not input_done or opened > 0:
@@ -162,13 +208,13 @@ class Interleave(_Nested):
                     continue
                 if element is not None:
                     block += 1
-                    if block == self._block:
-                        block, index = 0, (index + 1) % self._cycle
+                    if block == block_length:
+                        block, index = 0, (index + 1) % cycle
                     yield element
                     continue
                 slots[index] = None
                 opened -= 1
-                block, index = 0, (index + 1) % self._cycle
+                block, index = 0, (index + 1) % cycle
             elif not input_done:
                 value = next(inputs, None)
                 if isinstance(value, Failed):
@@ -180,4 +226,4 @@ class Interleave(_Nested):
                     slots[index] = self._fn.open(run, value)
                     opened += 1
             else:
-                block, index = 0, (index + 1) % self._cycle
+                block, index = 0, (index + 1) % cycle

@@ -28,7 +28,14 @@ from typing import Any
 import numpy as np
 
 from adapters.v1.data import structure
-from adapters.v1.data.dataset_ops import DatasetV1, Element, Failed, Run, passing_failures
+from adapters.v1.data.dataset_ops import (
+    DatasetV1,
+    Element,
+    Failed,
+    Run,
+    check_arguments,
+    passing_failures,
+)
 from adapters.v1.data.host_graph import HostGraph
 from adapters.v1.data.structure import Spec
 from adapters.v1.framework import dtypes, ops
@@ -64,13 +71,15 @@ class _Pipeline:
         self.placeholders = list(dict.fromkeys(found))
 
     def run(self, session: Any, fed: dict[ops.Tensor, Any]) -> Run:
-        """A run of the dataset in ``session``: the tensors it reads evaluated."""
+        """A run of the dataset in ``session``: the tensors it reads evaluated, and the
+        datasets' arguments checked with their values (``check_arguments``)."""
         known = dict(fed)
         if self.captures is not None:
             values = self.captures(session, [], known, {})
             known.update(zip(self.captures.outputs, values, strict=True))
         run = Run(session, known)
         run.markers = passing_failures(self.dataset)
+        check_arguments(self.dataset, run)
         return run
 
     def start(self, session: Any, fed: dict[ops.Tensor, Any]) -> PyIterator[Element]:

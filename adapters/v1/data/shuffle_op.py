@@ -16,10 +16,22 @@ ones for each initialization.
 from __future__ import annotations
 
 import secrets
+import sys
 from collections.abc import Iterator
 from typing import Any
 
-from adapters.v1.data.dataset_ops import DatasetV1, Element, Failed, Run, _Unary
+from adapters.v1.data.dataset_ops import (
+    UNKNOWN_CARDINALITY,
+    Count,
+    DatasetV1,
+    Element,
+    Failed,
+    Run,
+    _Unary,
+    _value_at,
+)
+from adapters.v1.framework import ops
+from jtrain import errors
 from jtrain.random.sample_stream import SampleStream
 
 __all__ = ["ShuffleDataset"]
@@ -30,7 +42,9 @@ class ShuffleDataset(_Unary):
 
     Args:
       input_dataset: the dataset shuffled.
-      buffer_size: the buffer's size, > 0.
+      buffer_size: the buffer's size, > 0 or ``UNKNOWN_CARDINALITY`` (a buffer as
+        large as the input): an int, or a ``tf.int64`` scalar tensor read when the
+        iterator starts.
       seeds: ``(seed, seed2)`` of ``tf.data``'s ``get_seed``; ``(0, 0)``: random seeds
         for each initialization of the iterator.
       reshuffle: TF's ``reshuffle_each_iteration``.
@@ -42,14 +56,36 @@ class ShuffleDataset(_Unary):
     def __init__(
         self,
         input_dataset: DatasetV1,
-        buffer_size: int,
+        buffer_size: Count,
         seeds: tuple[int, int],
         reshuffle: bool,
     ):
         super().__init__(input_dataset)
-        self._size = buffer_size
+        self._size_arg = buffer_size
         self._seeds = seeds
         self._reshuffle = reshuffle
+
+    def _captures(self) -> list[ops.Tensor]:
+        return [self._size_arg] if isinstance(self._size_arg, ops.Tensor) else []
+
+    def _check_args(self, run: Run) -> None:
+        self._size(run)
+
+    def _size(self, run: Run) -> int:
+        """The buffer's size in ``run``.
+
+        Raises:
+          InvalidArgumentError: a size of zero or less other than
+            ``UNKNOWN_CARDINALITY``, TF's message.
+        """
+        size = int(_value_at(run, self._size_arg, "buffer_size"))
+        if size == UNKNOWN_CARDINALITY:  # TF: a buffer as large as the input
+            return sys.maxsize
+        if size <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY"
+            )
+        return size
 
     def _pass_seeds(self, run: Run) -> tuple[int, int]:
         """The seeds of this pass over the input (see the module)."""
@@ -67,13 +103,14 @@ class ShuffleDataset(_Unary):
         return generator(), generator()
 
     def _elements(self, run: Run) -> Iterator[Element]:
+        size = self._size(run)
         draw = SampleStream(*self._pass_seeds(run))
         buffer: list[Any] = []  # the live range, ``start`` first
         start = 0
         source = self._input._elements(run)
         exhausted = False
         while True:
-            while not exhausted and len(buffer) - start < self._size:
+            while not exhausted and len(buffer) - start < size:
                 element = next(source, None)
                 if element is None:
                     exhausted = True
