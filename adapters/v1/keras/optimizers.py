@@ -21,6 +21,15 @@ module rebuilds those classes on the compat graph:
   what TF's kernels (``ResourceApplyAdam``, ``ResourceApplyKerasMomentum``...)
   or Keras' own ops compute, dense and sparse (``IndexedSlices`` gradients,
   duplicate indices summed first as Keras does).
+- A user's subclass written against TF's API (``_resource_apply_dense``,
+  ``_resource_apply_sparse``, ``apply_state``, ``add_slot``/``get_slot``) builds
+  its updates as TF ops, as in TF.
+- In a multi-process job the gradients are the workers' mean, as jtrain's
+  ``tf.train`` optimizers take them.
+
+Also here: :func:`get` (a ``tf.train`` optimizer is wrapped as Keras'
+``TFOptimizer``), :func:`serialize`/:func:`deserialize`, ``legacy`` (the same
+classes) and ``schedules`` (``adapters/v1/keras/optimizer_schedules.py``).
 """
 
 from __future__ import annotations
@@ -85,8 +94,11 @@ class Optimizer:
     ``tf.compat.v1``; ``tf_keras``'s ``OptimizerV2``) in a TF1 graph.
 
     Subclasses declare their slots (``_create_slots``), prepare their
-    coefficients as graph tensors (``_prepare_local``) and compute one variable's
-    update from them (``_dense``/``_sparse``, JAX functions of the values).
+    coefficients as graph tensors (``_prepare_local(var_device, var_dtype,
+    apply_state)``) and compute one variable's update from them: the built-in
+    classes as JAX functions of the values (``_dense``, ``_sparse``/
+    ``_sparse_unique``, all variables in one op), a user's subclass as TF does,
+    with TF ops (``_resource_apply_dense``, ``_resource_apply_sparse``).
 
     Args:
       name: the name scope of the optimizer's variables and ops.
