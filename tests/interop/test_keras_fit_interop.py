@@ -203,7 +203,7 @@ def test_fit_classification_accuracy_dropout_batchnorm(loss, units, activation, 
 
 def _mask(text: str) -> str:
     """Times masked: ' - 0s - ', '175ms/epoch', '19ms/sample'."""
-    text = re.sub(r"\d+(s|ms|us)/(epoch|sample)", r"T/\2", text)
+    text = re.sub(r"\d+(s|ms|us)/(epoch|sample|step)", r"T/\2", text)
     return re.sub(r" - \d+s", " - Ts", text)
 
 
@@ -504,6 +504,53 @@ def test_functional_two_outputs(spec):
 
     theirs, ours = _both(body)
     _close(theirs, ours, rtol=1e-5)
+
+
+def test_fit_evaluate_predict_on_datasets():
+    x, y = _data(10, 3, seed=16)
+
+    def body(tf):
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        _fix(m)
+        m.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=["mae"])
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            h1 = m.fit(ds, epochs=2, verbose=2)
+        h2 = m.fit(
+            ds.repeat(),
+            epochs=2,
+            steps_per_epoch=2,
+            verbose=0,
+            validation_data=ds,
+            validation_steps=3,
+        )
+        errors = []
+        for call in (
+            lambda: m.fit(ds.repeat(), verbose=0),
+            # TF never checks given steps against the dataset: epoch 2 finds it
+            # exhausted, stops and logs epoch 1's loss divided again by the steps
+            lambda: m.fit(ds, epochs=2, steps_per_epoch=3, verbose=0),
+            lambda: m.fit(ds, batch_size=2, verbose=0),
+        ):
+            try:
+                errors.append(call().history)
+            except ValueError as e:
+                errors.append(re.sub(r"<[^>]*>", "<ds>", str(e)))
+        return {
+            "h1": (h1.history, h1.epoch),
+            "params": {k: int(v) if k in ("steps", "samples") else v for k, v in h1.params.items()},
+            "text": _mask(out.getvalue()),
+            "h2": h2.history,
+            "evaluate": m.evaluate(ds, verbose=0),
+            "predict": m.predict(ds),
+            "predict_x": m.predict(tf.data.Dataset.from_tensor_slices(x).batch(3)),
+            "weights": m.get_weights(),
+            "errors": errors,
+        }
+
+    theirs, ours = _both(body)
+    _close(theirs, ours)
 
 
 def test_errors_as_tf():

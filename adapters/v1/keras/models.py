@@ -363,7 +363,8 @@ class Model(Layer):
         validation_freq: Any = 1,
         **kwargs: Any,
     ) -> Any:
-        """Trains on NumPy arrays as Keras' v1 engine: one ``Session.run`` per batch.
+        """Trains on NumPy arrays (or a ``tf.data`` dataset of ``(x, y)``, by steps) as
+        Keras' v1 engine: one ``Session.run`` per batch.
 
         Args (TF's defaults): x (an array, or a list/dict of arrays per input),
         y (the targets), batch_size=None (32), epochs=1, verbose=1 (0 silent,
@@ -379,7 +380,7 @@ class Model(Layer):
         Raises:
           RuntimeError: the model is not compiled (TF's message).
           ValueError: arrays of the wrong shape or lengths (TF's messages).
-          NotImplementedError: steps_per_epoch, validation_freq other than 1,
+          NotImplementedError: steps_per_epoch with arrays, validation_freq other than 1,
             shuffle='batch', sample/class weights as lists or dicts.
         """
         return training.fit(

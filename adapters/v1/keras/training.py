@@ -35,6 +35,13 @@ unweighted), fed through an ``<output>_sample_weights`` placeholder.
    other keeps its old loss. So, as in TF, ``evaluate(sample_weight=w)`` after an
    unweighted ``test_on_batch`` and a weighted ``fit`` ignores ``w``.
 
+A ``tf.data`` dataset of ``(x, y)`` (or ``(x, y, sample_weight)``; ``x`` for
+``predict``) runs by steps as TF's loop: an initializable iterator per call, its
+cardinality as ``steps_per_epoch`` when not given (re-initialized each epoch
+then), the loss averaged over steps; each element is read in Keras' session and
+fed to the step (TF connects the iterator's tensors to the step instead: the same
+values, one more host round trip here).
+
 A model compiled before it is built is built by its first data, as TF's
 (``input_1``, floats as ``floatx``; the output named ``output_1``).
 
@@ -46,11 +53,13 @@ or as dicts by output name; ``metrics_names`` ``['loss', '<out>_loss'...,
 Not supported (``NotImplementedError`` naming the argument): an output without a
 loss, sample or class weights with several outputs, ``sample_weight_mode``,
 ``weighted_metrics``, ``target_tensors``, metric objects, ``steps_per_epoch``/
-``steps`` with arrays, ``validation_freq``, datasets and generators.
+``steps`` with arrays, ``validation_freq``, generators and ``Sequence``s, arrays
+with dataset validation (and the reverse).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
@@ -63,8 +72,11 @@ from adapters.v1.keras import metrics as metrics_module
 from adapters.v1.keras.layers import _history
 from adapters.v1.layers.base import op
 from adapters.v1.ops import array_ops, control_flow_ops
+from jtrain import errors
 
 __all__ = ["compile_model", "evaluate", "fit", "predict"]
+
+_log = logging.getLogger(__name__)
 
 
 def _get_optimizer(identifier: Any) -> Any:
@@ -748,6 +760,7 @@ def _callback_list(
     mode: str,
     verbose: int,
     params: dict[str, Any],
+    count_mode: str = "samples",
 ) -> cbks.CallbackList:
     if isinstance(callbacks, cbks.CallbackList):
         return callbacks
@@ -757,7 +770,7 @@ def _callback_list(
         model.__dict__["history"] = history
         callbacks = [cbks.BaseLogger(), *callbacks, history]
         if verbose:
-            callbacks.append(cbks.ProgbarLogger("samples"))
+            callbacks.append(cbks.ProgbarLogger(count_mode))
     names = metrics_names(model)
     for cb in callbacks:
         if isinstance(cb, (cbks.BaseLogger, cbks.ProgbarLogger)):
@@ -795,10 +808,68 @@ def _make_logs(
     return logs
 
 
+class _DatasetFeed:
+    """A ``tf.data`` dataset as Keras' v1 loop reads it: an initializable iterator
+    (made once per ``fit``/``evaluate``/``predict``), one element per step read in
+    Keras' session and fed as that step's arrays."""
+
+    def __init__(self, model: Any, dataset: Any, with_y: bool):
+        graph = (model.outputs[0] if model.outputs else model.inputs[0]).graph
+        with graph.as_default():
+            self.iterator = dataset.make_initializable_iterator()
+            self.next = self.iterator.get_next()
+        self.model, self.with_y = model, with_y
+        self.reset()
+
+    def reset(self) -> None:
+        backend.get_session().run(self.iterator.initializer)
+
+    def get(self) -> list[np.ndarray]:
+        value = backend.get_session().run(self.next)
+        if isinstance(value, tuple) and self.with_y:
+            x, y = value[0], value[1]
+            sw = value[2] if len(value) > 2 else None
+            return _data(self.model, x, y, sample_weight=sw)
+        if isinstance(value, tuple) and len(value) in (2, 3) and not self.with_y:
+            value = value[0]  # predict on (x, y) elements reads x
+        return _data(self.model, value, None, with_y=False)
+
+
+def _is_dataset(x: Any) -> bool:
+    from adapters.v1.data.dataset_ops import DatasetV1
+
+    return isinstance(x, DatasetV1)
+
+
+def _dataset_steps(dataset: Any, steps: Any, epochs: int, steps_name: str) -> Any:
+    """TF's ``infer_steps_for_dataset``: the dataset's cardinality (an ``np.int64``)
+    when ``steps`` is None; checks ``steps * epochs`` against it."""
+    size = np.int64(backend.get_session().run(dataset.cardinality()))
+    if size == -1 and steps is None:  # INFINITE_CARDINALITY
+        raise ValueError(
+            "When passing an infinitely repeating dataset, you must specify the "
+            f"`{steps_name}` argument."
+        )
+    # (TF's v1 loop infers only when no steps are given: it never checks given ones)
+    if steps is None:
+        return size if size >= 0 else None
+    return steps
+
+
+def _aggregate(agg: list[Any], outs: list[Any], first: bool, weight: Any) -> list[Any]:
+    """TF's MetricsAggregator step (``weight``: the batch's samples, or None by steps);
+    ``first``: the epoch's first batch starts a new sum."""
+    if first:
+        agg = [0.0] * len(outs)
+    agg[0] += outs[0] if weight is None else outs[0] * weight
+    agg[1:] = outs[1:]
+    return agg
+
+
 def model_iteration(
     model: Any,
-    ins: list[np.ndarray],
-    batch_size: int,
+    ins: list[np.ndarray] | None,
+    batch_size: Any,
     epochs: int = 1,
     verbose: int = 1,
     callbacks: Any = None,
@@ -806,14 +877,23 @@ def model_iteration(
     shuffle: Any = True,
     initial_epoch: int = 0,
     mode: str = "train",
+    feed: _DatasetFeed | None = None,
+    steps: Any = None,
+    val_feed: _DatasetFeed | None = None,
+    val_steps: Any = None,
+    reset_each_epoch: bool = False,
 ) -> Any:
-    """TF's ``training_arrays_v1.model_iteration`` for NumPy arrays."""
-    num_samples = int(ins[0].shape[0]) if ins else 0
-    do_validation = val_ins is not None
+    """TF's ``training_arrays_v1.model_iteration`` for NumPy arrays (by samples) and
+    ``tf.data`` datasets (by steps)."""
+    use_steps = feed is not None
+    num_samples = steps if use_steps else (int(ins[0].shape[0]) if ins else 0)
+    do_validation = val_ins is not None or val_feed is not None
     if mode == "train" and verbose:
-        msg = f"Train on {num_samples} samples"
-        if val_ins:
-            msg += f", validate on {int(val_ins[0].shape[0])} samples"
+        unit = "steps" if use_steps else "samples"
+        msg = f"Train on {num_samples} {unit}"
+        val_count = val_steps if val_feed is not None else (val_ins[0].shape[0] if val_ins else 0)
+        if val_count:
+            msg += f", validate on {int(val_count)} {unit}"
         print(msg)
     callback_list = _callback_list(
         model,
@@ -823,15 +903,19 @@ def model_iteration(
         {
             "batch_size": batch_size,
             "epochs": epochs,
-            "steps": None,
+            "steps": steps,
             "samples": num_samples,
             "do_validation": do_validation,
         },
+        "steps" if use_steps else "samples",
     )
     model.__dict__["stop_training"] = False
     callback_list._call_begin_hook(mode)
     results: Any = None
     compiled = model.__dict__.get("_compiled")
+    # TF's aggregator lives across epochs: an epoch whose dataset is exhausted before
+    # its first step finalizes (divides) the previous epoch's sums again, as TF.
+    agg: list[Any] = []
     for epoch in range(initial_epoch, epochs):
         if model.__dict__.get("stop_training"):
             break
@@ -840,43 +924,76 @@ def model_iteration(
             compiled.reset()
         if mode == "train":
             callback_list.on_epoch_begin(epoch, epoch_logs)
-        index_array = np.arange(num_samples)
-        if shuffle == "batch":
-            raise _unsupported("fit(shuffle='batch')")
-        if shuffle:
-            np.random.shuffle(index_array)  # noqa: NPY002 (TF's global NumPy stream)
-        batches = _make_batches(num_samples, batch_size)
-        agg: list[Any] = []
-        for batch_index, (start, end) in enumerate(batches):
-            ids = index_array[start:end]
-            batch_ins = ins if len(batches) == 1 else [a[ids] for a in ins]
-            batch_logs: dict[str, Any] = {"batch": batch_index, "size": len(ids)}
-            callback_list._call_batch_hook(mode, "begin", batch_index, batch_logs)
-            outs = _run(model, mode, batch_ins)
-            if mode == "predict":
-                if batch_index == 0:
-                    agg = [np.zeros((num_samples, *o.shape[1:]), dtype=o.dtype) for o in outs]
-                for r, o in zip(agg, outs, strict=True):
-                    r[start:end] = o
-            else:
-                if batch_index == 0:
-                    agg = [0.0] * len(outs)
-                agg[0] += outs[0] * (end - start)
-                agg[1:] = outs[1:]
-            batch_logs = _make_logs(model, batch_logs, outs, mode)
-            callback_list._call_batch_hook(mode, "end", batch_index, batch_logs)
-            if model.__dict__.get("stop_training"):
-                break
+        parts: list[list[Any]] = []
+        divisor: Any = num_samples
+        if use_steps:
+            assert feed is not None
+            step = 0
+            target = np.inf if steps is None else steps
+            while step < target:
+                batch_logs: dict[str, Any] = {"batch": step, "size": 1}
+                callback_list._call_batch_hook(mode, "begin", step, batch_logs)
+                try:
+                    outs = _run(model, mode, feed.get())
+                except errors.OutOfRangeError:
+                    if steps:
+                        model.__dict__["stop_training"] = True
+                        _log.warning(
+                            "Your dataset ran out of data; interrupting training. Make sure "
+                            "that your dataset can generate at least `steps_per_epoch * "
+                            "epochs` batches (in this case, %d batches). You may need to "
+                            "use the repeat() function when building your dataset.",
+                            steps * epochs,
+                        )
+                    elif step > 0:
+                        steps = step
+                    break
+                if mode == "predict":
+                    parts.append(outs)
+                else:
+                    agg = _aggregate(agg, outs, step == 0, None)
+                batch_logs = _make_logs(model, batch_logs, outs, mode)
+                callback_list._call_batch_hook(mode, "end", step, batch_logs)
+                step += 1
+                if model.__dict__.get("stop_training"):
+                    break
+            divisor = steps
+            if parts:
+                agg = [np.concatenate([p[i] for p in parts]) for i in range(len(parts[0]))]
+        else:
+            assert ins is not None
+            index_array = np.arange(num_samples)
+            if shuffle == "batch":
+                raise _unsupported("fit(shuffle='batch')")
+            if shuffle:
+                np.random.shuffle(index_array)  # noqa: NPY002 (TF's global NumPy stream)
+            batches = _make_batches(num_samples, batch_size)
+            for batch_index, (start, end) in enumerate(batches):
+                ids = index_array[start:end]
+                batch_ins = ins if len(batches) == 1 else [a[ids] for a in ins]
+                batch_logs = {"batch": batch_index, "size": len(ids)}
+                callback_list._call_batch_hook(mode, "begin", batch_index, batch_logs)
+                outs = _run(model, mode, batch_ins)
+                if mode == "predict":
+                    if batch_index == 0:
+                        agg = [np.zeros((num_samples, *o.shape[1:]), dtype=o.dtype) for o in outs]
+                    for r, o in zip(agg, outs, strict=True):
+                        r[start:end] = o
+                else:
+                    agg = _aggregate(agg, outs, batch_index == 0, end - start)
+                batch_logs = _make_logs(model, batch_logs, outs, mode)
+                callback_list._call_batch_hook(mode, "end", batch_index, batch_logs)
+                if model.__dict__.get("stop_training"):
+                    break
         if not agg:
             raise ValueError("Empty training data.")
         if mode != "predict":
-            agg[0] /= num_samples
-        results = agg
+            agg[0] /= divisor
+        results = list(agg)
         epoch_logs = _make_logs(model, epoch_logs, results, mode)
         if len(results) == 1:
             results = results[0]
         if do_validation and not model.__dict__.get("stop_training"):
-            assert val_ins is not None
             val_results = model_iteration(
                 model,
                 val_ins,
@@ -885,19 +1002,32 @@ def model_iteration(
                 verbose=0,
                 shuffle=True,  # TF's validation pass shuffles (and draws from NumPy's stream)
                 mode="test",
+                feed=val_feed,
+                steps=val_steps,
             )
             if not isinstance(val_results, list):
                 val_results = [val_results]
             epoch_logs = _make_logs(model, epoch_logs, val_results, mode, prefix="val_")
+            if val_feed is not None and epoch < epochs - 1:
+                val_feed.reset()
         if mode == "train":
             callback_list.on_epoch_end(epoch, epoch_logs)
+        if reset_each_epoch and feed is not None and epoch < epochs - 1:
+            feed.reset()
     callback_list._call_end_hook(mode)
     if mode == "train":
         return model.__dict__["history"]
     return results
 
 
-def _batch_size(batch_size: Any, steps: Any, what: str) -> int:
+def _batch_size(batch_size: Any, steps: Any, what: str, x: Any = None) -> Any:
+    if _is_dataset(x):
+        if batch_size is not None:
+            raise ValueError(
+                "The `batch_size` argument must not be specified for the given input type. "
+                f"Received input: {x}, batch_size: {batch_size}"
+            )
+        return None
     if steps is not None:
         raise _unsupported(f"{what}(steps...) with NumPy arrays")
     if batch_size is None:
@@ -924,18 +1054,60 @@ def fit(
     validation_freq: Any = 1,
     **kwargs: Any,
 ) -> Any:
-    """``Model.fit`` on NumPy arrays (see ``Model.fit``)."""
+    """``Model.fit`` on NumPy arrays or a ``tf.data`` dataset (see ``Model.fit``)."""
     if "nb_epoch" in kwargs:
         epochs = kwargs.pop("nb_epoch")
     if kwargs:
         raise TypeError(f"Unrecognized keyword arguments: {kwargs}")
-    _maybe_build(model, x)
-    compiled = _compiled(model, "fit")
     if validation_freq != 1:
         raise _unsupported("fit(validation_freq=...)")
-    size = _batch_size(batch_size, steps_per_epoch, "fit")
+    size = _batch_size(batch_size, steps_per_epoch, "fit", x)
+    if _is_dataset(x):
+        if y is not None or sample_weight is not None or class_weight is not None:
+            raise ValueError(
+                "`y` argument is not supported when using dataset as input."
+                if y is not None
+                else "`sample_weight` argument is not supported when using dataset as input."
+            )
+        if validation_split:
+            raise ValueError(
+                "`validation_split` argument is not supported when input `x` is a dataset "
+                "or a dataset iterator. Received: x="
+                + str(x)
+                + ", validation_split="
+                + str(validation_split)
+            )
+        steps = _dataset_steps(x, steps_per_epoch, epochs, "steps_per_epoch")
+        val_feed, val_steps = None, None
+        if validation_data is not None:
+            if not _is_dataset(validation_data):
+                raise _unsupported("fit(dataset, validation_data=arrays)")
+            val_steps = _dataset_steps(validation_data, validation_steps, 1, "validation_steps")
+        feed = _dataset_feed(model, x, True)
+        if validation_data is not None:
+            val_feed = _dataset_feed(model, validation_data, True)
+        _compiled(model, "fit")
+        return model_iteration(
+            model,
+            None,
+            None,
+            epochs=epochs,
+            verbose=verbose,
+            callbacks=callbacks,
+            initial_epoch=initial_epoch,
+            mode="train",
+            feed=feed,
+            steps=steps,
+            val_feed=val_feed,
+            val_steps=val_steps,
+            reset_each_epoch=steps_per_epoch is None,
+        )
+    _maybe_build(model, x)
+    _compiled(model, "fit")
     ins = _data(model, x, y, sample_weight=sample_weight, class_weight=class_weight)
     val_ins = None
+    if validation_data is not None and _is_dataset(validation_data):
+        raise _unsupported("fit(arrays, validation_data=a dataset)")
     if validation_data:
         if not isinstance(validation_data, (list, tuple)) or len(validation_data) not in (2, 3):
             raise ValueError(
@@ -951,7 +1123,6 @@ def fit(
         ins, val_ins = [a[:split_at] for a in ins], [a[split_at:] for a in ins]
     elif validation_steps:
         raise ValueError("`validation_steps` should not be specified if `validation_data` is None.")
-    del compiled
     return model_iteration(
         model,
         ins,
@@ -966,6 +1137,12 @@ def fit(
     )
 
 
+def _dataset_feed(model: Any, dataset: Any, with_y: bool) -> _DatasetFeed:
+    if model.inputs is None:
+        raise _unsupported("fit/evaluate/predict of a model not built, on a dataset")
+    return _DatasetFeed(model, dataset, with_y)
+
+
 def evaluate(
     model: Any,
     x: Any = None,
@@ -977,10 +1154,18 @@ def evaluate(
     callbacks: Any = None,
     **kwargs: Any,
 ) -> Any:
-    """``Model.evaluate`` on NumPy arrays (see ``Model.evaluate``)."""
+    """``Model.evaluate`` on NumPy arrays or a ``tf.data`` dataset (see
+    ``Model.evaluate``)."""
+    size = _batch_size(batch_size, steps, "evaluate", x)
+    if _is_dataset(x):
+        _compiled(model, "evaluate")
+        n = _dataset_steps(x, steps, 1, "steps")
+        feed = _dataset_feed(model, x, True)
+        return model_iteration(
+            model, None, None, verbose=verbose, callbacks=callbacks, mode="test", feed=feed, steps=n
+        )
     _maybe_build(model, x)
     _compiled(model, "evaluate")
-    size = _batch_size(batch_size, steps, "evaluate")
     ins = _data(model, x, y, sample_weight=sample_weight)
     return model_iteration(
         model, ins, size, verbose=verbose, callbacks=callbacks, shuffle=False, mode="test"
@@ -996,8 +1181,22 @@ def predict(
     callbacks: Any = None,
     **kwargs: Any,
 ) -> Any:
-    """``Model.predict`` on NumPy arrays (see ``Model.predict``)."""
-    size = _batch_size(batch_size, steps, "predict")
+    """``Model.predict`` on NumPy arrays or a ``tf.data`` dataset (see
+    ``Model.predict``)."""
+    size = _batch_size(batch_size, steps, "predict", x)
+    if _is_dataset(x):
+        n = _dataset_steps(x, steps, 1, "steps")
+        feed = _dataset_feed(model, x, False)
+        return model_iteration(
+            model,
+            None,
+            None,
+            verbose=verbose,
+            callbacks=callbacks,
+            mode="predict",
+            feed=feed,
+            steps=n,
+        )
     ins = _data(model, x, None, with_y=False)
     return model_iteration(
         model, ins, size, verbose=verbose, callbacks=callbacks, shuffle=False, mode="predict"
