@@ -101,6 +101,10 @@ CASES = {
     "Ftrl_shrinkage_power": lambda tf: tf.keras.optimizers.Ftrl(
         0.1, learning_rate_power=-0.7, l2_shrinkage_regularization_strength=0.05
     ),
+    "Adam_tensor_and_callable_hyperparameters": lambda tf: tf.keras.optimizers.Adam(
+        tf.constant(0.1), beta_1=lambda: 0.8, beta_2=tf.constant(0.99)
+    ),
+    "SGD_callable_momentum": lambda tf: tf.keras.optimizers.SGD(lambda: 0.05, momentum=0.5),
 }
 # One step only: from the second step, tf.clip_by_global_norm's own norm (jtrain's
 # clip_ops, outside this module) differs from TF's by an ulp.
