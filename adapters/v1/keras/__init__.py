@@ -35,6 +35,10 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   ``*_on_batch`` methods, ``metrics_names``; ``tf.keras.callbacks`` (Callback,
   History, BaseLogger, ProgbarLogger, EarlyStopping, LambdaCallback,
   TerminateOnNaN) and ``tf.keras.metrics``' functions.
+- ``tf.keras.optimizers`` (tests/interop/test_keras_optimizers_interop.py): Keras 2's
+  legacy SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam and Ftrl, the
+  ``Optimizer`` base (subclasses with TF update ops too), ``get``/``serialize``/
+  ``deserialize``, ``legacy`` and ``schedules``: TF's variable names and bits.
 
 Not provided: ``Model.save``/``save_weights``/``load_weights`` and the generator
 loops (``NotImplementedError``: save with ``tf.train.Saver``), sample and class
