@@ -553,6 +553,40 @@ def test_fit_evaluate_predict_on_datasets():
     _close(theirs, ours)
 
 
+def test_arrays_by_steps_and_validation_freq():
+    x, y = _data(9, 3, seed=17)
+
+    def body(tf):
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        _fix(m)
+        m.compile(tf.train.GradientDescentOptimizer(0.05), "mse", metrics=["mae"])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            h1 = m.fit(x, y, steps_per_epoch=2, epochs=2, verbose=2)
+        h2 = m.fit(x, y, batch_size=4, epochs=4, verbose=0, validation_split=0.3, validation_freq=2)
+        h3 = m.fit(
+            x, y, batch_size=4, epochs=3, verbose=0, validation_split=0.3, validation_freq=[1, 3]
+        )
+        try:
+            m.fit(x, y, verbose=0, validation_split=0.3, validation_freq=0)
+            err = None
+        except ValueError as e:
+            err = str(e)
+        return {
+            "h1": (h1.history, h1.params),
+            "text": _mask(out.getvalue()),
+            "h2": (h2.history, h2.epoch),
+            "h3": h3.history,
+            "err": err,
+            "evaluate": m.evaluate(x, y, steps=2, verbose=0),
+            "predict": m.predict(x, steps=2),
+            "weights": m.get_weights(),
+        }
+
+    theirs, ours = _both(body)
+    _close(theirs, ours)
+
+
 def test_errors_as_tf():
     x, y = _data(6, 3)
 

@@ -380,7 +380,7 @@ class Model(Layer):
         Raises:
           RuntimeError: the model is not compiled (TF's message).
           ValueError: arrays of the wrong shape or lengths (TF's messages).
-          NotImplementedError: steps_per_epoch with arrays, validation_freq other than 1,
+          NotImplementedError: steps_per_epoch with arrays and validation,
             shuffle='batch', sample/class weights as lists or dicts.
         """
         return training.fit(
@@ -423,8 +423,6 @@ class Model(Layer):
           The float32 loss, or ``[loss, metric...]`` when metrics were compiled: the
           loss is the batch-size-weighted mean of the batch losses.
 
-        Raises:
-          NotImplementedError: steps.
         """
         return training.evaluate(
             self, x, y, batch_size, verbose, sample_weight, steps, callbacks, **kwargs
@@ -440,11 +438,7 @@ class Model(Layer):
         **kwargs: Any,
     ) -> Any:
         """The model's output on ``x``, in batches of ``batch_size`` (default 32),
-        concatenated (learning phase 0).
-
-        Raises:
-          NotImplementedError: steps.
-        """
+        concatenated (learning phase 0)."""
         return training.predict(self, x, batch_size, verbose, steps, callbacks, **kwargs)
 
     def train_on_batch(

@@ -52,14 +52,18 @@ or as dicts by output name; ``metrics_names`` ``['loss', '<out>_loss'...,
 
 Not supported (``NotImplementedError`` naming the argument): an output without a
 loss, sample or class weights with several outputs, ``sample_weight_mode``,
-``weighted_metrics``, ``target_tensors``, metric objects, ``steps_per_epoch``/
-``steps`` with arrays, ``validation_freq``, generators and ``Sequence``s, arrays
-with dataset validation (and the reverse).
+``weighted_metrics``, ``target_tensors``, metric objects, ``steps_per_epoch``
+with arrays and validation, generators and ``Sequence``s, arrays with dataset
+validation (and the reverse).
+
+``steps_per_epoch``/``steps`` with arrays run as TF's: every step feeds all the
+arrays; ``validation_freq`` (a number or the epochs listed) as TF's.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Container
 from typing import Any
 
 import numpy as np
@@ -856,6 +860,34 @@ def _dataset_steps(dataset: Any, steps: Any, epochs: int, steps_name: str) -> An
     return steps
 
 
+def _should_run_validation(validation_freq: Any, epoch: int) -> bool:
+    """TF's rule: every ``validation_freq`` epochs, or the (1-based) epochs listed."""
+    if isinstance(validation_freq, int):
+        if validation_freq < 1:
+            raise ValueError("`validation_freq` can not be less than 1.")
+        return (epoch + 1) % validation_freq == 0
+    if not isinstance(validation_freq, Container):
+        raise ValueError(
+            "`validation_freq` must be an Integer or `collections.abc.Container` (e.g. list, "
+            "tuple, etc.)"
+        )
+    return epoch + 1 in validation_freq
+
+
+class _ArrayFeed:
+    """Arrays run by steps (``steps_per_epoch``/``steps`` given): TF feeds all of
+    them at every step."""
+
+    def __init__(self, ins: list[np.ndarray]):
+        self.ins = ins
+
+    def reset(self) -> None:
+        pass
+
+    def get(self) -> list[np.ndarray]:
+        return self.ins
+
+
 def _aggregate(agg: list[Any], outs: list[Any], first: bool, weight: Any) -> list[Any]:
     """TF's MetricsAggregator step (``weight``: the batch's samples, or None by steps);
     ``first``: the epoch's first batch starts a new sum."""
@@ -877,11 +909,12 @@ def model_iteration(
     shuffle: Any = True,
     initial_epoch: int = 0,
     mode: str = "train",
-    feed: _DatasetFeed | None = None,
+    feed: _DatasetFeed | _ArrayFeed | None = None,
     steps: Any = None,
-    val_feed: _DatasetFeed | None = None,
+    val_feed: _DatasetFeed | _ArrayFeed | None = None,
     val_steps: Any = None,
     reset_each_epoch: bool = False,
+    validation_freq: Any = 1,
 ) -> Any:
     """TF's ``training_arrays_v1.model_iteration`` for NumPy arrays (by samples) and
     ``tf.data`` datasets (by steps)."""
@@ -889,7 +922,7 @@ def model_iteration(
     num_samples = steps if use_steps else (int(ins[0].shape[0]) if ins else 0)
     do_validation = val_ins is not None or val_feed is not None
     if mode == "train" and verbose:
-        unit = "steps" if use_steps else "samples"
+        unit = "steps" if isinstance(feed, _DatasetFeed) else "samples"
         msg = f"Train on {num_samples} {unit}"
         val_count = val_steps if val_feed is not None else (val_ins[0].shape[0] if val_ins else 0)
         if val_count:
@@ -993,7 +1026,11 @@ def model_iteration(
         epoch_logs = _make_logs(model, epoch_logs, results, mode)
         if len(results) == 1:
             results = results[0]
-        if do_validation and not model.__dict__.get("stop_training"):
+        if (
+            do_validation
+            and _should_run_validation(validation_freq, epoch)
+            and not model.__dict__.get("stop_training")
+        ):
             val_results = model_iteration(
                 model,
                 val_ins,
@@ -1028,11 +1065,9 @@ def _batch_size(batch_size: Any, steps: Any, what: str, x: Any = None) -> Any:
                 f"Received input: {x}, batch_size: {batch_size}"
             )
         return None
-    if steps is not None:
-        raise _unsupported(f"{what}(steps...) with NumPy arrays")
-    if batch_size is None:
+    if batch_size is None and steps is None:
         return 32
-    return int(batch_size)
+    return batch_size
 
 
 def fit(
@@ -1059,8 +1094,6 @@ def fit(
         epochs = kwargs.pop("nb_epoch")
     if kwargs:
         raise TypeError(f"Unrecognized keyword arguments: {kwargs}")
-    if validation_freq != 1:
-        raise _unsupported("fit(validation_freq=...)")
     size = _batch_size(batch_size, steps_per_epoch, "fit", x)
     if _is_dataset(x):
         if y is not None or sample_weight is not None or class_weight is not None:
@@ -1101,6 +1134,7 @@ def fit(
             val_feed=val_feed,
             val_steps=val_steps,
             reset_each_epoch=steps_per_epoch is None,
+            validation_freq=validation_freq,
         )
     _maybe_build(model, x)
     _compiled(model, "fit")
@@ -1123,6 +1157,21 @@ def fit(
         ins, val_ins = [a[:split_at] for a in ins], [a[split_at:] for a in ins]
     elif validation_steps:
         raise ValueError("`validation_steps` should not be specified if `validation_data` is None.")
+    if steps_per_epoch is not None:
+        if val_ins is not None:
+            raise _unsupported("fit(arrays, steps_per_epoch=..., with validation)")
+        return model_iteration(
+            model,
+            None,
+            size,
+            epochs=epochs,
+            verbose=verbose,
+            callbacks=callbacks,
+            initial_epoch=initial_epoch,
+            mode="train",
+            feed=_ArrayFeed(ins),
+            steps=steps_per_epoch,
+        )
     return model_iteration(
         model,
         ins,
@@ -1134,6 +1183,7 @@ def fit(
         shuffle=shuffle,
         initial_epoch=initial_epoch,
         mode="train",
+        validation_freq=validation_freq,
     )
 
 
@@ -1167,6 +1217,17 @@ def evaluate(
     _maybe_build(model, x)
     _compiled(model, "evaluate")
     ins = _data(model, x, y, sample_weight=sample_weight)
+    if steps is not None:
+        return model_iteration(
+            model,
+            None,
+            size,
+            verbose=verbose,
+            callbacks=callbacks,
+            mode="test",
+            feed=_ArrayFeed(ins),
+            steps=steps,
+        )
     return model_iteration(
         model, ins, size, verbose=verbose, callbacks=callbacks, shuffle=False, mode="test"
     )
@@ -1198,6 +1259,17 @@ def predict(
             steps=n,
         )
     ins = _data(model, x, None, with_y=False)
+    if steps is not None:
+        return model_iteration(
+            model,
+            None,
+            size,
+            verbose=verbose,
+            callbacks=callbacks,
+            mode="predict",
+            feed=_ArrayFeed(ins),
+            steps=steps,
+        )
     return model_iteration(
         model, ins, size, verbose=verbose, callbacks=callbacks, shuffle=False, mode="predict"
     )
