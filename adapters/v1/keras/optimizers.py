@@ -1742,6 +1742,17 @@ class Ftrl(Optimizer):
         self._l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
         self._learning_rate_power_value = learning_rate_power
 
+    def _set_hyper(self, name: str, value: Any) -> None:
+        if name == "learning_rate_power" and name in self._hyper:
+            if isinstance(self._hyper[name], Variable) or not isinstance(value, numbers.Real):
+                raise NotImplementedError(
+                    "Ftrl's learning_rate_power is fixed once its variables exist in "
+                    "adapters.v1 (the kernel's path is chosen when the graph is built): "
+                    "create a new Ftrl optimizer"
+                )
+            self._learning_rate_power_value = value
+        super()._set_hyper(name, value)
+
     def _create_slots(self, var_list: list[Variable]) -> None:
         for var in var_list:
             dtype = var.dtype.base_dtype.as_numpy_dtype

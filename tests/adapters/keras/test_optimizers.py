@@ -143,3 +143,13 @@ def test_workers_without_sync_replicas_train_on_the_mean_gradient(tmp_path, monk
         np.testing.assert_allclose(got["w"], expected["w"], rtol=1e-5)
         np.testing.assert_allclose(got["b"], expected["b"], rtol=1e-5)
     assert "runs synchronously in jtrain" in td._tails(tmp_path)
+
+
+def test_ftrl_learning_rate_power_is_fixed_once_built(graph):
+    w, loss = _params()
+    opt = K.optimizers.Ftrl(0.1)
+    opt.learning_rate_power = -0.7  # before the variables exist: taken
+    assert opt._learning_rate_power_value == -0.7
+    opt.apply_gradients([(tf.gradients(loss, [w])[0], w)])
+    with pytest.raises(NotImplementedError, match="learning_rate_power"):
+        opt.learning_rate_power = -0.5
