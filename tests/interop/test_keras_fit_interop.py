@@ -19,7 +19,9 @@ History's ``loss`` is a float64 mean of float32 batch losses, as TF's BaseLogger
 from __future__ import annotations
 
 import contextlib
+import glob
 import io
+import os
 import re
 import subprocess
 import sys
@@ -585,6 +587,37 @@ def test_arrays_by_steps_and_validation_freq():
 
     theirs, ours = _both(body)
     _close(theirs, ours)
+
+
+def _scalar_events(log_dir: str) -> list[tuple[int, str, float]]:
+    out = []
+    for path in sorted(glob.glob(os.path.join(log_dir, "events.out.tfevents.*"))):
+        for event in tf1.train.summary_iterator(path):
+            for v in event.summary.value:
+                out.append((int(event.step), v.tag, float(v.simple_value)))
+    return out
+
+
+@pytest.mark.parametrize("update_freq", ["epoch", "batch", 5])
+def test_tensorboard_scalars(tmp_path, update_freq):
+    x, y = _data(10, 3, seed=18)
+    dirs = iter([str(tmp_path / "tf"), str(tmp_path / "jtrain")])
+
+    def body(tf):
+        log_dir = next(dirs)
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        _fix(m)
+        m.compile(tf.train.GradientDescentOptimizer(0.05), "mse", metrics=["mae"])
+        board = tf.keras.callbacks.TensorBoard(
+            log_dir, update_freq=update_freq, profile_batch=0, write_graph=False
+        )
+        m.fit(x, y, batch_size=4, epochs=2, verbose=0, validation_split=0.2, callbacks=[board])
+        return _scalar_events(log_dir)
+
+    theirs, ours = _both(body)
+    assert [e[:2] for e in ours] == [e[:2] for e in theirs]
+    np.testing.assert_allclose([e[2] for e in ours], [e[2] for e in theirs], rtol=RTOL)
+    assert "epoch_val_loss" in {e[1] for e in theirs}
 
 
 def test_errors_as_tf():

@@ -13,7 +13,9 @@ Provided: ``Callback`` (to subclass), ``CallbackList``, ``BaseLogger``,
 ``verbose=1``: only the finished bar of each epoch is printed, not its live
 updates), ``EarlyStopping``, ``LambdaCallback``, ``TerminateOnNaN``,
 ``LearningRateScheduler`` and ``ReduceLROnPlateau`` (Keras optimizers: a
-``tf.train`` optimizer has no ``lr``, TF's ValueError).
+``tf.train`` optimizer has no ``lr``, TF's ValueError), ``TensorBoard`` (TF's v1
+callback: scalar summaries of the logs, the graph; no histograms, embeddings or
+profile).
 ``ModelCheckpoint`` raises ``NotImplementedError`` (``Model.save``/
 ``save_weights`` are not provided: save with ``tf.train.Saver``).
 """
@@ -40,6 +42,7 @@ __all__ = [
     "ProgbarLogger",
     "LearningRateScheduler",
     "ReduceLROnPlateau",
+    "TensorBoard",
     "TerminateOnNaN",
 ]
 
@@ -643,6 +646,106 @@ class ReduceLROnPlateau(Callback):
 
     def in_cooldown(self) -> bool:
         return self.cooldown_counter > 0
+
+
+class TensorBoard(Callback):
+    """Writes the epoch logs (``epoch_loss``, ``epoch_val_loss``...) as scalar summaries
+    to an event file in ``log_dir``, as TF 2.21's ``tf.compat.v1.keras.callbacks.
+    TensorBoard`` does in a graph: the graph too when ``write_graph``; with
+    ``update_freq='batch'`` (or a number of samples) the batch logs as
+    ``batch_loss``... at the batches seen, the epoch logs then at the samples seen.
+
+    Args (TF's defaults): log_dir='./logs', histogram_freq=0, batch_size=32,
+    write_graph=True, write_grads=False, write_images=False, embeddings_freq=0,
+    embeddings_layer_names=None, embeddings_metadata=None, embeddings_data=None,
+    update_freq='epoch', profile_batch=2.
+
+    Raises:
+      NotImplementedError: ``histogram_freq`` or ``embeddings_freq`` other than 0.
+
+    .. note:: TF also profiles batch ``profile_batch`` (a ``plugins/profile``
+       trace); jtrain writes no profile (use ``jax.profiler``).
+    """
+
+    def __init__(
+        self,
+        log_dir: str = "./logs",
+        histogram_freq: int = 0,
+        batch_size: int = 32,
+        write_graph: bool = True,
+        write_grads: bool = False,
+        write_images: bool = False,
+        embeddings_freq: int = 0,
+        embeddings_layer_names: Any = None,
+        embeddings_metadata: Any = None,
+        embeddings_data: Any = None,
+        update_freq: Any = "epoch",
+        profile_batch: int = 2,
+    ):
+        super().__init__()
+        if histogram_freq or embeddings_freq:
+            raise NotImplementedError(
+                "tf.keras.callbacks.TensorBoard: histogram_freq and embeddings_freq are "
+                "not supported by adapters.v1 (scalar logs only)"
+            )
+        self.log_dir = log_dir
+        self.histogram_freq = histogram_freq
+        self.write_graph = write_graph
+        self.batch_size = batch_size
+        self.update_freq: Any = 1 if update_freq == "batch" else update_freq
+        self.profile_batch = profile_batch
+        self._total_batches_seen = 0
+        self._samples_seen = 0
+        self._samples_seen_at_last_write = 0
+        self.writer: Any = None
+
+    def set_model(self, model: Any) -> None:
+        from adapters.v1.summary import FileWriter
+
+        self.model = model
+        graph = (model.outputs or model.inputs or [None])[0]
+        graph = getattr(graph, "graph", None)
+        self.writer = FileWriter(self.log_dir, graph if self.write_graph else None)
+
+    def _write_custom_summaries(self, step: int, logs: dict[str, Any]) -> None:
+        from jtrain.protos.summary_pb2 import Summary
+
+        for name, value in logs.items():
+            if isinstance(value, np.ndarray):
+                value = value.item()
+            summary = Summary()
+            entry = summary.value.add()
+            entry.simple_value = value
+            entry.tag = name
+            self.writer.add_summary(summary, step)
+        self.writer.flush()
+
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        self.on_batch_end(batch, logs)
+
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        logs = logs or {}
+        self._samples_seen += logs.get("size", 1)
+        since = self._samples_seen - self._samples_seen_at_last_write
+        if self.update_freq != "epoch" and since >= self.update_freq:
+            batch_logs = {
+                "batch_" + k: v for k, v in logs.items() if k not in ("batch", "size", "num_steps")
+            }
+            self._write_custom_summaries(self._total_batches_seen, batch_logs)
+            self._samples_seen_at_last_write = self._samples_seen
+        self._total_batches_seen += 1
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        logs = {
+            "epoch_" + k: v
+            for k, v in (logs or {}).items()
+            if k not in ("batch", "size", "num_steps")
+        }
+        step = epoch if self.update_freq == "epoch" else self._samples_seen
+        self._write_custom_summaries(step, logs)
+
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        self.writer.close()
 
 
 class ModelCheckpoint(Callback):

@@ -422,7 +422,6 @@ class Model(Layer):
         Returns:
           The float32 loss, or ``[loss, metric...]`` when metrics were compiled: the
           loss is the batch-size-weighted mean of the batch losses.
-
         """
         return training.evaluate(
             self, x, y, batch_size, verbose, sample_weight, steps, callbacks, **kwargs
