@@ -620,6 +620,44 @@ def test_tensorboard_scalars(tmp_path, update_freq):
     assert "epoch_val_loss" in {e[1] for e in theirs}
 
 
+def test_csv_logger(tmp_path):
+    x, y = _data(10, 3, seed=19)
+    paths = iter([tmp_path / "tf.csv", tmp_path / "jtrain.csv"])
+
+    def body(tf):
+        path = next(paths)
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        _fix(m)
+        m.compile(tf.train.GradientDescentOptimizer(0.05), "mse", metrics=["mae"])
+        log = tf.keras.callbacks.CSVLogger(path)
+        m.fit(x, y, batch_size=4, epochs=3, verbose=0, validation_split=0.2, callbacks=[log])
+        m.fit(x, y, epochs=1, verbose=0, callbacks=[tf.keras.callbacks.CSVLogger(path, ";", True)])
+        return path.read_text()
+
+    theirs, ours = _both(body)
+    t_rows = [r.split(",") for r in theirs.replace(";", ",").splitlines()]
+    o_rows = [r.split(",") for r in ours.replace(";", ",").splitlines()]
+    assert (
+        t_rows[0]
+        == o_rows[0]
+        == [
+            "epoch",
+            "loss",
+            "mae",
+            "val_loss",
+            "val_mae",
+        ]
+    )
+    assert len(t_rows) == len(o_rows) == 5
+    assert theirs.count(";") == ours.count(";")
+    assert t_rows[-1][-2:] == o_rows[-1][-2:] == ["NA", "NA"]  # no validation: TF's NA
+    for t, o in zip(t_rows[1:], o_rows[1:], strict=True):
+        assert t[0] == o[0]
+        t_vals = [float(v) for v in t[1:] if v != "NA"]
+        o_vals = [float(v) for v in o[1:] if v != "NA"]
+        np.testing.assert_allclose(o_vals, t_vals, rtol=RTOL)
+
+
 def test_errors_as_tf():
     x, y = _data(6, 3)
 

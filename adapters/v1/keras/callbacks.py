@@ -15,14 +15,16 @@ updates), ``EarlyStopping``, ``LambdaCallback``, ``TerminateOnNaN``,
 ``LearningRateScheduler`` and ``ReduceLROnPlateau`` (Keras optimizers: a
 ``tf.train`` optimizer has no ``lr``, TF's ValueError), ``TensorBoard`` (TF's v1
 callback: scalar summaries of the logs, the graph; no histograms, embeddings or
-profile).
+profile), ``CSVLogger``.
 ``ModelCheckpoint`` raises ``NotImplementedError`` (``Model.save``/
 ``save_weights`` are not provided: save with ``tf.train.Saver``).
 """
 
 from __future__ import annotations
 
+import csv
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -33,6 +35,7 @@ from adapters.v1._missing import missing_name_getattr
 
 __all__ = [
     "BaseLogger",
+    "CSVLogger",
     "Callback",
     "CallbackList",
     "EarlyStopping",
@@ -746,6 +749,70 @@ class TensorBoard(Callback):
 
     def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         self.writer.close()
+
+
+class CSVLogger(Callback):
+    """Writes each epoch's logs as a CSV row (``epoch`` then the log keys sorted; the
+    ``val_`` keys added when the first epoch has none).
+
+    Args (TF's defaults): filename, separator=',', append=False (append to an
+    existing file, with a header only if it is empty).
+    """
+
+    def __init__(self, filename: Any, separator: str = ",", append: bool = False):
+        super().__init__()
+        self.sep = separator
+        self.filename = os.fspath(filename)
+        self.append = append
+        self.writer: Any = None
+        self.keys: list[str] | None = None
+        self.append_header = True
+        self.csv_file: Any = None
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        if self.append:
+            if os.path.exists(self.filename):
+                with open(self.filename) as f:
+                    self.append_header = not bool(len(f.readline()))
+            mode = "a"
+        else:
+            mode = "w"
+        self.csv_file = open(self.filename, mode, newline="")  # noqa: SIM115 (closed at train end)
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        logs = logs or {}
+
+        def handle_value(k: Any) -> Any:
+            zero_dim = isinstance(k, np.ndarray) and k.ndim == 0
+            if isinstance(k, str):
+                return k
+            if isinstance(k, Iterable) and not zero_dim:
+                return f'"[{", ".join(map(str, k))}]"'
+            return k
+
+        if self.keys is None:
+            self.keys = sorted(logs.keys())
+            if not any(key.startswith("val_") for key in self.keys):
+                self.keys.extend(["val_" + k for k in self.keys])
+        if not self.writer:
+            sep = self.sep
+
+            class CustomDialect(csv.excel):
+                delimiter = sep
+
+            self.writer = csv.DictWriter(
+                self.csv_file, fieldnames=["epoch", *self.keys], dialect=CustomDialect
+            )
+            if self.append_header:
+                self.writer.writeheader()
+        row: dict[str, Any] = {"epoch": epoch}
+        row.update((key, handle_value(logs.get(key, "NA"))) for key in self.keys)
+        self.writer.writerow(row)
+        self.csv_file.flush()
+
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        self.csv_file.close()
+        self.writer = None
 
 
 class ModelCheckpoint(Callback):
