@@ -658,6 +658,35 @@ def test_csv_logger(tmp_path):
         np.testing.assert_allclose(o_vals, t_vals, rtol=RTOL)
 
 
+def test_metric_objects_in_compile():
+    x, _ = _data(12, 3, seed=20)
+    labels = np.stack([(x[:, 0] > 0), (x[:, 1] > 0)], 1).astype(np.float32)
+
+    def body(tf):
+        m = tf.keras.Sequential([tf.keras.layers.Dense(2, "sigmoid", input_shape=(3,))])
+        _fix(m)
+        m.compile(
+            tf.train.GradientDescentOptimizer(0.5),
+            "binary_crossentropy",
+            metrics=[
+                tf.keras.metrics.MeanSquaredError(),
+                tf.keras.metrics.BinaryAccuracy(threshold=0.3),
+                tf.keras.metrics.Accuracy(name="exact"),
+                tf.keras.metrics.CategoricalAccuracy(),
+                tf.keras.metrics.BinaryCrossentropy(label_smoothing=0.1),
+            ],
+        )
+        h = m.fit(x, labels, batch_size=5, epochs=2, verbose=0)
+        return {
+            "names": m.metrics_names,
+            "history": h.history,
+            "evaluate": m.evaluate(x, labels, verbose=0),
+        }
+
+    theirs, ours = _both(body)
+    _close(theirs, ours, rtol=1e-5)
+
+
 def test_errors_as_tf():
     x, y = _data(6, 3)
 

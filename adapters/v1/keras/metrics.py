@@ -10,7 +10,11 @@ of the prediction), the loss functions are ``tf.keras.losses``'.
 categorical or categorical accuracy by the loss and the output's last dimension
 (``'crossentropy'``/``'ce'`` the matching cross-entropy), as Keras' v1 engine does.
 
-The metric classes (``tf.keras.metrics.Mean``, ``AUC``...) are not provided.
+The ``MeanMetricWrapper`` classes (``Accuracy``, ``BinaryAccuracy(threshold=0.5)``,
+``CategoricalAccuracy``, ``SparseCategoricalAccuracy``, ``MeanSquaredError``,
+``MeanAbsoluteError``, the cross-entropies) work in ``compile(metrics=[...])`` only;
+standalone use raises ``NotImplementedError``. ``Mean``, ``AUC``, ``Precision``...
+are not provided.
 """
 
 from __future__ import annotations
@@ -27,6 +31,17 @@ __all__ = [
     "KLD",
     "MAE",
     "MSE",
+    "Accuracy",
+    "BinaryAccuracy",
+    "BinaryCrossentropy",
+    "CategoricalAccuracy",
+    "CategoricalCrossentropy",
+    "MeanAbsoluteError",
+    "MeanMetricWrapper",
+    "MeanSquaredError",
+    "SparseCategoricalAccuracy",
+    "SparseCategoricalCrossentropy",
+    "accuracy",
     "binary_accuracy",
     "binary_crossentropy",
     "categorical_accuracy",
@@ -104,6 +119,120 @@ def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Any:
             matches = op("squeeze")(matches, [-1])
     return matches
 
+
+def accuracy(y_true: Any, y_pred: Any) -> Any:
+    """``cast(equal(y_true, y_pred), floatx)`` (y_pred cast to y_true's dtype), per
+    element (``tf.keras.metrics.Accuracy``'s function)."""
+    y_pred = ops.convert_to_tensor(y_pred)
+    y_true = ops.convert_to_tensor(y_true)
+    if y_true.dtype.base_dtype != y_pred.dtype.base_dtype:
+        y_pred = op("cast")(y_pred, y_true.dtype.base_dtype)
+    return op("cast")(op("equal")(y_true, y_pred), backend.floatx())
+
+
+def _binary_matches(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Any:
+    """Per element: ``equal(y_true, cast(y_pred > threshold))`` (floatx)."""
+    y_pred = ops.convert_to_tensor(y_pred)
+    limit = constant(threshold, dtype=y_pred.dtype.base_dtype)
+    y_pred = op("cast")(op("greater")(y_pred, limit), y_pred.dtype.base_dtype)
+    return op("cast")(op("equal")(y_true, y_pred), backend.floatx())
+
+
+class MeanMetricWrapper:
+    """A metric averaging ``fn(y_true, y_pred, **kwargs)`` over the batches, as
+    ``Model.compile(metrics=[...])`` takes it (Keras' ``MeanMetricWrapper``).
+
+    Args: fn, name=None, dtype=None (float32), and ``fn``'s keyword arguments.
+
+    .. note:: Only ``compile`` runs these metrics in adapters.v1: calling one, or its
+       ``update_state``/``result``, raises ``NotImplementedError`` (use
+       ``tf.metrics.mean`` on the function's values in a TF1 graph).
+    """
+
+    def __init__(self, fn: Any, name: str | None = None, dtype: Any = None, **kwargs: Any):
+        self._fn = fn
+        self._fn_kwargs = kwargs
+        self.name = name or fn.__name__
+        self.dtype = dtype or "float32"
+
+    def _compile_fn(self) -> Any:
+        def fn(y_true: Any, y_pred: Any) -> Any:
+            return self._fn(y_true, y_pred, **self._fn_kwargs)
+
+        return fn
+
+    def _standalone(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f"tf.keras.metrics.{type(self).__name__} is supported by adapters.v1 in "
+            "Model.compile(metrics=[...]) only; in a TF1 graph use tf.metrics.mean of "
+            "the metric function's values"
+        )
+
+    __call__ = update_state = result = reset_state = reset_states = _standalone
+
+    def get_config(self) -> dict[str, Any]:
+        return {"name": self.name, "dtype": self.dtype, **self._fn_kwargs}
+
+
+def _wrapper(cls_name: str, fn: Any, default: str, doc: str, **defaults: Any) -> type:
+    def __init__(self: Any, name: str = default, dtype: Any = None, **kwargs: Any) -> None:
+        unknown = set(kwargs) - set(defaults)
+        if unknown:
+            raise TypeError(f"{cls_name}.__init__() got unexpected keyword arguments {unknown}")
+        MeanMetricWrapper.__init__(self, fn, name, dtype, **{**defaults, **kwargs})
+
+    return type(cls_name, (MeanMetricWrapper,), {"__init__": __init__, "__doc__": doc})
+
+
+Accuracy = _wrapper("Accuracy", accuracy, "accuracy", "How often predictions equal labels.")
+BinaryAccuracy = _wrapper(
+    "BinaryAccuracy",
+    _binary_matches,
+    "binary_accuracy",
+    "How often predictions (above ``threshold``, default 0.5) match binary labels.",
+    threshold=0.5,
+)
+CategoricalAccuracy = _wrapper(
+    "CategoricalAccuracy",
+    categorical_accuracy,
+    "categorical_accuracy",
+    "How often the prediction's argmax equals the one-hot label's.",
+)
+SparseCategoricalAccuracy = _wrapper(
+    "SparseCategoricalAccuracy",
+    sparse_categorical_accuracy,
+    "sparse_categorical_accuracy",
+    "How often the prediction's argmax equals the integer label.",
+)
+MeanSquaredError = _wrapper(
+    "MeanSquaredError", mean_squared_error, "mean_squared_error", "The mean squared error."
+)
+MeanAbsoluteError = _wrapper(
+    "MeanAbsoluteError", mean_absolute_error, "mean_absolute_error", "The mean absolute error."
+)
+BinaryCrossentropy = _wrapper(
+    "BinaryCrossentropy",
+    binary_crossentropy,
+    "binary_crossentropy",
+    "The binary cross-entropy (from_logits=False, label_smoothing=0).",
+    from_logits=False,
+    label_smoothing=0.0,
+)
+CategoricalCrossentropy = _wrapper(
+    "CategoricalCrossentropy",
+    categorical_crossentropy,
+    "categorical_crossentropy",
+    "The categorical cross-entropy (from_logits=False, label_smoothing=0).",
+    from_logits=False,
+    label_smoothing=0.0,
+)
+SparseCategoricalCrossentropy = _wrapper(
+    "SparseCategoricalCrossentropy",
+    sparse_categorical_crossentropy,
+    "sparse_categorical_crossentropy",
+    "The sparse categorical cross-entropy (from_logits=False).",
+    from_logits=False,
+)
 
 _BY_NAME: dict[str, Any] = {
     "binary_accuracy": binary_accuracy,

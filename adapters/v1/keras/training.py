@@ -291,6 +291,9 @@ class _Compiled:
                     shape = out.shape.as_list() if out.shape.ndims is not None else [None]
                     unique: dict[str, Any] = {}  # TF keys an output's metrics by name
                     for metric in specs:
+                        if isinstance(metric, metrics_module.MeanMetricWrapper):
+                            unique[metric.name] = metric._compile_fn()
+                            continue
                         if hasattr(metric, "update_state"):
                             raise _unsupported(f"compile(metrics=[{metric!r}]) (metric objects)")
                         fn = _metric_function(metric, shape, self.loss_fns[i])

@@ -202,3 +202,13 @@ def test_functional_model_dict_inputs(graph):
     h1 = m.fit({"a": xa, "b": xb}, y, epochs=1, verbose=0, shuffle=False)
     assert len(h1.history["loss"]) == 1
     np.testing.assert_allclose(m.predict([xa, xb]), m.predict({"a": xa, "b": xb}))
+
+
+def test_metric_objects_standalone_raise(graph):
+    m = K.metrics.BinaryAccuracy()
+    assert m.name == "binary_accuracy" and m.get_config()["threshold"] == 0.5
+    for call in (lambda: m([1.0], [1.0]), lambda: m.update_state([1.0], [1.0]), m.result):
+        with pytest.raises(NotImplementedError, match="Model.compile"):
+            call()
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        K.metrics.MeanSquaredError(threshold=0.1)
