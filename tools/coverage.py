@@ -57,6 +57,13 @@ MODULES = {
     "": "adapters.v1",
 }
 
+# Ops whose output sizes depend on values computed in the step (framework/data_sizes.py).
+_SIZED = (
+    "computed from the step's values: one more launch and host fetch a step, one program "
+    "per output size (64 kept); not inside `tf.while_loop`/`tf.cond` bodies or `tf.data` "
+    "functions, nor in data-parallel or multi-process steps"
+)
+
 # Names that exist but do not do everything TF's do: (TF name) -> what is missing.
 # Keep each entry to what a user must know; the docstring of the name says more.
 GAPS: dict[str, str] = {
@@ -146,20 +153,12 @@ GAPS: dict[str, str] = {
         for name in ("normal", "truncated_normal")
     },
     # array and linear-algebra ops (adapters/v1/ops/array_ops.py, linalg_ops.py)
-    "boolean_mask": "`mask` must be known when the graph is built (a constant): the "
-    "result's shape depends on it",
-    **{
-        name: "constant `x` only (computed when the graph is built): the result's shape "
-        "depends on the values"
-        for name in ("unique", "unique_with_counts")
-    },
-    "sequence_mask": "`maxlen=None` needs constant `lengths` (the shape depends on them)",
+    "boolean_mask": f"a `mask` {_SIZED}",
+    "dynamic_partition": f"`partitions` {_SIZED}",
+    **{name: f"`x` {_SIZED}" for name in ("unique", "unique_with_counts")},
+    "sequence_mask": f"`maxlen=None` with `lengths` {_SIZED}",
     "dynamic_stitch": "constant `indices` only (the output's length is their maximum + 1)",
-    **{
-        name: "with neither `x` nor `y`, `condition` must be a constant (the coordinates' "
-        "shape depends on its values)"
-        for name in ("where", "where_v2")
-    },
+    **{name: f"with neither `x` nor `y`, a `condition` {_SIZED}" for name in ("where", "where_v2")},
     **{
         name: "one diagonal (an int `k`); no bands (`k=[low, high]`)"
         for name in (
@@ -242,7 +241,6 @@ GAPS: dict[str, str] = {
     "(its writes committed); with `batch_dims`, indices of unknown batch size leave the "
     "static batch dimensions unknown where TF's take `params`' known ones (values as "
     "TF's); indices of unknown rank are refused when the graph is built",
-    "where": "no one-argument form (coordinates have a data-dependent shape)",
     "matmul": "no `output_type`",
     "assign": "no `validate_shape=False` (variables have static shapes)",
     **{
@@ -274,10 +272,7 @@ GAPS: dict[str, str] = {
             "range",
         )
     },
-    **{
-        f"segment_{op}": "`segment_ids` must be known when the graph is built (a constant)"
-        for op in ("sum", "mean", "max")
-    },
+    **{f"segment_{op}": f"`segment_ids` {_SIZED}" for op in ("sum", "mean", "max", "min", "prod")},
     # tf.image (adapters/v1/ops/image_ops.py)
     "image.rot90": "a `k` computed in the graph needs a square image (otherwise a Python "
     "int or constant)",

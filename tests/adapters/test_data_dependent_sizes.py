@@ -106,3 +106,30 @@ def test_a_mask_inside_a_loop_body_is_refused_clearly(graph):
     _, total = tf.while_loop(lambda i, t: i < 3, body, [tf.constant(0), tf.constant(0.0)])
     with tf.Session() as sess, pytest.raises(NotImplementedError, match="tf.while_loop"):
         sess.run(total, {x: [1.0, 2.0, 3.0]})
+
+
+def test_fed_lengths_compile_one_program_per_maximum(graph):
+    """``tf.sequence_mask(lengths)``: one program per max(lengths), not per lengths."""
+    lengths = tf.placeholder(tf.int32, [None])
+    mask = tf.sequence_mask(lengths)
+    with tf.Session() as sess:
+        for feed in ([3, 1], [2, 3], [3, 3, 0], [1, 2, 3, 2]):
+            assert sess.run(mask, {lengths: feed}).shape == (len(feed), 3)
+        program = _sized_program(sess)
+        assert program.compiled == 1
+        assert sess.run(mask, {lengths: [1]}).tolist() == [[True]]
+        assert program.compiled == 2
+
+
+def test_sizes_of_a_sized_op_reading_another_come_in_a_later_stage(graph):
+    y = tf.placeholder(tf.int32, [None])
+    values, _ = tf.unique(tf.boolean_mask(y, y > 0))
+    with tf.Session() as sess:
+        assert sess.run(values, {y: [3, -1, 3, 2]}).tolist() == [3, 2]
+        assert sess.run(values, {y: [5, 5, 5, 0]}).tolist() == [5]
+        program = _sized_program(sess)
+        assert [[op.type for op in stage] for stage in program._sizes.stages] == [
+            ["BooleanMask"],
+            ["Unique"],
+        ]
+        assert program.compiled == 2

@@ -391,3 +391,80 @@ def test_unique_of_a_variable_int64_exact_and_errors_as_tf():
     theirs, ours = run_both(script)
     assert_twins(theirs[0], ours[0], rtol=0)
     assert ours[1:] == theirs[1:]
+
+
+# -- tf.sequence_mask(lengths) without maxlen ----------------------------------------------
+def test_sequence_mask_of_computed_lengths_and_masked_losses():
+    """Padded tokens' losses masked out: ``boolean_mask(losses, sequence_mask(lengths))``
+    with lengths fed, computed from floats and read from a variable; minimized."""
+
+    def script(tf):
+        tokens = tf.placeholder(tf.float32, [None, None])
+        lengths = tf.placeholder(tf.int32, [None])
+        floats = tf.placeholder(tf.float32, [None])
+        w = tf.Variable(0.5)
+        steps = tf.Variable([2, 1], dtype=tf.int64)
+        losses = tf.square(tokens * w - 1.0)
+        mask = tf.sequence_mask(lengths, tf.shape(tokens)[1])
+        loss = tf.reduce_mean(tf.boolean_mask(losses, mask))
+        train = tf.train.GradientDescentOptimizer(0.25).minimize(loss)
+        computed = [
+            tf.sequence_mask(lengths * 2),
+            tf.sequence_mask(floats * 1.5, dtype=tf.int32),  # float lengths: ceil(max)
+            tf.sequence_mask(steps),
+            tf.sequence_mask(lengths, maxlen=tf.reduce_max(lengths) + 1),
+        ]
+        static = [_static(m) for m in computed]
+        bump = tf.assign_add(steps, [1, 2])
+        batches = [
+            (np.arange(8, dtype=np.float32).reshape(2, 4) / 4, [3, 1], [0.5, 2.0]),
+            (np.ones((3, 2), np.float32), [2, 0, 1], [1.0, 0.25, 0.0]),
+            (np.arange(6, dtype=np.float32).reshape(1, 6) / 8, [6], [-1.0]),
+        ]
+
+        def run(sess):
+            out = []
+            for x, n, f in batches:
+                feeds = {tokens: x, lengths: n, floats: f}
+                out.append(sess.run([loss, computed], feeds))
+                sess.run([train, bump], feeds)
+            return static, out, sess.run(w)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1:], ours[1:])
+
+
+# -- segment_* of computed segment ids --------------------------------------------------------
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod"])
+def test_segment_reductions_of_computed_ids(reduce):
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 2])
+        ids = tf.placeholder(tf.float32, [None])
+        v = tf.Variable([0, 1, 1], dtype=tf.int64)
+        op = getattr(tf, f"segment_{reduce}")
+        out = op(x, tf.cast(ids, tf.int32))
+        by_var = op(tf.constant([[1.0], [2.0], [4.0]]), v)
+        grad = tf.gradients(tf.reduce_sum(out * out), x)[0]
+        static = [_static(out), _static(by_var), _grad_info(grad)]
+        shift = tf.assign_add(v, [0, 1, 2])
+        feeds = [
+            (np.arange(8, dtype=np.float32).reshape(4, 2) / 4 - 0.5, [0.0, 0.0, 2.0, 3.5]),
+            (np.array([[1.0, -2.0]], np.float32), [4.0]),
+            (np.zeros((0, 2), np.float32), []),
+        ]
+
+        def run(sess):
+            out_values = []
+            for a, b in feeds:
+                out_values.append(sess.run([out, by_var, grad], {x: a, ids: b}))
+                sess.run(shift)
+            return static, out_values
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1])

@@ -966,10 +966,16 @@ def identity_n(input: Any, name: str | None = None) -> list[ops.Tensor]:  # noqa
 
 
 # -- more array ops of TF's table: masks, scatters, sequences, batch/space moves ----------
-def _sequence_mask(lengths, maxlen=None, dtype="bool"):
+def _sequence_mask(lengths, maxlen=None, dtype="bool", *, sizes=None):
     """TF's ``range(maxlen) < cast(lengths, maxlen's dtype)[..., None]``: a given
     ``maxlen`` (a Python int: int32, a float: float32) truncates float lengths; without
-    one, ``maxlen = max(lengths)`` in the lengths' dtype."""
+    one, ``maxlen = max(lengths)`` in the lengths' dtype. ``sizes``: ``(the mask's
+    last dimension,)`` for a ``maxlen`` computed from the step's values (traced, in
+    its own dtype; computed before the step: ``framework/data_sizes.py``)."""
+    if sizes is not None:
+        kind = maxlen.dtype
+        mask = jnp.arange(sizes[0], dtype=kind) < lengths.astype(kind)[..., None]
+        return mask.astype(np_dtype(dtype))
     if maxlen is None:
         if isinstance(lengths, jax.core.Tracer):
             raise NotImplementedError(
@@ -985,6 +991,12 @@ def _sequence_mask(lengths, maxlen=None, dtype="bool"):
     size = int(np.ceil(maxlen)) if isinstance(maxlen, float) else int(maxlen)
     mask = jnp.arange(size, dtype=kind) < lengths.astype(kind)[..., None]
     return mask.astype(np_dtype(dtype))
+
+
+def _mask_length(maxlen, attrs):
+    """The sizes of ``tf.sequence_mask``: the length of ``range(maxlen)``."""
+    top = jnp.ceil(maxlen) if jnp.issubdtype(maxlen.dtype, jnp.floating) else maxlen
+    return (jnp.maximum(top, 0),)
 
 
 def _repeat(input, repeats, axis=None):
@@ -1883,7 +1895,10 @@ for _name, _type, _impl, _params, _tensors, _default in _MORE_ARRAY_OPS:
         _name,
         _type,
         _impl,
-        sized=("mask", _count_true) if _first == "boolean_mask" else None,
+        sized={
+            "boolean_mask": ("mask", _count_true),
+            "sequence_mask": ("maxlen", _mask_length),
+        }.get(_first),
         check=_boolean_mask_check if _first == "boolean_mask" else None,
         params=_params,
         tensors=_tensors,
@@ -1938,33 +1953,23 @@ def sequence_mask(
     """``tf.sequence_mask``: ``mask[..., j] = j < lengths[...]``.
 
     Args:
-      lengths: integer tensor of lengths.
-      maxlen: the mask's last dimension (default ``None``: ``max(0, max(lengths))``,
-        taken when the step is compiled for integer ``lengths`` fed or computed from
-        shapes: one program per fed ``lengths`` value; the static shape's last
-        dimension is then unknown, as TF's).
+      lengths: tensor of lengths (integer or float).
+      maxlen: the mask's last dimension (default ``None``: ``max(0, max(lengths))``;
+        for ``lengths`` computed in the step, the static shape's last dimension is
+        unknown, as TF's, and the session computes it before the step:
+        ``framework/data_sizes.py``; one program per value).
       dtype: the mask's dtype (default ``tf.bool``).
       name: the op name (default ``"SequenceMask"``).
 
     Returns:
       A tensor of shape ``lengths.shape + [maxlen]``.
-
-    Raises:
-      NotImplementedError: ``maxlen`` is ``None`` and ``lengths`` are float and
-        computed, or read a value of the step other than a fed one (a variable's).
     """
     if maxlen is None:
         tensor = ops.convert_to_tensor(lengths)
         value = tensor.op._const_value
         if value is None:
-            if tensor._np_dtype is None or tensor._np_dtype.kind not in "iu":
-                raise NotImplementedError(
-                    f"tf.sequence_mask: maxlen=None with the computed {tensor.dtype.name} "
-                    f"lengths {tensor.name} gives a data-dependent shape, which jtrain's "
-                    "static programs cannot hold; pass maxlen"
-                )
-            # TF's maximum(0, max(lengths)), taken when the step is compiled (integer
-            # lengths fed or computed from shapes: one program per fed value).
+            # TF's maximum(0, max(lengths)): taken when the step is traced where static
+            # shapes give it, else computed before the step (data_sizes.py).
             # (named as TF's: SequenceMask/Max, .../Less, or .../Cast_1 for another dtype,
             # TF's Cast being that of the lengths)
             with ops.name_scope(name, "SequenceMask"):

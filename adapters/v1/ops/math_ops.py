@@ -1522,9 +1522,16 @@ _where_coordinates("where_v2")
 
 # -- segments and scans -----------------------------------------------------------------
 def _segment(reduce: str) -> Any:
-    def impl(data, segment_ids):
-        ids = np.asarray(segment_ids)
-        num = int(ids.max()) + 1 if ids.size else 0
+    """``segment_{reduce}``: ``sizes`` is ``(number of segments,)`` for ``segment_ids``
+    computed in the step (computed before it, ``framework/data_sizes.py``); None for
+    ids known when the step is traced (NumPy)."""
+
+    def impl(data, segment_ids, *, sizes=None):
+        if sizes is None:
+            ids = np.asarray(segment_ids)
+            num = int(ids.max()) + 1 if ids.size else 0
+        else:
+            ids, num = segment_ids, sizes[0]
         out = _unsorted_segment(reduce, sorted_ids=True)(data, ids, num)
         if reduce in ("max", "min"):  # TF: an empty segment of segment_max/min is 0
             present = _segment_count(ids, num, data.ndim) > 0
@@ -1532,6 +1539,15 @@ def _segment(reduce: str) -> Any:
         return out
 
     return impl
+
+
+def _segment_number(segment_ids: Any, attrs: dict) -> tuple[Any]:
+    """The sizes of ``segment_*``: the number of segments, the last id + 1 (TF's: the
+    ids are sorted)."""
+    flat = jnp.reshape(segment_ids, (-1,))
+    if flat.shape[0] == 0:
+        return (jnp.zeros((), flat.dtype),)
+    return (jnp.max(flat) + 1,)
 
 
 def _segment_count(ids: Any, num_segments: int, ndim: int) -> Any:
@@ -1601,6 +1617,7 @@ for _op in ("sum", "mean", "max", "min", "prod"):
         params="data, segment_ids, name=None",
         tensors="data",
         allowed=REAL,
+        sized=("segment_ids", _segment_number),
     )
 for _op, _type, _allowed in [
     ("sum", "UnsortedSegmentSum", NUMERIC),
