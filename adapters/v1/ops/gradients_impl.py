@@ -553,6 +553,17 @@ def _gradients_op(
             )
     # Outputs of ops that pass no gradient keep their value from the run: constants.
     frozen = {o for op in {t.op for t in downstream} if _cuts(op, stop_ops) for o in op.outputs}
+    # Every output of the ops recomputed (an RNN loop's final state beside the outputs
+    # the loss reads): the run takes their values from the gradient's forward pass, so
+    # that a construct XLA cannot merge with its twin (a while loop, whose
+    # differentiated copy also keeps residuals) and what reads it run once.
+    own_reads = set(points) | set(alias_reads)
+    shared = list(
+        dict.fromkeys(
+            o for t in downstream for o in t.op.outputs if o not in frozen and o not in own_reads
+        )
+    )
+    recomputed = set(downstream) | set(shared)
     inner = _descendants(points, upstream, strict=True) & set(points)
     inner_order = _in_execution_order([p for p in points if p in inner])
     weighted = [i for i, g in enumerate(gys) if g is not None]
@@ -569,7 +580,7 @@ def _gradients_op(
         id_vals = values[n_y + n_w + n_p : n_y + n_w + n_p + n_i]
 
         def f(xv, weights):
-            memo = {t: v for t, v in ctx.memo.items() if t not in downstream or t in frozen}
+            memo = {t: v for t, v in ctx.memo.items() if t not in recomputed or t in frozen}
             at = dict(zip(points, xv, strict=True))
             memo.update((p, v) for p, v in at.items() if p not in inner)
             for x in dense:
@@ -595,7 +606,7 @@ def _gradients_op(
                     # with conj(w) here and conjugating the result gives TF's.
                     y = jnp.real(y * jnp.conj(weights[i])) if _is_complex(y) else y * weights[i]
                 total = total + jnp.sum(y)
-            return total
+            return total, [memo.get(t) for t in shared]
 
         if jacobian:
             (y,) = ys
@@ -606,10 +617,18 @@ def _gradients_op(
             # One backward pass per element of y, batched (jax.vmap): one trace whatever
             # the size (TF loops over the elements).
             basis = np.eye(size, dtype=y._np_dtype).reshape((size, *y._shape))
-            rows = jax.vmap(lambda b: _tf_gradient(jax.grad(f)(list(diff_vals), {0: b})[0]))(basis)
+            rows = jax.vmap(
+                lambda b: _tf_gradient(jax.grad(f, has_aux=True)(list(diff_vals), {0: b})[0][0])
+            )(basis)
             jac = rows.reshape((*y._shape, *x._shape))
             return (jac.astype(diff_vals[0].dtype),)
-        grads = jax.grad(f)(list(diff_vals), weights)
+        grads, forward = jax.grad(f, has_aux=True)(list(diff_vals), weights)
+        if ctx.fed is not None:
+            # The run's values of the recomputed tensors are the gradient's forward pass's
+            # (the same operations on the same values); a fed tensor keeps its feed.
+            for t, v in zip(shared, forward, strict=True):
+                if v is not None and t not in ctx.fed:
+                    ctx.memo[t] = v
         out = [_tf_gradient(g).astype(x.dtype) for g, x in zip(grads, diff_vals, strict=True)]
         dense_out, row_grads = out[: len(dense)], out[len(dense) :]
         pos = 0
