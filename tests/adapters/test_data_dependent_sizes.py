@@ -133,3 +133,16 @@ def test_sizes_of_a_sized_op_reading_another_come_in_a_later_stage(graph):
             ["Unique"],
         ]
         assert program.compiled == 2
+
+
+def test_a_random_mask_is_the_same_in_the_sizes_program_and_the_step(graph):
+    x = tf.range(20.0)
+    mask = tf.random_uniform([20]) > 0.5
+    picked = tf.boolean_mask(x, mask)
+    dropped = tf.nn.dropout(tf.ones([8]), keep_prob=0.5)
+    kept = tf.boolean_mask(dropped, dropped > 0)
+    with tf.Session() as sess:
+        for _ in range(4):
+            m, p, d, k = sess.run([mask, picked, dropped, kept])
+            assert p.tolist() == np.arange(20.0)[m].tolist()
+            assert k.tolist() == d[d > 0].tolist()

@@ -1,5 +1,6 @@
 """Output sizes that depend on values: ``tf.boolean_mask``, ``tf.where(cond)``,
-``tf.dynamic_partition``, ``tf.unique``.
+``tf.dynamic_partition``, ``tf.unique``, ``tf.sequence_mask`` without ``maxlen``,
+``tf.segment_*``.
 
 jtrain compiles one static XLA program per step, yet these ops' output sizes
 depend on the values of an input (the *deciding* input: the mask, the condition,
@@ -87,7 +88,7 @@ def sizes_for(op: Any, value: Any, count: Callable[[Any], tuple[Any, ...]]) -> t
             return tuple(int(np.asarray(c)) for c in count(value))
     raise NotImplementedError(
         f"{op.name} ({op.type}): its output size depends on the values of its input "
-        f"{op.inputs[0 if op._sized is None else op._sized.index].name}, which jtrain "
+        f"{op.inputs[op._sized.index].name}, which jtrain "
         "computes before the step only for the operations a Session.run step runs "
         "directly (not inside tf.while_loop or tf.cond bodies, tf.data functions or "
         "exported functions); compute it outside the construct."

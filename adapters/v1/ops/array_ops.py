@@ -1922,7 +1922,9 @@ def boolean_mask(
 
     Args:
       tensor: the values, of shape ``S[:axis] + mask.shape + S[axis + mask.ndim:]``.
-      mask: a boolean mask known when the graph is built.
+      mask: the boolean mask: a constant, or computed (from shapes, feeds, variables,
+        the model's outputs: the session computes its count before the step and runs
+        the step compiled for that count, ``framework/data_sizes.py``).
       name: the op name (default ``"boolean_mask"``).
       axis: the first dimension the mask covers (default 0).
 
@@ -1932,7 +1934,13 @@ def boolean_mask(
       unknown first dimension), even where the mask is a constant.
 
     Raises:
-      ValueError: a scalar mask, or shapes that do not match.
+      ValueError: a scalar mask, a mask of unknown rank, or static shapes that do not
+        match (TF's messages).
+      InvalidArgumentError: (when run) a computed mask with a True past the end of
+        ``tensor``'s masked dimensions (TF's gather error).
+
+    .. note:: As TF's composite, a computed mask fed shorter than the dimensions it
+      covers selects among their first elements without an error.
     """
     out = _boolean_mask_op(tensor, mask, name, axis)
     source, attrs = out.op.inputs[0]._shape, out.op._static_attrs
