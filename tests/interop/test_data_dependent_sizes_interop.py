@@ -468,3 +468,32 @@ def test_segment_reductions_of_computed_ids(reduce):
     theirs, ours = run_both(script)
     assert ours[0] == theirs[0]
     assert_twins(theirs[1], ours[1])
+
+
+def test_dynamic_partition_computed_partitions_of_another_length_as_tf():
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None])
+        p = tf.placeholder(tf.float32, [None])
+        outs = tf.dynamic_partition(x, tf.cast(p, tf.int32), 2)
+        static_error = None
+        try:
+            tf.dynamic_partition(
+                tf.zeros([5, 3]), tf.cast(tf.placeholder(tf.float32, [2]), tf.int32), 2
+            )
+        except ValueError as e:
+            static_error = "Dimensions must be equal, but are 5 and 2" in str(e)
+
+        def run(sess):
+            try:
+                sess.run(outs, {x: [1.0, 2.0, 3.0], p: [0.0, 1.0, 1.0, 0.0]})
+            except Exception as e:  # noqa: BLE001 - the error is the result
+                return static_error, kernel_message(e)
+            return static_error, None
+
+        return run
+
+    theirs, ours = run_both(script)
+    message = (
+        "data.shape must start with partitions.shape, got data.shape = [3], partitions.shape = [4]"
+    )
+    assert ours == theirs == (True, ("InvalidArgumentError", message))

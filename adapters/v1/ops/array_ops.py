@@ -2349,8 +2349,37 @@ def _dynamic_partition(data, partitions, num_partitions, *, sizes=None):
     each partition, for ``partitions`` computed in the step (computed before it,
     ``framework/data_sizes.py``); None for partitions known when the step is traced."""
     parts = np.asarray(partitions) if sizes is None else partitions
-    mine, theirs = list(data.shape[: parts.ndim]), list(parts.shape)
-    # (a dimension unknown statically is symbolic here: the run's shapes check it)
+    if sizes is not None and not _shape_prefix(data.shape, parts.shape):
+        # (the static shapes were checked when the graph was built: the run's differ)
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            "data.shape must start with partitions.shape, got data.shape = "
+            f"{tensor_shape.dims_text(data.shape).replace(',', ', ')}, partitions.shape = "
+            f"{tensor_shape.dims_text(parts.shape).replace(',', ', ')}",
+        )
+    _check_partition_shapes(data.shape, parts.shape)
+    rows = data.reshape((-1,) + data.shape[parts.ndim :])
+    rows = data.reshape((-1,) + data.shape[parts.ndim :])
+    flat = parts.reshape(-1)
+    if sizes is None:
+        return [jnp.take(rows, np.flatnonzero(flat == k), axis=0) for k in range(num_partitions)]
+    picks = [jnp.nonzero(flat == k, size=n)[0] for k, n in enumerate(sizes)]
+    return [jnp.take(rows, pick, axis=0) for pick in picks]
+
+
+def _shape_prefix(shape: Any, prefix: Any) -> bool:
+    """Whether ``prefix`` leads ``shape`` (a symbolic dimension fits any)."""
+    return len(prefix) <= len(shape) and all(
+        not (isinstance(a, int) and isinstance(b, int)) or a == b
+        for a, b in zip(shape[: len(prefix)], prefix, strict=True)
+    )
+
+
+def _check_partition_shapes(data_shape: Any, parts_shape: Any) -> None:
+    """TF's graph-construction error where ``partitions``' shape is not the leading
+    part of ``data``'s (``None``, or symbolic, for an unknown dimension)."""
+    mine, theirs = list(data_shape[: len(parts_shape)]), list(parts_shape)
     differ = [
         i
         for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
@@ -2361,14 +2390,8 @@ def _dynamic_partition(data, partitions, num_partitions, *, sizes=None):
         bad = mine[k] if k < len(mine) else 0
         raise OpValueError(
             f"Dimensions must be equal, but are {bad} and {theirs[k]} for 'DynamicPartition' "
-            f"with input shapes: {list(data.shape)}, {theirs}."
+            f"with input shapes: {list(data_shape)}, {theirs}."
         )
-    rows = data.reshape((-1,) + data.shape[parts.ndim :])
-    flat = parts.reshape(-1)
-    if sizes is None:
-        return [jnp.take(rows, np.flatnonzero(flat == k), axis=0) for k in range(num_partitions)]
-    picks = [jnp.nonzero(flat == k, size=n)[0] for k, n in enumerate(sizes)]
-    return [jnp.take(rows, pick, axis=0) for pick in picks]
 
 
 def _partition_counts(partitions, attrs):
@@ -2431,6 +2454,11 @@ def dynamic_partition(
     .. note:: TF's gradient is ``dynamic_stitch`` of the outputs' gradients, which is
       JAX's derivative of the gather (each row lands in one output).
     """
+    parts = ops.convert_to_tensor(partitions) if isinstance(partitions, ops.Tensor) else None
+    data_tensor = ops.convert_to_tensor(data) if isinstance(data, ops.Tensor) else None
+    if parts is not None and data_tensor is not None:
+        if parts._shape is not None and data_tensor._shape is not None:
+            _check_partition_shapes(data_tensor._shape, parts._shape)  # static shapes
     outputs = _dynamic_partition_op(data, partitions, num_partitions, name)
     for out in outputs:
         if out._shape is not None and out._shape:
