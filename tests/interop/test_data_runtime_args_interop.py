@@ -114,6 +114,12 @@ def _interleave(tf):
     return ds, {"cycle": cycle, "block": block}
 
 
+def _window(tf):
+    size, shift, stride, drop = _ph(tf), _ph(tf), _ph(tf), _ph(tf, tf.bool)
+    ds = _range(tf).window(size, shift, stride, drop).flat_map(lambda w: w.batch(10))
+    return ds, {"size": size, "shift": shift, "stride": stride, "drop": drop}
+
+
 CASES = {
     "idiom_train_then_eval": (
         _idiom,
@@ -218,6 +224,27 @@ CASES = {
     "padded_batch_fed_shape_of_unknown_length": (
         lambda tf: _padded(tf, shape=(None,)),
         [{"size": 2, "shapes": [5], "pad": 1}],
+    ),
+    "window": (
+        _window,
+        [
+            {"size": 3, "shift": 2, "stride": 1, "drop": False},
+            {"size": 2, "shift": 3, "stride": 2, "drop": True},
+            {"size": 0, "shift": 1, "stride": 1, "drop": False},
+            {"size": 2, "shift": 0, "stride": 1, "drop": False},
+            {"size": 2, "shift": 1, "stride": -1, "drop": False},
+        ],
+    ),
+    "group_by_window": (
+        lambda tf: (
+            lambda p: (
+                _range(tf, 9).group_by_window(
+                    lambda v: v % 2, lambda k, w: w.batch(5), window_size=p
+                ),
+                {"p": p},
+            )
+        )(_ph(tf)),
+        [{"p": 2}, {"p": 4}],
     ),
     # TF's errors building the graph: a tensor of another dtype or rank.
     "batch_int32": (_one("batch", dtype="int32"), [{"p": 2}]),

@@ -729,9 +729,13 @@ class DatasetV1(structure.Structured):
           drop_remainder: drop the windows smaller than ``size`` (at the end).
           name: unused (TF's op name).
 
+        Each argument may be a tensor (a fed placeholder), read when the iterator
+        starts.
+
         Raises:
-          InvalidArgumentError: at ``get_next``, a ``size``, ``shift`` or ``stride``
-            of zero or less.
+          ValueError: a tensor that is not a ``tf.int64`` (``tf.bool``) scalar.
+          InvalidArgumentError: when the iterator starts, a ``size``, ``shift`` or
+            ``stride`` of zero or less.
           NotImplementedError: a ``map``/``filter``/``reduce``/``scan`` function or an
             iterator reading the windows: read them with ``flat_map`` or
             ``interleave`` (``ds.window(n).flat_map(lambda w: w.batch(n))``), as TF

@@ -17,16 +17,18 @@ import numpy as np
 
 from adapters.v1.data import structure
 from adapters.v1.data.dataset_ops import (
+    Count,
     DatasetV1,
     Element,
     Failed,
     Run,
-    _as_count,
     _component,
+    _count_arg,
     _Function,
     _spec_of,
     _stack,
     _Unary,
+    _value_at,
     padded_shapes_for,
     padded_stack,
     padding_values_for,
@@ -124,10 +126,10 @@ class GroupByWindow(_Grouped):
         self._key_fn = _int64_function(
             key_func, input_dataset._structure, "key_func", "group_by_window_key"
         )
-        self._size: int | None = None
+        self._size: Count | None = None
         self._size_fn: _Function | None = None
-        if window_size is not None:
-            self._size = _as_count(window_size, "window_size")
+        if window_size is not None:  # a tensor (a fed placeholder): read when the iterator starts
+            self._size = _count_arg(window_size, "window_size", "GroupByWindowDataset")
         else:
             assert window_size_func is not None
             self._size_fn = _int64_function(
@@ -156,6 +158,9 @@ class GroupByWindow(_Grouped):
         )
         self._structure = self._reduce_fn.dataset._structure
 
+    def _captures(self) -> list[ops.Tensor]:
+        return [self._size] if isinstance(self._size, ops.Tensor) else []
+
     def _functions(self) -> list[HostGraph]:
         fns = [self._key_fn, *([self._size_fn] if self._size_fn else [])]
         return [f.graph for f in fns]
@@ -169,7 +174,7 @@ class GroupByWindow(_Grouped):
     def _window_size(self, run: Run, key: int) -> int:
         if self._size_fn is None:
             assert self._size is not None
-            return self._size
+            return int(_value_at(run, self._size, "window_size"))
         return int(self._size_fn(run, (np.asarray(key, np.int64),))[0])
 
     def _reduce(self, run: Run, key: int, rows: list[Element]) -> Iterator[Element]:

@@ -13,8 +13,19 @@ from collections.abc import Iterator
 from typing import Any
 
 from adapters.v1.data import structure
-from adapters.v1.data.dataset_ops import DatasetV1, Element, Failed, Run, _as_count, _Unary
+from adapters.v1.data.dataset_ops import (
+    Count,
+    DatasetV1,
+    Element,
+    Failed,
+    Run,
+    _bool_arg,
+    _count_arg,
+    _Unary,
+    _value_at,
+)
 from adapters.v1.data.structure import DatasetSpec
+from adapters.v1.framework import ops
 from jtrain import errors
 
 __all__ = ["Window", "WindowSource"]
@@ -35,7 +46,8 @@ class WindowSource(DatasetV1):
 class Window(_Unary):
     """``window(size, shift, stride, drop_remainder)``: for each start ``0, shift,
     2*shift...`` before the input's end, the elements ``start + k*stride``
-    (``k < size``) that exist."""
+    (``k < size``) that exist. Each argument is a value known now or a tensor (a fed
+    placeholder) read when the iterator starts."""
 
     def __init__(
         self,
@@ -46,30 +58,49 @@ class Window(_Unary):
         drop_remainder: bool = False,
     ):
         super().__init__(input_dataset)
-        self._size = _as_count(size, "size")
-        self._shift = self._size if shift is None else _as_count(shift, "shift")
-        self._stride = _as_count(stride, "stride")
-        self._drop = bool(drop_remainder)
+        self._size: Count = _count_arg(size, "size", "WindowDataset")
+        self._shift: Count = (
+            self._size if shift is None else _count_arg(shift, "shift", "WindowDataset")
+        )
+        self._stride: Count = _count_arg(stride, "stride", "WindowDataset")
+        self._drop = _bool_arg(drop_remainder, "drop_remainder")
         self._structure = structure.map_structure(
             lambda s: DatasetSpec(s), input_dataset._structure
         )
 
-    def _cardinality(self, run: Run) -> int:
-        n = self._input._cardinality(run)
-        if n < 0 or min(self._size, self._shift, self._stride) <= 0:
-            return n
-        if self._drop:
-            span = (self._size - 1) * self._stride + 1
-            return 0 if n < span else (n - span) // self._shift + 1
-        return -(-n // self._shift)
+    def _captures(self) -> list[ops.Tensor]:
+        args = (self._size, self._shift, self._stride, self._drop)
+        return list(dict.fromkeys(a for a in args if isinstance(a, ops.Tensor)))
 
-    def _elements(self, run: Run) -> Iterator[Element]:
-        for what, value in (("size", self._size), ("shift", self._shift), ("stride", self._stride)):
+    def _arguments(self, run: Run) -> tuple[int, int, int, bool]:
+        """``size, shift, stride, drop_remainder`` in ``run``."""
+        return (
+            int(_value_at(run, self._size, "size")),
+            int(_value_at(run, self._shift, "shift")),
+            int(_value_at(run, self._stride, "stride")),
+            bool(_value_at(run, self._drop, "drop_remainder")),
+        )
+
+    def _check_args(self, run: Run) -> None:
+        size, shift, stride, _ = self._arguments(run)
+        for what, value in (("size", size), ("shift", shift), ("stride", stride)):
             if value <= 0:
                 raise errors.InvalidArgumentError(
                     None, None, f"Window {what} must be greater than zero."
                 )
-        size, shift, stride = self._size, self._shift, self._stride
+
+    def _cardinality(self, run: Run) -> int:
+        n = self._input._cardinality(run)
+        size, shift, stride, drop = self._arguments(run)
+        if n < 0 or min(size, shift, stride) <= 0:
+            return n
+        if drop:
+            span = (size - 1) * stride + 1
+            return 0 if n < span else (n - span) // shift + 1
+        return -(-n // shift)
+
+    def _elements(self, run: Run) -> Iterator[Element]:
+        size, shift, stride, drop_remainder = self._arguments(run)
         span = (size - 1) * stride + 1  # the input elements a full window covers
         buffer: list[Element] = []
         skip = 0  # input elements to drop before the next window starts
@@ -89,7 +120,7 @@ class Window(_Unary):
             if not buffer:
                 return
             rows = buffer[0:span:stride]
-            if len(rows) == size or not self._drop:
+            if len(rows) == size or not drop_remainder:
                 yield tuple([(v,) for v in parts] for parts in zip(*rows, strict=True))
             elif done:
                 return
