@@ -19,9 +19,11 @@ likewise, is the pipeline alone), ``tiny_mts``
 (``embedding_lookup`` + Adagrad's sparse updates; ``embedding_1m``, run only when
 named, is the same with a 1,000,000-row table), ``data_mlp`` (the queue workload's
 records through ``tf.data``: ``TFRecordDataset`` -> ``map(parse_single_example,
-decode_raw)`` -> ``shuffle`` -> ``batch`` -> ``repeat``, feeding the MLP).
+decode_raw)`` -> ``shuffle`` -> ``batch`` -> ``repeat``, feeding the MLP), ``lstm_ptb``
+(TF's PTB tutorial in small: 2 layers of ``LSTMCell(200)`` through ``dynamic_rnn`` over 20
+steps, batch 20, the final state fed back, ``clip_by_global_norm`` and gradient descent).
 
-Run: ``python benchmarks/bench_workloads.py`` (3 rounds, about 4 minutes on 2 cores),
+Run: ``python benchmarks/bench_workloads.py`` (3 rounds, about 5 minutes on 2 cores),
 ``--quick`` (1 round of 1 s per process, about a minute), ``--only a,b`` for some
 workloads, ``--jtrain-platforms cpu,cuda`` to run jtrain on each JAX platform named
 (each a side of its own, e.g. on a GPU machine; TensorFlow always runs on the CPU).
@@ -47,7 +49,9 @@ sys.path.insert(0, HERE)
 
 from bench_convnet import machine, tf_python  # noqa: E402
 
-WORKLOADS = ("mlp_saver", "convnet_mts", "queue_mlp", "tiny_mts", "embedding", "data_mlp")
+WORKLOADS = (
+    "mlp_saver", "convnet_mts", "queue_mlp", "tiny_mts", "embedding", "data_mlp", "lstm_ptb",
+)  # fmt: skip
 # Run only when named in --only: variants that show how a cost scales.
 EXTRA_WORKLOADS = ("embedding_1m", "queue_mlp_fed", "queue_only")
 IMPORTS = {
