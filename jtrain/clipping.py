@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import optax
 
 from jtrain import _tree
-from jtrain._numerics import kernel_divide, rounded_square
+from jtrain._numerics import div_sqrt, kernel_divide, rounded_square
 from jtrain.indexed_slices import IndexedSlices, is_indexed_slices
 
 __all__ = [
@@ -195,8 +195,9 @@ def clip_by_average_norm(t: Any, clip_norm: Any) -> jax.Array | None:
     _check_number("clip_norm", clip_norm)
     c = _scalar(clip_norm, values.dtype)
     n_element = jnp.asarray(values.size, values.dtype)
-    l2norm_inv = jax.lax.rsqrt(jnp.sum(values * values))
     one = jnp.ones([], values.dtype)
+    # TF's scalar Rsqrt is ``1 / sqrt`` correctly rounded (XLA's rsqrt is not: 1 ulp off).
+    l2norm_inv = div_sqrt(one, jnp.sum(rounded_square(values)))
     return values * c * jnp.minimum(l2norm_inv * n_element, one / c)
 
 

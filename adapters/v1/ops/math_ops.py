@@ -1389,6 +1389,29 @@ define(
 )
 
 
+def _clip_by_value_as_tf(table_fn: Any) -> Any:
+    """``tf.clip_by_value``: an ``IndexedSlices`` ``t`` (an embedding's gradient) gives an
+    ``IndexedSlices`` of its clipped values, with the same indices and dense shape.
+
+    .. note:: TF clips each row of ``t.values``: a duplicated index keeps its rows apart
+       (each clipped), where converting to a dense tensor would sum them first.
+    """
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: Any = None) -> Any:
+        from adapters.v1.framework.indexed_slices import IndexedSlices
+
+        if isinstance(t, IndexedSlices):
+            values = table_fn(t.values, clip_value_min, clip_value_max, name=name)
+            return IndexedSlices(values, t.indices, t.dense_shape)
+        return table_fn(t, clip_value_min, clip_value_max, name=name)
+
+    return clip_by_value
+
+
+FUNCTIONS["clip_by_value"] = _clip_by_value_as_tf(FUNCTIONS["clip_by_value"])
+
+
 def _where_v1(condition: Any, x: Any = None, y: Any = None) -> Any:
     if x is None and y is None and not isinstance(condition, jax.core.Tracer):
         # A constant condition (see _where_coordinates): the coordinates of its true entries.
