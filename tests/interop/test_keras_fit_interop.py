@@ -687,6 +687,55 @@ def test_metric_objects_in_compile():
     _close(theirs, ours, rtol=1e-5)
 
 
+def _batches(x, y, size, weights=None):
+    """An endless generator of (x, y[, w]) batches, in order."""
+    i = 0
+    while True:
+        idx = [(i + k) % len(x) for k in range(size)]
+        i += size
+        yield (x[idx], y[idx]) if weights is None else (x[idx], y[idx], weights[idx])
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_generator_loops(workers):
+    x, y = _data(10, 3, seed=21)
+    sw = np.random.RandomState(22).uniform(0.5, 1.5, 10)
+
+    def body(tf):
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        _fix(m)
+        m.compile(tf.train.GradientDescentOptimizer(0.05), "mse", metrics=["mae"])
+        val = dict(validation_data=_batches(x, y, 3), validation_steps=2) if workers == 0 else {}
+        h = m.fit_generator(
+            _batches(x, y, 4, sw), steps_per_epoch=3, epochs=2, verbose=0, workers=workers, **val
+        )
+        err = []
+        for call in (
+            lambda: m.fit_generator(_batches(x, y, 4), verbose=0),
+            lambda: m.fit_generator(
+                _batches(x, y, 4), 1, verbose=0, validation_data=_batches(x, y, 2)
+            ),
+        ):
+            try:
+                call()
+                err.append(None)
+            except ValueError as e:
+                err.append(str(e))
+        return {
+            "history": (h.history, h.epoch),
+            "params": h.params,
+            "evaluate": m.evaluate_generator(_batches(x, y, 3), steps=3, workers=workers),
+            "predict": m.predict_generator(
+                (b[0] for b in _batches(x, y, 4)), steps=2, workers=workers
+            ),
+            "weights": m.get_weights(),
+            "errors": err,
+        }
+
+    theirs, ours = _both(body)
+    _close(theirs, ours)
+
+
 def test_errors_as_tf():
     x, y = _data(6, 3)
 

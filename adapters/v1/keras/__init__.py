@@ -40,10 +40,10 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   ``Optimizer`` base (subclasses with TF update ops too), ``get``/``serialize``/
   ``deserialize``, ``legacy`` and ``schedules``: TF's variable names and bits.
 
-Not provided: ``Model.save``/``save_weights``/``load_weights`` and the generator
-loops (``NotImplementedError``: save with ``tf.train.Saver``), sample and class
-weights, several outputs, metric classes. Masks, RNN layers and the other Keras
-namespaces are absent.
+Not provided: ``Model.save``/``save_weights``/``load_weights``
+(``NotImplementedError``: save with ``tf.train.Saver``), ``keras.utils.Sequence``
+inputs, stateful metric classes beyond the mean-of-a-function ones. Masks, RNN
+layers and the other Keras namespaces are absent.
 """
 
 from adapters.v1._missing import missing_name_getattr

@@ -11,8 +11,8 @@ and later calls only add ops (``sequential/dense/BiasAdd``). A functional
 Keras' training loop runs as TF's v1 engine does in a graph
 (``adapters.v1.keras.training``): ``compile`` builds the loss, metrics and target
 placeholder, ``fit``/``evaluate``/``predict``/``*_on_batch`` run one
-``Session.run`` per batch on NumPy arrays. ``save``/``save_weights``/
-``load_weights`` and the ``*_generator`` methods raise ``NotImplementedError``.
+``Session.run`` per batch on NumPy arrays, datasets or generators. ``save``/
+``save_weights``/``load_weights`` raise ``NotImplementedError``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from adapters.v1.layers import base as tl_base
 __all__ = ["Model", "Sequential"]
 
 _TRAIN_HINT = (
-    "is not supported by adapters.v1 (Keras' saving and generator loops): save and restore "
+    "is not supported by adapters.v1 (Keras' saving): save and restore "
     "the model's variables with tf.train.Saver in Keras' session "
     "(tf.keras.backend.get_session()), and call fit/evaluate/predict on NumPy arrays"
 )
@@ -461,9 +461,79 @@ class Model(Layer):
         """The model's output on one batch."""
         return training.predict_on_batch(self, x)
 
-    fit_generator = _not_supported("fit_generator")
-    evaluate_generator = _not_supported("evaluate_generator")
-    predict_generator = _not_supported("predict_generator")
+    def fit_generator(
+        self,
+        generator: Any,
+        steps_per_epoch: int | None = None,
+        epochs: int = 1,
+        verbose: int = 1,
+        callbacks: Any = None,
+        validation_data: Any = None,
+        validation_steps: int | None = None,
+        validation_freq: Any = 1,
+        class_weight: Any = None,
+        max_queue_size: int = 10,
+        workers: int = 1,
+        use_multiprocessing: bool = False,
+        shuffle: bool = True,
+        initial_epoch: int = 0,
+    ) -> Any:
+        """Trains on the ``(x, y)``/``(x, y, sample_weight)`` batches a Python
+        generator yields, ``steps_per_epoch`` per epoch (TF's v1 generator loop:
+        ``train_on_batch`` per step; see ``training.generator_iteration``).
+
+        Raises:
+          ValueError: no ``steps_per_epoch``/``validation_steps`` (TF's messages).
+          NotImplementedError: a ``keras.utils.Sequence``, array validation data.
+        """
+        return training.generator_iteration(
+            self,
+            generator,
+            steps_per_epoch,
+            epochs=epochs,
+            verbose=verbose,
+            callbacks=callbacks,
+            validation_data=validation_data,
+            validation_steps=validation_steps,
+            validation_freq=validation_freq,
+            class_weight=class_weight,
+            workers=workers,
+            use_multiprocessing=use_multiprocessing,
+            initial_epoch=initial_epoch,
+            mode="train",
+        )
+
+    def evaluate_generator(
+        self,
+        generator: Any,
+        steps: int | None = None,
+        callbacks: Any = None,
+        max_queue_size: int = 10,
+        workers: int = 1,
+        use_multiprocessing: bool = False,
+        verbose: int = 0,
+    ) -> Any:
+        """The loss (and metrics) over ``steps`` batches of a generator (the loss
+        averaged over steps, the metrics of the last batch, as TF)."""
+        return training.generator_iteration(
+            self, generator, steps, verbose=verbose, callbacks=callbacks, mode="test"
+        )
+
+    def predict_generator(
+        self,
+        generator: Any,
+        steps: int | None = None,
+        callbacks: Any = None,
+        max_queue_size: int = 10,
+        workers: int = 1,
+        use_multiprocessing: bool = False,
+        verbose: int = 0,
+    ) -> Any:
+        """The outputs over ``steps`` batches of a generator, concatenated."""
+        return training.generator_iteration(
+            self, generator, steps, verbose=verbose, callbacks=callbacks, mode="predict"
+        )
+
     save = _not_supported("save")
     save_weights = _not_supported("save_weights")
     load_weights = _not_supported("load_weights")

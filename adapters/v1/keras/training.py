@@ -53,8 +53,11 @@ or as dicts by output name; ``metrics_names`` ``['loss', '<out>_loss'...,
 Not supported (``NotImplementedError`` naming the argument): an output without a
 loss, sample or class weights with several outputs, ``sample_weight_mode``,
 ``weighted_metrics``, ``target_tensors``, metric objects, ``steps_per_epoch``
-with arrays and validation, generators and ``Sequence``s, arrays with dataset
-validation (and the reverse).
+with arrays and validation, ``keras.utils.Sequence``, arrays with dataset or
+generator validation (and the reverse).
+
+``fit_generator``/``evaluate_generator``/``predict_generator`` on Python generators
+run TF's v1 generator loop (see ``generator_iteration``).
 
 ``steps_per_epoch``/``steps`` with arrays run as TF's: every step feeds all the
 arrays; ``validation_freq`` (a number or the epochs listed) as TF's.
@@ -1276,6 +1279,160 @@ def predict(
     return model_iteration(
         model, ins, size, verbose=verbose, callbacks=callbacks, shuffle=False, mode="predict"
     )
+
+
+def _generator_batch(batch: Any, mode: str) -> tuple[Any, Any, Any]:
+    if mode == "predict":
+        if isinstance(batch, tuple) and len(batch) in (2, 3):
+            return batch[0], None, None
+        return batch, None, None
+    if not isinstance(batch, tuple) or len(batch) not in (2, 3):
+        raise ValueError(
+            "Output of generator should be a tuple `(x, y, sample_weight)` or `(x, y)`. "
+            f"Found: {batch}"
+        )
+    return batch[0], batch[1], batch[2] if len(batch) == 3 else None
+
+
+def generator_iteration(
+    model: Any,
+    generator: Any,
+    steps: Any = None,
+    epochs: int = 1,
+    verbose: int = 1,
+    callbacks: Any = None,
+    validation_data: Any = None,
+    validation_steps: Any = None,
+    validation_freq: Any = 1,
+    class_weight: Any = None,
+    workers: int = 1,
+    use_multiprocessing: bool = False,
+    initial_epoch: int = 0,
+    mode: str = "train",
+) -> Any:
+    """TF's ``training_generator_v1.model_iteration`` for Python generators: each
+    step is ``train_on_batch``/``test_on_batch``/``predict_on_batch`` on the next
+    element (the metrics running over the epoch), the loss averaged over steps for
+    the result and weighted by batch size for History.
+
+    .. note:: TF reads the generator through a thread (``workers=1``) that
+       prefetches up to ``max_queue_size`` elements and drops the prefetched
+       remainder at the end of each validation pass (timing dependent); adapters.v1
+       reads exactly the elements it runs, as TF with ``workers=0``.
+    """
+    if hasattr(generator, "__getitem__") and hasattr(generator, "__len__"):
+        raise _unsupported(f"{mode} on a keras.utils.Sequence")
+    if _is_dataset(generator):
+        raise _unsupported(f"{mode}_generator on a dataset (pass it to fit/evaluate/predict)")
+    if steps is None:
+        name = "steps_per_epoch" if mode == "train" else "steps"
+        raise ValueError(f"Please specify the number of steps via the `{name}` argument.")
+    if validation_data is not None:
+        if isinstance(validation_data, (list, tuple)) or not hasattr(validation_data, "__next__"):
+            raise _unsupported("fit_generator(validation_data=arrays)")
+        if not validation_steps:
+            raise ValueError("Please specify the `validation_steps` argument.")
+    gen = iter(generator)
+    do_validation = validation_data is not None
+    callback_list = _callback_list(
+        model,
+        callbacks,
+        mode,
+        verbose,
+        {
+            "batch_size": None,
+            "epochs": epochs,
+            "steps": steps,
+            "samples": steps,
+            "do_validation": do_validation,
+        },
+        "steps",
+    )
+    model.__dict__["stop_training"] = False
+    callback_list._call_begin_hook(mode)
+    results: Any = None
+    agg: list[Any] = []
+    for epoch in range(initial_epoch, epochs):
+        if model.__dict__.get("stop_training"):
+            break
+        reset_metrics(model)
+        epoch_logs: dict[str, Any] = {}
+        if mode == "train":
+            callback_list.on_epoch_begin(epoch, epoch_logs)
+        parts: list[list[Any]] = []
+        step = 0
+        while step < steps:
+            try:
+                batch = next(gen)
+            except StopIteration:
+                model.__dict__["stop_training"] = True
+                _log.warning(
+                    "Your dataset iterator ran out of data; interrupting training. Make sure "
+                    "that your iterator can generate at least `%s * epochs` batches (in this "
+                    "case, %d batches).",
+                    "steps_per_epoch" if mode == "train" else "steps",
+                    steps * epochs,
+                )
+                break
+            x, y, sw = _generator_batch(batch, mode)
+            first = (
+                x[0]
+                if isinstance(x, (list, tuple))
+                else next(iter(x.values()))
+                if isinstance(x, dict)
+                else x
+            )
+            batch_logs: dict[str, Any] = {"batch": step, "size": int(np.shape(first)[0])}
+            callback_list._call_batch_hook(mode, "begin", step, batch_logs)
+            if mode == "train":  # the metrics run over the epoch: no reset per batch
+                outs = train_on_batch(model, x, y, sw, class_weight, reset_metrics=False)
+            elif mode == "test":
+                outs = test_on_batch(model, x, y, sample_weight=sw, reset_metrics=False)
+            else:
+                outs = predict_on_batch(model, x)
+            outs = outs if isinstance(outs, list) else [outs]
+            if mode == "predict":
+                parts.append(outs)
+            else:
+                agg = _aggregate(agg, outs, step == 0, None)
+            batch_logs = _make_logs(model, batch_logs, outs, mode)
+            callback_list._call_batch_hook(mode, "end", step, batch_logs)
+            step += 1
+            if model.__dict__.get("stop_training"):
+                break
+        if parts:
+            agg = [np.concatenate([p[i] for p in parts]) for i in range(len(parts[0]))]
+        if not agg:
+            raise ValueError("Empty training data.")
+        if mode != "predict":
+            agg[0] /= steps
+        results = list(agg)
+        epoch_logs = _make_logs(model, epoch_logs, results, mode)
+        if len(results) == 1:
+            results = results[0]
+        if (
+            do_validation
+            and _should_run_validation(validation_freq, epoch)
+            and not model.__dict__.get("stop_training")
+        ):
+            val_results = generator_iteration(
+                model,
+                validation_data,
+                validation_steps,
+                callbacks=callback_list,
+                verbose=verbose,
+                class_weight=class_weight,
+                mode="test",
+            )
+            if not isinstance(val_results, list):
+                val_results = [val_results]
+            epoch_logs = _make_logs(model, epoch_logs, val_results, mode, prefix="val_")
+        if mode == "train":
+            callback_list.on_epoch_end(epoch, epoch_logs)
+    callback_list._call_end_hook(mode)
+    if mode == "train":
+        return model.__dict__["history"]
+    return results
 
 
 def train_on_batch(
