@@ -209,8 +209,7 @@ GAPS: dict[str, str] = {
         for name in ("confusion_matrix", "math.confusion_matrix")
     },
     **{
-        name: "the length must be static: pass `minlength >= maxlength` (TF sizes the "
-        "output from `max(arr) + 1` otherwise)"
+        name: f"a length (`max(arr) + 1` without `minlength >= maxlength`) {_SIZED}"
         for name in ("bincount", "math.bincount")
     },
     "math.special": "no bessel_j0/j1, bessel_y0/y1, bessel_k0/k0e/k1/k1e (no JAX "

@@ -57,8 +57,7 @@ def test_bad_values_fail_the_run(i):
     "build, match",
     [
         (lambda x: tf.math.confusion_matrix(x, x), "pass num_classes"),
-        (lambda x: tf.math.bincount(x), "minlength=None, maxlength=None"),
-        (lambda x: tf.math.bincount(x, minlength=2, maxlength=4), "minlength >= maxlength"),
+        # (bincount without a fixed length runs: interop/test_data_dependent_sizes_interop.py)
     ],
 )
 def test_data_dependent_shapes_are_refused(build, match):

@@ -497,3 +497,36 @@ def test_dynamic_partition_computed_partitions_of_another_length_as_tf():
         "data.shape must start with partitions.shape, got data.shape = [3], partitions.shape = [4]"
     )
     assert ours == theirs == (True, ("InvalidArgumentError", message))
+
+
+# -- tf.math.bincount without a fixed length ----------------------------------------------
+def test_bincount_of_computed_values_without_a_fixed_length():
+    def script(tf):
+        a = tf.placeholder(tf.int32, [None])
+        w = tf.placeholder(tf.float32, [None])
+        v = tf.Variable([2, 0, 2], dtype=tf.int32)
+        outs = [
+            tf.math.bincount(a),
+            tf.bincount(a, weights=w),
+            tf.math.bincount(a, minlength=6),
+            tf.math.bincount(a, maxlength=2),
+            tf.math.bincount(a * 2, minlength=3, maxlength=5, dtype=tf.int64),
+            tf.math.bincount(v),
+            tf.math.bincount(a, minlength=3, maxlength=3),  # a fixed length
+        ]
+        static = [(_static(o), o.dtype.name) for o in outs]
+        bump = tf.assign_add(v, [3, 1, 0])
+        feeds = [([1, 3, 3, 0], [1.0, 2.0, 3.0, 4.0]), ([], []), ([7], [0.5])]
+
+        def run(sess):
+            out = []
+            for x, y in feeds:
+                out.append(sess.run(outs, {a: x, w: y}))
+                sess.run(bump)
+            return static, out
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1], rtol=0)
