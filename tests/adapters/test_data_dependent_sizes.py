@@ -146,3 +146,11 @@ def test_a_random_mask_is_the_same_in_the_sizes_program_and_the_step(graph):
             m, p, d, k = sess.run([mask, picked, dropped, kept])
             assert p.tolist() == np.arange(20.0)[m].tolist()
             assert k.tolist() == d[d > 0].tolist()
+
+
+def test_a_data_parallel_step_refuses_sized_ops(graph):
+    tf.jax_data_parallel(graph=graph)
+    x = tf.placeholder(tf.float32, [None])
+    picked = tf.boolean_mask(x, x > 0)
+    with tf.Session() as sess, pytest.raises(NotImplementedError, match="data-parallel"):
+        sess.run(picked, {x: [1.0, -1.0]})
