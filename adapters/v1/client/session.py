@@ -574,12 +574,12 @@ class _Plan:
         if self.lean_reads and not self.collective and mesh is None:
             self.lean_vars = {self.mirror_reads[t][0] for t in self.lean_reads}
             self.lean_outputs = [t for t in device_outputs if t not in self.lean_reads]
-            lean_program = program_for(self.lean_outputs)
-            if self.checked:
-                lean_program = runtime_checks.functionalize(lean_program)
             if sizes is not None:
                 self.lean_fn = sized_step(self.lean_outputs)
             else:
+                lean_program = program_for(self.lean_outputs)
+                if self.checked:
+                    lean_program = runtime_checks.functionalize(lean_program)
                 self.lean_fn = jax.jit(lean_program, donate_argnums=(0,), compiler_options=options)
 
     def _plan_strings(self, device: list[ops.Operation], feed_tensors: list[ops.Tensor]) -> None:
