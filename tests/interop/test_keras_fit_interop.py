@@ -736,6 +736,31 @@ def test_generator_loops(workers):
     _close(theirs, ours)
 
 
+def test_recompile_names_and_history():
+    """A second compile wraps a new TFOptimizer (TFOptimizer_1) and its train function
+    opens TF's third 'training' scope (Adam's training_2/beta1_power)."""
+    x, y = _data(10, 3, seed=23)
+
+    def body(tf):
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        _fix(m)
+        m.compile(tf.train.MomentumOptimizer(0.05, 0.9), "mse", metrics=["mae"])
+        h1 = m.fit(x, y, batch_size=4, verbose=0)
+        m.compile(tf.train.AdamOptimizer(0.01), "mae")
+        h2 = m.fit(x, y, batch_size=4, verbose=0, epochs=2)
+        return {
+            "h": [h1.history, h2.history],
+            "global": sorted(v.name for v in tf.global_variables()),
+            "weights": m.get_weights(),
+            "names": m.metrics_names,
+        }
+
+    theirs, ours = _both(body)
+    assert ours["global"] == theirs["global"]
+    assert "training_2/beta1_power:0" in theirs["global"]
+    _close(theirs, ours)
+
+
 def test_errors_as_tf():
     x, y = _data(6, 3)
 

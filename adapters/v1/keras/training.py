@@ -421,6 +421,8 @@ class _Compiled:
                 _track_optimizer_variables(self.optimizer)
                 updates = list(updates) + list(self.updates)
                 self.train_ops[weighted] = control_flow_ops.group(*updates)
+            with graph.as_default(), graph.name_scope("training"):
+                pass  # TF opens 'training' again for its train function: the next is _2
         return self.train_ops[weighted]
 
     def reset(self) -> None:
