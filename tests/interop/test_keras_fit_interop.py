@@ -761,6 +761,24 @@ def test_recompile_names_and_history():
     _close(theirs, ours)
 
 
+def test_fit_dataset_of_unknown_size_verbose2():
+    x, y = _data(10, 3, seed=21)
+
+    def body(tf):
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        _fix(m)
+        m.compile(tf.train.GradientDescentOptimizer(0.05), "mse")
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).filter(lambda a, b: a[0] > -10.0)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            h = m.fit(ds.batch(4), epochs=2, verbose=2)
+        return _mask(out.getvalue()), h.history, h.params
+
+    theirs, ours = _both(body)
+    assert theirs[0].startswith("Train on None steps\nEpoch 1/2\n3/3 - ")
+    _close(theirs, ours)
+
+
 def test_errors_as_tf():
     x, y = _data(6, 3)
 

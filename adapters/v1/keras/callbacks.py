@@ -351,8 +351,12 @@ class ProgbarLogger(Callback):
             self.progbar.update(self.seen, list(logs.items()))
 
     def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
-        if self.progbar is not None and self.target:
-            self.progbar.update(self.target, list(_python(logs).items()), finalize=True)
+        if self.progbar is None:
+            return
+        if not self.target:  # unknown (a dataset of unknown size): what was seen
+            self.target = self.seen
+            self.progbar.target = self.target
+        self.progbar.update(self.target, list(_python(logs).items()), finalize=True)
 
 
 class EarlyStopping(Callback):
