@@ -246,6 +246,41 @@ CASES = {
         )(_ph(tf)),
         [{"p": 2}, {"p": 4}],
     ),
+    "experimental_shuffle_and_repeat": (
+        lambda tf: (
+            lambda b, c: (
+                _range(tf, 5).apply(tf.data.experimental.shuffle_and_repeat(b, c, seed=3)),
+                {"b": b, "c": c},
+            )
+        )(_ph(tf), _ph(tf)),
+        [{"b": 4, "c": 2}, {"b": 1, "c": 1}, {"b": 0, "c": 1}],
+    ),
+    "experimental_map_and_batch": (
+        lambda tf: (
+            lambda p: (
+                _range(tf).apply(tf.data.experimental.map_and_batch(lambda v: v * 3, p)),
+                {"p": p},
+            )
+        )(_ph(tf)),
+        [{"p": 3}, {"p": 0}],
+    ),
+    "experimental_parallel_interleave": (
+        lambda tf: (
+            lambda c, b: (
+                _range(tf, 3).apply(
+                    tf.data.experimental.parallel_interleave(
+                        lambda x: tf.data.Dataset.range(x * 10, x * 10 + 3),
+                        c,
+                        b,
+                        buffer_output_elements=4,
+                        prefetch_input_elements=4,
+                    )
+                ),
+                {"c": c, "b": b},
+            )
+        )(_ph(tf), _ph(tf)),
+        [{"c": 2, "b": 2}, {"c": 3, "b": 1}, {"c": 0, "b": 1}, {"c": 2, "b": 0}],
+    ),
     # TF's errors building the graph: a tensor of another dtype or rank.
     "batch_int32": (_one("batch", dtype="int32"), [{"p": 2}]),
     "batch_vector": (_one("batch", shape=(1,)), [{"p": [2]}]),
@@ -363,3 +398,48 @@ def test_unfed_placeholder_fails_at_the_initializer():
     # jtrain's session adds the placeholder's shape ("and shape []") to TF's message.
     assert ours[0].startswith(theirs[0])
     assert ours[1:] == theirs[1:]
+
+
+def test_cardinality_of_fed_arguments():
+    """``cardinality()`` computed with each run's fed sizes, as TF's."""
+
+    def script(tf):
+        size, count = _ph(tf), _ph(tf)
+        ds = _range(tf).repeat(count).batch(size, drop_remainder=True).take(5)
+        cardinality = tf.data.experimental.cardinality(ds)
+
+        def run(sess):
+            feeds = [(3, 1), (2, 3), (30, 1), (4, -1)]
+            return [sess.run(cardinality, {size: a, count: b}).tolist() for a, b in feeds]
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("argument", ["cycle_length", "block_length"])
+def test_parallel_interleave_refuses_a_tensor_length_without_its_buffer_argument(argument):
+    """TF 2.21's ``parallel_interleave`` refuses a tensor ``cycle_length`` (without
+    ``prefetch_input_elements``) or ``block_length`` (without
+    ``buffer_output_elements``): its defaults of those are ``2 *`` the tensor, which it
+    then makes a constant of."""
+
+    def script(tf):
+        lengths = {"cycle_length": 2, "block_length": 1, argument: _ph(tf)}
+        try:
+            _range(tf, 3).apply(
+                tf.data.experimental.parallel_interleave(
+                    lambda x: tf.data.Dataset.range(x), **lengths
+                )
+            )
+        except TypeError as e:
+            error = str(e)
+            return lambda sess: error
+        return lambda sess: None
+
+    theirs, ours = run_both(script)
+    # TF names its product tensor ("mul:0"); jtrain names the argument's tensor.
+    assert theirs.startswith("Expected int64, but got Tensor(")
+    assert ours is not None and ours.startswith("Expected int64, but got ")
+    assert ours.endswith(" of type 'SymbolicTensor'.")

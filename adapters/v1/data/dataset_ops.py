@@ -1489,6 +1489,10 @@ def _stack(rows: list[Element], i: int) -> np.ndarray:
 
 
 class _Batch(_Unary):
+    # TF's message for a batch size of zero or less (``map_and_batch``'s kernel words
+    # it otherwise).
+    zero_size_message = "Batch size must be greater than zero."
+
     def __init__(
         self,
         input_dataset: DatasetV1,
@@ -1524,7 +1528,7 @@ class _Batch(_Unary):
 
     def _check_args(self, run: Run) -> None:
         if self._size_drop(run)[0] <= 0:
-            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
+            raise errors.InvalidArgumentError(None, None, self.zero_size_message)
 
     def _batch(self, rows: list[Element]) -> Element:
         return tuple(_stack(rows, i) for i in range(len(rows[0])))

@@ -123,7 +123,9 @@ def map_and_batch(
     def apply(dataset: DatasetV1) -> DatasetV1:
         mapped = dataset.map(map_func)
         mapped.preserve_cardinality = True  # as TF's map_and_batch
-        return mapped.batch(batch_size, drop_remainder=drop_remainder)
+        batched = mapped.batch(batch_size, drop_remainder=drop_remainder)
+        batched.zero_size_message = "batch_size must be greater than zero."  # TF's kernel's
+        return batched
 
     return apply
 
@@ -170,10 +172,27 @@ def parallel_interleave(
         TF's ``sloppy=True`` may give).
       buffer_output_elements: accepted (one Python thread).
       prefetch_input_elements: accepted (one Python thread).
+
+    Raises:
+      TypeError: a tensor ``cycle_length`` without ``prefetch_input_elements``, or a
+        tensor ``block_length`` without ``buffer_output_elements``, as TF 2.21 (whose
+        defaults for these, ``2 * cycle_length`` and ``2 * block_length``, it then
+        refuses).
     """
+    from adapters.v1.framework import ops
+
+    def refuse_tensor(value: Any) -> None:
+        if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor"):
+            raise TypeError(f"Expected int64, but got {value!r} of type 'SymbolicTensor'.")
 
     def apply(dataset: DatasetV1) -> DatasetV1:
-        return dataset.interleave(map_func, cycle_length, block_length)
+        if buffer_output_elements is None:
+            refuse_tensor(block_length)
+        if prefetch_input_elements is None:
+            refuse_tensor(cycle_length)
+        interleaved = dataset.interleave(map_func, cycle_length, block_length)
+        interleaved.length_message = "`{}` must be > 0"  # TF's legacy kernel's
+        return interleaved
 
     return apply
 

@@ -146,6 +146,10 @@ class Interleave(_Nested):
     """``interleave``: ``block_length`` elements from each of ``cycle_length`` open
     datasets in turn; an exhausted one is replaced by the next input element's."""
 
+    # TF's message for a length of zero or less (the legacy ``parallel_interleave``'s
+    # kernel words it otherwise).
+    length_message = "{} must be greater than zero."
+
     def __init__(
         self,
         input_dataset: DatasetV1,
@@ -184,10 +188,14 @@ class Interleave(_Nested):
             None if calls is None else int(_value_at(run, calls, "num_parallel_calls")),
         )
         if cycle <= 0:
-            raise errors.InvalidArgumentError(None, None, "cycle_length must be greater than zero.")
+            raise errors.InvalidArgumentError(
+                None, None, self.length_message.format("cycle_length")
+            )
         block = int(_value_at(run, self._block_arg, "block_length"))
         if block <= 0:
-            raise errors.InvalidArgumentError(None, None, "block_length must be greater than zero.")
+            raise errors.InvalidArgumentError(
+                None, None, self.length_message.format("block_length")
+            )
         return cycle, block
 
     def _check_args(self, run: Run) -> None:
