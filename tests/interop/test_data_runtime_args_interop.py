@@ -281,6 +281,15 @@ CASES = {
         )(_ph(tf), _ph(tf)),
         [{"c": 2, "b": 2}, {"c": 3, "b": 1}, {"c": 0, "b": 1}, {"c": 2, "b": 0}],
     ),
+    "experimental_assert_cardinality": (
+        lambda tf: (
+            lambda p: (
+                _range(tf, 3).apply(tf.data.experimental.assert_cardinality(p)),
+                {"p": p},
+            )
+        )(_ph(tf)),
+        [{"p": 3}, {"p": 2}, {"p": 5}],
+    ),
     # TF's errors building the graph: a tensor of another dtype or rank.
     "batch_int32": (_one("batch", dtype="int32"), [{"p": 2}]),
     "batch_vector": (_one("batch", shape=(1,)), [{"p": [2]}]),

@@ -2071,15 +2071,18 @@ def _elements_text(n: int) -> str:
 class AssertCardinality(_Unary):
     """``assert_cardinality``: the elements, checked to be ``expected`` many."""
 
-    def __init__(self, input_dataset: DatasetV1, expected: int):
+    def __init__(self, input_dataset: DatasetV1, expected: Count):
         super().__init__(input_dataset)
-        self._expected = expected
+        self._expected = expected  # a tensor (a fed placeholder): read when the iterator starts
+
+    def _captures(self) -> list[ops.Tensor]:
+        return [self._expected] if isinstance(self._expected, ops.Tensor) else []
 
     def _cardinality(self, run: Run) -> int:
-        return self._expected
+        return int(_value_at(run, self._expected, "expected_cardinality"))
 
     def _elements(self, run: Run) -> Iterator[Element]:
-        expected = self._expected
+        expected = self._cardinality(run)
         want = (
             "an infinite number of elements"
             if expected == INFINITE_CARDINALITY

@@ -327,15 +327,16 @@ def Counter(start: Any = 0, step: Any = 1, dtype: Any = None) -> DatasetV1:  # n
 
 def assert_cardinality(expected_cardinality: Any) -> Transformation:
     """The elements, checked to be ``expected_cardinality`` many (for
-    ``Dataset.apply``); ``cardinality()`` then gives it.
+    ``Dataset.apply``); ``cardinality()`` then gives it. A tensor (a fed placeholder)
+    is read when the iterator starts.
 
     Raises:
       FailedPreconditionError: at ``get_next``, the element past the expected count, or
         the end before it (an infinite expectation: any end), with TF's message.
     """
-    from adapters.v1.data.dataset_ops import AssertCardinality, _as_count
+    from adapters.v1.data.dataset_ops import AssertCardinality, _count_arg
 
-    expected = _as_count(expected_cardinality, "expected_cardinality")
+    expected = _count_arg(expected_cardinality, "expected_cardinality", "AssertCardinalityDataset")
 
     def apply(dataset: DatasetV1) -> DatasetV1:
         return AssertCardinality(dataset, expected)
