@@ -452,3 +452,41 @@ def test_parallel_interleave_refuses_a_tensor_length_without_its_buffer_argument
     assert theirs.startswith("Expected int64, but got Tensor(")
     assert ours is not None and ours.startswith("Expected int64, but got ")
     assert ours.endswith(" of type 'SymbolicTensor'.")
+
+
+def test_failed_initializer_leaves_the_iterator_where_it_was():
+    """An initializer run refused (a fed batch size of 0) does not restart the
+    iterator: ``get_next`` goes on as before it, as TF's."""
+
+    def script(tf):
+        p = _ph(tf)
+        iterator = tf.data.make_initializable_iterator(_range(tf).batch(p))
+        element = iterator.get_next()
+
+        def run(sess):
+            out = []
+            try:
+                sess.run(iterator.initializer, {p: 0})
+            except tf.errors.InvalidArgumentError as e:
+                out.append(kernel_message(e))
+            try:
+                sess.run(element)
+            except tf.errors.OpError as e:
+                out.append(type(e).__name__)
+            sess.run(iterator.initializer, {p: 3})
+            out.append(sess.run(element).tolist())
+            try:
+                sess.run(iterator.initializer, {p: -1})
+            except tf.errors.InvalidArgumentError as e:
+                out.append(kernel_message(e))
+            for _ in range(3):
+                try:
+                    out.append(sess.run(element).tolist())
+                except tf.errors.OutOfRangeError:
+                    out.append("end")
+            return out
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
