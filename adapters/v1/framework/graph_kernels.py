@@ -28,8 +28,11 @@ Four kinds of entries, one mechanism (:class:`Kernel`):
   node's ``seed``/``seed2``, its counter moved on each run as TF's
   ``GuardedPhiloxRandom`` (run ``k`` gives TF's run ``k``).
 
-Shapes are static: ``Unique`` (TF's optimizers deduplicate sparse gradients with
-it) pads its output to its input's length (see :func:`_unique`).
+Output sizes that depend on values (``Unique``, ``UniqueWithCounts``) take TF's
+exact sizes from the session's sizes program (``framework/data_sizes.py``:
+:attr:`Kernel.sized`), except where TF's optimizers deduplicate a sparse gradient
+with ``Unique`` and nothing else reads it: there it keeps its input's length,
+padded (:func:`_dedupe_only`), one program for every batch.
 
 ``KERNELS`` maps an op type to its :class:`Kernel`; ``INSTEAD`` says what to use
 for op types without one.
@@ -88,6 +91,14 @@ class Kernel:
         whose values must be known when the step is traced (shapes, axes): the
         importer evaluates them then (``shape_values.trace_time_value``).
       all_static: every input must be known when the step is traced.
+      sized: ``sized(attrs, x) -> tuple of integer scalars``: the sizes of outputs
+        that depend on the values of the first input ``x`` (``data_sizes.Sized``);
+        ``fn`` then gets them as ``sizes=`` (a tuple of ints), computed before the
+        step by the session.
+      unsized: ``unsized(readers, name) -> bool``: whether node ``name`` may run
+        without its sizes (``fn`` gets ``sizes=None``) because every reader of its
+        outputs ignores their length (``readers("node:i")`` lists the ``(NodeDef,
+        input position)`` pairs reading a tensor).
     """
 
     fn: Callable[..., tuple[Any, ...]]
@@ -97,6 +108,8 @@ class Kernel:
     random: bool = False
     static: tuple[int, ...] = ()
     all_static: bool = False
+    sized: Callable[..., tuple[Any, ...]] | None = None
+    unsized: Callable[..., bool] | None = None
 
 
 def _static(value: Any, name: str) -> np.ndarray:
@@ -213,14 +226,66 @@ def _gather(attrs, params, indices, axis):
     return (jnp.take(params, indices, axis=axis_),)
 
 
-def _unique(attrs, x):
-    """TF's ``Unique`` with a static shape: ``y`` has ``x``'s length, its unique values
-    (ascending, not TF's first-occurrence order) then repeats of the smallest; ``idx``
-    maps ``x`` into ``y``. TF's optimizers sum duplicate indices with it
-    (``UnsortedSegmentSum`` over ``y``'s length): the padding rows sum to zero, and
-    the sparse kernels add them to their row unchanged."""
+def _unique(attrs, x, *, sizes=None, counts=False):
+    """TF's ``Unique``/``UniqueWithCounts``: ``y`` the distinct values of ``x`` in order
+    of first occurrence, ``idx`` each element's index in ``y`` (and ``count`` each
+    value's count), of TF's exact length ``sizes[0]`` (``array_ops._unique_traced``).
+
+    ``sizes=None`` (only for a TF optimizer's deduplication, :func:`_dedupe_only`):
+    ``y`` has ``x``'s length, its distinct values ascending then repeats of the
+    smallest, and ``idx`` maps ``x`` into it. The optimizer sums duplicate indices with
+    it (``UnsortedSegmentSum`` over ``y``'s length): the padding rows sum to zero, and
+    the sparse kernels add them to their row unchanged.
+
+    Raises:
+      InvalidArgumentError: ``x`` is not a vector (TF: "unique expects a 1D vector.").
+    """
+    from adapters.v1.ops.array_ops import _unique_traced
+
+    index_dtype = _np(attrs, "out_idx")
+    if sizes is not None:
+        return _unique_traced(x, sizes[0], index_dtype, counts)
     y, idx = jnp.unique(x, return_inverse=True, size=x.shape[0])
-    return (y, idx.reshape(-1).astype(_np(attrs, "out_idx")))
+    return (y, idx.reshape(-1).astype(index_dtype))
+
+
+def _distinct(attrs, x):
+    """The sizes of ``Unique``: the number of distinct values of ``x``."""
+    from adapters.v1.ops.array_ops import _count_distinct
+
+    return _count_distinct(x, attrs)
+
+
+# What reads a TF optimizer's deduplicated indices (``Optimizer._apply_sparse_duplicate_
+# indices``: ``y, idx = Unique(indices)``, ``UnsortedSegmentSum(values, idx,
+# StridedSlice(Shape(y)))``, then a ``SparseApply*``/``Scatter*`` of ``y``).
+_LENGTH_FREE = {"UnsortedSegmentSum": 2}  # num_segments
+
+
+def _dedupe_only(readers: Callable[[str], list[tuple[Any, int]]], name: str) -> bool:
+    """Whether the ``Unique`` node ``name`` only deduplicates an optimizer's sparse
+    gradient (TF's pattern above): ``y`` read by the update kernels (whose padded rows
+    of zeros change nothing) and by a ``Shape`` that only sizes the segment sum,
+    ``idx`` only by the segment sum."""
+
+    def sizes_segment_sum(node: Any) -> bool:  # StridedSlice(Shape(y)) -> num_segments
+        return node.op == "StridedSlice" and all(
+            reader.op in _LENGTH_FREE and pos == _LENGTH_FREE[reader.op]
+            for reader, pos in readers(f"{node.name}:0")
+        )
+
+    def y_reader(node: Any, pos: int) -> bool:
+        if node.op == "Shape":
+            return all(sizes_segment_sum(r) for r, _ in readers(f"{node.name}:0"))
+        kernel = KERNELS.get(node.op)
+        return kernel is not None and kernel.refs > 0 and pos >= kernel.refs
+
+    y_readers, idx_readers = readers(f"{name}:0"), readers(f"{name}:1")
+    return (
+        bool(y_readers)
+        and all(y_reader(node, pos) for node, pos in y_readers)
+        and all(node.op == "UnsortedSegmentSum" and pos == 1 for node, pos in idx_readers)
+    )
 
 
 def _sparse_xent(attrs, features, labels):
@@ -803,7 +868,17 @@ KERNELS: dict[str, Kernel] = {
     "BroadcastGradientArgs": _kernel(_broadcast_gradient_args, _typed("T", count=2), static=(0, 1)),
     "AddN": _kernel(_add_n),
     "ConcatOffset": Kernel(_concat_offset, lambda attrs, in_dtypes: in_dtypes[1:], all_static=True),
-    "Unique": _kernel(_unique, lambda attrs, in_dtypes: [in_dtypes[0], _np(attrs, "out_idx")]),
+    "Unique": Kernel(
+        _unique,
+        lambda attrs, in_dtypes: [in_dtypes[0], _np(attrs, "out_idx")],
+        sized=_distinct,
+        unsized=_dedupe_only,
+    ),
+    "UniqueWithCounts": Kernel(
+        functools.partial(_unique, counts=True),
+        lambda attrs, in_dtypes: [in_dtypes[0], _np(attrs, "out_idx"), _np(attrs, "out_idx")],
+        sized=_distinct,
+    ),
     "PlaceholderWithDefault": _kernel(_identity),
     "ZerosLike": _kernel(lambda attrs, x: (jnp.zeros_like(x),)),
     "OnesLike": _kernel(lambda attrs, x: (jnp.ones_like(x),)),

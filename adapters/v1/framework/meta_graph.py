@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 from google.protobuf import any_pb2
 
-from adapters.v1.framework import _x64, dtypes, graph_kernels, ops, runtime_checks
+from adapters.v1.framework import _x64, data_sizes, dtypes, graph_kernels, ops, runtime_checks
 from adapters.v1.framework import graph_def as graph_def_lib
 from jtrain import errors
 
@@ -1051,12 +1051,15 @@ class _Importer:
             )
         # How many outputs each node has at least (the highest index its consumers use).
         self.n_outputs: dict[str, int] = {}
+        # Who reads each tensor ("op:i" -> (NodeDef, data input position)).
+        self.readers: dict[str, list[tuple[Any, int]]] = {}
         for node in nodes:
-            for name in node.input:
-                if not name.startswith("^"):
-                    op_name, _, index = name.partition(":")
-                    count = self.n_outputs.get(op_name, 0)
-                    self.n_outputs[op_name] = max(count, int(index or 0) + 1)
+            data = [name for name in node.input if not name.startswith("^")]
+            for position, name in enumerate(data):
+                op_name, _, index = name.partition(":")
+                count = self.n_outputs.get(op_name, 0)
+                self.n_outputs[op_name] = max(count, int(index or 0) + 1)
+                self.readers.setdefault(f"{op_name}:{index or 0}", []).append((node, position))
         for node in nodes:
             self._build(node)
             self._check_mapped(node)
@@ -1318,6 +1321,14 @@ class _Importer:
         out_dtypes = kernel.dtypes(attrs, in_dtypes)
         shapes = _output_shapes(node, len(out_dtypes))
         state = _philox_state(attrs) if kernel.random else None
+        # Outputs whose sizes depend on the first input's values: computed before the
+        # step (``data_sizes``), unless every reader ignores their length.
+        sized, created = None, []
+        if kernel.sized is not None and not (
+            kernel.unsized is not None
+            and kernel.unsized(lambda t: self.readers.get(t, []), node.name)
+        ):
+            sized = data_sizes.Sized(0, functools.partial(kernel.sized, attrs))
 
         static = {i % len(inputs) for i in kernel.static} if inputs else set()
         if kernel.all_static:
@@ -1346,7 +1357,13 @@ class _Importer:
                 from adapters.v1.ops.random_ops import philox_run
 
                 args = (functools.partial(philox_run, ctx, state), *args)
-            outs = tuple(kernel.fn(attrs, *args))
+            if kernel.sized is None:
+                outs = tuple(kernel.fn(attrs, *args))
+            else:
+                sizes = None
+                if sized is not None:
+                    sizes = data_sizes.sizes_for(created[0], values[0], sized.count)
+                outs = tuple(kernel.fn(attrs, *args, sizes=sizes))
             if kernel.effect in ("write", "assign"):
                 for var, new in zip(refs, outs, strict=False):
                     ctx.write(var, new)
@@ -1355,6 +1372,9 @@ class _Importer:
         op = self._create(
             node, inputs, controls, compute, list(zip(shapes, out_dtypes, strict=True))
         )
+        if sized is not None:
+            created.append(op)
+            op._sized = sized
         if refs and kernel.effect in ("read", "write"):
             op._reads = tuple(refs)
         if refs and kernel.effect in ("write", "assign"):
