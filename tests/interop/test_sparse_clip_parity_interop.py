@@ -58,3 +58,40 @@ def test_clip_of_indexed_slices_keeps_tf_kind_and_values(clip):
     theirs, ours = run_both(script)
     assert ours[0] == theirs[0]
     assert_twins(theirs[1:], ours[1:], rtol=0, atol=0)
+
+
+def _norm_cases(dtype, count, seed):
+    """``count`` lists of 1 to 4 arrays of random shapes (up to ~20000 elements, past
+    Eigen's leaf of 1024 packets) and magnitudes (1e-3 to 1e3)."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for i in range(count):
+        arrays = []
+        for _ in range(int(rng.integers(1, 5))):
+            rank = int(rng.integers(0, 4))
+            limit = 30 if i % 10 else 28
+            shape = [int(rng.integers(1, limit)) for _ in range(rank)]
+            scale = 10.0 ** int(rng.integers(-3, 4))
+            arrays.append((rng.standard_normal(shape) * scale).astype(dtype))
+        cases.append(arrays)
+    return cases
+
+
+@pytest.mark.parametrize(("dtype", "count"), [(np.float32, 200), (np.float64, 40)])
+def test_global_norm_bit_exact_on_random_lists(dtype, count):
+    """``tf.global_norm`` and ``tf.clip_by_global_norm``'s norm and clipped values equal
+    TF's bit for bit: per-entry L2Loss (Eigen's packet order of x * x * 0.5), the Sum of
+    their stack, * 2, sqrt (XLA's own reduction order was 1 ulp off in some cases)."""
+    cases = _norm_cases(dtype, count, seed=7)
+
+    def script(tf):
+        fetches = []
+        for arrays in cases:
+            tensors = [tf.Variable(a) for a in arrays]  # no constant folding (grappler)
+            clipped, norm = tf.clip_by_global_norm(tensors, 1.5)
+            fetches.append((norm, clipped))
+        fetches.append(tf.global_norm(tensors))
+        return lambda sess: sess.run(fetches)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0, atol=0)
