@@ -34,7 +34,10 @@ def _range(tf, n=7):
 def _element(value):
     """An element's components as ``(dtype, shape, values)``."""
     parts = value if isinstance(value, tuple) else (value,)
-    return [(str(c.dtype), list(c.shape), c.tolist()) for c in parts]
+    return [
+        (str(c.dtype), list(c.shape), c.tolist()) if isinstance(c, np.ndarray) else repr(c)
+        for c in parts
+    ]
 
 
 def _script(build, feeds):
@@ -490,3 +493,26 @@ def test_failed_initializer_leaves_the_iterator_where_it_was():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("reader", ["TextLineDataset", "TFRecordDataset"])
+def test_readers_refuse_a_tensor_num_parallel_reads(reader):
+    """TF 2.21's readers refuse a tensor ``num_parallel_reads`` (a placeholder or a
+    constant): it makes a constant of ``2 *`` it."""
+
+    def script(tf):
+        errors = []
+        for value in (_ph(tf), tf.constant(2, tf.int64)):
+            try:
+                getattr(tf.data, reader)(["unused"], num_parallel_reads=value)
+                errors.append(None)
+            except TypeError as e:
+                errors.append(str(e))
+        return lambda sess: errors
+
+    theirs, ours = run_both(script)
+    for t, o in zip(theirs, ours, strict=True):
+        # TF names its product tensor ("mul:0"); jtrain names the argument's tensor.
+        assert t.startswith("Expected int64, but got Tensor(")
+        assert o is not None and o.startswith("Expected int64, but got ")
+        assert o.endswith(" of type 'SymbolicTensor'.")

@@ -228,6 +228,18 @@ def _value_at(run: Run, value: Any, what: str) -> Any:
     return arr.item()
 
 
+def refuse_tensor(value: Any) -> None:
+    """TF's ``TypeError`` for a tensor where TF makes a constant of a Python value
+    (``parallel_interleave``'s and the readers' defaults computed from their
+    arguments).
+
+    Raises:
+      TypeError: ``value`` is a tensor.
+    """
+    if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor"):
+        raise TypeError(f"Expected int64, but got {value!r} of type 'SymbolicTensor'.")
+
+
 def check_arguments(dataset: DatasetV1, run: Run) -> None:
     """TF's checks of ``dataset``'s and its inputs' arguments (inputs first), with
     ``run``'s values: TF's dataset kernels make their datasets when the iterator starts

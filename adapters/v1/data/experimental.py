@@ -179,11 +179,7 @@ def parallel_interleave(
         defaults for these, ``2 * cycle_length`` and ``2 * block_length``, it then
         refuses).
     """
-    from adapters.v1.framework import ops
-
-    def refuse_tensor(value: Any) -> None:
-        if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_tensor"):
-            raise TypeError(f"Expected int64, but got {value!r} of type 'SymbolicTensor'.")
+    from adapters.v1.data.dataset_ops import refuse_tensor
 
     def apply(dataset: DatasetV1) -> DatasetV1:
         if buffer_output_elements is None:

@@ -51,7 +51,10 @@ class _FileDataset(DatasetV1):
         per file (``cycle_length=num_parallel_reads``, ``block_length=1``)."""
         if num_parallel_reads is None:
             return
-        from adapters.v1.data.interleave_op import Interleave, cycle_length_of
+        from adapters.v1.data.dataset_ops import refuse_tensor
+        from adapters.v1.data.interleave_op import Interleave
+
+        refuse_tensor(num_parallel_reads)  # as TF 2.21 (it makes a constant of 2 * it)
 
         flat = self._filenames
         if isinstance(flat, ops.Tensor):
@@ -61,8 +64,7 @@ class _FileDataset(DatasetV1):
         else:
             flat = flat.reshape(-1)
         names = DatasetV1.from_tensor_slices(flat)
-        cycle = cycle_length_of(num_parallel_reads, num_parallel_reads)
-        self._impl = Interleave(names, self._one_file, cycle, 1)
+        self._impl = Interleave(names, self._one_file, num_parallel_reads, 1, num_parallel_reads)
 
     def _one_file(self, filename: Any) -> DatasetV1:
         raise NotImplementedError
@@ -116,7 +118,8 @@ class TFRecordDataset(_FileDataset):
       compression_type: ``""`` (default), ``"ZLIB"`` or ``"GZIP"``.
       buffer_size: accepted, unused (files are read in chunks).
       num_parallel_reads: how many files are read at once, interleaved record by
-        record (default ``None``: one after another, in order).
+        record (default ``None``: one after another, in order); a Python int (a
+        tensor raises TF 2.21's ``TypeError``).
       name: unused (TF's op name).
 
     Raises at run time ``NotFoundError`` for a missing file and ``DataLossError`` for a
@@ -150,7 +153,8 @@ class TextLineDataset(_FileDataset):
       compression_type: ``""`` (default), ``"ZLIB"`` or ``"GZIP"``.
       buffer_size: accepted, unused.
       num_parallel_reads: how many files are read at once, interleaved record by
-        record (default ``None``: one after another, in order).
+        record (default ``None``: one after another, in order); a Python int (a
+        tensor raises TF 2.21's ``TypeError``).
       name: unused (TF's op name).
     """
 
@@ -218,7 +222,8 @@ class FixedLengthRecordDataset(_FileDataset):
       buffer_size: accepted, unused (files are read in 1 MiB chunks).
       compression_type: ``""`` (default), ``"ZLIB"`` or ``"GZIP"``.
       num_parallel_reads: how many files are read at once, interleaved record by
-        record (default ``None``: one after another, in order).
+        record (default ``None``: one after another, in order); a Python int (a
+        tensor raises TF 2.21's ``TypeError``).
       name: unused (TF's op name).
 
     Raises:
