@@ -95,3 +95,52 @@ def test_global_norm_bit_exact_on_random_lists(dtype, count):
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0, atol=0)
+
+
+def test_clip_by_value_of_indexed_slices_in_a_training_step():
+    """The usual ``[(tf.clip_by_value(g, -1, 1), v) for g, v in compute_gradients(loss)]``
+    with an embedding whose id repeats: TF clips each looked-up row, so the variable
+    moves by up to 3 * lr for the id looked up three times."""
+
+    def script(tf):
+        _, loss, _ = _sparse_grad(tf)
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        pairs = [(tf.clip_by_value(g, -1.0, 1.0), v) for g, v in opt.compute_gradients(loss)]
+        train = opt.apply_gradients(pairs)
+        (emb,) = tf.global_variables()
+
+        def run(sess):
+            sess.run(train)
+            return sess.run(emb)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("use_resource", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gradient_descent_subtracts_repeated_rows_in_turn(dtype, use_resource):
+    """GradientDescent's sparse update is TF's ScatterSub (ResourceScatterAdd of the
+    negated step for a resource variable): each row of ``values * lr`` subtracted in the
+    order of the indices, duplicates not summed first (summing first was 1 ulp off)."""
+    rng = np.random.default_rng(3)
+    init = rng.standard_normal((6, 4)).astype(dtype)
+    values = (rng.standard_normal((40, 4)) * 10.0 ** rng.integers(-2, 3, (40, 1))).astype(dtype)
+    indices = rng.integers(0, 6, 40).astype(np.int32)
+
+    def script(tf):
+        var = tf.get_variable("v", initializer=init, use_resource=use_resource)
+        grad = tf.IndexedSlices(tf.constant(values), tf.constant(indices), tf.constant([6, 4]))
+        train = tf.train.GradientDescentOptimizer(0.37).apply_gradients([(grad, var)])
+
+        def run(sess):
+            sess.run(train)
+            sess.run(train)
+            return sess.run(var)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0, atol=0)

@@ -110,6 +110,15 @@ class Optimizer:
     def _transformation(self, hparams: dict[str, Any]) -> Any:
         raise NotImplementedError
 
+    def _apply_updates(
+        self, params: dict[str, Any], updates: dict[str, Any], grads: dict[str, Any], hparams: dict
+    ) -> dict[str, Any]:
+        """The variables' new values: ``params + updates`` (the transformation's). An
+        optimizer whose TF kernel writes the variable in another order (GradientDescent's
+        ``ScatterSub``, row by row) overrides it."""
+        del grads, hparams
+        return optax.apply_updates(params, updates)
+
     # -- the TF1 API ------------------------------------------------------------------
     def minimize(
         self,
@@ -436,7 +445,7 @@ class Optimizer:
             state = type(state0)(**fields)
             g = {k: gv for k, gv in zip(keys, grads, strict=True)}
             updates, new_state = transformation.update(g, state, params)
-            new_params = optax.apply_updates(params, updates)
+            new_params = opt._apply_updates(params, updates, g, hparams)
             for k, v in zip(keys, var_list, strict=True):
                 ctx.write(v, new_params[k])
             for field in slot_fields:
