@@ -293,6 +293,12 @@ CASES = {
         )(_ph(tf)),
         [{"p": 3}, {"p": 2}, {"p": 5}],
     ),
+    "counter": (
+        lambda tf: (lambda a, b: (tf.data.Dataset.counter(a, b).take(4), {"a": a, "b": b}))(
+            _ph(tf), _ph(tf)
+        ),
+        [{"a": 5, "b": -2}, {"a": 0, "b": 3}],
+    ),
     # TF's errors building the graph: a tensor of another dtype or rank.
     "batch_int32": (_one("batch", dtype="int32"), [{"p": 2}]),
     "batch_vector": (_one("batch", shape=(1,)), [{"p": [2]}]),

@@ -379,7 +379,14 @@ class DatasetV1(structure.Structured):
         start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64, name: str | None = None
     ) -> DatasetV1:
         """``start, start + step, start + 2 * step...`` forever, as scalars of ``dtype``
-        (default ``tf.int64``)."""
+        (default ``tf.int64``); of ``tf.int64``, ``start`` and ``step`` may be tensors
+        (fed placeholders), read when the iterator starts."""
+        if dtypes.as_dtype(dtype) == dtypes.int64:
+            return _Counter(
+                _count_arg(start, "start", "ScanDataset"),
+                _count_arg(step, "step", "ScanDataset"),
+                dtype,
+            )
         return _Counter(_as_count(start, "start"), _as_count(step, "step"), dtype)
 
     @staticmethod
@@ -2128,17 +2135,22 @@ class AssertCardinality(_Unary):
 
 
 class _Counter(DatasetV1):
-    def __init__(self, start: int, step: int, dtype: Any):
+    def __init__(self, start: Count, step: Count, dtype: Any):
         self._start, self._step = start, step
         self._structure = Spec.of((), dtype)
+
+    def _captures(self) -> list[ops.Tensor]:
+        return [a for a in (self._start, self._step) if isinstance(a, ops.Tensor)]
 
     def _cardinality(self, run: Run) -> int:
         return INFINITE_CARDINALITY
 
     def _elements(self, run: Run) -> Iterator[Element]:
         dtype = self._structure.np_dtype
+        start = int(_value_at(run, self._start, "start"))
+        step = int(_value_at(run, self._step, "step"))
         for i in itertools.count():
-            yield (np.asarray(self._start + i * self._step).astype(dtype),)
+            yield (np.asarray(start + i * step).astype(dtype),)
 
 
 class _Unique(_Unary):
