@@ -121,6 +121,42 @@ def test_reshape_of_an_unknown_size_into_a_multiple_as_tf(shape):
     assert_twins(theirs[1], ours[1], rtol=0)
 
 
+TIED = {
+    # p's last dimension is 1 (squeeze) and x's size is q's two dimensions' product:
+    # unknown dimensions tied to one another, which no common trial size fits.
+    "squeezed back": lambda tf, p, q, x: tf.reshape(tf.squeeze(p, [-1]), tf.shape(p)),
+    "flat into a shape": lambda tf, p, q, x: tf.reshape(
+        x, tf.stack([tf.shape(q)[0], tf.shape(q)[1]])
+    ),
+    "tiled by a shape": lambda tf, p, q, x: tf.tile(tf.reshape(x, [-1, 1]), tf.shape(p)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TIED))
+def test_shapes_of_tied_unknown_dimensions_as_tf(case):
+    """jtrain raised NotImplementedError ("cannot infer the output of the arguments
+    computed in the graph"): TF's static shape (the rank, dimensions unknown), values
+    and gradient."""
+
+    def script(tf):
+        p = tf.placeholder(tf.float32, [None, None])
+        q = tf.placeholder(tf.float32, [None, None])
+        x = tf.placeholder(tf.float32, [None])
+        out = TIED[case](tf, p, q, x)
+        grads = tf.gradients(tf.reduce_sum(out * out), [p, x])
+        feed = {p: np.arange(1.0, 4.0).reshape(3, 1), q: np.zeros((2, 3)), x: np.arange(6.0)}
+        if case == "tiled by a shape":
+            feed[x] = np.arange(1.0, 4.0)
+        return lambda sess: (
+            out.shape.as_list(),
+            sess.run([out, [g for g in grads if g is not None]], feed),
+        )
+
+    theirs, ours = run_both(script)
+    assert theirs[0] == ours[0]
+    assert_twins(theirs[1], ours[1], rtol=0)
+
+
 def test_fully_known_shapes_give_constants_as_tf():
     """With the input's shape known, ``tf.shape(x)`` is known when the graph is built
     and the output's static shape is exact, in TF and jtrain."""

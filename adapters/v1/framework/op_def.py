@@ -705,6 +705,24 @@ def _deferred_specs(
     if len(outs) == 1:  # one size fits: nothing says which dimensions are fixed
         leaves, tree = jax.tree.flatten(outs[0])
         return tree, [(None, np.dtype(leaf.dtype)) for leaf in leaves]
+    if not outs and not any(t._shape is None for t in inputs):
+        # Unknown dimensions tied to one another (``tf.reshape(tf.squeeze(p, [-1]),
+        # tf.shape(p))``: p's last dimension is 1) fit no common size but 1: such a
+        # trial tells the outputs' ranks only, every dimension unknown (TF's [?, ?]).
+        known = {k: shape_values.build_time_value(t, 1, 1) for k, t in deferred.items()}
+        if all(v is not None for v in known.values()):
+            structs = [
+                jax.ShapeDtypeStruct(tuple(1 if d is None else d for d in t._shape), t._np_dtype)
+                for t in inputs
+            ]
+            arguments = {k: v.tolist() for k, v in known.items()}
+            try:
+                out = jax.eval_shape(lambda *v: fn(v, arguments), *structs)
+            except Exception as e:  # noqa: BLE001 - nor does 1
+                error = e
+            else:
+                leaves, tree = jax.tree.flatten(out)
+                return tree, [((None,) * leaf.ndim, np.dtype(leaf.dtype)) for leaf in leaves]
     names = ", ".join(f"{k}={t.name}" for k, t in deferred.items())
     raise NotImplementedError(
         f"tf.{entry.name} ({op_name}): cannot infer the output of the arguments computed "
