@@ -66,7 +66,7 @@ def _check(arguments: dict[str, Any]) -> None:
 def _in_range(labels, predictions, num_classes=None, dtype="int32", weights=None):
     labels, predictions = _squeezed(labels, predictions)
     n = jnp.asarray(num_classes, jnp.int64)
-    ok = jnp.all((labels >= 0) & (predictions >= 0) & (labels < n) & (predictions < n))
+    ok = jnp.all((labels >= 0) & (predictions >= 0) & (labels < n) & (predictions < n)) & (n >= 0)
     return ok, (labels, predictions, n)
 
 
@@ -129,6 +129,8 @@ def _range_error(op: Any, labels: np.ndarray, predictions: np.ndarray, n: np.nda
                 f"assertion failed: [`{what}` out of bound] [Condition x < y did not hold "
                 f"element-wise:] [x ({name}) = ] {shown(values)} [y ({bound[2]}) = ] [{int(n)}]",
             )
+    if n < 0:  # TF's ScatterNd of the side of empty inputs (max of nothing, plus 1)
+        return errors.InvalidArgumentError(None, op, f"Dimension {int(n)} must be >= 0")
     return errors.InvalidArgumentError(None, op, "confusion_matrix: values out of range")
 
 
