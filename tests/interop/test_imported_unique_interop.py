@@ -11,7 +11,8 @@ A TF optimizer's deduplication of a sparse gradient (``Unique`` read only by its
 segment sum and its ``SparseApply*``/``Scatter*``) keeps the padded form, one program
 for every batch, with TF's updated variables.
 
-The other data-dependent op types (``UniqueV2``, ``Where``, ``ListDiff``,
+``Where`` (of ``tf.where(c)`` and ``tf.boolean_mask``) gives TF's coordinates (it could
+not run before). The other data-dependent op types (``UniqueV2``, ``ListDiff``,
 ``DynamicPartition``) raise ``UnimplementedError`` naming the node, never a value.
 """
 
@@ -115,6 +116,56 @@ def test_imported_unique_of_a_matrix_raises_tf_error(tmp_path):
     assert "unique expects a 1D vector" in ours
 
 
+def _where_graph(tf):
+    c = tf.placeholder(tf.bool, [None], name="c")
+    m = tf.placeholder(tf.float32, None, name="m")
+    v = tf.placeholder(tf.float32, [None, 2], name="v")
+    tf.where(c, name="w")
+    tf.where(tf.greater(m, 0.0), name="wm")
+    picked = tf.boolean_mask(v, c, name="bm")
+    tf.reduce_sum(picked, name="total")
+
+
+WHERE_FETCHES = ["w:0", "wm:0", "bm/GatherV2:0", "total:0"]
+WHERE_FEEDS = [
+    ([True, False, True], [[1.0, -2.0], [0.0, 3.0]], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
+    ([False, False], [[-1.0]], [[1.0, 2.0], [3.0, 4.0]]),
+    ([True, True, False, True], [[1.0, 2.0, 3.0]], np.ones((4, 2), np.float32)),
+]
+
+
+def test_imported_where_and_boolean_mask_give_tf_values(tmp_path):
+    path = str(tmp_path / "where.meta")
+    _write(path, _where_graph)
+
+    def run(graph, sess):
+        out = []
+        for c, m, v in WHERE_FEEDS:
+            out.append(
+                [np.asarray(r) for r in sess.run(WHERE_FETCHES, {"c:0": c, "m:0": m, "v:0": v})]
+            )
+        shapes = [graph.get_tensor_by_name(f).get_shape().as_list() for f in WHERE_FETCHES]
+        return out, shapes
+
+    theirs = _imported(tf1, path, run)
+    ours = _imported(jtf, path, run)
+    assert ours[1] == theirs[1]
+    for run_ours, run_theirs in zip(ours[0], theirs[0], strict=True):
+        for v, tv, name in zip(run_ours, run_theirs, WHERE_FETCHES, strict=True):
+            assert v.dtype == tv.dtype, name
+            np.testing.assert_array_equal(v, tv, err_msg=name)
+
+    def scalar(tf):
+        def raised(graph, sess):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Unhandled input dimensions"):
+                sess.run("wm:0", {"m:0": 1.0})
+
+        return raised
+
+    _imported(tf1, path, scalar(tf1))
+    _imported(jtf, path, scalar(jtf))
+
+
 def _embedding_training(tf):
     table = tf.Variable(np.arange(12.0, dtype=np.float32).reshape(6, 2), name="table")
     ids = tf.placeholder(tf.int32, [None], name="ids")
@@ -154,12 +205,11 @@ def test_imported_optimizer_dedupe_keeps_one_program_and_tf_values(tmp_path):
 def _unsupported_graph(tf):
     x = tf.placeholder(tf.int32, [None], name="x")
     tf.raw_ops.UniqueV2(x=x, axis=tf.constant([0], tf.int64), name="u2")
-    tf.where(tf.greater(x, 1), name="w")
     tf.setdiff1d(x, tf.constant([1, 5]), name="sd")
     tf.dynamic_partition(x, tf.cast(tf.greater(x, 1), tf.int32), 2, name="dp")
 
 
-@pytest.mark.parametrize("fetch", ["u2:0", "w:0", "sd:0", "dp:1"])
+@pytest.mark.parametrize("fetch", ["u2:0", "sd:0", "dp:1"])
 def test_other_data_dependent_op_types_raise_naming_the_node(fetch, tmp_path):
     path = str(tmp_path / "others.meta")
     _write(path, _unsupported_graph)

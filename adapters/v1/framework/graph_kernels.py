@@ -28,8 +28,8 @@ Four kinds of entries, one mechanism (:class:`Kernel`):
   node's ``seed``/``seed2``, its counter moved on each run as TF's
   ``GuardedPhiloxRandom`` (run ``k`` gives TF's run ``k``).
 
-Output sizes that depend on values (``Unique``, ``UniqueWithCounts``) take TF's
-exact sizes from the session's sizes program (``framework/data_sizes.py``:
+Output sizes that depend on values (``Unique``, ``UniqueWithCounts``, ``Where``)
+take TF's exact sizes from the session's sizes program (``framework/data_sizes.py``:
 :attr:`Kernel.sized`), except where TF's optimizers deduplicate a sparse gradient
 with ``Unique`` and nothing else reads it: there it keeps its input's length,
 padded (:func:`_dedupe_only`), one program for every batch.
@@ -286,6 +286,25 @@ def _dedupe_only(readers: Callable[[str], list[tuple[Any, int]]], name: str) -> 
         and all(y_reader(node, pos) for node, pos in y_readers)
         and all(node.op == "UnsortedSegmentSum" and pos == 1 for node, pos in idx_readers)
     )
+
+
+def _where(attrs, condition, *, sizes):
+    """TF's ``Where`` (one input): the int64 coordinates ``[n, rank]`` of the nonzero
+    entries, ``n`` computed before the step (``math_ops._where_indices``).
+
+    Raises:
+      InvalidArgumentError: a scalar ``condition`` (TF's kernel's error).
+    """
+    from adapters.v1.ops.math_ops import _where_indices
+
+    if jnp.ndim(condition) == 0:
+        raise errors.InvalidArgumentError(None, None, "WhereOp : Unhandled input dimensions: 0")
+    return (_where_indices(condition, sizes=sizes),)
+
+
+def _count_nonzero(attrs, condition):
+    """The sizes of ``Where``: the count of nonzero entries."""
+    return (jnp.count_nonzero(condition),)
 
 
 def _sparse_xent(attrs, features, labels):
@@ -874,6 +893,7 @@ KERNELS: dict[str, Kernel] = {
         sized=_distinct,
         unsized=_dedupe_only,
     ),
+    "Where": Kernel(_where, lambda attrs, in_dtypes: [np.dtype(np.int64)], sized=_count_nonzero),
     "UniqueWithCounts": Kernel(
         functools.partial(_unique, counts=True),
         lambda attrs, in_dtypes: [in_dtypes[0], _np(attrs, "out_idx"), _np(attrs, "out_idx")],
