@@ -181,7 +181,8 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Axes = None) -> Any:
        ``clip_norm == 0`` gives NaN (``0 / 0``); an infinite entry makes its own
        entry NaN (``inf / inf``) and every other entry 0 (signed); squares that
        overflow give an infinite norm, hence zeros. For an ``IndexedSlices``
-       the norm is that of ``values`` (a duplicated index counts twice).
+       the norm is that of ``values`` (a duplicated index counts twice). Over all
+       axes the squares are summed in TF's CPU order (see :func:`global_norm`).
 
     Args:
       t: a floating point array or ``IndexedSlices``.
@@ -208,7 +209,10 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Axes = None) -> Any:
     axis = tuple(axes) if isinstance(axes, Sequence) else axes
     # TF's Mul rounds each square before Sum adds them; its RealDiv divides (XLA would
     # multiply by the reciprocal of the broadcast norm: 1 ulp off).
-    l2sum = jnp.sum(rounded_square(values), axis=axis, keepdims=True)
+    if axis is None:  # a full reduction: TF's Sum in Eigen's order
+        l2sum = _eigen_sum(rounded_square(values)).reshape((1,) * values.ndim)
+    else:
+        l2sum = jnp.sum(rounded_square(values), axis=axis, keepdims=True)
     pred = l2sum > 0
     l2sum_safe = jnp.where(pred, l2sum, jnp.ones_like(l2sum))
     l2norm = jnp.where(pred, jnp.sqrt(l2sum_safe), l2sum)
