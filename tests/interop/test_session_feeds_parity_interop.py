@@ -269,3 +269,25 @@ def test_a_string_op_jtrain_cannot_run_raises_unimplemented(tf_graph):
         printed = jtf.Print(p, [p])
         with jtf.Session(graph=graph) as sess, pytest.raises(jtf.errors.UnimplementedError):
             sess.run(printed, {p: [b"a", b"b"]})
+
+
+@pytest.mark.parametrize("shape", [[], None, [None], [2, 3]])
+def test_an_unfed_placeholder_raises_tfs_message(shape):
+    """TF's Placeholder kernel names the shape only when it has dimensions (jtrain
+    added "and shape []" and "and shape <unknown>")."""
+    from tests.interop.twin import kernel_message
+
+    def script(tf):
+        p = tf.placeholder(tf.int64, shape)
+
+        def run(sess):
+            try:
+                sess.run(p + 1)
+            except tf.errors.InvalidArgumentError as e:
+                return kernel_message(e)
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs

@@ -393,11 +393,13 @@ class _Plan:
         for op in order:
             if op.type == "Placeholder" and not all(t in fed for t in op.outputs):
                 t = op.outputs[0]
-                raise FeedError(
+                # TF's kernel names the shape only when it has dimensions.
+                shape = f" and shape {_shape_str(t._shape)}" if t._shape else ""
+                raise errors.InvalidArgumentError(
                     None,
                     op,
                     f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-                    f"{_dtype_name(t.dtype)} and shape {_shape_str(t._shape)}",
+                    f"{_dtype_name(t.dtype)}{shape}",
                 )
             producers = {t.op._host for t in op.inputs if t not in fed}
             if op._host is None and "post" in producers:
