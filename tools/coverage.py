@@ -205,7 +205,7 @@ GAPS: dict[str, str] = {
     "no `LinearOperator` classes",
     "math": "the math ops of the op table only (see its names in this table's rows)",
     **{
-        name: "`num_classes` is required (TF sizes the matrix from the data otherwise)"
+        name: f"a size (`max(labels, predictions) + 1` without `num_classes`) {_SIZED}"
         for name in ("confusion_matrix", "math.confusion_matrix")
     },
     **{
