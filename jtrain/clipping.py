@@ -83,7 +83,8 @@ def _eigen_leaf(x: jax.Array, packet: int) -> jax.Array:
     if n >= block:
         stop = (n // block) * block
         rows = x[:stop].reshape(stop // block, 4, packet)
-        accs, _ = jax.lax.scan(lambda acc, row: (acc + row, None), jnp.zeros_like(rows[0]), rows)
+        add = lambda acc, row: (acc + row, None)
+        accs, _ = jax.lax.scan(add, jnp.zeros_like(rows[0]), rows, unroll=16)
         paccum = ((accs[0] + accs[1]) + accs[2]) + accs[3]
         start = stop
     while n - start >= packet:
@@ -95,18 +96,53 @@ def _eigen_leaf(x: jax.Array, packet: int) -> jax.Array:
     return accum + _eigen_predux(paccum)
 
 
-def _eigen_sum(x: jax.Array, first: int = 0) -> jax.Array:
+def _eigen_tree(first: int, n: int, packet: int) -> Any:
+    """Eigen's split of ``n`` values from ``first``: ``(start, length)`` for a leaf,
+    ``[left, right]`` for a split (halves rounded to packet boundaries)."""
+    if n <= packet * _EIGEN_LEAF:
+        return (first, n)
+    split = packet * -(-(first + -(-n // 2)) // packet)
+    left = min(split - first, n)
+    if left >= n:
+        return _eigen_tree(first, left, packet)
+    return [_eigen_tree(first, left, packet), _eigen_tree(split, n - left, packet)]
+
+
+def _eigen_sum(x: jax.Array) -> jax.Array:
     """The sum of the flat ``x`` in the order of TF's CPU kernels (Eigen's single-threaded
-    full reduction), which XLA's ``reduce`` does not follow (1 ulp apart)."""
+    full reduction), which XLA's ``reduce`` does not follow (1 ulp apart). Leaves of the
+    same length are reduced together (one batched loop), then added as Eigen's tree adds
+    them."""
     x = jnp.ravel(x)
-    n = x.shape[0]
     packet = max(32 // x.dtype.itemsize, 1)
-    if n > packet * _EIGEN_LEAF:
-        split = packet * -(-(first + -(-n // 2)) // packet)
-        left = min(split - first, n)
-        total = _eigen_sum(x[:left], first)
-        return total + _eigen_sum(x[left:], first + left) if left < n else total
-    return _eigen_leaf(x, packet)
+    tree = _eigen_tree(0, x.shape[0], packet)
+    leaves: list[tuple[int, int]] = []
+
+    def collect(node: Any) -> None:
+        if isinstance(node, tuple):
+            leaves.append(node)
+        else:
+            collect(node[0])
+            collect(node[1])
+
+    collect(tree)
+    sums: dict[tuple[int, int], jax.Array] = {}
+    for length in sorted({n for _, n in leaves}):
+        same = [leaf for leaf in leaves if leaf[1] == length]
+        first = same[0][0]
+        if all(start == first + i * length for i, (start, _) in enumerate(same)):
+            rows = x[first : first + len(same) * length].reshape(len(same), length)
+        else:
+            rows = jnp.stack([x[start : start + length] for start, _ in same])
+        totals = jax.vmap(lambda row: _eigen_leaf(row, packet))(rows)
+        sums.update({leaf: totals[i] for i, leaf in enumerate(same)})
+
+    def add(node: Any) -> jax.Array:
+        if isinstance(node, tuple):
+            return sums[node]
+        return add(node[0]) + add(node[1])
+
+    return add(tree)
 
 
 def _check_float(name: str, values: jax.Array) -> None:
