@@ -37,6 +37,22 @@ from tests.interop.twin import classic_tf1
 
 pytestmark = pytest.mark.interop
 
+
+@pytest.fixture(autouse=True)
+def _tf1_behaviour():
+    """TF's Keras as a TF1 script runs it (``disable_v2_behavior()`` turns ``tf2`` off:
+    TF1 metric names such as ``acc``), this process's setting restored after."""
+    from tensorflow.python import tf2
+
+    enabled = tf2.enabled()
+    tf2.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            tf2.enable()
+
+
 tf1 = real_tf.compat.v1
 RTOL = 2e-6
 
@@ -117,7 +133,7 @@ def test_fit_regression_history_weights_evaluate_predict():
         }
 
     theirs, ours = _both(body)
-    assert ours["names"] == theirs["names"] == ["loss", "mae"]
+    assert ours["names"] == theirs["names"] == ["loss", "mean_absolute_error"]
     assert ours["global"] == theirs["global"]
     assert int(ours["iterations"]) == int(theirs["iterations"]) == 9
     _close(theirs, ours)
@@ -643,9 +659,9 @@ def test_csv_logger(tmp_path):
         == [
             "epoch",
             "loss",
-            "mae",
+            "mean_absolute_error",
             "val_loss",
-            "val_mae",
+            "val_mean_absolute_error",
         ]
     )
     assert len(t_rows) == len(o_rows) == 5

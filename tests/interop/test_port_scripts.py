@@ -51,6 +51,7 @@ CASES = {
     "dqn_style": ("--train_dir", ["--env_steps=60"], True),
     "textcnn_style": ("--train_dir", ["--max_steps=15"], True),
     "vae_style": ("--logdir", ["--max_steps=8"], True),
+    "keras_fit_style": ("--train_dir", ["--epochs=3"], True),
 }
 
 

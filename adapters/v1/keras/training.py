@@ -71,7 +71,7 @@ from typing import Any
 
 import numpy as np
 
-from adapters.v1.framework import ops, v2_compat
+from adapters.v1.framework import ops
 from adapters.v1.keras import backend, losses
 from adapters.v1.keras import callbacks as cbks
 from adapters.v1.keras import layers as layers_module
@@ -108,18 +108,16 @@ def _track_optimizer_variables(optimizer: Any) -> None:
                 backend._track_variable(v)
 
 
-def _v1_names() -> bool:
-    """TF's metric names follow ``tf2.enabled()``: TF1 behaviour (after
-    ``disable_v2_behavior()``) names metrics canonically, else as given."""
-    return bool(v2_compat._state["v2_behavior_disabled"])
-
-
 def _metric_name(metric: Any) -> str:
-    if not _v1_names():
-        if isinstance(metric, str):
-            return metric
-        fn = metrics_module.get(metric)
-        return str(getattr(fn, "name", None) or fn.__name__)
+    """TF's name of a ``compile`` metric under TF1 behaviour (``disable_v2_behavior()``,
+    ``adapters.v1``'s only behaviour): ``'accuracy'``/``'acc'`` is ``acc``,
+    ``'crossentropy'``/``'ce'`` is ``ce``, others the function's name (``'mae'`` is
+    ``mean_absolute_error``).
+
+    .. note::
+       TF 2 in graph mode without ``disable_v2_behavior()`` keeps the user's string
+       (``accuracy``); a TF1 script, and so jtrain, gets ``acc`` (History's keys).
+    """
     if metric in ("accuracy", "acc"):
         return "acc"
     if metric in ("crossentropy", "ce"):
@@ -951,9 +949,16 @@ def model_iteration(
         "steps" if use_steps else "samples",
     )
     model.__dict__["stop_training"] = False
+    compiled = model.__dict__.get("_compiled")
+    if mode == "train" and compiled is not None and not compiled.train_ops and ins is not None:
+        # TF makes the train function before the callbacks begin: the optimizer's
+        # variables are made in its 'training' scope even when a callback reads one
+        # first (LearningRateScheduler's lr). (An unweighted fit's; weights decide per
+        # batch.)
+        if len(ins) == len(model.inputs) + len(model.outputs):
+            compiled.build_train_op(False)
     callback_list._call_begin_hook(mode)
     results: Any = None
-    compiled = model.__dict__.get("_compiled")
     # TF's aggregator lives across epochs: an epoch whose dataset is exhausted before
     # its first step finalizes (divides) the previous epoch's sums again, as TF.
     agg: list[Any] = []

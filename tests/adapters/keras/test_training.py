@@ -39,7 +39,7 @@ def test_fit_returns_history_and_trains(graph):
     h = m.fit(x, y, batch_size=4, epochs=3, verbose=0)
     assert isinstance(h, K.callbacks.History) and m.history is h
     assert h.epoch == [0, 1, 2]
-    assert list(h.history) == ["loss", "mae"]
+    assert list(h.history) == ["loss", "mean_absolute_error"]
     assert all(type(v) is float for v in h.history["loss"])
     assert h.params == {
         "batch_size": 4,
@@ -48,7 +48,7 @@ def test_fit_returns_history_and_trains(graph):
         "samples": 10,
         "verbose": 0,
         "do_validation": False,
-        "metrics": ["loss", "mae"],
+        "metrics": ["loss", "mean_absolute_error"],
     }
     after = m.evaluate(x, y, verbose=0)
     assert after[0] < before[0]
@@ -84,10 +84,12 @@ def test_early_stopping_stops(graph):
     assert len(h.epoch) < 10 and stop.stopped_epoch == h.epoch[-1]
 
 
-def test_metric_names_follow_v2_behavior(graph):
+def test_metric_names_are_tf1_behaviours(graph):
+    # adapters.v1 is TF1 behaviour, with or without disable_v2_behavior(): TF's
+    # names after it (TF 2's graph mode keeps the strings: "mae", "accuracy").
     m = _model()
     m.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=["mae", "accuracy", "mae"])
-    assert m.metrics_names == ["loss", "mae", "accuracy"]  # TF keys them by name
+    assert m.metrics_names == ["loss", "mean_absolute_error", "acc"]  # TF keys them by name
     tf.disable_v2_behavior()
     m2 = _model()
     m2.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=["mae", "accuracy"])
@@ -178,7 +180,7 @@ def test_compile_before_build_builds_on_first_data(graph):
     m.fit(x.astype(np.float64), y, verbose=0)
     assert m.built and m.inputs[0].name == "input_1:0"
     assert m.inputs[0].dtype == tf.float32
-    assert m.metrics_names == ["loss", "mae"]
+    assert m.metrics_names == ["loss", "mean_absolute_error"]
     assert [v.name for v in tf.global_variables()][:2] == [
         "TFOptimizer/iterations:0",
         "sequential/dense/kernel:0",
