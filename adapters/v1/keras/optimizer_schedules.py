@@ -52,9 +52,11 @@ class ExponentialDecay(LearningRateSchedule):
     floored with ``staircase``), in ``initial_learning_rate``'s dtype.
 
     Args:
-      initial_learning_rate: a number or tensor. decay_steps: positive.
-      decay_rate: the base. staircase: default False. name: default
-      ``"ExponentialDecay"`` (the name scope).
+      initial_learning_rate: a number or tensor.
+      decay_steps: positive.
+      decay_rate: the base.
+      staircase: default False.
+      name: default ``"ExponentialDecay"`` (the name scope).
     """
 
     def __init__(
@@ -144,8 +146,12 @@ class PolynomialDecay(LearningRateSchedule):
     ``ceil(step / decay_steps)``).
 
     Args:
-      initial_learning_rate, decay_steps; end_learning_rate: default 0.0001;
-      power: default 1.0; cycle: default False; name: default ``"PolynomialDecay"``.
+      initial_learning_rate: a number or tensor.
+      decay_steps: positive.
+      end_learning_rate: default 0.0001.
+      power: default 1.0.
+      cycle: default False.
+      name: default ``"PolynomialDecay"``.
     """
 
     def __init__(
@@ -199,7 +205,10 @@ class InverseTimeDecay(LearningRateSchedule):
     floored with ``staircase``).
 
     Args:
-      initial_learning_rate, decay_steps, decay_rate; staircase: default False;
+      initial_learning_rate: a number or tensor.
+      decay_steps: positive.
+      decay_rate: the rate.
+      staircase: default False.
       name: default ``"InverseTimeDecay"``.
     """
 
@@ -252,8 +261,12 @@ class CosineDecay(LearningRateSchedule):
     ``warmup_target`` over ``warmup_steps``, then the decay from ``warmup_target``.
 
     Args:
-      initial_learning_rate, decay_steps; alpha: default 0.0; name: default
-      ``"CosineDecay"``; warmup_target: default None; warmup_steps: default 0.
+      initial_learning_rate: a number or tensor.
+      decay_steps: positive.
+      alpha: default 0.0.
+      name: default ``"CosineDecay"``.
+      warmup_target: default None.
+      warmup_steps: default 0.
     """
 
     def __init__(
@@ -324,8 +337,12 @@ class CosineDecayRestarts(LearningRateSchedule):
     ``alpha * initial_learning_rate`` in each period.
 
     Args:
-      initial_learning_rate, first_decay_steps; t_mul: default 2.0; m_mul: default
-      1.0; alpha: default 0.0; name: default ``"SGDRDecay"``.
+      initial_learning_rate: a number or tensor.
+      first_decay_steps: the first period's length.
+      t_mul: default 2.0.
+      m_mul: default 1.0.
+      alpha: default 0.0.
+      name: default ``"SGDRDecay"``.
     """
 
     def __init__(

@@ -1674,7 +1674,8 @@ class Ftrl(Optimizer):
     Args:
       learning_rate: default 0.001. learning_rate_power: ``<= 0``, default -0.5
         (a number). initial_accumulator_value: ``>= 0``, default 0.1.
-      l1_regularization_strength, l2_regularization_strength: ``>= 0``, default 0.
+      l1_regularization_strength: ``>= 0``, default 0.
+      l2_regularization_strength: ``>= 0``, default 0.
       name: default ``"Ftrl"``. l2_shrinkage_regularization_strength: ``>= 0``,
         default 0. beta: default 0.0. **kwargs: see :class:`Optimizer`.
 
