@@ -36,7 +36,6 @@ def compiled_steps(monkeypatch):
 
 
 def _rnn_step():
-    tf.reset_default_graph()
     x = tf.placeholder(tf.float32, [2, 4, 3])
     cell = tf.nn.rnn_cell.BasicRNNCell(5)
     outputs, final = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
@@ -46,7 +45,7 @@ def _rnn_step():
     return train, loss, final, feed
 
 
-def test_rnn_loop_runs_once_per_training_step(compiled_steps):
+def test_rnn_loop_runs_once_per_training_step(graph, compiled_steps):
     train, loss, final, feed = _rnn_step()
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -58,7 +57,7 @@ def test_rnn_loop_runs_once_per_training_step(compiled_steps):
     assert step.count(" while(") == 2
 
 
-def test_fetched_values_are_the_forward_pass_of_the_gradient():
+def test_fetched_values_are_the_forward_pass_of_the_gradient(graph):
     # The loss and final state fetched with the train op are those a run without it
     # computes (the same operations on the same values).
     train, loss, final, feed = _rnn_step()
