@@ -557,10 +557,17 @@ def _gradients_op(
     # the loss reads): the run takes their values from the gradient's forward pass, so
     # that a construct XLA cannot merge with its twin (a while loop, whose
     # differentiated copy also keeps residuals) and what reads it run once.
+    # Straight-line code is left to XLA, which merges its identical duplicates (JAX's
+    # differentiation may trace a function's primal otherwise: its values then stay
+    # the plain forward's, as fetched without the gradient).
     own_reads = set(points) | set(alias_reads)
+    loops = any(t.op.type in _CONSTRUCTS for t in downstream)
     shared = list(
         dict.fromkeys(
-            o for t in downstream for o in t.op.outputs if o not in frozen and o not in own_reads
+            o
+            for t in (downstream if loops else ())
+            for o in t.op.outputs
+            if o not in frozen and o not in own_reads
         )
     )
     recomputed = set(downstream) | set(shared)
@@ -655,6 +662,11 @@ def _gradients_op(
         return graph.create_op(
             "Gradients", "grads", inputs=inputs, compute=compute, output_specs=specs
         )
+
+
+# Operations holding a computation of their own (tf.while_loop, tf.cond, tf.case) and
+# their exits, which XLA does not merge with their differentiated twin.
+_CONSTRUCTS = frozenset({"While", "Exit", "Merge", "Case"})
 
 
 def _recompute(ctx: RunContext, tensors: list[ops.Tensor], user: Any = None) -> list[Any]:
