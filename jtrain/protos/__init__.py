@@ -4,7 +4,9 @@ Each ``<name>.proto`` here copies the field numbers and types of TF's message of
 same name, so the wire format is TF's: ``feature``/``example`` (``tf.train.Example``),
 ``event``/``summary``/``tensor`` (event files), ``saver``, ``queue_runner``
 (with ``error_codes``), ``cluster``,
-``tensorflow_server``/``config``/``device_filters`` (``ServerDef``), the graph files
+``tensorflow_server``/``config``/``device_filters`` (``ServerDef``; ``config``'s
+``RunMetadata`` with ``step_stats``, ``cost_graph``, ``tensor_description`` and
+``allocation_description``), the graph files
 (``graph``, ``node_def``, ``attr_value``, ``variable``, ``meta_graph``; ``saved_model``
 for a SavedModel's ``saved_model.pb``), and the checkpoint
 formats (``tensor_bundle``, ``tensor_shape``, ``tensor_slice``, ``types``,

@@ -1,4 +1,7 @@
 from jtrain.protos import cluster_pb2 as _cluster_pb2
+from jtrain.protos import cost_graph_pb2 as _cost_graph_pb2
+from jtrain.protos import graph_pb2 as _graph_pb2
+from jtrain.protos import step_stats_pb2 as _step_stats_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -316,7 +319,24 @@ class RunOptions(_message.Message):
     def __init__(self, trace_level: _Optional[_Union[RunOptions.TraceLevel, str]] = ..., timeout_in_ms: _Optional[int] = ..., inter_op_thread_pool: _Optional[int] = ..., output_partition_graphs: _Optional[bool] = ..., report_tensor_allocations_upon_oom: _Optional[bool] = ..., experimental: _Optional[_Union[RunOptions.Experimental, _Mapping]] = ...) -> None: ...
 
 class RunMetadata(_message.Message):
-    __slots__ = ("session_metadata",)
+    __slots__ = ("step_stats", "cost_graph", "partition_graphs", "function_graphs", "session_metadata")
+    class FunctionGraphs(_message.Message):
+        __slots__ = ("partition_graphs", "pre_optimization_graph", "post_optimization_graph")
+        PARTITION_GRAPHS_FIELD_NUMBER: _ClassVar[int]
+        PRE_OPTIMIZATION_GRAPH_FIELD_NUMBER: _ClassVar[int]
+        POST_OPTIMIZATION_GRAPH_FIELD_NUMBER: _ClassVar[int]
+        partition_graphs: _containers.RepeatedCompositeFieldContainer[_graph_pb2.GraphDef]
+        pre_optimization_graph: _graph_pb2.GraphDef
+        post_optimization_graph: _graph_pb2.GraphDef
+        def __init__(self, partition_graphs: _Optional[_Iterable[_Union[_graph_pb2.GraphDef, _Mapping]]] = ..., pre_optimization_graph: _Optional[_Union[_graph_pb2.GraphDef, _Mapping]] = ..., post_optimization_graph: _Optional[_Union[_graph_pb2.GraphDef, _Mapping]] = ...) -> None: ...
+    STEP_STATS_FIELD_NUMBER: _ClassVar[int]
+    COST_GRAPH_FIELD_NUMBER: _ClassVar[int]
+    PARTITION_GRAPHS_FIELD_NUMBER: _ClassVar[int]
+    FUNCTION_GRAPHS_FIELD_NUMBER: _ClassVar[int]
     SESSION_METADATA_FIELD_NUMBER: _ClassVar[int]
+    step_stats: _step_stats_pb2.StepStats
+    cost_graph: _cost_graph_pb2.CostGraphDef
+    partition_graphs: _containers.RepeatedCompositeFieldContainer[_graph_pb2.GraphDef]
+    function_graphs: _containers.RepeatedCompositeFieldContainer[RunMetadata.FunctionGraphs]
     session_metadata: SessionMetadata
-    def __init__(self, session_metadata: _Optional[_Union[SessionMetadata, _Mapping]] = ...) -> None: ...
+    def __init__(self, step_stats: _Optional[_Union[_step_stats_pb2.StepStats, _Mapping]] = ..., cost_graph: _Optional[_Union[_cost_graph_pb2.CostGraphDef, _Mapping]] = ..., partition_graphs: _Optional[_Iterable[_Union[_graph_pb2.GraphDef, _Mapping]]] = ..., function_graphs: _Optional[_Iterable[_Union[RunMetadata.FunctionGraphs, _Mapping]]] = ..., session_metadata: _Optional[_Union[SessionMetadata, _Mapping]] = ...) -> None: ...

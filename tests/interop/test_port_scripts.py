@@ -31,6 +31,8 @@ RTOL = 1e-6
 # script -> (flag naming its output directory, other flags, writes a checkpoint)
 CASES = {
     "mnist_style": ("--train_dir", ["--max_steps=20", "--learning_rate=0.05"], True),
+    # FULL_TRACE every 5th step: RunMetadata step stats, add_run_metadata, summary_iterator
+    "mnist_summaries_style": ("--summaries_dir", ["--max_steps=25", "--trace_every=5"], False),
     "cifar_style": ("--data_dir", ["--max_steps=12", "--batch_size=4"], False),
     "records_style": ("--train_dir", ["--num_epochs=3"], True),
     "embedding_style": ("--train_dir", ["--max_steps=15"], True),

@@ -25,6 +25,7 @@ import numpy as np
 
 from adapters.v1.client import _replicas, data_parallel, sized_programs
 from adapters.v1.client.session_config import check_config, timeout_ms
+from adapters.v1.client.step_stats import StepStatsCollector, fill_run_metadata, traced
 from adapters.v1.client.variable_store import VariableStore
 from adapters.v1.framework import (
     _x64,
@@ -464,6 +465,8 @@ class _Plan:
         # TF runs nothing when every fetch is fed (a fed string is returned as fed).
         self.runs = len(targets) > 0
         program_inputs = [feed_tensors[i] for i in self.device_feeds] + self.pre_outputs
+        # The tensors the step program takes from the host (its step-statistics label).
+        self.program_inputs = list(program_inputs)
         self.coded_inputs = [i for i, t in enumerate(program_inputs) if t in self.coded]
         program_inputs += self.string_consts
         fed_inputs = frozenset(feed_tensors)
@@ -839,10 +842,17 @@ def _poll_until_ready(
             pause()
 
 
-def _run_host_ops(session: Any, host_ops: list[ops.Operation], values: dict) -> None:
-    """Runs host operations in order; their outputs go into ``values``."""
+def _run_host_ops(
+    session: Any,
+    host_ops: list[ops.Operation],
+    values: dict,
+    trace: StepStatsCollector | None = None,
+) -> None:
+    """Runs host operations in order; their outputs go into ``values`` (and their
+    times into ``trace``, when the run is traced)."""
     for op in host_ops:
         args = [values[t] for t in op.inputs]
+        start = time.perf_counter_ns() if trace is not None else 0
         try:
             outs = op._compute(session, *args)
         except (TypeError, ValueError) as e:
@@ -850,6 +860,8 @@ def _run_host_ops(session: Any, host_ops: list[ops.Operation], values: dict) -> 
             if error is None:
                 raise
             raise error from e
+        if trace is not None:
+            trace.record_host_op(op, start, time.perf_counter_ns())
         for t, v in zip(op.outputs, outs, strict=True):
             values[t] = v
 
@@ -992,9 +1004,14 @@ class Session:
             ``SparseTensorValue`` or an ``(indices, values, dense_shape)`` tuple, its
             three tensors fed as TF pairs them; a fed number of values compiles one
             program per number (see ``ops/sparse_ops.py``).
-          options: a ``RunOptions``; its ``timeout_in_ms`` is honoured (see
-            ``adapters.v1.client.session_config`` for every option).
-          run_metadata: a ``RunMetadata``; accepted, left empty.
+          options: a ``RunOptions``; its ``timeout_in_ms`` is honoured, and a
+            ``trace_level`` of ``SOFTWARE_TRACE`` or above fills ``run_metadata``'s
+            step statistics (see ``adapters.v1.client.session_config`` for every
+            option).
+          run_metadata: a ``RunMetadata``; replaced, as TF, by the run's metadata:
+            empty without a trace level, else the step statistics of
+            ``adapters.v1.client.step_stats`` (the step program's time on its
+            device, each host operation's on the host).
 
         Returns:
           The values, in the structure of ``fetches``: NumPy arrays for tensors,
@@ -1010,15 +1027,30 @@ class Session:
           InvalidArgumentError: a feed has the wrong shape or dtype, or a needed
             placeholder is not fed (names the placeholder).
           FailedPreconditionError: a variable is read before it is initialized.
+          AttributeError: ``options`` or ``run_metadata`` is not a proto message.
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         deadline = blocking_deadline(timeout_ms(self._config, options))
+        trace = StepStatsCollector() if run_metadata is not None and traced(options) else None
         with _x64.exact(), deadline:  # int64/float64 exact whatever jax_enable_x64 says
             flat = self._flat_fetches(fetches)
-            return flat.rebuild(self._run(flat, feed_dict))
+            # Untraced, ``_run`` is called as before tracing existed (callers wrap it).
+            values = (
+                self._run(flat, feed_dict) if trace is None else self._run(flat, feed_dict, trace)
+            )
+            result = flat.rebuild(values)
+        if run_metadata is not None:
+            fill_run_metadata(run_metadata, trace)
+        return result
 
-    def _run_flat(self, flat: _FlatFetches, feed_dict: dict | None, options: Any = None) -> list:
+    def _run_flat(
+        self,
+        flat: _FlatFetches,
+        feed_dict: dict | None,
+        options: Any = None,
+        run_metadata: Any = None,
+    ) -> list:
         """``run`` of a structure ``_flat_fetches`` flattened before (a caller that
         caches it, as the monitored session caches its merged hook fetches): the
         values of ``flat.unique``, one per distinct element, for the caller to rebuild
@@ -1026,8 +1058,14 @@ class Session:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         deadline = blocking_deadline(timeout_ms(self._config, options))
+        trace = StepStatsCollector() if run_metadata is not None and traced(options) else None
         with _x64.exact(), deadline:
-            return self._run(flat, feed_dict)
+            values = (
+                self._run(flat, feed_dict) if trace is None else self._run(flat, feed_dict, trace)
+            )
+        if run_metadata is not None:
+            fill_run_metadata(run_metadata, trace)
+        return values
 
     def _flat_fetches(self, fetches: Any) -> _FlatFetches:
         """``fetches`` flattened, from a cache when the same structure was run before."""
@@ -1043,8 +1081,11 @@ class Session:
                 self._fetch_cache[key] = flat
         return flat
 
-    def _run(self, flat: _FlatFetches, feed_dict: dict | None) -> list:
-        """Runs ``flat``'s elements: their values, in ``flat.unique``'s order."""
+    def _run(
+        self, flat: _FlatFetches, feed_dict: dict | None, trace: StepStatsCollector | None = None
+    ) -> list:
+        """Runs ``flat``'s elements: their values, in ``flat.unique``'s order; a
+        ``trace`` collects the step statistics of the run."""
         elements = flat.unique
         feed_tensors, feed_values = self._convert_feeds(feed_dict)
         store = self._store
@@ -1071,13 +1112,13 @@ class Session:
         if plan.host_feeds:
             feed_values = [feed_values[i] for i in plan.device_feeds]
         if plan.pre:
-            _run_host_ops(self, plan.pre, host)
+            _run_host_ops(self, plan.pre, host, trace)
             feed_values = feed_values + [host[t] for t in plan.pre_outputs]
         table = None
         if plan.coded:
             feed_values, table = _encode_strings(plan, feed_values)
         if plan.host_only:
-            _run_host_ops(self, plan.post, host)
+            _run_host_ops(self, plan.post, host, trace)
             if as_fed:
                 host.update(as_fed)
             return [_result(e, host, plan.fed) for e in elements]
@@ -1105,9 +1146,14 @@ class Session:
                 if not plan.waits:
                     feed_values = _unaliased(feed_values, plan.alias_align)
                 # Donated buffers are replaced below; if tracing fails nothing was donated.
+                launch = time.perf_counter_ns() if trace is not None else 0
                 new_vars, fetched, *failure = fn(
                     store.donatable(plan.donated), store.buffers(plan.read_only), feed_values
                 )
+                if trace is not None:
+                    outs = (new_vars, fetched, failure)
+                    jax.block_until_ready(outs)
+                    trace.record_program(outs, plan.program_inputs, launch, time.perf_counter_ns())
                 if plan.waits is None:
                     # Mirrored reads may be known (not waited for) in a later run.
                     plan.waits = plan.checked or any(
@@ -1137,7 +1183,7 @@ class Session:
             if len(known) < len(plan.mirror_reads):
                 self._learn_mirror(plan, host, run_number)
         if plan.post:
-            _run_host_ops(self, plan.post, host)
+            _run_host_ops(self, plan.post, host, trace)
         if as_fed:
             host.update(as_fed)
         return [_result(e, host, plan.fed) for e in elements]
@@ -1230,7 +1276,7 @@ class Session:
           fetches: as ``run``'s.
           feed_list: the tensors the callable's positional arguments feed.
           accept_options: the callable also takes ``options`` and ``run_metadata``
-            keywords (passed to ``run``, which accepts and ignores them).
+            keywords (passed to ``run``).
         """
         feed_list = list(feed_list or [])
 

@@ -27,9 +27,17 @@ pool``, ``use_per_session_threads``
 ``experimental``, ``rpc_options``
 ``cluster_def``, ``isolate_session_    ignored here; clusters come from
 state``, ``device_filters``            ``tf.train.ClusterSpec``/``Server``
-``RunOptions.trace_level``,            ignored: profile with ``jax.profiler``
-``report_tensor_allocations_upon_oom``
-``RunMetadata``                        accepted and left empty
+``RunOptions.trace_level``             honoured: ``SOFTWARE_TRACE`` and above fill
+                                       ``RunMetadata.step_stats`` with the step
+                                       program's time on its device and each host
+                                       operation's (``client/step_stats.py``); XLA's
+                                       fused operations have no times of their own:
+                                       profile inside the program with ``jax.profiler``
+``report_tensor_allocations_upon_``    ignored
+``oom``, ``output_partition_graphs``
+``RunMetadata``                        replaced by the run's, as TF: empty without a
+                                       trace level; ``cost_graph``, ``partition_graphs``
+                                       and ``function_graphs`` stay empty
 =====================================  ===============================================
 """
 

@@ -918,7 +918,7 @@ class _HookedSession(_WrappedSession):
             key = fetch_key(fetches) if self._run_flat is not None else None
             step = None if key is None else self._merged(requests, fetches, key)
         if step is not None:
-            values = self._run_flat(step.flat, feeds, options)
+            values = self._run_flat(step.flat, feeds, options, run_metadata)
             result, getters = step.caller(values), step.getters
         else:  # another session: the merged list, run as such
             merged, slots = _merged_fetches(requests, fetches)
