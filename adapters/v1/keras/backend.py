@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from adapters.v1._missing import missing_name_getattr
-from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework import dtypes, ops, tensor_util
 from adapters.v1.layers.base import op
 from adapters.v1.ops import array_ops
 from adapters.v1.ops import variables as tf_variables
@@ -303,13 +303,46 @@ def variable(value: Any, dtype: Any = None, name: str | None = None, constraint:
 
 
 def get_value(x: Any) -> Any:
-    """``x``'s value in Keras' session."""
+    """``x``'s value in Keras' session.
+
+    Args:
+      x: a tensor or variable; any other value (a Python number, a NumPy array)
+        is its own value, returned as it is (TF's ``tf.is_tensor`` test).
+
+    Returns:
+      A NumPy value for a tensor or variable, else ``x`` itself.
+    """
+    if not tensor_util.is_tensor(x):
+        return x
     return get_session().run(x)
 
 
+def _variable_value(x: Any, value: Any) -> np.ndarray:
+    """``value`` as an array of the variable ``x``'s dtype, as TF's ``set_value``.
+
+    Raises:
+      AttributeError: ``x`` has no ``dtype`` (a Python number), or is not a
+        variable (a NumPy value): Python's message for the missing attribute.
+    """
+    array = np.asarray(value, dtype=dtypes.as_dtype(x.dtype).as_numpy_dtype)
+    x.assign  # noqa: B018 - TF's AttributeError for a value that is not a variable
+    return array
+
+
 def set_value(x: Any, value: Any) -> None:
-    """Loads ``value`` into the variable ``x`` in Keras' session."""
-    x.load(np.asarray(value), get_session())
+    """Loads ``value`` into the variable ``x`` in Keras' session.
+
+    Args:
+      x: a variable.
+      value: a NumPy value or Python number, converted to ``x``'s dtype.
+
+    Raises:
+      AttributeError: ``x`` is not a variable (TF's: ``'float' object has no
+        attribute 'dtype'`` for a Python number, ``... no attribute 'assign'`` for
+        a NumPy value).
+    """
+    array = _variable_value(x, value)  # before ``x.load``: TF's errors first
+    x.load(array, get_session())
 
 
 def int_shape(x: Any) -> tuple[int | None, ...] | None:
@@ -724,9 +757,10 @@ def batch_get_value(tensors: list[Any]) -> list[Any]:
 
 def batch_set_value(tuples: list[tuple[Any, Any]]) -> None:
     """Loads each ``(variable, value)`` in Keras' session."""
+    values = [(x, _variable_value(x, value)) for x, value in tuples]
     session = get_session()
-    for x, value in tuples:
-        x.load(np.asarray(value), session)
+    for x, value in values:
+        x.load(value, session)
 
 
 def update(x: Any, new_x: Any) -> Any:
