@@ -10,7 +10,9 @@ jtrain step really consists of:
 * the step program (every other operation, compiled by XLA into one program, whose
   operations XLA fuses and reorders: they have no times of their own) is one
   ``NodeExecStats`` named ``step_program``, on the device the program ran on, from
-  its launch until its outputs are ready.
+  its launch until its outputs are ready (a traced run waits for them). The first
+  run of a set of fetches and feeds includes compiling its program, as its time
+  did: trace a later one for the step alone.
 
 Times are wall-clock (``*_micros`` and ``*_nanos`` since the epoch, ``*_rel_*``
 relative to the node's start), measured on one monotonic clock. Device names are
