@@ -51,6 +51,7 @@ import numpy as np
 
 from adapters.v1.framework import dtypes
 from jtrain import errors
+from jtrain._eigen import tanh_logistic
 
 __all__ = ["Kernel", "KERNELS", "INSTEAD"]
 
@@ -371,8 +372,8 @@ _ELEMENTWISE_GRADS: dict[str, Callable[..., Any]] = {
     "EluGrad": lambda dy, y, one: jnp.where(y > 0, dy, dy * (y + one)),
     "SoftplusGrad": lambda dy, x, one: dy * jax.nn.sigmoid(x),
     "SoftsignGrad": lambda dy, x, one: dy / jnp.square(one + jnp.abs(x)),
-    "TanhGrad": lambda y, dy, one: dy * (one - y * y),
-    "SigmoidGrad": lambda y, dy, one: dy * (y * (one - y)),
+    "TanhGrad": lambda y, dy, one: tanh_logistic.tanh_grad(y, dy),
+    "SigmoidGrad": lambda y, dy, one: tanh_logistic.logistic_grad(y, dy),
     "SqrtGrad": lambda y, dy, one: dy * (one / 2) / y,
     "RsqrtGrad": lambda y, dy, one: (y * y * y) * dy * (-one / 2),
     "ReciprocalGrad": lambda y, dy, one: -dy * y * y,

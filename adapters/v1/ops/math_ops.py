@@ -35,6 +35,7 @@ from adapters.v1.framework.op_def import (
     np_dtype,
 )
 from adapters.v1.framework.tensor_shape import TensorShape
+from jtrain._eigen import tanh_logistic
 from jtrain._numerics import kernel_divide, rounded_product, rounded_square
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
@@ -665,8 +666,13 @@ _UNARY = [
     (("ceil", "math.ceil"), "Ceil", jnp.ceil, FLOATING),
     (("sin", "math.sin"), "Sin", jnp.sin, _FLOAT_OR_COMPLEX),
     (("cos", "math.cos"), "Cos", jnp.cos, _FLOAT_OR_COMPLEX),
-    (("sigmoid", "math.sigmoid", "nn.sigmoid"), "Sigmoid", jax.nn.sigmoid, _FLOAT_OR_COMPLEX),
-    (("tanh", "math.tanh", "nn.tanh"), "Tanh", jnp.tanh, _FLOAT_OR_COMPLEX),
+    (
+        ("sigmoid", "math.sigmoid", "nn.sigmoid"),
+        "Sigmoid",
+        tanh_logistic.logistic,
+        _FLOAT_OR_COMPLEX,
+    ),
+    (("tanh", "math.tanh", "nn.tanh"), "Tanh", tanh_logistic.tanh, _FLOAT_OR_COMPLEX),
     (("math.is_nan", "is_nan"), "IsNan", jnp.isnan, FLOATING),
     (("math.is_finite", "is_finite"), "IsFinite", jnp.isfinite, FLOATING),
     (("logical_not", "math.logical_not"), "LogicalNot", jnp.logical_not, BOOL),
