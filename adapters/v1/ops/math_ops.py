@@ -36,6 +36,7 @@ from adapters.v1.framework.op_def import (
 )
 from adapters.v1.framework.tensor_shape import TensorShape
 from jtrain._eigen import tanh_logistic
+from jtrain._eigen import trig as eigen_trig
 from jtrain._numerics import kernel_divide, rounded_product, rounded_square
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
@@ -664,8 +665,8 @@ _UNARY = [
     (("round", "math.round"), "Round", jnp.round, _SIGNED),
     (("floor", "math.floor"), "Floor", jnp.floor, FLOATING),
     (("ceil", "math.ceil"), "Ceil", jnp.ceil, FLOATING),
-    (("sin", "math.sin"), "Sin", jnp.sin, _FLOAT_OR_COMPLEX),
-    (("cos", "math.cos"), "Cos", jnp.cos, _FLOAT_OR_COMPLEX),
+    (("sin", "math.sin"), "Sin", eigen_trig.sin, _FLOAT_OR_COMPLEX),
+    (("cos", "math.cos"), "Cos", eigen_trig.cos, _FLOAT_OR_COMPLEX),
     (
         ("sigmoid", "math.sigmoid", "nn.sigmoid"),
         "Sigmoid",
@@ -1858,11 +1859,11 @@ _UNARY_MORE = [
     (("math.cosh", "cosh"), "Cosh", jnp.cosh, _FLOAT_OR_COMPLEX),
     (("math.asin", "asin"), "Asin", jnp.arcsin, _FLOAT_OR_COMPLEX),
     (("math.acos", "acos"), "Acos", jnp.arccos, _FLOAT_OR_COMPLEX),
-    (("math.atan", "atan"), "Atan", jnp.arctan, _FLOAT_OR_COMPLEX),
+    (("math.atan", "atan"), "Atan", eigen_trig.atan, _FLOAT_OR_COMPLEX),
     (("math.asinh", "asinh"), "Asinh", jnp.arcsinh, _FLOAT_OR_COMPLEX),
     (("math.acosh", "acosh"), "Acosh", jnp.arccosh, _FLOAT_OR_COMPLEX),
     (("math.atanh", "atanh"), "Atanh", jnp.arctanh, _FLOAT_OR_COMPLEX),
-    (("math.erf", "erf"), "Erf", _special.erf, FLOATING),
+    (("math.erf", "erf"), "Erf", eigen_trig.erf, FLOATING),
     (("math.erfc", "erfc"), "Erfc", _special.erfc, FLOATING),
     (("math.erfinv",), "Erfinv", _special.erfinv, FLOATING),
     (("math.erfcinv",), "Erfcinv", _erfcinv, FLOATING),
@@ -1911,7 +1912,7 @@ FUNCTIONS["math.reciprocal_no_nan"] = _reciprocal_no_nan_as_tf(FUNCTIONS["math.r
 
 _BINARY_MORE = [
     # names, op type, signature, implementation, allowed dtypes, TF's gradient
-    (("math.atan2", "atan2"), "Atan2", "y, x, name=None", jnp.arctan2, FLOATING, ""),
+    (("math.atan2", "atan2"), "Atan2", "y, x, name=None", eigen_trig.atan2, FLOATING, ""),
     (
         ("math.xlogy",),
         "Xlogy",
