@@ -37,6 +37,7 @@ from adapters.v1.framework.op_def import (
 from adapters.v1.framework.tensor_shape import TensorShape
 from jtrain._eigen import tanh_logistic
 from jtrain._eigen import trig as eigen_trig
+from jtrain._eigen import exp_log as eigen_exp_log
 from jtrain._numerics import kernel_divide, rounded_product, rounded_square
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
@@ -657,10 +658,10 @@ _UNARY = [
     (("square", "math.square"), "Square", jnp.square, NUMERIC),
     (("sqrt", "math.sqrt"), "Sqrt", jnp.sqrt, _FLOAT_OR_COMPLEX),
     (("rsqrt", "math.rsqrt"), "Rsqrt", lax.rsqrt, _FLOAT_OR_COMPLEX),
-    (("exp", "math.exp"), "Exp", jnp.exp, _FLOAT_OR_COMPLEX),
-    (("expm1", "math.expm1"), "Expm1", jnp.expm1, _FLOAT_OR_COMPLEX),
-    (("log", "math.log"), "Log", jnp.log, _FLOAT_OR_COMPLEX),
-    (("log1p", "math.log1p"), "Log1p", jnp.log1p, _FLOAT_OR_COMPLEX),
+    (("exp", "math.exp"), "Exp", eigen_exp_log.exp, _FLOAT_OR_COMPLEX),
+    (("expm1", "math.expm1"), "Expm1", eigen_exp_log.expm1, _FLOAT_OR_COMPLEX),
+    (("log", "math.log"), "Log", eigen_exp_log.log, _FLOAT_OR_COMPLEX),
+    (("log1p", "math.log1p"), "Log1p", eigen_exp_log.log1p, _FLOAT_OR_COMPLEX),
     (("reciprocal", "math.reciprocal"), "Reciprocal", _reciprocal, _SIGNED),
     (("round", "math.round"), "Round", jnp.round, _SIGNED),
     (("floor", "math.floor"), "Floor", jnp.floor, FLOATING),

@@ -23,6 +23,7 @@ from jax import lax
 
 from adapters.v1.framework.op_def import FLOATING, FUNCTIONS, INDEX, REAL, define, np_dtype
 from adapters.v1.ops.math_ops import _abs, _maximum
+from jtrain._eigen import exp_log as eigen_exp_log
 
 # -- activations ----------------------------------------------------------------------
 
@@ -79,10 +80,20 @@ def _softsign_jvp(primals: Any, tangents: Any) -> Any:
     return _softsign(x), dx / jnp.square(jnp.abs(x) + jnp.asarray(1, x.dtype))
 
 
+@jax.custom_jvp
 def _elu(features: Any) -> Any:
-    # TF: x < 0 ? exp(x) - 1 : x (the gradient at 0 is 1)
-    negative = features < 0
-    return jnp.where(negative, jnp.expm1(jnp.where(negative, features, 0)), features)
+    """TF's ``Elu``: ``x < 0 ? exp(x) - 1 : x`` (TF's ``exp``, not ``expm1``); the gradient
+    from the output, as TF's ``EluGrad``: ``y < 0 ? (y + 1) * g : g`` (1 at 0)."""
+    one = jnp.asarray(1, features.dtype)
+    return jnp.where(features < 0, eigen_exp_log.exp(features) - one, features)
+
+
+@_elu.defjvp
+def _elu_jvp(primals: Any, tangents: Any) -> Any:
+    (x,), (dx,) = primals, tangents
+    y = _elu(x)
+    one = jnp.asarray(1, x.dtype)
+    return y, dx * jnp.where(y < 0, y + one, one)
 
 
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -94,7 +105,7 @@ def _selu(features: Any) -> Any:
     """TF's ``Selu``: ``x < 0 ? scale * alpha * (exp(x) - 1) : scale * x``; the gradient
     from the output, as TF's ``SeluGrad``: ``y < 0 ? g * (y + scale * alpha) : g * scale``."""
     negative = features < 0
-    expm1 = jnp.expm1(jnp.where(negative, features, 0))
+    expm1 = eigen_exp_log.exp(features) - jnp.asarray(1, features.dtype)  # TF's, not expm1
     scale_alpha = jnp.asarray(_SELU_SCALE_ALPHA, features.dtype)
     scale = jnp.asarray(_SELU_SCALE, features.dtype)
     return jnp.where(negative, scale_alpha * expm1, scale * features)
@@ -126,7 +137,7 @@ _ACTIVATIONS = [
     (
         ("nn.softplus", "math.softplus"),
         "Softplus",
-        jax.nn.softplus,
+        eigen_exp_log.softplus,
         "features, name=None",
         FLOATING,
     ),
