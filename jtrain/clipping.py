@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import optax
 
 from jtrain import _tree
-from jtrain._numerics import div_sqrt, kernel_divide, rounded_square
+from jtrain._numerics import div_sqrt, eigen_sum, kernel_divide, rounded_square
 from jtrain.indexed_slices import IndexedSlices, is_indexed_slices
 
 __all__ = [
@@ -57,92 +57,6 @@ def _like(t: Any, values: jax.Array) -> Any:
     if isinstance(t, IndexedSlices):
         return IndexedSlices(values, t.indices, t.dense_shape)
     return values
-
-
-# Eigen's full reduction (TF's CPU ``Sum``/``L2Loss`` to a scalar) for x86 builds: AVX
-# packets of 32 bytes (8 float32, 4 float64), four packet accumulators, leaves of 1024
-# packets split in halves on packet boundaries.
-_EIGEN_LEAF = 1024
-
-
-def _eigen_predux(p: jax.Array) -> jax.Array:
-    """Eigen's horizontal sum of one packet: halves added until one value is left."""
-    while p.shape[0] > 2:
-        half = p.shape[0] // 2
-        p = p[:half] + p[half:]
-    if p.shape[0] == 2:
-        return p[0] + p[1]
-    return p[0]
-
-
-def _eigen_leaf(x: jax.Array, packet: int) -> jax.Array:
-    n = x.shape[0]
-    paccum = jnp.zeros([packet], x.dtype)
-    start = 0
-    block = 4 * packet
-    if n >= block:
-        stop = (n // block) * block
-        rows = x[:stop].reshape(stop // block, 4, packet)
-        add = lambda acc, row: (acc + row, None)
-        accs, _ = jax.lax.scan(add, jnp.zeros_like(rows[0]), rows, unroll=16)
-        paccum = ((accs[0] + accs[1]) + accs[2]) + accs[3]
-        start = stop
-    while n - start >= packet:
-        paccum = paccum + x[start : start + packet]
-        start += packet
-    accum = jnp.zeros([], x.dtype)
-    for j in range(start, n):
-        accum = accum + x[j]
-    return accum + _eigen_predux(paccum)
-
-
-def _eigen_tree(first: int, n: int, packet: int) -> Any:
-    """Eigen's split of ``n`` values from ``first``: ``(start, length)`` for a leaf,
-    ``[left, right]`` for a split (halves rounded to packet boundaries)."""
-    if n <= packet * _EIGEN_LEAF:
-        return (first, n)
-    split = packet * -(-(first + -(-n // 2)) // packet)
-    left = min(split - first, n)
-    if left >= n:
-        return _eigen_tree(first, left, packet)
-    return [_eigen_tree(first, left, packet), _eigen_tree(split, n - left, packet)]
-
-
-def _eigen_sum(x: jax.Array) -> jax.Array:
-    """The sum of the flat ``x`` in the order of TF's CPU kernels (Eigen's single-threaded
-    full reduction), which XLA's ``reduce`` does not follow (1 ulp apart). Leaves of the
-    same length are reduced together (one batched loop), then added as Eigen's tree adds
-    them."""
-    x = jnp.ravel(x)
-    packet = max(32 // x.dtype.itemsize, 1)
-    tree = _eigen_tree(0, x.shape[0], packet)
-    leaves: list[tuple[int, int]] = []
-
-    def collect(node: Any) -> None:
-        if isinstance(node, tuple):
-            leaves.append(node)
-        else:
-            collect(node[0])
-            collect(node[1])
-
-    collect(tree)
-    sums: dict[tuple[int, int], jax.Array] = {}
-    for length in sorted({n for _, n in leaves}):
-        same = [leaf for leaf in leaves if leaf[1] == length]
-        first = same[0][0]
-        if all(start == first + i * length for i, (start, _) in enumerate(same)):
-            rows = x[first : first + len(same) * length].reshape(len(same), length)
-        else:
-            rows = jnp.stack([x[start : start + length] for start, _ in same])
-        totals = jax.vmap(lambda row: _eigen_leaf(row, packet))(rows)
-        sums.update({leaf: totals[i] for i, leaf in enumerate(same)})
-
-    def add(node: Any) -> jax.Array:
-        if isinstance(node, tuple):
-            return sums[node]
-        return add(node[0]) + add(node[1])
-
-    return add(tree)
 
 
 def _check_float(name: str, values: jax.Array) -> None:
@@ -245,10 +159,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Axes = None) -> Any:
     axis = tuple(axes) if isinstance(axes, Sequence) else axes
     # TF's Mul rounds each square before Sum adds them; its RealDiv divides (XLA would
     # multiply by the reciprocal of the broadcast norm: 1 ulp off).
-    if axis is None:  # a full reduction: TF's Sum in Eigen's order
-        l2sum = _eigen_sum(rounded_square(values)).reshape((1,) * values.ndim)
-    else:
-        l2sum = jnp.sum(rounded_square(values), axis=axis, keepdims=True)
+    l2sum = eigen_sum(rounded_square(values), axis, keepdims=True)  # TF's Sum
     pred = l2sum > 0
     l2sum_safe = jnp.where(pred, l2sum, jnp.ones_like(l2sum))
     l2norm = jnp.where(pred, jnp.sqrt(l2sum_safe), l2sum)
@@ -287,7 +198,7 @@ def clip_by_average_norm(t: Any, clip_norm: Any) -> jax.Array | None:
     n_element = jnp.asarray(values.size, values.dtype)
     one = jnp.ones([], values.dtype)
     # TF's scalar Rsqrt is ``1 / sqrt`` correctly rounded (XLA's rsqrt is not: 1 ulp off).
-    l2norm_inv = div_sqrt(one, jnp.sum(rounded_square(values)))
+    l2norm_inv = div_sqrt(one, eigen_sum(rounded_square(values)))
     return values * c * jnp.minimum(l2norm_inv * n_element, one / c)
 
 
@@ -329,9 +240,14 @@ def global_norm(t_list: Any) -> jax.Array:
     values = _present_values(t_list)
     dtype = _norm_dtype(values)
     # TF: one L2Loss per entry (Eigen's sum of x * x * 0.5), a Sum of their stack, * 2.
-    half = [_eigen_sum(rounded_square(v) * jnp.asarray(0.5, v.dtype)).astype(dtype) for v in values]
-    total = _eigen_sum(jnp.stack(half)) if half else jnp.zeros([], dtype)
+    half = [_l2_loss(v).astype(dtype) for v in values]
+    total = eigen_sum(jnp.stack(half)) if half else jnp.zeros([], dtype)
     return jnp.sqrt(total * jnp.asarray(2.0, dtype))
+
+
+def _l2_loss(v: jax.Array) -> jax.Array:
+    """TF's ``L2Loss`` kernel: Eigen's sum of ``v * v * 0.5``."""
+    return eigen_sum(rounded_square(v) * jnp.asarray(0.5, v.dtype), elementwise_ops=2)
 
 
 def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None) -> tuple[Any, jax.Array]:

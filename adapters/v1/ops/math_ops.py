@@ -38,7 +38,7 @@ from adapters.v1.framework.tensor_shape import TensorShape
 from jtrain._eigen import tanh_logistic
 from jtrain._eigen import trig as eigen_trig
 from jtrain._eigen import exp_log as eigen_exp_log
-from jtrain._numerics import kernel_divide, rounded_product, rounded_square
+from jtrain._numerics import eigen_sum, kernel_divide, rounded_product, rounded_square
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
 _SIGNED = FLOATING + ("int8", "int16", "int32", "int64", "complex64", "complex128")
@@ -109,10 +109,15 @@ def _pow_jvp(primals, tangents):
 
 # -- division as TF's kernels round it ----------------------------------------------
 def kernel_mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """``jnp.mean`` of a floating ``x`` dividing its sum as TF's ``Mean`` kernel does
-    (``kernel_divide`` by the count; JAX's mean multiplies by the count's reciprocal)."""
-    acc = jnp.float32 if np_dtype(x.dtype).itemsize < 4 else x.dtype
-    total = jnp.sum(x, axis=axis, keepdims=keepdims, dtype=acc)
+    """``jnp.mean`` of a floating ``x`` as TF's ``Mean`` kernel computes it: Eigen's sum
+    (``eigen_sum``: TF's order for full and innermost reductions of float32 and float64),
+    then divided by the count (``kernel_divide``; JAX's mean multiplies by the count's
+    reciprocal). float16 and bfloat16 are summed in float32 by XLA."""
+    if np_dtype(x.dtype).itemsize < 4:
+        total = jnp.sum(x, axis=axis, keepdims=keepdims, dtype=jnp.float32)
+    else:
+        total = eigen_sum(x, axis, keepdims)
+    acc = total.dtype
     count = x.size // max(total.size, 1) if x.size else 0
     return kernel_divide(total, jnp.asarray(count, acc)).astype(x.dtype)
 
@@ -1074,7 +1079,7 @@ _REDUCTIONS = [
     (
         ("reduce_sum", "math.reduce_sum"),
         "Sum",
-        lambda x, a, k: jnp.sum(x, axis=a, keepdims=k, dtype=x.dtype),
+        eigen_sum,  # x's dtype; TF's order for float32/float64 (full, innermost axes)
         NUMERIC,
     ),
     (("reduce_mean", "math.reduce_mean"), "Mean", _mean, NUMERIC),

@@ -24,6 +24,7 @@ from jax import lax
 from adapters.v1.framework.op_def import FLOATING, FUNCTIONS, INDEX, REAL, define, np_dtype
 from adapters.v1.ops.math_ops import _abs, _maximum
 from jtrain._eigen import exp_log as eigen_exp_log
+from jtrain._numerics import eigen_sum, rounded_square
 
 # -- activations ----------------------------------------------------------------------
 
@@ -359,7 +360,8 @@ define(
 define(
     "nn.l2_loss",
     "L2Loss",
-    lambda t: jnp.sum(jnp.square(t)) / 2,
+    # TF's kernel: Eigen's sum of ``t * t * 0.5`` (square rounded, halved, then summed).
+    lambda t: eigen_sum(rounded_square(t) * jnp.asarray(0.5, t.dtype), elementwise_ops=2),
     params="t, name=None",
     allowed=FLOATING,
 )

@@ -1,0 +1,118 @@
+"""``tf.reduce_sum``, ``tf.reduce_mean`` and ``tf.nn.l2_loss`` under TF 2.21's
+``compat.v1`` (classic TF1) and under ``adapters.v1``: the same float32 bits, values and
+gradients, where TF's CPU kernels add in Eigen's order (full reductions below Eigen's
+threshold for intra-op threads, and the innermost axis of each row at any size)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import assert_twins, run_both
+
+pytestmark = pytest.mark.interop
+
+# Eigen's cost model splits a full float32 reduction across threads from these sizes on
+# (measured against TF 2.21): the last single-threaded sizes are exact.
+SUM_SINGLE_THREAD = 108_387
+L2_LOSS_SINGLE_THREAD = 95_999
+
+SIZES = [1, 7, 8, 31, 33, 1000, 8192 + 5, 65536 + 3]
+
+OPS = {
+    "reduce_sum": lambda tf, x, axis: tf.reduce_sum(x, axis=axis),
+    "reduce_mean": lambda tf, x, axis: tf.reduce_mean(x, axis=axis),
+    "reduce_sum_keepdims": lambda tf, x, axis: tf.reduce_sum(x, axis=axis, keepdims=True),
+    "l2_loss": lambda tf, x, axis: tf.nn.l2_loss(x),
+}
+
+
+def _values(shape, seed):
+    """float32 values over four decades (sums in another order round differently)."""
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape) * 10 ** rng.uniform(-2, 2, shape)).astype(np.float32)
+
+
+def _value_and_gradient(op, shape, axis, seed, fed=True):
+    """A script fetching ``op`` of a placeholder (fed, so that no graph optimizer folds
+    it) or of a variable, and its gradient for a random upstream gradient."""
+    x_value = _values(shape, seed)
+
+    def script(tf):
+        if fed:
+            x = tf.placeholder(tf.float32, shape)
+            feed = {x: x_value}
+        else:
+            x = tf.Variable(x_value)
+            feed = {}
+        y = OPS[op](tf, x, axis)
+        upstream = tf.placeholder(tf.float32, y.shape)  # as a loss's gradient: not folded
+        feed[upstream] = _values(y.shape.as_list(), seed + 1)
+        (grad,) = tf.gradients(y, x, grad_ys=upstream)
+        return lambda sess: sess.run([y, grad], feed)
+
+    return script
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_mean", "l2_loss"])
+def test_full_reduction_bits(op, n):
+    theirs, ours = run_both(_value_and_gradient(op, [n], None, seed=n))
+    assert_twins(theirs, ours, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("op", "n"),
+    [
+        ("reduce_sum", SUM_SINGLE_THREAD),
+        ("reduce_mean", SUM_SINGLE_THREAD),
+        ("l2_loss", L2_LOSS_SINGLE_THREAD),
+    ],
+)
+def test_full_reduction_bits_below_thread_threshold(op, n):
+    theirs, ours = run_both(_value_and_gradient(op, [n], None, seed=3))
+    assert_twins(theirs, ours, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("op", "n"),
+    [("reduce_sum", SUM_SINGLE_THREAD + 2), ("l2_loss", L2_LOSS_SINGLE_THREAD + 2)],
+)
+def test_full_reduction_above_thread_threshold_is_close(op, n):
+    """TF's result depends on its intra-op threads from here on; jtrain keeps XLA's sum
+    (documented in ``jtrain._numerics.eigen_sum``): within a few ulps."""
+    theirs, ours = run_both(_value_and_gradient(op, [n], None, seed=4))
+    assert_twins(theirs, ours, rtol=1e-6)
+
+
+@pytest.mark.parametrize("n", [*SIZES[:-1], 30_001, SUM_SINGLE_THREAD // 3])
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_mean", "reduce_sum_keepdims"])
+def test_innermost_axis_bits(op, n):
+    """Per-row sums ``[3, n]`` over ``axis=-1``: Eigen's order per row, its tree split at
+    packet boundaries of the whole tensor's index (rows of 30,001 start at other
+    offsets); up to as many values in all as a single-threaded full reduction."""
+    theirs, ours = run_both(_value_and_gradient(op, [3, n], -1, seed=n + 7))
+    assert_twins(theirs, ours, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis"),
+    [
+        ([2, 3, 1001], None),
+        ([2, 3, 1001], [0, 1, 2]),
+        ([4, 1, 333], [1, 2]),  # trailing axes (a size-1 axis among them): one row each
+        ([100, 10], 1),  # a loss of batch 100 over 10 classes
+        ([5, 7, 1], -2),  # the innermost axis of size 1 is dropped: rows of 7
+    ],
+)
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_mean"])
+def test_rank_and_axes_bits(op, shape, axis):
+    theirs, ours = run_both(_value_and_gradient(op, shape, axis, seed=sum(shape)))
+    assert_twins(theirs, ours, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_mean", "l2_loss"])
+def test_variable_input_bits(op):
+    """A variable's value (not fed): the same kernels."""
+    theirs, ours = run_both(_value_and_gradient(op, [4, 999], None, seed=11, fed=False))
+    assert_twins(theirs, ours, rtol=0, atol=0)

@@ -1,0 +1,100 @@
+"""jtrain._numerics.eigen_sum: TF's summation order (bit-for-bit parity with TF is checked
+in tests/interop/test_reduction_order_interop.py); here its shapes, dtypes, derivatives
+and the reductions it leaves to XLA."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jtrain._numerics import eigen_sum
+
+
+def _values(shape, dtype=np.float32, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape) * 10 ** rng.uniform(-2, 2, shape)).astype(dtype)
+
+
+CASES = [
+    ((1,), None),
+    ((7,), None),
+    ((1000,), 0),
+    ((20_001,), None),
+    ((2, 3, 1001), None),
+    ((2, 3, 1001), (0, 1, 2)),
+    ((3, 20_001), -1),  # rows longer than a leaf, starting at other packet offsets
+    ((4, 30_000), -1),  # more values than a single-threaded full reduction: XLA's sum
+    ((4, 1, 33), (1, 2)),
+    ((5, 7, 1), 1),
+    ((33, 77), 0),  # an outer axis: XLA's sum
+    ((6, 9, 5), 1),  # a middle axis: XLA's sum
+]
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize(("shape", "axis"), CASES)
+def test_shape_dtype_and_value(shape, axis, keepdims):
+    x = _values(shape)
+    got = jax.jit(lambda a: eigen_sum(a, axis, keepdims))(x)
+    want = np.sum(x.astype(np.float64), axis=axis, keepdims=keepdims)
+    assert got.dtype == np.float32
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("shape", "axis"), CASES)
+def test_exact_where_every_order_is_exact(shape, axis):
+    """Small integers add exactly in any order: the result is the exact sum."""
+    x = np.random.default_rng(1).integers(-50, 50, shape).astype(np.float32)
+    got = eigen_sum(jnp.asarray(x), axis)
+    np.testing.assert_array_equal(got, np.sum(x.astype(np.int64), axis=axis).astype(np.float32))
+
+
+@pytest.mark.parametrize(("shape", "axis"), CASES)
+def test_gradient_is_the_broadcast_cotangent(shape, axis):
+    x = jnp.asarray(_values(shape))
+    out, vjp = jax.vjp(lambda a: eigen_sum(a, axis), x)
+    cotangent = jnp.asarray(_values(out.shape, seed=2))
+    (grad,) = vjp(cotangent)
+    expand = tuple(range(x.ndim)) if axis is None else axis
+    np.testing.assert_array_equal(grad, jnp.broadcast_to(jnp.expand_dims(cotangent, expand), shape))
+    tangent = jnp.asarray(_values(shape, seed=3))
+    _, jvp_out = jax.jvp(lambda a: eigen_sum(a, axis), (x,), (tangent,))
+    np.testing.assert_array_equal(jvp_out, jnp.sum(tangent, axis=axis))
+
+
+def test_second_derivative():
+    x = jnp.asarray(_values((5, 40)))
+    hess_vec = jax.grad(lambda a: jnp.sum(jax.grad(lambda b: eigen_sum(b * b))(a)))(x)
+    np.testing.assert_array_equal(hess_vec, jnp.full_like(x, 2.0))
+
+
+@pytest.mark.parametrize(
+    ("shape", "elementwise_ops"),
+    [((108_388,), 0), ((200_001,), 0), ((96_000,), 2), ((1_000_003,), 2), ((4, 30_000), 0)],
+)
+def test_multithreaded_sizes_keep_xla_sum(shape, elementwise_ops):
+    """From these sizes on TF splits a full reduction across threads: XLA's sum stays
+    (and for per-row sums of as many values)."""
+    x = jnp.asarray(_values(shape))
+    np.testing.assert_array_equal(
+        jax.jit(lambda a: eigen_sum(a, -1, elementwise_ops=elementwise_ops))(x),
+        jax.jit(lambda a: jnp.sum(a, -1))(x),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, jnp.bfloat16, np.float16])
+def test_other_dtypes_keep_their_dtype(dtype):
+    x = jnp.asarray(np.arange(60).reshape(3, 20) % 7, dtype)
+    for axis in (None, -1, 0):
+        got = eigen_sum(x, axis)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got, jnp.sum(x, axis=axis, dtype=x.dtype))
+
+
+def test_empty():
+    x = jnp.zeros((3, 0), jnp.float32)
+    np.testing.assert_array_equal(eigen_sum(x, -1), jnp.zeros(3, jnp.float32))
+    assert eigen_sum(x).shape == ()
