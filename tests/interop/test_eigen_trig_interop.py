@@ -107,17 +107,18 @@ def test_values_bit_for_bit(name, dtype, shape):
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", ["sin", "cos", "atan"])
+@pytest.mark.parametrize("name", ["sin", "cos", "atan", "erf"])
 def test_gradients_bit_for_bit(name, dtype, shape):
     """TF's gradient functions: ``dy * cos(x)``, ``-dy * sin(x)`` (the other kernel, its
     own scalar tail), ``dy * reciprocal(1 + x * x)`` (``Reciprocal``: ``rcpps`` and a
-    Newton step on full packets, ``1 / x`` on the rest)."""
+    Newton step on full packets, ``1 / x`` on the rest), ``(dy * 2/sqrt(pi)) *
+    exp(-(x * x))`` (``Exp``, its scalar tail within 1 ulp)."""
 
     def build(tf, x, dy):
         return tf.gradients(_fn(tf, name)(x), [x], grad_ys=dy)[0]
 
     theirs, ours = _run(shape, dtype, build)
-    _assert_bits(ours, theirs, 1 if name == "cos" else TAIL_ULPS[name])
+    _assert_bits(ours, theirs, 1 if name in ("cos", "erf") else TAIL_ULPS[name])
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
