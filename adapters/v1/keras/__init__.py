@@ -39,11 +39,14 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   legacy SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam and Ftrl, the
   ``Optimizer`` base (subclasses with TF update ops too), ``get``/``serialize``/
   ``deserialize``, ``legacy`` and ``schedules``: TF's variable names and bits.
+- ``Model.save_weights``/``load_weights`` in TF's object-based checkpoint format
+  (tests/interop/test_keras_save_weights_interop.py: TF loads jtrain's files and
+  jtrain TF's, the same keys and object graph) and
+  ``tf.keras.callbacks.ModelCheckpoint(save_weights_only=True)``.
 
-Not provided: ``Model.save``/``save_weights``/``load_weights``
-(``NotImplementedError``: save with ``tf.train.Saver``), ``keras.utils.Sequence``
-inputs, stateful metric classes beyond the mean-of-a-function ones. Masks, RNN
-layers and the other Keras namespaces are absent.
+Not provided: ``Model.save`` and the HDF5 weights format (``NotImplementedError``),
+``keras.utils.Sequence`` inputs, stateful metric classes beyond the
+mean-of-a-function ones. Masks, RNN layers and the other Keras namespaces are absent.
 """
 
 from adapters.v1._missing import missing_name_getattr

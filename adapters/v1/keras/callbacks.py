@@ -16,8 +16,9 @@ updates), ``EarlyStopping``, ``LambdaCallback``, ``TerminateOnNaN``,
 ``tf.train`` optimizer has no ``lr``, TF's ValueError), ``TensorBoard`` (TF's v1
 callback: scalar summaries of the logs, the graph; no histograms, embeddings or
 profile), ``CSVLogger``.
-``ModelCheckpoint`` raises ``NotImplementedError`` (``Model.save``/
-``save_weights`` are not provided: save with ``tf.train.Saver``).
+``ModelCheckpoint`` with ``save_weights_only=True`` (``Model.save_weights`` in
+TF's checkpoint format; ``save_weights_only=False`` raises ``NotImplementedError``:
+``Model.save`` is not provided).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from __future__ import annotations
 import csv
 import logging
 import os
+import re
+import sys
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -820,18 +823,229 @@ class CSVLogger(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Raises ``NotImplementedError``: ``Model.save``/``save_weights`` are not provided.
+    """Saves the model's weights (``Model.save_weights``, TF's checkpoint format) at
+    the end of every epoch, or every ``save_freq`` batches, as TF's callback.
+
+    The path is ``filepath.format(epoch=epoch + 1, **logs)`` (``batch=batch + 1``
+    too when saving by batches): ``"w.{epoch:02d}-{val_loss:.2f}"`` gives
+    ``w.03-0.41``. With ``verbose`` the decision is printed to stdout as TF
+    (``"\\nEpoch 3: val_loss improved from 0.45000 to 0.41000, saving model to ..."``).
+
+    Args (TF's defaults):
+      filepath: the checkpoint prefix, a format string (str or path).
+      monitor: 'val_loss', the log compared by ``save_best_only``.
+      verbose: 0 (1: print each save or skip).
+      save_best_only: False (True: save only when ``monitor`` improves on the best).
+      save_weights_only: False (must be True here).
+      mode: 'auto' ('min', 'max'; auto: 'max' when 'acc' is in ``monitor`` or it
+        starts with 'fmeasure'), unknown modes warn and fall back to 'auto'.
+      save_freq: 'epoch', or an int: every that many batches.
+      options: None, or a ``tf.train.CheckpointOptions``.
+      initial_value_threshold: None (the best value to beat at first).
+      **kwargs: ``period`` (deprecated: save every that many epochs),
+        ``load_weights_on_restart`` (deprecated: load the newest matching
+        checkpoint when ``fit`` begins).
 
     Raises:
-      NotImplementedError: always.
+      NotImplementedError: ``save_weights_only=False`` (``Model.save``).
+      TypeError: ``options`` not a ``tf.train.CheckpointOptions`` (TF's message).
+      ValueError: ``save_freq`` neither 'epoch' nor an int (TF's message).
     """
 
-    def __init__(self, filepath: Any, *args: Any, **kwargs: Any):
-        raise NotImplementedError(
-            "tf.keras.callbacks.ModelCheckpoint is not supported by adapters.v1 "
-            "(tf.keras Model.save/save_weights are not provided): save the model's "
-            "variables with tf.train.Saver in a LambdaCallback(on_epoch_end=...)"
-        )
+    def __init__(
+        self,
+        filepath: Any,
+        monitor: str = "val_loss",
+        verbose: int = 0,
+        save_best_only: bool = False,
+        save_weights_only: bool = False,
+        mode: str = "auto",
+        save_freq: Any = "epoch",
+        options: Any = None,
+        initial_value_threshold: float | None = None,
+        **kwargs: Any,
+    ):
+        from adapters.v1.training.checkpoint_options import CheckpointOptions
+
+        super().__init__()
+        if not save_weights_only:
+            raise NotImplementedError(
+                "tf.keras.callbacks.ModelCheckpoint(save_weights_only=False) is not "
+                "supported by adapters.v1 (it saves the whole model with Model.save): "
+                "pass save_weights_only=True to save the weights in TF's checkpoint format"
+            )
+        self.monitor = monitor
+        self.verbose = verbose
+        self.filepath = os.fspath(filepath)
+        self.save_best_only = save_best_only
+        self.save_weights_only = save_weights_only
+        self.save_freq = save_freq
+        self.epochs_since_last_save = 0
+        self._batches_seen_since_last_saving = 0
+        self._last_batch_seen = -1
+        self._current_epoch = 0
+        self.best: Any = initial_value_threshold
+        if options is None or isinstance(options, CheckpointOptions):
+            self._options = options or CheckpointOptions()
+        else:
+            raise TypeError(
+                "If save_weights_only is True, then `options` must be either None or a "
+                f"tf.train.CheckpointOptions. Got {options}."
+            )
+        self.load_weights_on_restart = kwargs.get("load_weights_on_restart", False)
+        if "load_weights_on_restart" in kwargs:
+            _log.warning(
+                "`load_weights_on_restart` argument is deprecated. Please use "
+                "`model.load_weights()` for loading weights before the start of "
+                "`model.fit()`."
+            )
+        self.period = kwargs.get("period", 1)
+        if "period" in kwargs:
+            _log.warning(
+                "`period` argument is deprecated. Please use `save_freq` to specify "
+                "the frequency in number of batches seen."
+            )
+        if mode not in ("auto", "min", "max"):
+            _log.warning("ModelCheckpoint mode %s is unknown, fallback to auto mode.", mode)
+            mode = "auto"
+        if mode == "max" or (
+            mode == "auto" and ("acc" in monitor or monitor.startswith("fmeasure"))
+        ):
+            self.monitor_op: Callable[[Any, Any], Any] = np.greater
+            if self.best is None:
+                self.best = -np.inf
+        else:
+            self.monitor_op = np.less
+            if self.best is None:
+                self.best = np.inf
+        if save_freq != "epoch" and not isinstance(save_freq, int):
+            raise ValueError(
+                f'Unrecognized save_freq: {save_freq}. Expected save_freq are "epoch" or integer'
+            )
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        if self.load_weights_on_restart:
+            path = self._most_recent_match(self.filepath)
+            if path is not None and self._checkpoint_exists(path):
+                try:
+                    self.model.load_weights(path)
+                except (OSError, ValueError) as e:
+                    raise ValueError(f"Error loading file from {path}. Reason: {e}") from e
+
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        if self._should_save_on_batch(batch):
+            self._save_model(self._current_epoch, batch, logs)
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self._current_epoch = epoch
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self.epochs_since_last_save += 1
+        if self.save_freq == "epoch":
+            self._save_model(epoch, None, logs)
+
+    def _should_save_on_batch(self, batch: int) -> bool:
+        if self.save_freq == "epoch":
+            return False
+        if batch <= self._last_batch_seen:  # a new epoch
+            add = batch + 1
+        else:
+            add = batch - self._last_batch_seen
+        self._batches_seen_since_last_saving += add
+        self._last_batch_seen = batch
+        if self._batches_seen_since_last_saving >= self.save_freq:
+            self._batches_seen_since_last_saving = 0
+            return True
+        return False
+
+    def _print(self, message: str) -> None:
+        sys.stdout.write(message + "\n")
+        sys.stdout.flush()
+
+    def _save_model(self, epoch: int, batch: int | None, logs: dict[str, Any] | None) -> None:
+        logs = logs or {}
+        if not (isinstance(self.save_freq, int) or self.epochs_since_last_save >= self.period):
+            return
+        logs = _python(logs)
+        self.epochs_since_last_save = 0
+        filepath = self._get_file_path(epoch, batch, logs)
+        dirname = os.path.dirname(filepath)
+        if dirname and not os.path.exists(dirname):
+            os.makedirs(dirname, exist_ok=True)
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None:
+                _log.warning("Can save best model only with %s available, skipping.", self.monitor)
+            elif self.monitor_op(current, self.best):
+                if self.verbose > 0:
+                    self._print(
+                        f"\nEpoch {epoch + 1}: {self.monitor} improved from "
+                        f"{self.best:.5f} to {current:.5f}, saving model to {filepath}"
+                    )
+                self.best = current
+                self._save(filepath)
+            elif self.verbose > 0:
+                self._print(
+                    f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}"
+                )
+        else:
+            if self.verbose > 0:
+                self._print(f"\nEpoch {epoch + 1}: saving model to {filepath}")
+            self._save(filepath)
+
+    def _save(self, filepath: str) -> None:
+        try:
+            self.model.save_weights(filepath, overwrite=True, options=self._options)
+        except IsADirectoryError as e:
+            raise OSError(
+                "Please specify a non-directory filepath for ModelCheckpoint. "
+                f"Filepath used is an existing directory: {filepath}"
+            ) from e
+
+    def _get_file_path(self, epoch: int, batch: int | None, logs: dict[str, Any]) -> str:
+        try:
+            if batch is None or "batch" in logs:
+                return self.filepath.format(epoch=epoch + 1, **logs)
+            return self.filepath.format(epoch=epoch + 1, batch=batch + 1, **logs)
+        except KeyError as e:
+            raise KeyError(
+                f'Failed to format this callback filepath: "{self.filepath}". Reason: {e}'
+            ) from e
+
+    @staticmethod
+    def _checkpoint_exists(filepath: str) -> bool:
+        if filepath.endswith(".h5"):
+            return os.path.exists(filepath)
+        return os.path.exists(filepath) or os.path.exists(filepath + ".index")
+
+    @staticmethod
+    def _most_recent_match(pattern: str) -> str | None:
+        """TF's choice for ``load_weights_on_restart``: the directory's latest
+        checkpoint when its name matches ``pattern`` (placeholders as ``.*``), else the
+        newest matching file (ties: the largest path)."""
+        from jtrain.checkpoint import checkpoint_management as cm
+
+        dir_name, base_name = os.path.split(pattern)
+        regex = "^" + re.sub(r"{.*}", r".*", base_name) + "$"
+        latest = cm.latest_checkpoint(dir_name)
+        if latest is not None and re.match(regex, os.path.basename(latest)):
+            return latest
+        newest_time = 0.0
+        newest: str | None = None
+        n_newest = 0
+        largest: str | None = None
+        if os.path.exists(dir_name):
+            for name in os.listdir(dir_name):
+                if re.match(regex, name):
+                    path = os.path.join(dir_name, name)
+                    mtime = os.path.getmtime(path)
+                    if largest is None or path > largest:
+                        largest = path
+                    if mtime > newest_time:
+                        newest_time, newest, n_newest = mtime, path, 1
+                    elif mtime == newest_time:
+                        n_newest += 1
+        return newest if n_newest == 1 else largest
 
 
 __getattr__ = missing_name_getattr("tf.keras.callbacks", globals())

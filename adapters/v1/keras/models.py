@@ -11,14 +11,31 @@ and later calls only add ops (``sequential/dense/BiasAdd``). A functional
 Keras' training loop runs as TF's v1 engine does in a graph
 (``adapters.v1.keras.training``): ``compile`` builds the loss, metrics and target
 placeholder, ``fit``/``evaluate``/``predict``/``*_on_batch`` run one
-``Session.run`` per batch on NumPy arrays, datasets or generators. ``save``/
-``save_weights``/``load_weights`` raise ``NotImplementedError``.
+``Session.run`` per batch on NumPy arrays, datasets or generators.
+
+``save_weights``/``load_weights`` use TF's object-based checkpoint, the format
+tf-keras picks for a path not ending in ``.h5``/``.keras``/``.hdf5``: the model is
+the root; a functional or ``Sequential`` model's layers are its children
+``layer-<i>`` (and ``layer_with_weights-<k>`` for those with weights, the name its
+keys take: ``layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE``); a
+subclassed model's are named by the attributes holding them; a layer's children are
+its weights by the name given to ``add_weight``; a compiled model's ``optimizer``
+adds its variables (``iter`` and the hyperparameters of a Keras optimizer, with
+its slots under each variable; a ``tf.train`` optimizer under
+``optimizer/optimizer`` with ``optimizer/global_step``). The files are
+``<prefix>.index``/``.data-00000-of-00001``, written atomically, and the
+directory's ``checkpoint`` state file names the prefix, as TF. The HDF5 format and
+``save`` (whole model) raise ``NotImplementedError``.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework import ops
@@ -26,13 +43,18 @@ from adapters.v1.keras import layers as layers_module
 from adapters.v1.keras import training
 from adapters.v1.keras.layers import InputLayer, Layer, _flat, _history
 from adapters.v1.layers import base as tl_base
+from adapters.v1.ops.variables import Variable
 
 __all__ = ["Model", "Sequential"]
 
 _TRAIN_HINT = (
-    "is not supported by adapters.v1 (Keras' saving): save and restore "
-    "the model's variables with tf.train.Saver in Keras' session "
-    "(tf.keras.backend.get_session()), and call fit/evaluate/predict on NumPy arrays"
+    "is not supported by adapters.v1 (saving the whole model): save the weights "
+    "with save_weights (TF's checkpoint format) and rebuild the model in code"
+)
+_H5_HINT = (
+    "the HDF5 format ('.h5'/'.keras'/'.hdf5' paths, save_format='h5') is not "
+    "supported by adapters.v1: use TF's checkpoint format (a path without these "
+    "suffixes, save_format='tf')"
 )
 
 
@@ -72,10 +94,13 @@ class Model(Layer):
             self._init_graph(inputs, outputs)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, tl_base.Layer) and not name.startswith("_"):
+        # A layer set as a public attribute, or in a list or tuple set as one, is the
+        # model's (TF tracks a list of layers as a ``ListWrapper``).
+        if not name.startswith("_"):
             tracked = self.__dict__.setdefault("_tracked", [])
-            if all(value is not t for t in tracked):
-                tracked.append(value)
+            for item in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(item, tl_base.Layer) and all(item is not t for t in tracked):
+                    tracked.append(item)
         super().__setattr__(name, value)
 
     def _init_graph(self, inputs: Any, outputs: Any) -> None:
@@ -535,8 +560,149 @@ class Model(Layer):
         )
 
     save = _not_supported("save")
-    save_weights = _not_supported("save_weights")
-    load_weights = _not_supported("load_weights")
+
+    # -- weights in TF's checkpoint format -------------------------------------------------
+    def _assert_weights_created(self) -> None:
+        if (type(self) is Sequential or "build" in type(self).__dict__) and not self.built:
+            raise ValueError(
+                f"Weights for model '{self.name}' have not yet been created. "
+                "Weights are created when the model is first called on inputs or "
+                "`build()` is called with an `input_shape`."
+            )
+
+    def save_weights(
+        self,
+        filepath: Any,
+        overwrite: bool = True,
+        save_format: str | None = None,
+        options: Any = None,
+    ) -> None:
+        """Saves the weights (and the compiled optimizer's variables) as TF's
+        object-based checkpoint at the prefix ``filepath``, and names it in the
+        directory's ``checkpoint`` state file.
+
+        Args (TF's defaults):
+          filepath: the checkpoint prefix (a str or path).
+          overwrite: True; False asks on stdin before replacing ``<filepath>.index``.
+          save_format: None ('tf'; 'h5' for a path ending in ``.h5``/``.keras``/
+            ``.hdf5``), 'tf'/'tensorflow' or 'h5'/'hdf5'/'keras'.
+          options: a ``tf.train.CheckpointOptions`` (default None).
+
+        Raises:
+          ValueError: a model not built yet, an unknown ``save_format``, or 'tf'
+            with an HDF5 path (TF's messages).
+          NotImplementedError: the HDF5 format.
+          FailedPreconditionError: a variable not initialized (named).
+        """
+        from adapters.v1.keras import backend
+        from jtrain.checkpoint import checkpoint_management as cm
+
+        self._assert_weights_created()
+        filepath = os.fspath(filepath)
+        is_h5 = _is_hdf5_filepath(filepath)
+        if save_format is None:
+            save_format = "h5" if is_h5 else "tf"
+        else:
+            user_format = save_format.lower().strip()
+            if user_format in ("tensorflow", "tf"):
+                save_format = "tf"
+            elif user_format in ("hdf5", "h5", "keras"):
+                save_format = "h5"
+            else:
+                raise ValueError(
+                    f"Unknown format. Received: `save_format`={save_format}. "
+                    'Was expecting one of {"tf", "h5"}.'
+                )
+        if save_format == "tf" and is_h5:
+            raise ValueError(
+                'save_weights got save_format="tf"/"tensorflow", but the '
+                f"filepath ({filepath}) looks like an HDF5 file. "
+                'Omit the ".h5"/".keras" when saving in TensorFlow format.'
+            )
+        if save_format == "h5":
+            raise NotImplementedError(f"tf.keras.Model.save_weights: {_H5_HINT}")
+        check = filepath + ".index"
+        if not overwrite and os.path.isfile(check) and not _ask_to_overwrite(check):
+            return
+        session = backend.get_session()
+        _weights_checkpoint(self).write(filepath, session=session, options=options)
+        cm.update_checkpoint_state(
+            os.path.dirname(filepath),
+            filepath,
+            all_model_checkpoint_paths=[filepath],
+            save_relative_paths=True,
+        )
+
+    def load_weights(
+        self, filepath: Any, by_name: bool = False, skip_mismatch: bool = False, options: Any = None
+    ) -> Any:
+        """Restores the weights (and the optimizer variables that exist now) from a
+        checkpoint ``save_weights`` wrote, here or in TF, matching objects by the
+        checkpoint's object graph (not by variable names).
+
+        Args (TF's defaults):
+          filepath: the checkpoint prefix (str or path).
+          by_name: False (True raises, as TF for this format).
+          skip_mismatch: False (only with ``by_name``).
+          options: a ``tf.train.CheckpointOptions`` (default None; unused).
+
+        Returns:
+          The ``tf.train.Checkpoint`` load status (restore already run in Keras'
+          session).
+
+        Raises:
+          ValueError: ``skip_mismatch`` without ``by_name`` (TF's message).
+          NotFoundError: no checkpoint at ``filepath``.
+          NotImplementedError: ``by_name``, an HDF5 file, or a name-based
+            (``tf.train.Saver``) checkpoint (TF's message: no streaming restore).
+          InvalidArgumentError: a checkpointed value's dtype or shape differs from
+            the variable's (key and shapes named).
+          AssertionError: nothing but the root matched (TF's message).
+
+        .. note:: TF's graph-mode restore also assigns variables created later
+           (optimizer slots made by the first ``fit``), and TF1's reference variables
+           take a checkpointed value of another shape, changing their shape; here
+           only the variables that exist are restored, and another shape raises
+           ``InvalidArgumentError``.
+        """
+        from adapters.v1.keras import backend
+        from adapters.v1.training.checkpoint import OBJECT_GRAPH_PROTO_KEY, CheckpointLoadStatus
+        from jtrain import errors
+        from jtrain.checkpoint.checkpoint_utils import load_checkpoint
+        from jtrain.protos.trackable_object_graph_pb2 import TrackableObjectGraph
+
+        if skip_mismatch and not by_name:
+            raise ValueError(
+                "When calling model.load_weights, skip_mismatch can only be set to "
+                "True when by_name is True."
+            )
+        filepath = os.fspath(filepath)
+        if _is_hdf5_filepath(filepath):
+            raise NotImplementedError(f"tf.keras.Model.load_weights: {_H5_HINT}")
+        try:
+            reader = load_checkpoint(filepath)
+        except errors.DataLossError as e:  # TF then reads the file as HDF5
+            raise NotImplementedError(
+                f"tf.keras.Model.load_weights: {filepath} is not a TF checkpoint; {_H5_HINT}"
+            ) from e
+        if by_name:
+            raise NotImplementedError(
+                "Weights may only be loaded based on topology into Models when loading "
+                "TensorFlow-formatted weights (got by_name=True to load_weights)."
+            )
+        if not reader.has_tensor(OBJECT_GRAPH_PROTO_KEY):
+            raise NotImplementedError(
+                "Streaming restore not supported from name-based checkpoints when "
+                "graph building. File a feature request if this limitation bothers "
+                "you. As a workaround, consider either using tf.train.Checkpoint to "
+                "load name-based checkpoints or enabling eager execution."
+            )
+        proto = TrackableObjectGraph()
+        proto.ParseFromString(bytes(np.asarray(reader.get_tensor(OBJECT_GRAPH_PROTO_KEY)).item()))
+        status = CheckpointLoadStatus(_weights_checkpoint(self), filepath, reader, proto)
+        status.run_restore_ops(backend.get_session())
+        status.assert_nontrivial_match()
+        return status
 
 
 class Sequential(Model):
@@ -628,6 +794,120 @@ class Sequential(Model):
 
 
 __getattr__ = missing_name_getattr("tf.keras.models", globals())
+
+
+# -- the object graph save_weights writes (tf-keras' trackable children) ---------------
+def _is_hdf5_filepath(filepath: str) -> bool:
+    return filepath.endswith((".h5", ".keras", ".hdf5"))
+
+
+def _ask_to_overwrite(filepath: str) -> bool:
+    """TF's ``ask_to_proceed_with_overwrite``: y/n on stdin."""
+    answer = input(f"[WARNING] {filepath} already exists - overwrite? [y/n]").strip().lower()
+    while answer not in ("y", "n"):
+        answer = input('Enter "y" (overwrite) or "n" (cancel).').strip().lower()
+    if answer == "n":
+        return False
+    sys.stdout.write("[TIP] Next time specify overwrite=True!\n")
+    return True
+
+
+class _Node:
+    """A node of the object graph: its named children (``Checkpoint``'s protocol)."""
+
+    def __init__(self) -> None:
+        self.children: dict[str, Any] = {}
+
+    def _trackable_children(self) -> dict[str, Any]:
+        return self.children
+
+
+class _KerasOptimizerNode(_Node):
+    """A Keras optimizer: ``iter``, then its hyperparameter variables by name; its
+    slots are saved under the variables they belong to."""
+
+    _checkpoint_slot_owner = True
+
+    def __init__(self, optimizer: Any):
+        super().__init__()
+        self._optimizer = optimizer
+        if optimizer._iterations is not None:
+            self.children["iter"] = optimizer._iterations
+        for name, value in sorted(optimizer._hyper.items()):
+            if isinstance(value, Variable):
+                self.children[name] = value
+
+    def get_slot_names(self) -> list[str]:
+        return list(self._optimizer.get_slot_names())
+
+    def get_slot(self, var: Any, slot_name: str) -> Any:
+        return self._optimizer._slots.get(var, {}).get(slot_name)
+
+
+def _weights_checkpoint(model: Model) -> Any:
+    """A ``tf.train.Checkpoint`` whose root stands for ``model``, with tf-keras'
+    edges (node order as TF's: layers, attributes, weights, optimizer, ``root``)."""
+    from adapters.v1.keras import optimizers
+    from adapters.v1.training.checkpoint import Checkpoint
+
+    weights = model.weights
+    graph = weights[0].graph if weights else ops.get_default_graph()
+    with graph.as_default():
+        root = Checkpoint()
+    nodes: dict[int, Any] = {id(model): root}
+
+    def node(obj: Any) -> Any:
+        if isinstance(obj, (list, tuple)):
+            return [node(x) for x in obj]
+        if id(obj) not in nodes:
+            new = _Node()
+            nodes[id(obj)] = new
+            for name, child in _edges(obj):
+                new.children.setdefault(name, child)
+        return nodes[id(obj)]
+
+    def _edges(layer: Any) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = []
+        owned: set[int] = set()
+        if isinstance(layer, Sequential) or (
+            isinstance(layer, Model) and layer.__dict__.get("_nodes_order")
+        ):  # a graph network: its layers by position
+            k = 0
+            for j, sub in enumerate(layer.layers):
+                if sub.weights:
+                    out.append((f"layer_with_weights-{k}", node(sub)))
+                    k += 1
+                out.append((f"layer-{j}", node(sub)))
+                owned.update(id(w) for w in sub.weights)
+        for name, value in vars(layer).items():
+            if name.startswith("_"):
+                continue
+            subs = value if isinstance(value, (list, tuple)) else [value]
+            if subs and all(isinstance(v, tl_base.Layer) for v in subs):
+                out.append((name, node(value)))
+                for v in subs:
+                    owned.update(id(w) for w in v.weights)
+        for w in layer.weights:
+            if id(w) not in owned:
+                out.append((w.op.name.rsplit("/", 1)[-1], w))
+        return out
+
+    edges = _edges(model)
+    optimizer = getattr(model, "optimizer", None)
+    if isinstance(optimizer, optimizers.Optimizer):
+        edges.append(("optimizer", _KerasOptimizerNode(optimizer)))
+    elif isinstance(optimizer, optimizers.TFOptimizer):
+        wrapper = _Node()
+        wrapper.children["optimizer"] = optimizer.optimizer
+        wrapper.children["global_step"] = optimizer.iterations
+        edges.append(("optimizer", wrapper))
+    edges.append(("root", root))
+    seen: set[str] = set()
+    for name, child in edges:
+        if name not in seen:
+            seen.add(name)
+            setattr(root, name, child)
+    return root
 
 
 def _count(weights: list[Any]) -> tuple[int, int]:

@@ -75,6 +75,14 @@ def _slot_path(variable_path: str, optimizer_path: str, slot_name: str) -> str:
 
 
 # -- the object graph ----------
+def _slot_owner(obj: Any) -> bool:
+    """An optimizer whose slot variables are saved under the variables they belong to:
+    a ``tf.train`` optimizer, or an object declaring ``_checkpoint_slot_owner`` (the
+    node Keras' ``save_weights`` makes of a Keras optimizer) with ``get_slot_names()``
+    and ``get_slot(var, name)`` (None when absent)."""
+    return isinstance(obj, Optimizer) or getattr(obj, "_checkpoint_slot_owner", False) is True
+
+
 def _is_trackable(obj: Any) -> bool:
     return isinstance(
         obj, (Variable, Optimizer, Checkpoint, PythonState, list, tuple, dict)
@@ -139,7 +147,7 @@ class _ObjectGraph:
         non_slot = list(self.objects)
         for opt_id, opt in enumerate(non_slot):
             # A wrapper's slots belong to the optimizer it wraps (its own node).
-            if not isinstance(opt, Optimizer) or hasattr(opt, "_checkpoint_dependencies"):
+            if not _slot_owner(opt) or hasattr(opt, "_checkpoint_dependencies"):
                 continue
             for slot_name in opt.get_slot_names():
                 for var_id, var in enumerate(non_slot):
@@ -307,7 +315,7 @@ class CheckpointLoadStatus(_LoadStatus):
                 todo.append((ref.node_id, child))
         for node_id, node in enumerate(nodes):
             opt = matched.get(node_id)
-            if not isinstance(opt, Optimizer):
+            if not _slot_owner(opt):
                 continue
             for s in node.slot_variables:
                 var = matched.get(s.original_variable_node_id)

@@ -187,8 +187,8 @@ def test_compile_before_build_builds_on_first_data(graph):
     ]
 
 
-def test_model_checkpoint_raises(graph):
-    with pytest.raises(NotImplementedError, match="tf.train.Saver"):
+def test_model_checkpoint_of_the_whole_model_raises(graph):
+    with pytest.raises(NotImplementedError, match="save_weights_only=True"):
         K.callbacks.ModelCheckpoint("/tmp/x")
 
 
