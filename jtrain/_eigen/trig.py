@@ -43,7 +43,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jtrain._eigen import exp_log, on_cpu
+from jtrain._eigen import on_cpu
 from jtrain._numerics import rounded, rounded_nonnegative
 
 __all__ = ["atan", "atan2", "cos", "erf", "sin"]
@@ -540,7 +540,10 @@ def _erf_bwd(res: tuple, dy: jax.Array) -> tuple:
     # TF's _ErfGrad: grad * two_over_root_pi * exp(-square(x))
     scale = jnp.asarray(_TWO_OVER_SQRT_PI, x.dtype)
     scaled = _step(lambda d, c: rounded(d * c), dy, scale)
-    e = exp_log.exp(_step(lambda v: -rounded_nonnegative(v * v), x))  # TF's Exp kernel
+    # TF's Exp kernel; imported here: exp_log takes this module's reciprocal (rcpps).
+    from jtrain._eigen import exp_log
+
+    e = exp_log.exp(_step(lambda v: -rounded_nonnegative(v * v), x))
     return (_step(lambda a, b: rounded(a * b), scaled, e),)
 
 
