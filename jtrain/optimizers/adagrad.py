@@ -90,7 +90,7 @@ def adagrad(
         def rule(g, p, accum):
             lr = _base.hparam(lr_c, state.count, p.dtype)
             if isinstance(g, IndexedSlices):
-                a = gather_rows(accum, g.indices) + rounded(g.values * g.values)
+                a = gather_rows(accum, g.indices) + rounded_square(g.values)
                 if math.prod(p.shape[1:]) > 1:
                     step = rounded(rounded(lr * g.values) * div_sqrt(1, a))
                 else:

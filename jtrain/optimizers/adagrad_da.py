@@ -9,8 +9,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jtrain._numerics import rounded, rounded_square, tf_constant
-from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows, sparse_delta
+from jtrain._numerics import kernel_divide, rounded, rounded_square, tf_constant
+from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows
 from jtrain.optimizers import _base
 
 
@@ -37,7 +37,7 @@ def adagrad_da(
     initial_gradient_squared_accumulator_value: float = 0.1,
     l1_regularization_strength: _base.ScalarOrSchedule = 0.0,
     l2_regularization_strength: _base.ScalarOrSchedule = 0.0,
-) -> optax.GradientTransformation:
+) -> _base.AssigningTransformation:
     """TF's Adagrad dual averaging (``ApplyAdagradDA`` / ``SparseApplyAdagradDA``).
 
     With ``g_acc``, ``gg_acc`` the slots, ``T = count + 1`` the step (TF's
@@ -61,8 +61,11 @@ def adagrad_da(
         var[i] = -1 * sign(g_acc[i]) * max(|g_acc[i]| / T - l1, 0)
                  / (l2 + sqrt(gg_acc[i]) / (T * lr))
 
-    and (rows of one element, a rank-1 variable)::
+    and (rows of one element, a rank-1 variable), in double precision as TF's
+    scalar loop computes it (the slots stored in the variable's dtype, ``sqrt``
+    taken of the stored ``gg_acc[i]``)::
 
+        gg_acc[i] += grad * grad
         var[i] = sign(-g_acc[i]) * lr * max(|g_acc[i]| - T * l1, 0)
                  / (T * l2 * lr + sqrt(gg_acc[i]))
 
@@ -81,8 +84,10 @@ def adagrad_da(
       l2_regularization_strength: a number >= 0 or a schedule (TF's default ``0.0``).
 
     Returns:
-      An ``optax.GradientTransformation`` with state :class:`AdagradDAState`.
-      ``update`` needs ``params`` (the update is the new value minus the old).
+      A :class:`~jtrain.optimizers.AssigningTransformation` (an
+      ``optax.GradientTransformation``) with state :class:`AdagradDAState`.
+      ``update`` and ``assign`` need ``params`` (the update is the new value
+      minus the old).
 
     Raises:
       ValueError: if ``initial_gradient_squared_accumulator_value`` is not
@@ -100,12 +105,12 @@ def adagrad_da(
        using it, even for float64 variables. Python-float hyperparameters
        become float32 before the cast to the variable's dtype, as in TF. TF
        documents but does not check ``l1 >= 0`` and ``l2 >= 0``; jtrain rejects
-       negative values. ``var`` is *assigned* by TF, not decremented: the update
-       jtrain returns is ``new_var - var``, so ``optax.apply_updates`` gives
-       ``new_var`` up to one rounding of that difference, an absolute error of
-       up to half an ulp of the *old* value (exact zeros stay exact). That is
-       visible where a row's first update takes a large initial value to a
-       small one.
+       negative values. ``var`` is *assigned* by TF, not decremented: ``update``
+       returns ``new_var - var``, so ``optax.apply_updates`` gives ``new_var`` up
+       to one rounding of that difference, an absolute error of up to half an ulp
+       of the *old* value (exact zeros stay exact), visible where a row's first
+       update takes a large initial value to a small one; ``assign`` (or
+       :func:`jtrain.optimizers.apply_gradients`) gives ``new_var``, TF's bits.
     """
     _base.check_learning_rate("learning_rate", learning_rate)
     _base.check(
@@ -132,7 +137,7 @@ def adagrad_da(
             ),
         )
 
-    def update_fn(grads, state, params=None):
+    def step_fn(grads, state, params, assign):
         if params is None:
             raise ValueError(
                 _base.NO_PARAMS_MSG.format(name="adagrad_da", tf_name="AdagradDAOptimizer")
@@ -147,21 +152,23 @@ def adagrad_da(
             l2 = _base.hparam(l2_c, state.count, dtype)
             if isinstance(g, IndexedSlices):
                 ga = gather_rows(g_acc, g.indices) + g.values
-                gga = gather_rows(gg_acc, g.indices) + rounded(g.values * g.values)
-                t = step.astype(dtype)
+                gga = gather_rows(gg_acc, g.indices)
                 if math.prod(p.shape[1:]) > 1:
-                    denom = l2 + jnp.sqrt(gga) / (t * lr)
-                    shrunk = -jnp.sign(ga) * jnp.maximum(jnp.abs(ga) / t - l1, 0) / denom
-                    plain = -(ga / t) / denom
+                    gga = gga + rounded_square(g.values)
+                    t = step.astype(dtype)
+                    denom = _base.opaque(l2 + kernel_divide(jnp.sqrt(gga), t * lr))
+                    excess = kernel_divide(jnp.abs(ga), t) - l1
+                    shrunk = -jnp.sign(ga) * jnp.maximum(excess, 0) / denom
+                    plain = -kernel_divide(ga, t) / denom
+                    new = jnp.where(l1 > 0, shrunk, plain)
                 else:
-                    denom = rounded(t * l2 * lr) + jnp.sqrt(gga)
-                    excess = jnp.abs(ga) - rounded(t * l1)
-                    shrunk = jnp.sign(-ga) * lr * jnp.maximum(excess, 0) / denom
-                    plain = (-ga * lr) / denom
-                new = jnp.where(l1 > 0, shrunk, plain)
-                delta = sparse_delta(p, g.indices, new - gather_rows(p, g.indices))
+                    # TF's scalar loop: double arithmetic on the stored (T) accumulators;
+                    # ``ga + g`` in double rounds as in T, ``da + g * g`` does not.
+                    gga = _base.in_double(lambda a, v: a + v * v, dtype, gga, g.values)
+                    root = jnp.sqrt(gga)  # std::sqrt of a T
+                    new = _base.in_double(_scalar_row, dtype, ga, root, lr, l1, l2, step)
                 return (
-                    delta,
+                    _base.Rows(g.indices, new, gather_rows(p, g.indices)),
                     scatter_rows(g_acc, g.indices, ga),
                     scatter_rows(gg_acc, g.indices, gga),
                 )
@@ -172,15 +179,31 @@ def adagrad_da(
             excess = jnp.abs(ga) - rounded(t * l1)
             shrunk = lr * -jnp.sign(ga) * jnp.maximum(excess, 0) / denom
             plain = lr * ga * -1 / denom
-            return jnp.where(l1 > 0, shrunk, plain) - p, ga, gga
+            return jnp.where(l1 > 0, shrunk, plain), ga, gga
 
-        deltas, g_accs, gg_accs = _base.apply_rule(
-            rule, grads, params, state.gradient_accumulator, state.gradient_squared_accumulator
+        new, g_accs, gg_accs = _base.apply_assigning_rule(
+            rule,
+            assign,
+            grads,
+            params,
+            state.gradient_accumulator,
+            state.gradient_squared_accumulator,
         )
-        return deltas, AdagradDAState(
+        return new, AdagradDAState(
             count=_base.next_count(state.count),
             gradient_accumulator=g_accs,
             gradient_squared_accumulator=gg_accs,
         )
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return _base.assigning(init_fn, step_fn)
+
+
+def _scalar_row(ga, root, lr, l1, l2, step):
+    """TF's ``SparseApplyAdagradDA`` for rows of one element, in double: ``sgn(-ga) *
+    lr * max(|ga| - T * l1, 0) / (T * l2 * lr + sqrt(da))`` (``l1 > 0``), else
+    ``-ga * lr / (T * l2 * lr + sqrt(da))``."""
+    denom = rounded(rounded(step * l2) * lr) + root
+    excess = jnp.abs(ga) - rounded(step * l1)
+    shrunk = jnp.sign(-ga) * lr * jnp.maximum(excess, 0) / denom
+    plain = (-ga * lr) / denom
+    return jnp.where(l1 > 0, shrunk, plain)

@@ -10,10 +10,11 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from jtrain._numerics import kernel_divide as q
 from jtrain._numerics import rounded as r
 from jtrain._numerics import rounded_square as r2
 from jtrain._numerics import static_value, tf_constant
-from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows, sparse_delta
+from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows
 from jtrain.optimizers import _base
 
 
@@ -41,7 +42,7 @@ def ftrl(
     l2_regularization_strength: _base.ScalarOrSchedule = 0.0,
     l2_shrinkage_regularization_strength: _base.ScalarOrSchedule = 0.0,
     beta: float | None = None,
-) -> optax.GradientTransformation:
+) -> _base.AssigningTransformation:
     """TF's FTRL-proximal (``ApplyFtrl``/``ApplyFtrlV2`` and their sparse kernels).
 
     With ``p = -learning_rate_power``, ``lr = learning_rate``, ``l1``, and
@@ -82,8 +83,9 @@ def ftrl(
         ``beta / (2 * learning_rate)``.
 
     Returns:
-      An ``optax.GradientTransformation`` with state :class:`FtrlState`; its
-      ``update`` needs ``params`` (TF reads the variable).
+      A :class:`~jtrain.optimizers.AssigningTransformation` (an
+      ``optax.GradientTransformation``) with state :class:`FtrlState`; its
+      ``update`` and ``assign`` need ``params`` (TF reads the variable).
 
     Raises:
       ValueError: as TF's ``FtrlOptimizer``: ``learning_rate_power > 0``,
@@ -92,9 +94,13 @@ def ftrl(
         when they run and its dense kernel turns into infinities.
 
     .. note::
-       ``var`` is *assigned* by TF, not decremented; the update jtrain returns is
+       ``var`` is *assigned* by TF, not decremented. ``update`` returns
        ``new_var - var``, so ``optax.apply_updates`` gives ``new_var`` up to one
-       rounding of that difference (exact zeros stay exact). TF computes
+       rounding of that difference (exact zeros stay exact);
+       ``assign`` (or :func:`jtrain.optimizers.apply_gradients`) gives ``new_var``,
+       TF's bits. Where the dense kernel raises to a power other than 0.5, TF
+       evaluates full SIMD packets with Eigen's vectorized ``pow``, whose last
+       bits depend on the CPU; jtrain uses XLA's ``pow``. TF computes
        ``beta``'s contribution to l2 in float32 from Python floats, as jtrain.
     """
     _base.check_learning_rate("learning_rate", learning_rate)
@@ -135,7 +141,7 @@ def ftrl(
             linear=_base.zeros_like_tree(params),
         )
 
-    def update_fn(grads, state, params=None):
+    def step_fn(grads, state, params, assign):
         if params is None:
             raise ValueError(_base.NO_PARAMS_MSG.format(name="ftrl", tf_name="ApplyFtrl"))
         count = state.count
@@ -168,23 +174,25 @@ def ftrl(
                 new_a = a + r2(gv)
                 if math.prod(p.shape[1:]) == 1:
                     # TF's scalar loop: pow() for the correction, (l + g) - sigma * v.
-                    sigma = (jnp.power(new_a, neg_power) - jnp.power(a, neg_power)) / lr
+                    sigma = q(jnp.power(new_a, neg_power) - jnp.power(a, neg_power), lr)
                     new_z = (z + g_s) - r(sigma * w)
                 else:
-                    new_z = z + (g_s - r((pw(new_a) - pw(a)) / lr * w))
-                quadratic = pw(new_a) / lr + two_l2
+                    new_z = z + (g_s - r(q(pw(new_a) - pw(a), lr) * w))
+                quadratic = _base.opaque(q(pw(new_a), lr) + two_l2)
                 new_w = (jnp.maximum(jnp.minimum(new_z, l1), -l1) - new_z) / quadratic
-                delta = sparse_delta(p, i, new_w - w)
-                return delta, scatter_rows(accum, i, new_a), scatter_rows(linear, i, new_z)
+                rows = _base.Rows(i, new_w, w)
+                return rows, scatter_rows(accum, i, new_a), scatter_rows(linear, i, new_z)
             g_s = g + r(two_shrink * p) if use_v2 else g
             new_a = accum + r2(g)
-            new_z = linear + (g_s - r((pw(new_a) - pw(accum)) / lr * p))
+            new_z = linear + (g_s - r(q(pw(new_a) - pw(accum), lr) * p))
             x = r(l1 * jnp.sign(new_z)) - new_z
-            y = pw(new_a) / lr + two_l2
+            y = _base.opaque(q(pw(new_a), lr) + two_l2)
             new_w = jnp.where(jnp.abs(new_z) > l1, x / y, jnp.zeros_like(x))
-            return new_w - p, new_a, new_z
+            return new_w, new_a, new_z
 
-        deltas, accums, linears = _base.apply_rule(rule, grads, params, state.accum, state.linear)
-        return deltas, FtrlState(count=_base.next_count(count), accum=accums, linear=linears)
+        new, accums, linears = _base.apply_assigning_rule(
+            rule, assign, grads, params, state.accum, state.linear
+        )
+        return new, FtrlState(count=_base.next_count(count), accum=accums, linear=linears)
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return _base.assigning(init_fn, step_fn)

@@ -12,7 +12,7 @@ import optax
 from jtrain._numerics import div_sqrt, static_value
 from jtrain._numerics import rounded as r
 from jtrain._numerics import rounded_square as r2
-from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows, sparse_delta
+from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows
 from jtrain.optimizers import _base
 
 
@@ -34,7 +34,7 @@ def proximal_adagrad(
     initial_accumulator_value: float = 0.1,
     l1_regularization_strength: _base.ScalarOrSchedule = 0.0,
     l2_regularization_strength: _base.ScalarOrSchedule = 0.0,
-) -> optax.GradientTransformation:
+) -> _base.AssigningTransformation:
     """TF's proximal Adagrad, FOBOS with Adagrad's rate (``ApplyProximalAdagrad``).
 
     Dense::
@@ -49,8 +49,8 @@ def proximal_adagrad(
     Sparse (``IndexedSlices``, duplicate indices summed first, kernel
     ``SparseApplyProximalAdagrad``): the same on the touched rows only; for rows
     of one element (a rank-1 variable) TF writes the rate as
-    ``learning_rate / sqrt(accumulator)``, and jtrain follows. Untouched rows
-    keep their values.
+    ``learning_rate / sqrt(accumulator)`` and divides in double by the double
+    ``1.0 + l2 * rate``, and jtrain follows. Untouched rows keep their values.
 
     Args:
       learning_rate: a number or a schedule ``step -> lr`` (no default, as in TF).
@@ -60,8 +60,9 @@ def proximal_adagrad(
       l2_regularization_strength: ``>= 0`` (TF's default 0.0).
 
     Returns:
-      An ``optax.GradientTransformation`` with state :class:`ProximalAdagradState`;
-      its ``update`` needs ``params`` (TF reads the variable).
+      A :class:`~jtrain.optimizers.AssigningTransformation` (an
+      ``optax.GradientTransformation``) with state :class:`ProximalAdagradState`;
+      its ``update`` and ``assign`` need ``params`` (TF reads the variable).
 
     Raises:
       ValueError: if ``initial_accumulator_value`` is not positive (TF's
@@ -69,9 +70,10 @@ def proximal_adagrad(
         is negative (TF's kernels reject these when they run).
 
     .. note::
-       ``var`` is *assigned* by TF, not decremented; the update jtrain returns is
+       ``var`` is *assigned* by TF, not decremented. ``update`` returns
        ``new_var - var``, so ``optax.apply_updates`` gives ``new_var`` up to one
-       rounding of that difference (exact zeros stay exact). TF's
+       rounding of that difference (exact zeros stay exact); ``assign`` (or
+       :func:`jtrain.optimizers.apply_gradients`) gives ``new_var``. TF's
        ``ProximalAdagradOptimizer`` does not cast its hyperparameters for dense
        float64 variables (a Python-float ``learning_rate`` raises a ``TypeError``
        there; TF users pass float64 tensors); jtrain takes a Python float as that
@@ -105,7 +107,7 @@ def proximal_adagrad(
             accumulator=_base.full_like_tree(params, initial_accumulator_value),
         )
 
-    def update_fn(grads, state, params=None):
+    def step_fn(grads, state, params, assign):
         if params is None:
             raise ValueError(
                 _base.NO_PARAMS_MSG.format(name="proximal_adagrad", tf_name="ApplyProximalAdagrad")
@@ -119,11 +121,15 @@ def proximal_adagrad(
             else:
                 rate = r(lr * div_sqrt(1, a))
                 prox = w - r(g * rate)
-            denom = 1 + r(l2 * rate)
             if with_l1:
-                shrunk = jnp.maximum(jnp.abs(prox) - r(rate * l1), 0)
-                return jnp.sign(prox) * shrunk / denom, a
-            return prox / denom, a
+                numerator = jnp.sign(prox) * jnp.maximum(jnp.abs(prox) - r(rate * l1), 0)
+            else:
+                numerator = prox
+            if scalar_rows:
+                # TF's scalar loop divides in double by the double ``1.0 + l2 * rate``.
+                wide = _base.in_double(lambda n, x: n / (1.0 + x), w.dtype, numerator, r(l2 * rate))
+                return wide, a
+            return numerator / (1 + r(l2 * rate)), a
 
         def rule(g, p, accum):
             dtype = p.dtype
@@ -135,12 +141,10 @@ def proximal_adagrad(
                 w = gather_rows(p, i)
                 scalar_rows = math.prod(p.shape[1:]) == 1
                 new_w, a = prox_step(w, gather_rows(accum, i), g.values, lr, l1, l2, scalar_rows)
-                delta = sparse_delta(p, i, new_w - w)
-                return delta, scatter_rows(accum, i, a)
-            new_w, a = prox_step(p, accum, g, lr, l1, l2, False)
-            return new_w - p, a
+                return _base.Rows(i, new_w, w), scatter_rows(accum, i, a)
+            return prox_step(p, accum, g, lr, l1, l2, False)
 
-        deltas, accums = _base.apply_rule(rule, grads, params, state.accumulator)
-        return deltas, ProximalAdagradState(count=_base.next_count(state.count), accumulator=accums)
+        new, accums = _base.apply_assigning_rule(rule, assign, grads, params, state.accumulator)
+        return new, ProximalAdagradState(count=_base.next_count(state.count), accumulator=accums)
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return _base.assigning(init_fn, step_fn)

@@ -7,10 +7,9 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import optax
 
-from jtrain._numerics import rounded
-from jtrain.indexed_slices import IndexedSlices, gather_rows, sparse_delta
+from jtrain._numerics import kernel_divide, rounded
+from jtrain.indexed_slices import IndexedSlices, gather_rows
 from jtrain.optimizers import _base
 
 
@@ -28,7 +27,7 @@ def proximal_gradient_descent(
     learning_rate: _base.ScalarOrSchedule,
     l1_regularization_strength: _base.ScalarOrSchedule = 0.0,
     l2_regularization_strength: _base.ScalarOrSchedule = 0.0,
-) -> optax.GradientTransformation:
+) -> _base.AssigningTransformation:
     """TF's proximal gradient descent, the FOBOS update (``ApplyProximalGradientDescent``).
 
     Dense, with ``lr = learning_rate``, ``l1``, ``l2`` the strengths::
@@ -41,7 +40,8 @@ def proximal_gradient_descent(
 
     Sparse (``SparseApplyProximalGradientDescent``, duplicate indices summed
     first): the same on the touched rows only; untouched rows are not shrunk.
-    No slots.
+    For rows of one element (a rank-1 variable) TF divides in double by the
+    double ``1.0 + l2 * lr``, and jtrain follows. No slots.
 
     Args:
       learning_rate: a number or a schedule ``step -> lr`` (no default, as in TF).
@@ -51,9 +51,10 @@ def proximal_gradient_descent(
         ``0.0``).
 
     Returns:
-      An ``optax.GradientTransformation`` with state
-      :class:`ProximalGradientDescentState`. ``update`` needs ``params``: the new
-      value is computed from the variable, not added to it.
+      A :class:`~jtrain.optimizers.AssigningTransformation` (an
+      ``optax.GradientTransformation``) with state
+      :class:`ProximalGradientDescentState`. ``update`` and ``assign`` need
+      ``params``: the new value is computed from the variable, not added to it.
 
     Raises:
       ValueError: if a regularization strength is negative (TF documents
@@ -68,9 +69,10 @@ def proximal_gradient_descent(
        hyperparameter tensors (Python floats raise a ``TypeError``); jtrain
        takes a Python float as that float64 tensor (the other optimizers round
        Python floats to float32 first, as TF does for them). ``var`` is
-       *assigned* by TF, not decremented: the update jtrain returns is
-       ``new_var - var``, so ``optax.apply_updates`` gives ``new_var`` up to one
-       rounding of that difference (exact zeros stay exact).
+       *assigned* by TF, not decremented: ``update`` returns ``new_var - var``,
+       so ``optax.apply_updates`` gives ``new_var`` up to one rounding of that
+       difference (exact zeros stay exact); ``assign`` (or
+       :func:`jtrain.optimizers.apply_gradients`) gives ``new_var``.
     """
     _base.check_learning_rate("learning_rate", learning_rate)
     _base.check(
@@ -90,7 +92,7 @@ def proximal_gradient_descent(
         del params
         return ProximalGradientDescentState(count=_base.init_count())
 
-    def update_fn(grads, state, params=None):
+    def step_fn(grads, state, params, assign):
         if params is None:
             raise ValueError(
                 _base.NO_PARAMS_MSG.format(
@@ -108,22 +110,28 @@ def proximal_gradient_descent(
                 v = gather_rows(p, g.indices)
                 if math.prod(p.shape[1:]) > 1:
                     prox = v - rounded(g.values * lr)
+                    new = _shrink(prox, lr, l1, l2, one, False)
                 else:
                     prox = v - rounded(lr * g.values)
-                new = _shrink(prox, lr, l1, l2, one)
-                return (sparse_delta(p, g.indices, new - v),)
+                    new = _shrink(prox, lr, l1, l2, one, True)
+                return (_base.Rows(g.indices, new, v),)
             prox = p - rounded(g * lr)
-            return (_shrink(prox, lr, l1, l2, one) - p,)
+            return (_shrink(prox, lr, l1, l2, one, False),)
 
-        (deltas,) = _base.apply_rule(rule, grads, params)
-        return deltas, ProximalGradientDescentState(count=_base.next_count(state.count))
+        (new,) = _base.apply_assigning_rule(rule, assign, grads, params)
+        return new, ProximalGradientDescentState(count=_base.next_count(state.count))
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return _base.assigning(init_fn, step_fn)
 
 
-def _shrink(prox, lr, l1, l2, one):
-    """FOBOS' closed form: soft-threshold by ``lr * l1`` (when ``l1 > 0``), scale by
-    ``1 / (1 + l2 * lr)``."""
-    denom = one + rounded(l2 * lr)
-    shrunk = jnp.sign(prox) * jnp.maximum(jnp.abs(prox) - rounded(lr * l1), 0) / denom
-    return jnp.where(l1 > 0, shrunk, prox / denom)
+def _shrink(prox, lr, l1, l2, one, scalar_rows):
+    """FOBOS' closed form: soft-threshold by ``lr * l1`` (when ``l1 > 0``), divide by
+    ``1 + l2 * lr``; TF's scalar loop (``scalar_rows``) divides in double by the double
+    ``1.0 + l2 * lr``."""
+    shrunk = jnp.sign(prox) * jnp.maximum(jnp.abs(prox) - rounded(lr * l1), 0)
+    numerator = jnp.where(l1 > 0, shrunk, prox)
+    if scalar_rows:
+        return _base.in_double(
+            lambda n, x: kernel_divide(n, 1.0 + x), prox.dtype, numerator, rounded(l2 * lr)
+        )
+    return kernel_divide(numerator, one + rounded(l2 * lr))

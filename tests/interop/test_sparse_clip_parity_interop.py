@@ -145,42 +145,78 @@ def test_gradient_descent_subtracts_repeated_rows_in_turn(dtype, use_resource):
     assert_twins(theirs, ours, rtol=0, atol=0)
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        pytest.param(lambda tf: tf.train.MomentumOptimizer(0.37, 0.9), id="Momentum"),
-        pytest.param(lambda tf: tf.train.AdagradOptimizer(0.37), id="Adagrad"),
-        pytest.param(lambda tf: tf.train.AdamOptimizer(0.037), id="Adam"),
-        pytest.param(lambda tf: tf.train.RMSPropOptimizer(0.037), id="RMSProp"),
-        pytest.param(lambda tf: tf.train.ProximalGradientDescentOptimizer(0.37), id="ProximalGD"),
-    ],
-)
-def test_other_optimizers_sum_repeated_rows_first(make):
+SUMMING_OPTIMIZERS = {
+    "Momentum": lambda tf: tf.train.MomentumOptimizer(0.37, 0.9),
+    "Adagrad": lambda tf: tf.train.AdagradOptimizer(0.37),
+    "Adam": lambda tf: tf.train.AdamOptimizer(0.037),
+    "RMSProp": lambda tf: tf.train.RMSPropOptimizer(0.037),
+    "ProximalGD": lambda tf: tf.train.ProximalGradientDescentOptimizer(0.37),
+    "ProximalGD_l1_l2": lambda tf: tf.train.ProximalGradientDescentOptimizer(
+        0.37, l1_regularization_strength=0.01, l2_regularization_strength=0.02
+    ),
+    "ProximalAdagrad": lambda tf: tf.train.ProximalAdagradOptimizer(0.37),
+    "ProximalAdagrad_l1_l2": lambda tf: tf.train.ProximalAdagradOptimizer(
+        0.37, l1_regularization_strength=0.01, l2_regularization_strength=0.02
+    ),
+    "AdagradDA": lambda tf: tf.train.AdagradDAOptimizer(0.37, tf.train.get_or_create_global_step()),
+    "AdagradDA_l1_l2": lambda tf: tf.train.AdagradDAOptimizer(
+        0.37,
+        tf.train.get_or_create_global_step(),
+        l1_regularization_strength=0.01,
+        l2_regularization_strength=0.02,
+    ),
+    "Ftrl": lambda tf: tf.train.FtrlOptimizer(0.37),
+    "Ftrl_l1_l2": lambda tf: tf.train.FtrlOptimizer(
+        0.37, l1_regularization_strength=0.01, l2_regularization_strength=0.02
+    ),
+    "Ftrl_shrinkage": lambda tf: tf.train.FtrlOptimizer(
+        0.37, l1_regularization_strength=0.01, l2_shrinkage_regularization_strength=0.05
+    ),
+    "Ftrl_power": lambda tf: tf.train.FtrlOptimizer(
+        0.37, learning_rate_power=-0.3, l2_regularization_strength=0.02
+    ),
+    "Ftrl_power_shrinkage": lambda tf: tf.train.FtrlOptimizer(
+        0.37, learning_rate_power=-0.7, l2_shrinkage_regularization_strength=0.05
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (30,)], ids=["rows_of_4", "rank_1"])
+@pytest.mark.parametrize("name", sorted(SUMMING_OPTIMIZERS))
+def test_other_optimizers_sum_repeated_rows_first(name, shape):
     """The other tf.train optimizers keep TF's base ``_apply_sparse_duplicate_indices``:
-    duplicate rows summed first (``unsorted_segment_sum``), then the sparse kernel.
-    (Ftrl is left out: its kernel differs from TF's by an ulp on these magnitudes even
-    for a dense gradient, which is not about repeated rows.)"""
+    duplicate rows summed first (``unsorted_segment_sum``), then the sparse kernel,
+    three steps, the global step advancing (AdagradDA reads it). Rows of one element
+    (a rank-1 variable) take the kernels' scalar loops, which write some formulas
+    otherwise (Ftrl's ``pow`` and ``(linear + g) - sigma * var``); Ftrl and the
+    proximal and dual-averaging kernels *assign* the rows they touch."""
     rng = np.random.default_rng(5)
-    init = rng.standard_normal((6, 4)).astype(np.float32)
-    values = (rng.standard_normal((40, 4)) * 10.0 ** rng.integers(-2, 3, (40, 1))).astype(
-        np.float32
-    )
-    indices = rng.integers(0, 6, 40).astype(np.int32)
+    init = rng.standard_normal(shape).astype(np.float32)
+    values = (
+        rng.standard_normal((40, *shape[1:]))
+        * 10.0 ** rng.integers(-2, 3, (40,) + (1,) * (len(shape) - 1))
+    ).astype(np.float32)
+    indices = rng.integers(0, shape[0], 40).astype(np.int32)
 
     def script(tf):
         var = tf.get_variable("v", initializer=init, use_resource=False)
-        grad = tf.IndexedSlices(tf.constant(values), tf.constant(indices), tf.constant([6, 4]))
-        train = make(tf).apply_gradients([(grad, var)])
+        grad = tf.IndexedSlices(tf.constant(values), tf.constant(indices), tf.constant(shape))
+        step = tf.train.get_or_create_global_step()
+        train = SUMMING_OPTIMIZERS[name](tf).apply_gradients([(grad, var)], global_step=step)
+        variables = sorted(tf.global_variables(), key=lambda v: v.name)
 
         def run(sess):
-            sess.run(train)
-            sess.run(train)
-            return sess.run(var)
+            for _ in range(3):
+                sess.run(train)
+            return sess.run(variables)
 
         return run
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0, atol=0)
+    for t, o in zip(theirs, ours, strict=True):  # the bits: -0.0 is not 0.0
+        if t.dtype == np.float32:
+            np.testing.assert_array_equal(o.view(np.uint32), t.view(np.uint32))
 
 
 def test_clip_by_norm_over_all_axes_bit_exact_on_random_tensors():

@@ -232,3 +232,46 @@ def test_schedule_learning_rate_counts_from_zero(name, maybe_jit):
         for a, b in zip(jax.tree.leaves(u1_s), jax.tree.leaves(u1_01), strict=True)
     ]
     assert any(differs), f"{name}: the schedule's second step equals constant lr 0.1"
+
+
+# The optimizers whose TF kernels assign the variable (``var = ...``).
+ASSIGNING = ("adagrad_da", "ftrl", "proximal_adagrad", "proximal_gradient_descent")
+
+
+def assert_trees_equal(actual, expected, what: str) -> None:
+    """The same leaves, bit for bit."""
+    pairs = zip(jax.tree.leaves(actual), jax.tree.leaves(expected), strict=True)
+    for i, (a, e) in enumerate(pairs):
+        a, e = np.asarray(a), np.asarray(e)
+        assert a.dtype == e.dtype, f"{what} leaf {i}"
+        np.testing.assert_array_equal(a.view(f"u{a.itemsize}"), e.view(f"u{e.itemsize}"), what)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("name", NAMES)
+def test_apply_gradients_assigns_or_adds_the_update(name, sparse, maybe_jit):
+    """``jtrain.optimizers.apply_gradients`` is the ``assign`` of an
+    ``AssigningTransformation`` (the optimizers whose TF kernels assign the variable),
+    whose ``update`` stays optax's: exactly the new value minus the old; for the
+    others it is ``optax.apply_updates(params, update)``. The state is ``update``'s."""
+    opt = make(name)
+    params = tree(0)
+    state = opt.init(params)
+    grads = sparse_a(tree(1)) if sparse else tree(1)
+    new, new_state = maybe_jit(lambda g, s, p: jtrain.optimizers.apply_gradients(opt, g, s, p))(
+        grads, state, params
+    )
+    updates, update_state = maybe_jit(opt.update)(grads, state, params)
+    assert_trees_equal(new_state, update_state, f"{name} state")
+    assert isinstance(opt, optax.GradientTransformation)
+    if name in ASSIGNING:
+        assert isinstance(opt, jtrain.optimizers.AssigningTransformation)
+        assigned, assign_state = maybe_jit(opt.assign)(grads, state, params)
+        assert_trees_equal(assigned, new, f"{name} assign")
+        assert_trees_equal(assign_state, new_state, f"{name} assign state")
+        differences = jax.tree.map(lambda n, p: n - p, new, params)
+        assert_trees_equal(updates, differences, f"{name} update")
+        assert_trees_close(optax.apply_updates(params, updates), new, 1e-6, f"{name} sum")
+    else:
+        assert not isinstance(opt, jtrain.optimizers.AssigningTransformation)
+        assert_trees_equal(new, optax.apply_updates(params, updates), f"{name} sum")

@@ -22,6 +22,7 @@ from adapters.v1.framework import _x64, ops
 from adapters.v1.framework.indexed_slices import IndexedSlices
 from adapters.v1.ops import control_flow_ops, gradients_impl
 from adapters.v1.ops.variables import Variable, trainable_variables
+from jtrain import optimizers
 from jtrain.indexed_slices import IndexedSlices as JIndexedSlices
 
 __all__ = ["Optimizer"]
@@ -115,7 +116,8 @@ class Optimizer:
     ) -> dict[str, Any]:
         """The variables' new values: ``params + updates`` (the transformation's). An
         optimizer whose TF kernel writes the variable in another order (GradientDescent's
-        ``ScatterSub``, row by row) overrides it."""
+        ``ScatterSub``, row by row) overrides it. Not called for an
+        ``AssigningTransformation``, whose ``assign`` gives the new values."""
         del grads, hparams
         return optax.apply_updates(params, updates)
 
@@ -444,8 +446,12 @@ class Optimizer:
                     fields[field] = getattr(state0, field)
             state = type(state0)(**fields)
             g = {k: gv for k, gv in zip(keys, grads, strict=True)}
-            updates, new_state = transformation.update(g, state, params)
-            new_params = opt._apply_updates(params, updates, g, hparams)
+            if isinstance(transformation, optimizers.AssigningTransformation):
+                # TF's kernel assigns the variable: its value, not params + (new - params).
+                new_params, new_state = transformation.assign(g, state, params)
+            else:
+                updates, new_state = transformation.update(g, state, params)
+                new_params = opt._apply_updates(params, updates, g, hparams)
             for k, v in zip(keys, var_list, strict=True):
                 ctx.write(v, new_params[k])
             for field in slot_fields:
