@@ -7,8 +7,9 @@ built without FMA), and ``expm1`` / ``log1p`` from them by Kahan's formulas. ``f
 and ``bfloat16`` packets are widened to ``float32``, computed so and rounded back.
 
 The last ``size % 8`` elements of a tensor do not fill a packet: Eigen hands them to the
-scalar C library (glibc's ``expf``...), which XLA's own functions approximate (they are
-used there). ``float64`` and complex values keep XLA's functions.
+scalar C library (glibc's ``expf``...), whose results are nearly always the correctly
+rounded ones: computed in float64 here. ``float64`` and complex values keep XLA's
+functions.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jtrain._eigen import on_cpu
+from jtrain._eigen import on_cpu, tanh_logistic
+from jtrain._eigen.trig import _reciprocal as _tf_reciprocal
+from jtrain._eigen.trig import _step
 from jtrain._numerics import rounded, rounded_nonnegative
 
-__all__ = ["exp", "expm1", "log", "log1p", "softplus"]
+__all__ = ["elu", "exp", "expm1", "log", "log1p", "selu", "softplus"]
 
 _F32 = np.float32
 _PACKET = 8  # float32 lanes of an AVX register
@@ -139,9 +142,15 @@ def _softplus_half(x: jax.Array, threshold: Any) -> jax.Array:
     def in_float32(fn: Callable[[jax.Array], jax.Array]) -> Callable[[jax.Array], jax.Array]:
         return lambda v: fn(v.astype(jnp.float32)).astype(x.dtype)
 
-    e = _packets(in_float32(_exp_f32), jnp.exp)(x)
-    log1p_e = _packets(in_float32(_log1p_f32), jnp.log1p)(e)
+    e = _packets(in_float32(_exp_f32), in_float32(_c_library(jnp.exp)))(x)
+    log1p_e = _packets(in_float32(_log1p_f32), in_float32(_c_library(jnp.log1p)))(e)
     return jnp.where(x > -threshold, x, jnp.where(x < threshold, e, log1p_e))
+
+
+def _softplus_scalar(x: jax.Array, threshold: Any) -> jax.Array:
+    """TF's ``Softplus`` functor on float32 scalars: glibc's ``expf`` and ``log1pf``."""
+    e = _c_library(jnp.exp)(x)
+    return jnp.where(x > -threshold, x, jnp.where(x < threshold, e, _c_library(jnp.log1p)(e)))
 
 
 def _softplus_xla(x: jax.Array, threshold: Any) -> jax.Array:
@@ -166,17 +175,26 @@ def _packets(
     return fn
 
 
+def _c_library(fn: Callable[[jax.Array], jax.Array]) -> Callable[[jax.Array], jax.Array]:
+    """``fn`` of float32 values in float64, rounded to float32: glibc's ``expf``... which
+    TF's scalar path calls are (nearly always) the correctly rounded values."""
+
+    def wide(x: jax.Array) -> jax.Array:
+        with jax.enable_x64(True):  # float64 whatever jax_enable_x64 says (scoped)
+            return fn(x.astype(jnp.float64)).astype(jnp.float32)
+
+    return wide
+
+
 def _elementwise(
     eigen_f32: Callable[[jax.Array], jax.Array], xla_fn: Callable[[jax.Array], jax.Array]
 ) -> Callable[[Any], jax.Array]:
-    """An elementwise function: Eigen's on float32 (and half types through float32) on a CPU."""
-    cpu = _packets(eigen_f32, xla_fn)
+    """An elementwise function: Eigen's on float32 (and half types through float32) on a
+    CPU, the C library's on the scalar tail; XLA's elsewhere and for other dtypes."""
+    cpu = _packets(eigen_f32, _c_library(xla_fn))
 
     def half_cpu(x: jax.Array) -> jax.Array:
-        def scalar(v: jax.Array) -> jax.Array:
-            return xla_fn(v.astype(x.dtype)).astype(jnp.float32)
-
-        return _packets(eigen_f32, scalar)(x.astype(jnp.float32)).astype(x.dtype)
+        return cpu(x.astype(jnp.float32)).astype(x.dtype)
 
     def fn(x: Any) -> jax.Array:
         x = jnp.asarray(x)
@@ -193,17 +211,6 @@ _exp = _elementwise(_exp_f32, jnp.exp)
 _expm1 = _elementwise(_expm1_f32, jnp.expm1)
 _log = _elementwise(_log_f32, jnp.log)
 _log1p = _elementwise(_log1p_f32, jnp.log1p)
-
-
-def _reciprocal(x: jax.Array) -> jax.Array:
-    return jnp.ones((), x.dtype) / x
-
-
-def _sigmoid(x: jax.Array) -> jax.Array:
-    """XLA's logistic, half types through float32 as TF's kernel computes them."""
-    if x.dtype in _HALF_TYPES:
-        return jax.nn.sigmoid(x.astype(jnp.float32)).astype(x.dtype)
-    return jax.nn.sigmoid(x)
 
 
 def _with_gradient(op: Any, grad: Callable[[jax.Array, jax.Array, jax.Array], jax.Array]) -> None:
@@ -256,8 +263,8 @@ def log(x: Any) -> jax.Array:
 
     Returns:
       ``log(x)``, ``x``'s dtype (``-inf`` at 0, NaN below); its gradient is TF's
-      ``_LogGrad``, ``grad * reciprocal(x)`` (the reciprocal here correctly rounded; TF's
-      CPU kernel refines the processor's estimate, which can differ by an ulp).
+      ``_LogGrad``, ``grad * reciprocal(x)`` (TF's ``Reciprocal`` kernel: the processor's
+      estimate and a Newton step).
     """
     return _log(x)
 
@@ -286,21 +293,74 @@ def softplus(x: Any) -> jax.Array:
 
     Returns:
       ``softplus(x)``, ``x``'s dtype; its gradient is TF's ``_SoftplusGrad``,
-      ``grad * sigmoid(x)`` (XLA's logistic: TF's ``Sigmoid`` kernel is
-      :mod:`jtrain._eigen.tanh_logistic`'s concern).
+      ``grad * sigmoid(x)`` (TF's ``Sigmoid`` kernel).
     """
     x = jnp.asarray(x)
     threshold = _softplus_threshold(x.dtype)
     xla = lambda v: _softplus_xla(v, threshold)  # noqa: E731
     if x.dtype == jnp.float32:
-        return on_cpu(_packets(lambda v: _softplus_f32(v, threshold), xla), xla)(x)
+        scalar = lambda v: _softplus_scalar(v, threshold)  # noqa: E731
+        return on_cpu(_packets(lambda v: _softplus_f32(v, threshold), scalar), xla)(x)
     if x.dtype in _HALF_TYPES:
         return on_cpu(lambda v: _softplus_half(v, threshold), xla)(x)
     return xla(x)
 
 
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SELU_SCALE_ALPHA = 1.7580993408473768599402175208123
+
+
+@jax.custom_vjp
+def elu(features: Any) -> jax.Array:
+    """TF's ``Elu`` kernel: ``x < 0 ? exp(x) - 1 : x`` (its ``exp``, not ``expm1``).
+
+    Args:
+      features: a float array.
+
+    Returns:
+      ``elu(features)``, its dtype; the gradient is TF's ``EluGrad`` of the output ``y``:
+      ``y < 0 ? (y + 1) * grad : grad``.
+    """
+    features = jnp.asarray(features)
+    one = jnp.ones((), features.dtype)
+    return jnp.where(features < 0, exp(features) - one, features)
+
+
+@jax.custom_vjp
+def selu(features: Any) -> jax.Array:
+    """TF's ``Selu`` kernel: ``x < 0 ? scale * alpha * (exp(x) - 1) : scale * x``.
+
+    Args:
+      features: a float array.
+
+    Returns:
+      ``selu(features)``, its dtype; the gradient is TF's ``SeluGrad`` of the output
+      ``y``: ``y < 0 ? grad * (y + scale * alpha) : grad * scale``.
+    """
+    features = jnp.asarray(features)
+    scale_alpha = jnp.asarray(_SELU_SCALE_ALPHA, features.dtype)
+    scale = jnp.asarray(_SELU_SCALE, features.dtype)
+    expm1 = exp(features) - jnp.ones((), features.dtype)
+    return jnp.where(features < 0, scale_alpha * expm1, scale * features)
+
+
+def _elu_grad(g: jax.Array, x: jax.Array, y: jax.Array) -> jax.Array:
+    return jnp.where(y < 0, (y + jnp.ones((), y.dtype)) * g, g)
+
+
+def _selu_grad(g: jax.Array, x: jax.Array, y: jax.Array) -> jax.Array:
+    scale_alpha = jnp.asarray(_SELU_SCALE_ALPHA, y.dtype)
+    return jnp.where(y < 0, g * (y + scale_alpha), g * jnp.asarray(_SELU_SCALE, y.dtype))
+
+
+def _plus_one(x: jax.Array) -> jax.Array:
+    return x + jnp.ones((), x.dtype)
+
+
 _with_gradient(exp, lambda g, x, y: g * y)
 _with_gradient(expm1, lambda g, x, y: g * exp(x))
-_with_gradient(log, lambda g, x, y: g * _reciprocal(x))
-_with_gradient(log1p, lambda g, x, y: g * _reciprocal(x + jnp.ones((), x.dtype)))
-_with_gradient(softplus, lambda g, x, y: g * _sigmoid(x))
+_with_gradient(log, lambda g, x, y: g * _tf_reciprocal(x))
+_with_gradient(log1p, lambda g, x, y: g * _tf_reciprocal(_step(_plus_one, x)))
+_with_gradient(softplus, lambda g, x, y: g * tanh_logistic.logistic(x))
+_with_gradient(elu, _elu_grad)
+_with_gradient(selu, _selu_grad)

@@ -81,47 +81,6 @@ def _softsign_jvp(primals: Any, tangents: Any) -> Any:
     return _softsign(x), dx / jnp.square(jnp.abs(x) + jnp.asarray(1, x.dtype))
 
 
-@jax.custom_jvp
-def _elu(features: Any) -> Any:
-    """TF's ``Elu``: ``x < 0 ? exp(x) - 1 : x`` (TF's ``exp``, not ``expm1``); the gradient
-    from the output, as TF's ``EluGrad``: ``y < 0 ? (y + 1) * g : g`` (1 at 0)."""
-    one = jnp.asarray(1, features.dtype)
-    return jnp.where(features < 0, eigen_exp_log.exp(features) - one, features)
-
-
-@_elu.defjvp
-def _elu_jvp(primals: Any, tangents: Any) -> Any:
-    (x,), (dx,) = primals, tangents
-    y = _elu(x)
-    one = jnp.asarray(1, x.dtype)
-    return y, dx * jnp.where(y < 0, y + one, one)
-
-
-_SELU_SCALE = 1.0507009873554804934193349852946
-_SELU_SCALE_ALPHA = 1.7580993408473768599402175208123
-
-
-@jax.custom_jvp
-def _selu(features: Any) -> Any:
-    """TF's ``Selu``: ``x < 0 ? scale * alpha * (exp(x) - 1) : scale * x``; the gradient
-    from the output, as TF's ``SeluGrad``: ``y < 0 ? g * (y + scale * alpha) : g * scale``."""
-    negative = features < 0
-    expm1 = eigen_exp_log.exp(features) - jnp.asarray(1, features.dtype)  # TF's, not expm1
-    scale_alpha = jnp.asarray(_SELU_SCALE_ALPHA, features.dtype)
-    scale = jnp.asarray(_SELU_SCALE, features.dtype)
-    return jnp.where(negative, scale_alpha * expm1, scale * features)
-
-
-@_selu.defjvp
-def _selu_jvp(primals: Any, tangents: Any) -> Any:
-    (x,), (dx,) = primals, tangents
-    y = _selu(x)
-    scale_alpha = jnp.asarray(_SELU_SCALE_ALPHA, x.dtype)
-    # the factor selected first: NaN in the branch not taken stays out of the gradient
-    factor = jnp.where(y < 0, y + scale_alpha, jnp.asarray(_SELU_SCALE, x.dtype))
-    return y, dx * factor
-
-
 _ACTIVATIONS = [
     # names, op type, implementation, TF's parameters, allowed dtypes
     (
@@ -132,8 +91,8 @@ _ACTIVATIONS = [
         REAL,
     ),
     (("nn.relu6",), "Relu6", _relu6, "features, name=None", REAL),
-    (("nn.elu",), "Elu", _elu, "features, name=None", FLOATING),
-    (("nn.selu",), "Selu", _selu, "features, name=None", FLOATING),
+    (("nn.elu",), "Elu", eigen_exp_log.elu, "features, name=None", FLOATING),
+    (("nn.selu",), "Selu", eigen_exp_log.selu, "features, name=None", FLOATING),
     (("nn.leaky_relu",), "LeakyRelu", _leaky_relu, "features, alpha=0.2, name=None", REAL),
     (
         ("nn.softplus", "math.softplus"),
