@@ -139,9 +139,10 @@ GAPS: dict[str, str] = {
     "integer placeholder (one program per fed value); `LSTMCell`'s deprecated "
     "`num_unit_shards`/`num_proj_shards` raise",
     "random": "TF's Philox values for `uniform` (every dtype, int too), `normal`, "
-    "`truncated_normal`, dropout, the random initializers and the stateless ops (float32 "
+    "`truncated_normal`, dropout, `shuffle`, `multinomial`/`categorical` (one-thread "
+    "values), the random initializers and the stateless ops (float32 "
     "normals: ~99% bit-identical, others within 2 ulps, as TF's own depend on the libm); "
-    "`shuffle`, `multinomial`/`categorical`, `gamma`, `poisson` and the candidate samplers "
+    "`gamma`, `poisson` and the candidate samplers "
     "draw from `jax.random` (TF's distributions and seed rules); no Generator, "
     "fold_in/split, stateless_binomial/gamma/poisson/multinomial/"
     "parameterized_truncated_normal",

@@ -31,11 +31,14 @@ TF's values: ``RandomUniform``, ``RandomUniformInt``, ``RandomStandardNormal`` a
 (``jtrain.random.philox``): key ``(seed, 0)`` and counter ``(position, seed2)`` for
 TF's op attributes ``seed``/``seed2``, so a seeded graph gives TF 2.21's bits run
 after run (normal draws: ~99% of float32 elements, the others 1-2 ulps away, see
-``jtrain/random/philox.py``). Unseeded ops start at a random position (TF draws
-random seeds): neither is reproducible. The other random ops (``random_shuffle``,
-``multinomial``, ``random_gamma``, ``random_poisson``, ``random_crop``, the image
-and candidate-sampling ops) and the stateless ops draw from ``jax.random`` with a
-key made of their seeds and position: TF's distributions, not TF's values.
+``jtrain/random/philox.py``). ``RandomShuffle`` (``tf.random_shuffle``) and
+``Multinomial`` (``tf.multinomial``, ``tf.random.categorical``) draw from the same
+stream with their kernels' own reservations (``ceil((n - 1) / 4)`` calls per
+shuffle of ``n`` rows; ``256 * batch * 2 * ceil4(num_samples)`` per multinomial).
+Unseeded ops start at a random position (TF draws random seeds): neither is
+reproducible. The other random ops (``random_gamma``, ``random_poisson``,
+``random_crop``, the image and candidate-sampling ops) draw from ``jax.random`` with
+a key made of their seeds and position: TF's distributions, not TF's values.
 
 Seeds follow TF 2.21's ``tf.compat.v1.get_seed``: graph seed set and op seed
 ``None``: the op seed is a per-graph counter of such requests; op seed set and no
@@ -981,28 +984,94 @@ def truncated_normal(
     )
 
 
+def _stream_op(
+    op_type: str,
+    name: str,
+    seed: int | None,
+    tensor: ops.Tensor,
+    output_spec: tuple[Any, Any],
+    calls: Callable[[tuple[int, ...]], int],
+    draw: Callable[[Any, Any, Any, Any], Any],
+) -> ops.Tensor:
+    """A stateful Philox op of one input whose reservation depends on the input's shape.
+
+    TF's ``GuardedPhiloxRandom`` as in :func:`philox_node`: key ``(seed, 0)``, counter
+    ``(position, seed2)``; each run moves the position on by ``calls(input shape)``.
+
+    Args:
+      op_type: TF's op type (``"RandomShuffle"``, ``"Multinomial"``).
+      name: the node's name (as ``random_node``'s).
+      seed: the op-level ``seed=`` argument (see ``get_seed``).
+      tensor: the input.
+      output_spec: ``(static shape, dtype)``.
+      calls: the generator calls one run reserves for an input of that shape.
+      draw: ``draw(ctx, key, counter, value) -> output``.
+    """
+    graph = tensor.graph
+    seeds = get_seed(seed)
+    shape = tensor._shape
+    static = shape is not None and all(d is not None for d in shape)
+
+    def reserved(ctx: Any, *values: Any) -> int:
+        return calls(tuple(shape) if static else tuple(values[0].shape))
+
+    position = _generator_node(graph, seeds, reserved, [] if static else [tensor])
+    key, base = philox.seeded(seeds[0] or 0, seeds[1] or 0)
+    key_words, base_words = np.asarray(key), np.asarray(base)
+
+    def compute(ctx: Any, pos: Any, value: Any) -> tuple[Any]:
+        counter = philox.skip(jnp.asarray(base_words), pos)
+        return (draw(ctx, jnp.asarray(key_words), counter, value),)
+
+    op = graph.create_op(
+        op_type,
+        name or op_type,
+        inputs=[position, tensor],
+        compute=compute,
+        output_specs=[output_spec],
+    )
+    return op.outputs[0]
+
+
+def _shuffled(shape: tuple[int, ...]) -> bool:
+    """Whether TF's ``RandomShuffle`` shuffles (and draws for) a value of ``shape``."""
+    return len(shape) > 0 and shape[0] > 1 and int(np.prod(shape, dtype=np.int64)) > 1
+
+
 def random_shuffle(value: Any, seed: int | None = None, name: str | None = None) -> ops.Tensor:
     """``value`` with its first dimension shuffled (``tf.random_shuffle`` / ``tf.random.shuffle``).
 
+    TF's order, run after run: TF's ``RandomShuffle`` kernel (a Fisher-Yates shuffle
+    reading one 32-bit word of TF's Philox stream per swap,
+    ``jtrain.random.philox.shuffle_permutation``); each run moves the op's counter on
+    by ``ceil((n - 1) / 4)`` calls (``ReserveSamples32``), none when there is nothing
+    to shuffle (``n <= 1`` rows or at most one element).
+
     Args:
-      value: a tensor (a scalar comes back unchanged).
+      value: a tensor of any dtype (a scalar comes back unchanged).
       seed: the op-level seed (see ``get_seed``).
       name: the op name (``"RandomShuffle"``).
+
+    Returns:
+      A tensor of ``value``'s shape and dtype.
 
     TF registers no gradient for it: no gradient flows through (``tf.gradients``
     gives zeros where TF gives ``None``).
     """
     value = ops.convert_to_tensor(value, name="value")
 
-    def sample(key: Any, v: Any) -> Any:
-        if jnp.ndim(v) == 0:
-            return v
-        return jax.lax.stop_gradient(jax.random.permutation(key, v, axis=0, independent=False))
+    def calls(shape: tuple[int, ...]) -> int:
+        return -(-(shape[0] - 1) // 4) if _shuffled(shape) else 0
 
-    (out,) = random_node(
-        "RandomShuffle", sample, [value], [(value._shape, value.dtype)], seed, name or ""
+    def draw(ctx: Any, key: Any, counter: Any, v: Any) -> Any:
+        if not _shuffled(tuple(v.shape)):
+            return v
+        perm = philox.shuffle_permutation(key, counter, int(v.shape[0]))
+        return jax.lax.stop_gradient(jnp.take(v, perm, axis=0))
+
+    return _stream_op(
+        "RandomShuffle", name or "", seed, value, (value._shape, value.dtype), calls, draw
     )
-    return out
 
 
 def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None = None):
@@ -1064,8 +1133,15 @@ def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None
     return out
 
 
-def _categorical(logits: Any, num_samples: Any, dtype: Any, seed: Any, stateless: bool):
-    """The sample node of ``multinomial``/``categorical`` (and their stateless form)."""
+def _categorical(logits: Any, num_samples: Any, dtype: Any, seed: Any) -> ops.Tensor:
+    """The ``Multinomial`` node of ``multinomial``/``categorical``: TF's draws.
+
+    TF's CPU kernel (one shard, see :func:`multinomial`): each run reads float64
+    uniforms from the op's Philox stream and moves its counter on by
+    ``256 * batch * 2 * ceil4(num_samples)`` calls (none for an empty output).
+    """
+    from adapters.v1.ops.stateless_random_ops import multinomial_samples
+
     logits = ops.convert_to_tensor(logits, name="logits")
     dt = dtypes.as_dtype(dtype) if dtype else dtypes.int64
     if dt.name not in ("int32", "int64"):
@@ -1082,28 +1158,30 @@ def _categorical(logits: Any, num_samples: Any, dtype: Any, seed: Any, stateless
                 "constant): jtrain compiles static shapes"
             )
         num_samples = int(const)
-    num_samples = int(num_samples)
+    num = int(num_samples)
     batch = None if logits._shape is None else logits._shape[0]
     out_dtype = np.dtype(dt.dtype)
 
-    def sample(key: Any, lg: Any) -> Any:
-        lg = jax.lax.stop_gradient(lg).astype(jnp.promote_types(lg.dtype, jnp.float32))
-        draws = jax.random.categorical(key, lg, axis=-1, shape=(num_samples, lg.shape[0]))
-        return draws.T.astype(out_dtype)
+    def calls(shape: tuple[int, ...]) -> int:
+        if num <= 0 or shape[0] == 0:
+            return 0
+        # TF: ReserveRandomOutputs(batch * ceil4(num_samples) * 2, 256) (two words a double)
+        return shape[0] * (-(-num // 4) * 4) * 2 * philox.RESERVED_SAMPLES_PER_OUTPUT
 
-    specs = [((batch, num_samples), dt)]
-    if stateless:
-        return _node(
-            "StatelessMultinomial",
-            sample,
-            _seed_tensor(seed),
-            _stateless_key,
-            [logits],
-            specs,
-            "",
-            (),
-        )[0]
-    return random_node("Multinomial", sample, [logits], specs, seed)[0]
+    def draw(ctx: Any, key: Any, counter: Any, lg: Any) -> Any:
+        if num < 0:
+            raise errors.InvalidArgumentError(
+                None, ctx.op, f"num_samples should be non-negative, got {num}"
+            )
+        if lg.shape[1] == 0:
+            raise errors.InvalidArgumentError(None, ctx.op, "num_classes should be positive, got 0")
+        lg = jax.lax.stop_gradient(lg)
+        if lg.dtype == jnp.bfloat16:
+            # Exact in float32 (the kernel works in float64; the max is over finite logits).
+            lg = lg.astype(jnp.float32)
+        return multinomial_samples(key, counter, lg, num, out_dtype)
+
+    return _stream_op("Multinomial", "", seed, logits, ((batch, num), dt), calls, draw)
 
 
 def multinomial(
@@ -1123,10 +1201,20 @@ def multinomial(
       output_dtype: int32 or int64 (None: int64).
 
     Returns:
-      ``[batch_size, num_samples]`` indices (no gradient, as TF).
+      ``[batch_size, num_samples]`` indices (no gradient, as TF): TF's draws, run after
+      run. Each row's CDF ``cumsum(exp(logit - max))`` is summed in float64 over its
+      finite logits (``-inf``/``nan`` classes are never drawn; a row with none gives
+      ``num_classes``, as TF), each sample a float64 uniform from the op's Philox
+      stream. TF splits large draws (about ``50 * batch * (num_samples *
+      log2(num_classes) + num_classes) > 2.1e5``) across its threads, and its values
+      then depend on the machine; jtrain gives TF's one-thread values.
+
+    Raises:
+      ValueError: ``output_dtype`` is not int32/int64, or ``logits`` is not rank 2.
+      InvalidArgumentError (when run): ``num_samples < 0`` or no classes (TF's messages).
     """
     with ops.get_default_graph().name_scope(name or "multinomial"):
-        return _categorical(logits, num_samples, output_dtype, seed, False)
+        return _categorical(logits, num_samples, output_dtype, seed)
 
 
 def categorical(
@@ -1138,7 +1226,7 @@ def categorical(
 ) -> ops.Tensor:
     """Draws class indices from ``logits`` (``tf.random.categorical``); see ``multinomial``."""
     with ops.get_default_graph().name_scope(name or "categorical"):
-        return _categorical(logits, num_samples, dtype, seed, False)
+        return _categorical(logits, num_samples, dtype, seed)
 
 
 def random_gamma(
