@@ -653,7 +653,8 @@ class Model(Layer):
         Raises:
           ValueError: ``skip_mismatch`` without ``by_name`` (TF's message).
           NotFoundError: no checkpoint at ``filepath``.
-          NotImplementedError: ``by_name``, an HDF5 file, or a name-based
+          NotImplementedError: ``by_name``, an HDF5 file (or any path that is not a
+            TF checkpoint, a directory too: TF reads those as HDF5), or a name-based
             (``tf.train.Saver``) checkpoint (TF's message: no streaming restore).
           InvalidArgumentError: a checkpointed value's dtype or shape differs from
             the variable's (key and shapes named).
@@ -680,6 +681,9 @@ class Model(Layer):
         if _is_hdf5_filepath(filepath):
             raise NotImplementedError(f"tf.keras.Model.load_weights: {_H5_HINT}")
         try:
+            if os.path.isdir(filepath) and not os.path.exists(filepath + ".index"):
+                # TF's reader finds no checkpoint in a directory (no latest lookup)
+                raise errors.DataLossError(None, None, f"{filepath} is a directory")
             reader = load_checkpoint(filepath)
         except errors.DataLossError as e:  # TF then reads the file as HDF5
             raise NotImplementedError(

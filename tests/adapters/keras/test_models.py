@@ -139,11 +139,21 @@ def test_another_shape_raises_invalid_argument(graph, tmp_path):
         (lambda m, p: m.load_weights(p + ".keras"), NotImplementedError, "HDF5"),
         (lambda m, p: m.load_weights(p + ".garbage"), NotImplementedError, "not a TF checkpoint"),
         (lambda m, p: m.load_weights(p + ".missing"), errors.NotFoundError, "missing"),
+        (lambda m, p: m.load_weights(os.path.dirname(p)), NotImplementedError, "not a TF"),
         (lambda m, p: m.save("x"), NotImplementedError, "Model.save .*save_weights"),
     ],
-    ids=["save_h5", "save_format_h5", "load_keras", "load_garbage", "load_missing", "save"],
+    ids=[
+        "save_h5",
+        "save_format_h5",
+        "load_keras",
+        "load_garbage",
+        "load_missing",
+        "load_directory",
+        "save",
+    ],
 )
 def test_errors(graph, tmp_path, call, error, match):
+    _sequential().save_weights(str(tmp_path / "w"))  # the directory has a checkpoint
     (tmp_path / "w.garbage").write_bytes(b"not a checkpoint")
     (tmp_path / "w.garbage.index").write_bytes(b"not a checkpoint")
     with pytest.raises(error, match=match):
