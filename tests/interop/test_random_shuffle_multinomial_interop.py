@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.interop.twin import kernel_message, run_both, run_once
+from tests.interop.twin import classic_tf1, kernel_message, run_both, run_once, tf1
 
 pytestmark = pytest.mark.interop
 
@@ -237,3 +237,34 @@ def test_multinomial_no_classes_error():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+def test_multinomial_negative_num_samples_error():
+    def script(tf):
+        with pytest.raises(ValueError) as info:
+            tf.multinomial([[0.0, 1.0]], -1)
+        return lambda sess: str(info.value).split(" for '")[0]
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def _integer_logits_error(tf):
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(3)
+        t = tf.multinomial(tf.constant([[1, 2]]), 3, seed=4)
+        with tf.Session() as sess, pytest.raises(Exception) as info:
+            sess.run(t)  # (TF fails any run of this graph: it places every node first)
+    lines = str(getattr(info.value, "message", info.value)).split("\n")
+    (line,) = [x for x in lines if "No OpKernel" in x]
+    head, attrs = line.split(" with these attrs: ")
+    # TF lists the attrs in its hash map's order: compare them as a set
+    return type(info.value).__name__, head, sorted(attrs.strip("[]").split(", "))
+
+
+def test_multinomial_integer_logits_error():
+    """TF has no kernel for integer logits: the run fails naming the op and its attrs."""
+    with classic_tf1():
+        theirs = _integer_logits_error(tf1)
+    assert _integer_logits_error(jtf) == theirs

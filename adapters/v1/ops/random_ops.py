@@ -987,7 +987,7 @@ def truncated_normal(
 def _stream_op(
     op_type: str,
     name: str,
-    seed: int | None,
+    seeds: tuple[int | None, int | None],
     tensor: ops.Tensor,
     output_spec: tuple[Any, Any],
     calls: Callable[[tuple[int, ...]], int],
@@ -1001,14 +1001,13 @@ def _stream_op(
     Args:
       op_type: TF's op type (``"RandomShuffle"``, ``"Multinomial"``).
       name: the node's name (as ``random_node``'s).
-      seed: the op-level ``seed=`` argument (see ``get_seed``).
+      seeds: the op's seeds (``get_seed`` of its ``seed=`` argument).
       tensor: the input.
       output_spec: ``(static shape, dtype)``.
       calls: the generator calls one run reserves for an input of that shape.
       draw: ``draw(ctx, key, counter, value) -> output``.
     """
     graph = tensor.graph
-    seeds = get_seed(seed)
     shape = tensor._shape
     static = shape is not None and all(d is not None for d in shape)
 
@@ -1070,7 +1069,7 @@ def random_shuffle(value: Any, seed: int | None = None, name: str | None = None)
         return jax.lax.stop_gradient(jnp.take(v, perm, axis=0))
 
     return _stream_op(
-        "RandomShuffle", name or "", seed, value, (value._shape, value.dtype), calls, draw
+        "RandomShuffle", name or "", get_seed(seed), value, (value._shape, value.dtype), calls, draw
     )
 
 
@@ -1159,8 +1158,13 @@ def _categorical(logits: Any, num_samples: Any, dtype: Any, seed: Any) -> ops.Te
             )
         num_samples = int(const)
     num = int(num_samples)
+    if num < 0:  # TF's shape function
+        raise ValueError(
+            f"Dimension size, given by scalar input 1, must be non-negative but is {num}"
+        )
     batch = None if logits._shape is None else logits._shape[0]
     out_dtype = np.dtype(dt.dtype)
+    seeds = get_seed(seed)
 
     def calls(shape: tuple[int, ...]) -> int:
         if num <= 0 or shape[0] == 0:
@@ -1169,9 +1173,14 @@ def _categorical(logits: Any, num_samples: Any, dtype: Any, seed: Any) -> ops.Te
         return shape[0] * (-(-num // 4) * 4) * 2 * philox.RESERVED_SAMPLES_PER_OUTPUT
 
     def draw(ctx: Any, key: Any, counter: Any, lg: Any) -> Any:
-        if num < 0:
+        if np.dtype(lg.dtype).name not in ("float16", "bfloat16", "float32", "float64"):
+            kind = dtypes.as_dtype(lg.dtype).name.upper()
             raise errors.InvalidArgumentError(
-                None, ctx.op, f"num_samples should be non-negative, got {num}"
+                None,
+                ctx.op,
+                "No OpKernel was registered to support Op 'Multinomial' used by "
+                f"{{{{node {ctx.op.name}}}}} with these attrs: [seed2={seeds[1] or 0}, "
+                f"output_dtype=DT_{dt.name.upper()}, seed={seeds[0] or 0}, T=DT_{kind}]",
             )
         if lg.shape[1] == 0:
             raise errors.InvalidArgumentError(None, ctx.op, "num_classes should be positive, got 0")
@@ -1181,7 +1190,7 @@ def _categorical(logits: Any, num_samples: Any, dtype: Any, seed: Any) -> ops.Te
             lg = lg.astype(jnp.float32)
         return multinomial_samples(key, counter, lg, num, out_dtype)
 
-    return _stream_op("Multinomial", "", seed, logits, ((batch, num), dt), calls, draw)
+    return _stream_op("Multinomial", "", seeds, logits, ((batch, num), dt), calls, draw)
 
 
 def multinomial(
@@ -1210,8 +1219,10 @@ def multinomial(
       then depend on the machine; jtrain gives TF's one-thread values.
 
     Raises:
-      ValueError: ``output_dtype`` is not int32/int64, or ``logits`` is not rank 2.
-      InvalidArgumentError (when run): ``num_samples < 0`` or no classes (TF's messages).
+      ValueError: ``output_dtype`` is not int32/int64, ``logits`` is not rank 2, or
+        ``num_samples < 0`` (TF's messages).
+      InvalidArgumentError (when run): no classes, or logits of a type TF has no
+        kernel for (not float16, bfloat16, float32 or float64).
     """
     with ops.get_default_graph().name_scope(name or "multinomial"):
         return _categorical(logits, num_samples, output_dtype, seed)
