@@ -259,9 +259,13 @@ def _eigen_leaf(x: jax.Array, packet: int) -> jax.Array:
     block = 4 * packet
     if n >= block:
         stop = (n // block) * block
-        blocks = jnp.moveaxis(x[..., :stop].reshape(lead + (stop // block, 4, packet)), -3, 0)
-        add = lambda acc, row: (acc + row, None)
-        accs, _ = jax.lax.scan(add, jnp.zeros_like(blocks[0]), blocks, unroll=16)
+        blocks = x[..., :stop].reshape(lead + (stop // block, block))
+        # Indexed in place (a ``lax.scan`` over the blocks axis moved to the front was 3
+        # times slower on rows of 1,000 values, in the transpose).
+        add = lambda i, acc: acc + jax.lax.dynamic_index_in_dim(blocks, i, -2, keepdims=False)
+        zeros = jnp.zeros(lead + (block,), x.dtype)
+        accs = jax.lax.fori_loop(0, stop // block, add, zeros, unroll=64)
+        accs = accs.reshape(lead + (4, packet))
         paccum = ((accs[..., 0, :] + accs[..., 1, :]) + accs[..., 2, :]) + accs[..., 3, :]
         start = stop
     while n - start >= packet:
