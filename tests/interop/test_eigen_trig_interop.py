@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.interop.cpu_estimates import estimate_ulps
 from tests.interop.twin import run_both
 
 pytestmark = pytest.mark.interop
@@ -62,9 +63,14 @@ def _fn(tf, name):
     return module
 
 
-def _assert_bits(ours, theirs, tail_ulps=0):
-    """Equal values to the bit, NaN where TF's is NaN (its sign is the hardware's); the
-    last ``size % 8`` float32 elements within ``tail_ulps``."""
+# The ops whose TF kernels call the CPU's reciprocal estimate (``tests/interop/cpu_estimates``):
+# bit for bit where jtrain reproduces this machine's estimate, else within its bound.
+ESTIMATED = {"atan", "atan2"}
+
+
+def _assert_bits(ours, theirs, tail_ulps=0, packet_ulps=0):
+    """Equal values to the bit (``packet_ulps`` apart at most), NaN where TF's is NaN (its
+    sign is the hardware's); the last ``size % 8`` float32 elements within ``tail_ulps``."""
     ours, theirs = np.asarray(ours), np.asarray(theirs)
     assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
     ours, theirs = ours.ravel(), theirs.ravel()
@@ -72,14 +78,20 @@ def _assert_bits(ours, theirs, tail_ulps=0):
     np.testing.assert_array_equal(np.isnan(ours.astype(np.float32)), nan)
     width = {1: np.int8, 2: np.int16, 4: np.int32}[theirs.dtype.itemsize]
     ulps = np.abs(ours.view(width).astype(np.int64) - theirs.view(width).astype(np.int64))
-    allowed = np.zeros(ulps.shape, np.int64)
+    allowed = np.full(ulps.shape, packet_ulps, np.int64)
     if theirs.dtype == np.float32:
-        allowed[ulps.size - ulps.size % 8 :] = tail_ulps
+        allowed[ulps.size - ulps.size % 8 :] = max(tail_ulps, packet_ulps)
     differ = (ulps > allowed) & ~nan
     assert not differ.any(), (
         f"{differ.sum()} of {differ.size} differ, e.g. {ours[differ][:4]} (jtrain) vs "
         f"{theirs[differ][:4]} (TF) at {np.nonzero(differ)[0][:4]}"
     )
+
+
+def _estimated(name):
+    """The ulps TF's own values may vary by on this machine's CPU (0 on the one jtrain's
+    estimate was measured on: Intel's)."""
+    return estimate_ulps() if name in ESTIMATED else 0
 
 
 def _run(shape, dtype, build):
@@ -102,7 +114,7 @@ def _run(shape, dtype, build):
 @pytest.mark.parametrize("name", ["sin", "cos", "atan", "erf"])
 def test_values_bit_for_bit(name, dtype, shape):
     theirs, ours = _run(shape, dtype, lambda tf, x, dy: _fn(tf, name)(x))
-    _assert_bits(ours, theirs, TAIL_ULPS[name])
+    _assert_bits(ours, theirs, TAIL_ULPS[name], _estimated(name))
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -118,7 +130,8 @@ def test_gradients_bit_for_bit(name, dtype, shape):
         return tf.gradients(_fn(tf, name)(x), [x], grad_ys=dy)[0]
 
     theirs, ours = _run(shape, dtype, build)
-    _assert_bits(ours, theirs, 1 if name in ("cos", "erf") else TAIL_ULPS[name])
+    tail = 1 if name in ("cos", "erf") else TAIL_ULPS[name]
+    _assert_bits(ours, theirs, tail, _estimated(name))
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -153,6 +166,6 @@ def test_atan2_values_and_gradients_bit_for_bit(dtype, shape):
         return lambda sess: sess.run(fetches, feed)
 
     theirs, ours = run_both(script)
-    _assert_bits(ours[0], theirs[0], TAIL_ULPS["atan2"])
+    _assert_bits(ours[0], theirs[0], TAIL_ULPS["atan2"], _estimated("atan2"))
     for o, t in zip(ours[1:], theirs[1:], strict=True):
         _assert_bits(o, t)
