@@ -55,22 +55,39 @@ def classic_tf1() -> Iterator[None]:
         (tf1.enable_tensor_equality if equality else tf1.disable_tensor_equality)()
 
 
-def run_once(tf: Any, script: Script) -> Any:
+def unfused_config() -> Any:
+    """A TF ``ConfigProto`` with grappler's remapper off: TF's kernels op by op.
+
+    By default TF 2.21's remapper fuses ``MatMul`` + ``BiasAdd`` (+ ``Tanh``,
+    ``Sigmoid``, ``Relu``...) into one oneDNN kernel on x86 CPUs, whose activations are
+    oneDNN's own approximations, chosen by the CPU's instruction set (a GRU cell's
+    output: 1 ulp from TF's ``Tanh`` kernel, measured). jtrain computes TF's kernels one
+    by one, which is what TF gives with this config."""
+    from tensorflow.core.protobuf import rewriter_config_pb2
+
+    config = tf1.ConfigProto()
+    config.graph_options.rewrite_options.remapping = rewriter_config_pb2.RewriterConfig.OFF
+    return config
+
+
+def run_once(tf: Any, script: Script, tf_config: Any = None) -> Any:
     """``script`` built and run with ``tf`` (TF's ``compat.v1``, as classic TF1, or
-    ``adapters.v1``)."""
+    ``adapters.v1``); ``tf_config``, a ``ConfigProto``, for TF's session only."""
     with classic_tf1() if tf is tf1 else contextlib.nullcontext():
         graph = tf.Graph()
         with graph.as_default():
             run = script(tf)
             init = [tf.global_variables_initializer(), tf.local_variables_initializer()]
-            with tf.Session(graph=graph) as sess:
+            config = tf_config if tf is tf1 else None
+            with tf.Session(graph=graph, config=config) as sess:
                 sess.run(init)
                 return run(sess)
 
 
-def run_both(script: Script) -> tuple[Any, Any]:
-    """``(TF's result, jtrain's result)`` of ``script`` (see the module docstring)."""
-    return run_once(tf1, script), run_once(jtf, script)
+def run_both(script: Script, tf_config: Any = None) -> tuple[Any, Any]:
+    """``(TF's result, jtrain's result)`` of ``script`` (see the module docstring);
+    ``tf_config`` for TF's session (e.g. :func:`unfused_config`)."""
+    return run_once(tf1, script, tf_config), run_once(jtf, script)
 
 
 def assert_twins(theirs: Any, ours: Any, rtol: float = 1e-6, atol: float = 0.0) -> None:
