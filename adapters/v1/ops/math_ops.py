@@ -35,9 +35,9 @@ from adapters.v1.framework.op_def import (
     np_dtype,
 )
 from adapters.v1.framework.tensor_shape import TensorShape
+from jtrain._eigen import exp_log as eigen_exp_log
 from jtrain._eigen import tanh_logistic
 from jtrain._eigen import trig as eigen_trig
-from jtrain._eigen import exp_log as eigen_exp_log
 from jtrain._numerics import eigen_sum, kernel_divide, rounded_product, rounded_square
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
