@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.interop.cpu_estimates import estimate_ulps
 from tests.interop.twin import run_both
 
 pytestmark = pytest.mark.interop
@@ -47,6 +48,13 @@ OPS = {
 }
 # ulps allowed on the scalar tail (glibc's functions there, correctly rounded here).
 _TAIL_ULPS = 1
+# The gradients that call TF's Reciprocal kernel (the CPU's estimate: tests/interop/
+# cpu_estimates): bit for bit where jtrain reproduces this machine's estimate.
+ESTIMATED = {"log", "log1p", "exp_plus_log", "selu_log1p"}
+
+
+def _estimated(name):
+    return estimate_ulps() if name in ESTIMATED else 0
 
 
 def _inputs(name, shape):
@@ -71,14 +79,19 @@ def _ordered(values):
     return np.where(v < 0, -(v & (np.iinfo(signed).max)), v)
 
 
-def _assert_bits(ours, theirs, tail_ulps=0):
+def _assert_bits(ours, theirs, tail_ulps=0, packet_ulps=0):
     """Equal values to the bit, NaN where TF's is NaN (its sign is the hardware's); the
-    last ``size % 8`` elements within ``tail_ulps`` (of their dtype)."""
+    last ``size % 8`` elements within ``tail_ulps`` (of their dtype); all within
+    ``packet_ulps`` where that is larger (TF's values vary with the CPU's estimate)."""
     ours, theirs = np.asarray(ours), np.asarray(theirs)
     assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
     ours, theirs = ours.reshape(-1), theirs.reshape(-1)
     nan = np.isnan(theirs.astype(np.float32))
     np.testing.assert_array_equal(np.isnan(ours.astype(np.float32)), nan)
+    if packet_ulps > tail_ulps:
+        apart = np.abs(_ordered(ours) - _ordered(theirs))
+        assert (apart[~nan] <= packet_ulps).all(), (ours, theirs)
+        return
     width = {1: np.uint8, 2: np.uint16, 4: np.uint32}[theirs.dtype.itemsize]
     differ = (ours.view(width) != theirs.view(width)) & ~nan
     head = ours.size - ours.size % 8
@@ -108,7 +121,7 @@ def test_values_and_gradients_bit_for_bit(name, dtype, shape):
 
     (t_y, t_dx), (o_y, o_dx) = run_both(script)
     _assert_bits(o_y, t_y, _TAIL_ULPS)
-    _assert_bits(o_dx, t_dx, _TAIL_ULPS)
+    _assert_bits(o_dx, t_dx, _TAIL_ULPS, _estimated(name))
 
 
 @pytest.mark.parametrize(
@@ -122,7 +135,7 @@ def test_values_and_gradients_bit_for_bit(name, dtype, shape):
     ],
     ids=["exp_times_x", "exp_plus_log", "softplus_times_elu", "elu_plus_expm1", "selu_log1p"],
 )
-def test_composite_gradients_bit_for_bit(expression):
+def test_composite_gradients_bit_for_bit(expression, request):
     """Gradients of two paths summed: each of TF's products rounded before the sum (the
     elu's and selu's gradients were contracted into it: 416 of 4,096 off before)."""
     values, grads = _inputs("exp", (4096,))
@@ -137,4 +150,4 @@ def test_composite_gradients_bit_for_bit(expression):
 
     (t_y, t_dx), (o_y, o_dx) = run_both(script)
     _assert_bits(o_y, t_y)
-    _assert_bits(o_dx, t_dx)
+    _assert_bits(o_dx, t_dx, packet_ulps=_estimated(request.node.callspec.id))
