@@ -657,7 +657,7 @@ def multinomial_samples(key: Any, counter: Any, logits: Any, num_samples: int, d
         u = philox.uint64_to_double(words[0::2], words[1::2]).reshape(batch, num_samples)
         x = logits.astype(jnp.float64)
         finite = jnp.isfinite(x)
-        lowest = float(np.finfo(np.dtype(logits.dtype)).min)
+        lowest = float(jnp.finfo(logits.dtype).min)
         top = jnp.max(jnp.where(finite, x, lowest), axis=1, keepdims=True)
         terms = jnp.where(finite, jnp.exp(x - top), 0.0)
 
