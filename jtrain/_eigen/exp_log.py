@@ -23,6 +23,8 @@ import numpy as np
 from jax import lax
 
 from jtrain._eigen import on_cpu, tanh_logistic
+from jtrain._eigen._packet import madd as _madd
+from jtrain._eigen._packet import packets as _packets
 from jtrain._eigen.trig import _reciprocal as _tf_reciprocal
 from jtrain._eigen.trig import _step
 from jtrain._numerics import rounded, rounded_nonnegative
@@ -30,13 +32,7 @@ from jtrain._numerics import rounded, rounded_nonnegative
 __all__ = ["elu", "exp", "expm1", "log", "log1p", "selu", "softplus"]
 
 _F32 = np.float32
-_PACKET = 8  # float32 lanes of an AVX register
 _HALF_TYPES = (jnp.float16, jnp.bfloat16)
-
-
-def _madd(a: jax.Array, b: Any, c: Any) -> jax.Array:
-    """Eigen's ``pmadd`` without FMA: ``a * b`` rounded, then ``+ c``."""
-    return rounded(a * b) + c
 
 
 def _exp_f32(x: jax.Array) -> jax.Array:
@@ -160,23 +156,6 @@ def _softplus_scalar(x: jax.Array, threshold: Any) -> jax.Array:
 def _softplus_xla(x: jax.Array, threshold: Any) -> jax.Array:
     e = jnp.exp(x)
     return jnp.where(x > -threshold, x, jnp.where(x < threshold, e, jnp.log1p(e)))
-
-
-def _packets(
-    eigen_fn: Callable[[jax.Array], jax.Array], scalar_fn: Callable[[jax.Array], jax.Array]
-) -> Callable[[jax.Array], jax.Array]:
-    """``eigen_fn`` on the packets of a tensor, ``scalar_fn`` on its last ``size % 8`` elements."""
-
-    def fn(x: jax.Array) -> jax.Array:
-        tail = x.size % _PACKET
-        if tail == 0:
-            return eigen_fn(x)
-        flat = x.reshape(-1)
-        head = x.size - tail
-        out = jnp.concatenate([eigen_fn(flat[:head]), scalar_fn(flat[head:])])
-        return out.reshape(x.shape)
-
-    return fn
 
 
 def _c_library(fn: Callable[[jax.Array], jax.Array]) -> Callable[[jax.Array], jax.Array]:

@@ -34,12 +34,13 @@ import numpy as np
 from jax import lax
 
 from jtrain._eigen import on_cpu
+from jtrain._eigen._packet import madd as _madd
+from jtrain._eigen._packet import packets as _packets
 from jtrain._numerics import rounded, rounded_nonnegative
 
 __all__ = ["logistic", "logistic_grad", "tanh", "tanh_grad"]
 
 _F32 = np.float32
-_PACKET = 8  # float32 elements in an AVX packet (TF's x86 wheel)
 
 # ptanh_float (Eigen/src/Core/arch/Default/GenericPacketMathFunctions.h), no FMA.
 _TANH_CLAMP = _F32(7.90738964080810547)
@@ -60,11 +61,6 @@ _P2 = _F32(0.49999141693115234375)
 _P3 = _F32(0.16666877269744873046875)
 _P4 = _F32(4.1898667812347412109375e-2)
 _P5 = _F32(8.33471305668354034423828125e-3)
-
-
-def _madd(a: jax.Array, b: jax.Array | np.float32, c: jax.Array | np.float32) -> jax.Array:
-    """Eigen's ``pmadd`` without FMA: ``a * b`` rounded, then ``+ c``."""
-    return rounded(a * b) + c
 
 
 def _madd_nonnegative(
@@ -122,28 +118,6 @@ def _scalar_logistic_f32(x: jax.Array) -> jax.Array:
     with jax.enable_x64(True):  # float64 whatever jax_enable_x64 says (scoped)
         e = jnp.exp(jnp.minimum(x, _EXP_HI).astype(jnp.float64)).astype(jnp.float32)
     return e / (_F32(1) + e)
-
-
-def _packets(
-    packet_fn: Callable[..., jax.Array], scalar_fn: Callable[..., jax.Array]
-) -> Callable[..., jax.Array]:
-    """``packet_fn`` on the elements that fill packets of 8, ``scalar_fn`` on the last
-    ``size % 8`` (TF's executor: the remainder of the flattened tensor goes through the
-    functor's scalar path), of arguments of one shape."""
-
-    def fn(*args: jax.Array) -> jax.Array:
-        shape, size = args[0].shape, args[0].size
-        tail = size % _PACKET
-        if tail == 0:
-            return packet_fn(*args)
-        flat = [a.reshape(-1) for a in args]
-        head = size - tail
-        parts = [scalar_fn(*(a[head:] for a in flat))]
-        if head:
-            parts.insert(0, packet_fn(*(a[:head] for a in flat)))
-        return jnp.concatenate(parts).reshape(shape)
-
-    return fn
 
 
 def _in_float32(fn: Callable[[jax.Array], jax.Array], x: jax.Array) -> jax.Array:

@@ -44,12 +44,14 @@ import numpy as np
 from jax import lax
 
 from jtrain._eigen import on_cpu
+from jtrain._eigen._packet import madd as _madd
+from jtrain._eigen._packet import packets as _packets
+from jtrain._eigen._packet import polevl as _polevl
 from jtrain._numerics import rounded, rounded_nonnegative
 
 __all__ = ["atan", "atan2", "cos", "erf", "sin"]
 
 _F32 = np.float32
-_PACKET = 8  # float32 elements in an AVX packet (TF's x86 wheel)
 
 # psincos_float (Eigen/src/Core/arch/Default/GenericPacketMathFunctions.h), no FMA.
 _TWO_OVER_PI = _F32(0.636619746685028076171875)
@@ -148,19 +150,6 @@ _SIGN_BIT = np.int32(-0x80000000)
 # bits: mantissa bits of 1/1.m for m's top 11 bits k, round(2**25 / (4097 + 2k)).
 _RCP_DIVISOR = 4097 + 2 * np.arange(2048, dtype=np.int64)
 _RCP_MANTISSA = (((2**26 + _RCP_DIVISOR) // (2 * _RCP_DIVISOR) - 4096) << 11).astype(np.int32)
-
-
-def _madd(a: jax.Array, b: jax.Array | np.float32, c: jax.Array | np.float32) -> jax.Array:
-    """Eigen's ``pmadd`` without FMA: ``a * b`` rounded, then ``+ c``."""
-    return rounded(a * b) + c
-
-
-def _polevl(x: jax.Array, coeffs: tuple[np.float32, ...]) -> jax.Array:
-    """Eigen's ``ppolevl``: Horner's scheme, highest coefficient first."""
-    p = jnp.full_like(x, coeffs[0])
-    for c in coeffs[1:]:
-        p = _madd(p, x, c)
-    return p
 
 
 def _bits(x: jax.Array) -> jax.Array:
@@ -297,28 +286,6 @@ def _from_float64(fn: Callable[..., jax.Array], odd: bool = False) -> Callable[.
         return out
 
     return wide
-
-
-def _packets(
-    packet_fn: Callable[..., jax.Array], scalar_fn: Callable[..., jax.Array]
-) -> Callable[..., jax.Array]:
-    """``packet_fn`` on the elements that fill packets of 8, ``scalar_fn`` on the last
-    ``size % 8`` (TF's executor: the remainder of the flattened tensor goes through the
-    functor's scalar path), of float32 arguments of one shape."""
-
-    def fn(*args: jax.Array) -> jax.Array:
-        shape, size = args[0].shape, args[0].size
-        tail = size % _PACKET
-        if tail == 0:
-            return packet_fn(*args)
-        flat = [a.reshape(-1) for a in args]
-        head = size - tail
-        parts = [scalar_fn(*(a[head:] for a in flat))]
-        if head:
-            parts.insert(0, packet_fn(*(a[:head] for a in flat)))
-        return jnp.concatenate(parts).reshape(shape)
-
-    return fn
 
 
 def _round_bfloat16(v: jax.Array) -> jax.Array:
