@@ -409,7 +409,10 @@ def eigen_sum(x: Any, axis: Any = None, keepdims: bool = False, *, elementwise_o
     x = jnp.asarray(x)
     axes = _normalize_axes(x.ndim, axis)
     eigen_dtype = x.dtype in (np.dtype(np.float32), np.dtype(np.float64))
-    layout = _eigen_layout(x.shape, axes) if eigen_dtype and x.size else None
+    # Symbolic dimensions (``jax.export`` of a graph with unknown sizes): no static
+    # layout to follow, XLA's sum.
+    static = all(isinstance(d, int) for d in x.shape)
+    layout = _eigen_layout(x.shape, axes) if eigen_dtype and static and x.size else None
     if layout is not None and not _eigen_single_thread(x.size, x.dtype.itemsize, elementwise_ops):
         layout = None  # TF's threads (full reductions), or too slow (rows): XLA's sum
     if layout is None:

@@ -34,10 +34,17 @@ def packets(
 ) -> Callable[..., jax.Array]:
     """``packet_fn`` on the elements that fill packets of 8, ``scalar_fn`` on the last
     ``size % 8`` (TF's executor: the remainder of the flattened tensor goes through the
-    functor's scalar path), of arguments of one shape."""
+    functor's scalar path), of arguments of one shape. With symbolic dimensions
+    (``jax.export`` of a graph with unknown sizes) both paths run on every element and
+    the element's index picks one."""
 
     def fn(*args: jax.Array) -> jax.Array:
         shape, size = args[0].shape, args[0].size
+        if not all(isinstance(d, int) for d in shape):
+            flat = [a.reshape(-1) for a in args]
+            index = jnp.arange(size, dtype=np.int32)
+            out = jnp.where(index < size - size % PACKET, packet_fn(*flat), scalar_fn(*flat))
+            return out.reshape(shape)
         tail = size % PACKET
         if tail == 0:
             return packet_fn(*args)
