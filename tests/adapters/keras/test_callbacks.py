@@ -16,13 +16,6 @@ X = np.random.RandomState(1).randn(12, 3).astype(np.float32)
 Y = np.random.RandomState(2).randn(12, 2).astype(np.float32)
 
 
-@pytest.fixture
-def graph():
-    g = tf.Graph()
-    with g.as_default():
-        yield g
-
-
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [

@@ -19,13 +19,6 @@ X = np.random.RandomState(1).randn(12, 3).astype(np.float32)
 Y = np.random.RandomState(2).randn(12, 2).astype(np.float32)
 
 
-@pytest.fixture
-def graph():
-    g = tf.Graph()
-    with g.as_default():
-        yield g
-
-
 def _sequential() -> Any:
     return K.Sequential([K.layers.Dense(4, activation="relu", input_shape=(3,)), K.layers.Dense(2)])
 
