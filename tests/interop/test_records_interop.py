@@ -45,7 +45,9 @@ _LEFT_OUT = {
     "tensorflow.ConfigProto.Experimental": {"coordination_config"},
     "tensorflow.GraphOptions": {"rewrite_options"},
     "tensorflow.RunOptions": {"debug_options"},
-    "tensorflow.RunMetadata": {"step_stats", "cost_graph", "partition_graphs", "function_graphs"},
+    # (graph.proto and node_def.proto say what they leave out: kept as unknown fields when read)
+    "tensorflow.GraphDef": {"library", "debug_info"},
+    "tensorflow.NodeDef": {"experimental_type"},
 }
 
 # (jtrain message, TF message): every message jtrain defines, checked recursively.
