@@ -325,14 +325,15 @@ def _eigen_rows(x: jax.Array, first: int) -> jax.Array:
     return add(tree)
 
 
-def _eigen_layout(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, int] | None:
+def _eigen_layout(shape: tuple[Any, ...], axes: tuple[int, ...]) -> tuple[Any, int] | None:
     """``(rows, n)`` where TF reduces ``shape`` over ``axes`` as Eigen's full (``rows`` 1)
     or innermost-dimension reduction of ``rows`` rows of ``n`` values; ``None`` for
-    another reduction (outer or middle axes) or none. Like TF's ``ReductionHelper``: axes
-    of size 1 dropped, neighbours of the same kind merged."""
+    another reduction (outer or middle axes), none, or a symbolic size among the reduced
+    axes (``rows`` may be symbolic). Like TF's ``ReductionHelper``: axes of size 1
+    dropped, neighbours of the same kind merged."""
     merged: list[list[Any]] = []
     for i, d in enumerate(shape):
-        if d == 1:
+        if isinstance(d, int) and d == 1:
             continue
         reduced = i in axes
         if merged and merged[-1][1] == reduced:
@@ -340,11 +341,9 @@ def _eigen_layout(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, i
         else:
             merged.append([d, reduced])
     kinds = [reduced for _, reduced in merged]
-    if kinds == [True]:
-        return 1, merged[0][0]
-    if kinds == [False, True]:
-        return merged[0][0], merged[1][0]
-    return None
+    if kinds not in ([True], [False, True]) or not isinstance(merged[-1][0], int):
+        return None
+    return (1 if kinds == [True] else merged[0][0]), merged[-1][0]
 
 
 def _eigen_single_thread(n: int, itemsize: int, elementwise_ops: int) -> bool:
@@ -353,6 +352,16 @@ def _eigen_single_thread(n: int, itemsize: int, elementwise_ops: int) -> bool:
     cost = itemsize * _EIGEN_LOAD_CYCLES + (_EIGEN_REDUCER_CYCLES + elementwise_ops) / packet
     threads = (n * cost - _EIGEN_STARTUP_CYCLES) / _EIGEN_PER_THREAD_CYCLES + 0.9
     return threads < 2
+
+
+@functools.lru_cache(maxsize=None)
+def _eigen_thread_limit(itemsize: int, elementwise_ops: int) -> int:
+    """The fewest values ``_eigen_single_thread`` puts on more than one thread."""
+    lo, hi = 1, 1 << 40  # single thread at lo, not at hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if _eigen_single_thread(mid, itemsize, elementwise_ops) else (lo, mid)
+    return hi
 
 
 def _normalize_axes(ndim: int, axis: Any) -> tuple[int, ...]:
@@ -390,7 +399,10 @@ def eigen_sum(x: Any, axis: Any = None, keepdims: bool = False, *, elementwise_o
          kept values there and its order depends on how the output is split across
          threads;
        * float16, bfloat16, integer and complex values, and platforms other than the
-         CPU (TF's GPU kernels have their own order).
+         CPU (TF's GPU kernels have their own order);
+       * reduced axes of symbolic size (``jax.export``; an imported meta graph's sum over
+         an unknown batch), Eigen's order being a static program of the size. Rows of
+         symbolic count keep TF's order, chosen at run time.
 
     The derivative is the plain one (the tangents summed by XLA; reverse mode
     broadcasts the cotangent), as TF's ``Sum`` gradient.
@@ -408,16 +420,22 @@ def eigen_sum(x: Any, axis: Any = None, keepdims: bool = False, *, elementwise_o
     """
     x = jnp.asarray(x)
     axes = _normalize_axes(x.ndim, axis)
-    eigen_dtype = x.dtype in (np.dtype(np.float32), np.dtype(np.float64))
-    # Symbolic dimensions (``jax.export`` of a graph with unknown sizes): no static
-    # layout to follow, XLA's sum.
-    static = all(isinstance(d, int) for d in x.shape)
-    layout = _eigen_layout(x.shape, axes) if eigen_dtype and static and x.size else None
-    if layout is not None and not _eigen_single_thread(x.size, x.dtype.itemsize, elementwise_ops):
-        layout = None  # TF's threads (full reductions), or too slow (rows): XLA's sum
-    if layout is None:
-        return jnp.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
-    return _ordered_sum(x, axes, keepdims, layout)
+    xla_sum = lambda x: jnp.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+    if x.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        return xla_sum(x)
+    layout = _eigen_layout(x.shape, axes)
+    if layout is None or layout[1] == 0:
+        return xla_sum(x)
+    rows, n = layout
+    limit = _eigen_thread_limit(x.dtype.itemsize, elementwise_ops)
+    if isinstance(rows, int):
+        # TF's threads (full reductions), or too slow (rows): XLA's sum
+        return _ordered_sum(x, axes, keepdims, layout) if 0 < rows * n < limit else xla_sum(x)
+    # Rows of symbolic count (``jax.export`` of a graph with an unknown batch): the
+    # choice is made at run time, as the concrete size makes it.
+    few = jnp.asarray(rows) < -(-limit // n)
+    ordered = lambda x: _ordered_sum(x, axes, keepdims, layout)
+    return jax.lax.cond(few, ordered, xla_sum, x)
 
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
@@ -434,6 +452,12 @@ def _ordered_sum(x: jax.Array, axes: tuple, keepdims: bool, layout: tuple[int, i
             return _eigen_rows(flat, 0).reshape(shape)
         # Eigen's tree splits at absolute packet boundaries: rows whose first index
         # lies at another offset within a packet split elsewhere.
+        if not isinstance(rows, int):  # symbolic: every offset, each row picks its own
+            offsets = (jnp.arange(rows) * n) % packet
+            total = jnp.zeros([rows], x.dtype)
+            for offset in sorted({(r * n) % packet for r in range(packet)}):
+                total = jnp.where(offsets == offset, _eigen_rows(flat, offset), total)
+            return total.reshape(shape)
         offsets = (np.arange(rows) * n) % packet
         total = jnp.zeros([rows], x.dtype)
         for offset in np.unique(offsets):

@@ -98,3 +98,26 @@ def test_empty():
     x = jnp.zeros((3, 0), jnp.float32)
     np.testing.assert_array_equal(eigen_sum(x, -1), jnp.zeros(3, jnp.float32))
     assert eigen_sum(x).shape == ()
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis"),
+    [
+        ((5, 3, 4), (1, 2)),  # rows of 12
+        ((3, 20_001), -1),  # rows longer than a leaf, starting at other packet offsets
+        ((6, 20_001), -1),  # as many values as TF spreads across threads: XLA's sum
+        ((2, 1, 33), (1, 2)),
+    ],
+)
+def test_symbolic_row_count_sums_as_the_concrete_shape(shape, axis):
+    """A ``jax.export`` with an unknown batch (an imported meta graph's op) adds in the
+    order the concrete shape does, on either side of the thread threshold."""
+    from jax import export
+
+    (batch,) = export.symbolic_shape("batch")
+    fn = jax.jit(lambda a: eigen_sum(a, axis))
+    exported = export.export(fn)(jax.ShapeDtypeStruct((batch, *shape[1:]), jnp.float32))
+    x = _values(shape, seed=4)
+    np.testing.assert_array_equal(exported.call(x), fn(x))
+    if x.size < 108_388:  # (the values chosen so that TF's order and XLA's differ)
+        assert not np.array_equal(fn(x), jax.jit(lambda a: jnp.sum(a, axis))(x))
