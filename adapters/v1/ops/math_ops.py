@@ -38,7 +38,7 @@ from adapters.v1.framework.tensor_shape import TensorShape
 from jtrain._eigen import exp_log as eigen_exp_log
 from jtrain._eigen import tanh_logistic
 from jtrain._eigen import trig as eigen_trig
-from jtrain._numerics import eigen_sum, kernel_divide, rounded_product, rounded_square
+from jtrain._numerics import eigen_sum, kernel_divide, rounded, rounded_product, rounded_square
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
 _SIGNED = FLOATING + ("int8", "int16", "int32", "int64", "complex64", "complex128")
@@ -148,12 +148,13 @@ def _truediv(x: Any, y: Any) -> Any:
 
 
 def _folded_truediv(x: Any, y: Any) -> Any:
-    """``_truediv`` by a divisor grappler folds: XLA's reciprocal, as TF's."""
+    """``_truediv`` by a divisor grappler folds: XLA's reciprocal, as TF's (the product
+    rounded, as TF's ``Mul`` kernel rounds it, before an addition can contract it)."""
     dtype = np_dtype(x.dtype)
     if dtype.kind in "iu":
         target = jnp.float32 if dtype.itemsize <= 2 else jnp.float64
         x, y = x.astype(target), y.astype(target)
-    return jnp.true_divide(x, y)
+    return rounded(jnp.true_divide(x, y))
 
 
 def _floordiv(x: Any, y: Any) -> Any:
@@ -171,7 +172,7 @@ def _div(x: Any, y: Any) -> Any:
 def _folded_div(x: Any, y: Any) -> Any:
     if jnp.issubdtype(x.dtype, jnp.integer):
         return jnp.floor_divide(x, y)
-    return x / y
+    return rounded(jnp.true_divide(x, y))  # (see _folded_truediv)
 
 
 def _safe_integer_divisor(x: Any, y: Any) -> tuple[Any, Any]:
@@ -203,7 +204,7 @@ def _realdiv(x: Any, y: Any) -> Any:
 def _folded_realdiv(x: Any, y: Any) -> Any:
     if jnp.issubdtype(np_dtype(x.dtype), jnp.integer):
         return _truncatediv(x, y)
-    return jnp.true_divide(x, y)
+    return rounded(jnp.true_divide(x, y))  # (see _folded_truediv)
 
 
 def _truncatediv(x: Any, y: Any) -> Any:
@@ -441,11 +442,14 @@ for _names, _type, _default, _impl, _allowed in _BINARY:
 def _divide_as_tf(table_fn: Any, folded_fn: Any) -> Any:
     """``tf.truediv``/``tf.realdiv``/``tf.div``: TF's quotient (``kernel_divide``), or
     the reciprocal's product where TF's grappler takes the divisor as a constant
-    (``folds_to_constant``) and multiplies by its reciprocal, as XLA does."""
+    (``folds_to_constant``) and multiplies by its reciprocal, as XLA does. Where the
+    dividend folds too, grappler folds the whole quotient first (``FoldGraph`` before
+    ``ReduceDivToReciprocalMul``): TF's quotient."""
 
     @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
     def divide(x: Any, y: Any, name: Any = None) -> Any:
-        return (folded_fn if folds_to_constant(y) else table_fn)(x, y, name=name)
+        folded = folds_to_constant(y) and not folds_to_constant(x)
+        return (folded_fn if folded else table_fn)(x, y, name=name)
 
     return divide
 
@@ -1263,11 +1267,11 @@ def _linspace(start, stop, num, axis=0):
     shape = jnp.broadcast_shapes(start.shape, stop.shape)
     start, stop = jnp.broadcast_to(start, shape), jnp.broadcast_to(stop, shape)
     steps = jnp.asarray(max(num - 1, 1), start.dtype)
-    delta = (stop - start) / steps
+    delta = kernel_divide(stop - start, steps)  # (XLA would multiply by 1/steps)
     index_shape = [1] * len(shape)
     index_shape[axis % len(shape)] = -1
     index = jnp.arange(1, max(num - 1, 1), dtype=start.dtype).reshape(index_shape)
-    middle = start + index * delta
+    middle = start + rounded_product(index, delta)  # (TF's Mul, then Add: no FMA)
     out = jnp.concatenate([start, middle, stop], axis=axis)
     return lax.slice_in_dim(out, 0, num, axis=axis)
 
