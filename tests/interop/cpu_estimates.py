@@ -42,3 +42,21 @@ def estimate_ulps() -> int:
         ours = np.asarray(jax.jit(_reciprocal_f32)(values))
     same = np.array_equal(theirs.view(np.int32), ours.view(np.int32))
     return 0 if same else OTHER_ESTIMATE_ULPS
+
+
+@functools.cache
+def rsqrt_estimate_ulps() -> int:
+    """0 if this machine's ``rsqrtps`` is the one ``jtrain._eigen.rsqrt`` reproduces (TF's
+    ``Rsqrt`` gives jtrain's bits for one value of each of the estimate's 4,096 intervals:
+    the exponent's parity and 11 mantissa bits), else the bound of the module docstring
+    (the same reasoning: a 12-bit estimate, one Newton step)."""
+    from jtrain._eigen.rsqrt import rsqrt
+
+    mantissas = (np.arange(2048, dtype=np.int64) << 12) | 0x5A5
+    bits = np.concatenate([mantissas | (e << 23) for e in (126, 127, 20, 201)]).astype(np.int32)
+    values = bits.view(np.float32)
+    theirs = real_tf.math.rsqrt(real_tf.constant(values)).numpy()
+    with jax.default_device(jax.devices("cpu")[0]):
+        ours = np.asarray(jax.jit(rsqrt)(values))
+    same = np.array_equal(theirs.view(np.int32), ours.view(np.int32))
+    return 0 if same else OTHER_ESTIMATE_ULPS

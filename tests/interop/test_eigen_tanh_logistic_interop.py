@@ -17,6 +17,7 @@ import pytest
 import tensorflow as real_tf
 
 from adapters import v1 as jtf
+from tests.interop.bits import assert_bits
 from tests.interop.twin import run_both
 
 pytestmark = pytest.mark.interop
@@ -46,20 +47,6 @@ def _inputs(shape):
     return values.reshape(shape), grads.reshape(shape)
 
 
-def _assert_bits(ours, theirs):
-    """Equal values to the bit, NaN where TF's is NaN (its sign is the hardware's)."""
-    ours, theirs = np.asarray(ours), np.asarray(theirs)
-    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
-    nan = np.isnan(theirs.astype(np.float32))
-    np.testing.assert_array_equal(np.isnan(ours.astype(np.float32)), nan)
-    width = {1: np.uint8, 2: np.uint16, 4: np.uint32}[theirs.dtype.itemsize]
-    differ = ours[~nan].view(width) != theirs[~nan].view(width)
-    assert not differ.any(), (
-        f"{differ.sum()} of {differ.size} differ, e.g. at inputs "
-        f"{ours[~nan][differ][:4]} (jtrain) vs {theirs[~nan][differ][:4]} (TF)"
-    )
-
-
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["tanh", "sigmoid"])
@@ -75,8 +62,8 @@ def test_values_and_gradients_bit_for_bit(name, dtype, shape):
         return lambda sess: sess.run([y, dx], feed)
 
     (t_y, t_dx), (o_y, o_dx) = run_both(script)
-    _assert_bits(o_y, t_y)
-    _assert_bits(o_dx, t_dx)
+    assert_bits(o_y, t_y)
+    assert_bits(o_dx, t_dx)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -105,7 +92,7 @@ def test_imported_gradient_kernels_bit_for_bit(kernel, dtype):
         with jtf.Session(graph=mine) as sess:
             ours = [sess.run("out:0", {"y:0": a, "dy:0": b}) for a, b in feeds]
     for o, t in zip(ours, theirs, strict=True):
-        _assert_bits(o, t)
+        assert_bits(o, t)
 
 
 @pytest.mark.parametrize("steps", [6, 1])
@@ -146,4 +133,4 @@ def test_lstm_bit_for_bit(steps):
     if steps == 1:
         theirs, ours = [*theirs[:3], *theirs[3]], [*ours[:3], *ours[3]]
     for o, t in zip(ours, theirs, strict=True):
-        _assert_bits(o, t)
+        assert_bits(o, t)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.interop.bits import assert_bits
 from tests.interop.cpu_estimates import estimate_ulps
 from tests.interop.twin import run_both
 
@@ -69,23 +70,10 @@ ESTIMATED = {"atan", "atan2"}
 
 
 def _assert_bits(ours, theirs, tail_ulps=0, packet_ulps=0):
-    """Equal values to the bit (``packet_ulps`` apart at most), NaN where TF's is NaN (its
-    sign is the hardware's); the last ``size % 8`` float32 elements within ``tail_ulps``."""
-    ours, theirs = np.asarray(ours), np.asarray(theirs)
-    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
-    ours, theirs = ours.ravel(), theirs.ravel()
-    nan = np.isnan(theirs.astype(np.float32))
-    np.testing.assert_array_equal(np.isnan(ours.astype(np.float32)), nan)
-    width = {1: np.int8, 2: np.int16, 4: np.int32}[theirs.dtype.itemsize]
-    ulps = np.abs(ours.view(width).astype(np.int64) - theirs.view(width).astype(np.int64))
-    allowed = np.full(ulps.shape, packet_ulps, np.int64)
-    if theirs.dtype == np.float32:
-        allowed[ulps.size - ulps.size % 8 :] = max(tail_ulps, packet_ulps)
-    differ = (ulps > allowed) & ~nan
-    assert not differ.any(), (
-        f"{differ.sum()} of {differ.size} differ, e.g. {ours[differ][:4]} (jtrain) vs "
-        f"{theirs[differ][:4]} (TF) at {np.nonzero(differ)[0][:4]}"
-    )
+    """:func:`assert_bits`, the tail's allowance for float32 only (half values round the
+    C library's float32 result: exact there)."""
+    tail = tail_ulps if np.asarray(theirs).dtype == np.float32 else 0
+    assert_bits(ours, theirs, tail, packet_ulps)
 
 
 def _estimated(name):

@@ -51,6 +51,7 @@ import numpy as np
 
 from adapters.v1.framework import dtypes
 from jtrain import errors
+from jtrain._eigen import rsqrt as eigen_rsqrt
 from jtrain._eigen import tanh_logistic
 
 __all__ = ["Kernel", "KERNELS", "INSTEAD"]
@@ -375,7 +376,7 @@ _ELEMENTWISE_GRADS: dict[str, Callable[..., Any]] = {
     "TanhGrad": lambda y, dy, one: tanh_logistic.tanh_grad(y, dy),
     "SigmoidGrad": lambda y, dy, one: tanh_logistic.logistic_grad(y, dy),
     "SqrtGrad": lambda y, dy, one: dy * (one / 2) / y,
-    "RsqrtGrad": lambda y, dy, one: (y * y * y) * dy * (-one / 2),
+    "RsqrtGrad": lambda y, dy, one: eigen_rsqrt.rsqrt_grad(y, dy),
     "ReciprocalGrad": lambda y, dy, one: -dy * y * y,
     "SeluGrad": lambda dy, y, one: jnp.where(
         y > 0, dy * (_SELU_SCALE * one), dy * (y + _SELU_SCALE * _SELU_ALPHA * one)

@@ -31,6 +31,7 @@ from adapters.v1.framework import dtypes, ops
 from adapters.v1.framework.op_def import FUNCTIONS, define, np_dtype
 from adapters.v1.ops.math_ops import kernel_mean
 from jtrain import errors
+from jtrain._eigen.rsqrt import rsqrt
 from jtrain._numerics import kernel_divide, rounded_square
 
 __all__ = ["ResizeMethod", "GRAPH_FUNCTIONS"]
@@ -603,7 +604,7 @@ def _standardize(image):
     # A flat image (variance 0) takes the minimum: no gradient through sqrt(0), as TF.
     positive = variance > 0
     stddev = jnp.where(positive, jnp.sqrt(jnp.where(positive, variance, 1)), 0)
-    min_stddev = jax.lax.rsqrt(jnp.asarray(n, jnp.float32))
+    min_stddev = rsqrt(jnp.asarray(n, jnp.float32))  # TF's Rsqrt kernel (a scalar: 1 / sqrtf)
     return kernel_divide(image - mean, jnp.maximum(stddev, min_stddev))
 
 

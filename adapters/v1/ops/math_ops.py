@@ -36,6 +36,7 @@ from adapters.v1.framework.op_def import (
 )
 from adapters.v1.framework.tensor_shape import TensorShape
 from jtrain._eigen import exp_log as eigen_exp_log
+from jtrain._eigen import rsqrt as eigen_rsqrt
 from jtrain._eigen import tanh_logistic
 from jtrain._eigen import trig as eigen_trig
 from jtrain._numerics import eigen_sum, kernel_divide, rounded, rounded_product, rounded_square
@@ -666,7 +667,7 @@ _UNARY = [
     (("sign", "math.sign"), "Sign", _sign, _SIGNED),
     (("square", "math.square"), "Square", jnp.square, NUMERIC),
     (("sqrt", "math.sqrt"), "Sqrt", jnp.sqrt, _FLOAT_OR_COMPLEX),
-    (("rsqrt", "math.rsqrt"), "Rsqrt", lax.rsqrt, _FLOAT_OR_COMPLEX),
+    (("rsqrt", "math.rsqrt"), "Rsqrt", eigen_rsqrt.rsqrt, _FLOAT_OR_COMPLEX),
     (("exp", "math.exp"), "Exp", eigen_exp_log.exp, _FLOAT_OR_COMPLEX),
     (("expm1", "math.expm1"), "Expm1", eigen_exp_log.expm1, _FLOAT_OR_COMPLEX),
     (("log", "math.log"), "Log", eigen_exp_log.log, _FLOAT_OR_COMPLEX),

@@ -21,7 +21,8 @@ from adapters.v1.framework import ops
 from adapters.v1.framework.op_def import FLOATING, FUNCTIONS, OpValueError, define
 from adapters.v1.ops.math_ops import kernel_mean
 from adapters.v1.ops.nn_conv import channels_first, check_attr, shape_error
-from jtrain._numerics import rounded_square
+from jtrain._eigen.rsqrt import rsqrt
+from jtrain._numerics import rounded, rounded_square
 
 
 def _keep(keep_dims, keepdims) -> bool:
@@ -126,11 +127,13 @@ define(
 
 
 def _batch_normalization(x, mean, variance, offset, scale, variance_epsilon):
-    inv = lax.rsqrt(variance + jnp.asarray(variance_epsilon, variance.dtype))
+    inv = rsqrt(variance + jnp.asarray(variance_epsilon, variance.dtype))  # TF's Rsqrt kernel
     if scale is not None:
-        inv = inv * scale
-    shift = -mean * inv if offset is None else offset - mean * inv
-    return x * inv.astype(x.dtype) + shift.astype(x.dtype)
+        # (rounded: a barrier, XLA would multiply a constant mean by a constant scale)
+        inv = rounded(inv * scale)
+    # TF's Mul, Sub and Add kernels: each product rounded before its sum (no FMA)
+    shift = -(mean * inv) if offset is None else offset - rounded(mean * inv)
+    return rounded(x * inv.astype(x.dtype)) + shift.astype(x.dtype)
 
 
 _batch_normalization_node = define(

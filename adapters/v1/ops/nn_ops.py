@@ -24,7 +24,8 @@ from jax import lax
 from adapters.v1.framework.op_def import FLOATING, FUNCTIONS, INDEX, REAL, define, np_dtype
 from adapters.v1.ops.math_ops import _abs, _maximum
 from jtrain._eigen import exp_log as eigen_exp_log
-from jtrain._numerics import eigen_sum, rounded_square
+from jtrain._eigen.rsqrt import rsqrt
+from jtrain._numerics import eigen_sum, rounded_product, rounded_square
 
 # -- activations ----------------------------------------------------------------------
 
@@ -334,8 +335,8 @@ def _l2_normalize(x, axis=None, epsilon=1e-12, dim=None):
     axis = dim if axis is None else axis
     if axis is not None:
         axis = tuple(int(a) for a in np.ravel(axis)) if np.ndim(axis) else int(axis)
-    square_sum = jnp.sum(jnp.square(x), axis, keepdims=True)
-    return x * lax.rsqrt(_maximum(square_sum, jnp.asarray(epsilon, x.dtype)))
+    square_sum = eigen_sum(rounded_square(x), axis, keepdims=True)  # TF's Square, Sum
+    return rounded_product(x, rsqrt(_maximum(square_sum, jnp.asarray(epsilon, x.dtype))))
 
 
 define(
