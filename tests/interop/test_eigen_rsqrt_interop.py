@@ -1,12 +1,14 @@
-"""``tf.math.rsqrt`` and the kernels built on TF's ``Rsqrt`` (``RsqrtGrad``,
-``tf.nn.batch_normalization``, ``tf.nn.l2_normalize``, ``tf.image.per_image_standardization``)
-bit for bit against TF 2.21 (``jtrain._eigen.rsqrt``).
+"""``tf.math.rsqrt``, ``tf.math.reciprocal`` and the kernels built on TF's ``Rsqrt``
+(``RsqrtGrad``, ``tf.nn.batch_normalization``, ``tf.nn.l2_normalize``,
+``tf.image.per_image_standardization``) bit for bit against TF 2.21
+(``jtrain._eigen.rsqrt``, ``jtrain._eigen.reciprocal``).
 
 Before: jtrain's correctly rounded ``1 / sqrt`` (XLA's ``rsqrt``) differed from TF's
 ``rsqrtps`` estimate and Newton step in 32% of float32 values (up to 4 ulps), and its
-``RsqrtGrad`` multiplied in another order (35% of a 100,003-value gradient). Where this
-machine's ``rsqrtps`` is not Intel's (``cpu_estimates``), TF's own values move within
-the estimate's bound.
+``RsqrtGrad`` multiplied in another order (35% of a 100,003-value gradient);
+``tf.math.reciprocal`` was the quotient (TF: the ``rcpps`` estimate and a Newton step) and
+``ReciprocalGrad`` -0.0 where TF's is +0.0. Where this machine's estimates are not
+Intel's (``cpu_estimates``), TF's own values move within the estimate's bound.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 import pytest
 
 from tests.interop.bits import assert_bits
-from tests.interop.cpu_estimates import rsqrt_estimate_ulps
+from tests.interop.cpu_estimates import estimate_ulps, rsqrt_estimate_ulps
 from tests.interop.twin import run_both
 
 pytestmark = pytest.mark.interop
@@ -30,33 +32,40 @@ DTYPES = ["float32", "float16", "bfloat16"]
 SHAPES = [(4133,), (31, 3), (7,), (1,), (32, 32)]
 
 
-def _inputs(shape):
+def _inputs(shape, signed=False):
     size = int(np.prod(shape))
-    values = np.abs(_RNG.randn(size) * 10.0 ** _RNG.uniform(-6, 6, size)).astype(np.float32)
+    values = (_RNG.randn(size) * 10.0 ** _RNG.uniform(-6, 6, size)).astype(np.float32)
+    values = values if signed else np.abs(values)
     if size >= 2 * len(_EDGES) + 8:
         values[: len(_EDGES)] = values[-len(_EDGES) :] = _EDGES
     grads = _RNG.randn(size).astype(np.float32)
-    grads[::17] = 0.0  # RsqrtGrad's 0 where the incoming gradient is 0 (y may be inf)
+    grads[::17] = 0.0  # the gradients' +0 where the incoming gradient is 0 (y may be inf)
     return values.reshape(shape), grads.reshape(shape)
+
+
+# op -> (signed inputs, this machine's estimate's bound)
+OPS = {"rsqrt": (False, rsqrt_estimate_ulps), "reciprocal": (True, estimate_ulps)}
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_rsqrt_and_its_gradient_bit_for_bit(dtype, shape):
-    values, grads = _inputs(shape)
+@pytest.mark.parametrize("op", list(OPS))
+def test_values_and_gradients_bit_for_bit(op, dtype, shape):
+    signed, bound = OPS[op]
+    values, grads = _inputs(shape, signed)
 
     def script(tf):
         x = tf.placeholder(getattr(tf, dtype), shape)
         dy = tf.placeholder(getattr(tf, dtype), shape)
-        y = tf.math.rsqrt(x)
+        y = getattr(tf.math, op)(x)
         (dx,) = tf.gradients(y, [x], grad_ys=dy)
         np_dtype = x.dtype.as_numpy_dtype
         feed = {x: values.astype(np_dtype), dy: grads.astype(np_dtype)}
         return lambda sess: sess.run([y, dx], feed)
 
     (t_y, t_dx), (o_y, o_dx) = run_both(script)
-    assert_bits(o_y, t_y, packet_ulps=rsqrt_estimate_ulps())
-    assert_bits(o_dx, t_dx, packet_ulps=2 * rsqrt_estimate_ulps())
+    assert_bits(o_y, t_y, packet_ulps=bound())
+    assert_bits(o_dx, t_dx, packet_ulps=2 * bound())
 
 
 @pytest.mark.parametrize("channels", [5, 8, 64, 67])

@@ -51,6 +51,7 @@ import numpy as np
 
 from adapters.v1.framework import dtypes
 from jtrain import errors
+from jtrain._eigen import reciprocal as eigen_reciprocal
 from jtrain._eigen import rsqrt as eigen_rsqrt
 from jtrain._eigen import tanh_logistic
 
@@ -377,11 +378,11 @@ _ELEMENTWISE_GRADS: dict[str, Callable[..., Any]] = {
     "SigmoidGrad": lambda y, dy, one: tanh_logistic.logistic_grad(y, dy),
     "SqrtGrad": lambda y, dy, one: dy * (one / 2) / y,
     "RsqrtGrad": lambda y, dy, one: eigen_rsqrt.rsqrt_grad(y, dy),
-    "ReciprocalGrad": lambda y, dy, one: -dy * y * y,
+    "ReciprocalGrad": lambda y, dy, one: eigen_reciprocal.reciprocal_grad(y, dy),
     "SeluGrad": lambda dy, y, one: jnp.where(
         y > 0, dy * (_SELU_SCALE * one), dy * (y + _SELU_SCALE * _SELU_ALPHA * one)
     ),
-    "InvGrad": lambda y, dy, one: -dy * y * y,
+    "InvGrad": lambda y, dy, one: eigen_reciprocal.reciprocal_grad(y, dy),
 }
 
 

@@ -36,6 +36,7 @@ from adapters.v1.framework.op_def import (
 )
 from adapters.v1.framework.tensor_shape import TensorShape
 from jtrain._eigen import exp_log as eigen_exp_log
+from jtrain._eigen import reciprocal as eigen_reciprocal
 from jtrain._eigen import rsqrt as eigen_rsqrt
 from jtrain._eigen import tanh_logistic
 from jtrain._eigen import trig as eigen_trig
@@ -655,10 +656,11 @@ def _sign(x: Any) -> Any:
 
 
 def _reciprocal(x: Any) -> Any:
-    """``1 / x`` in x's dtype (TF has no CPU kernel for integers: never fetched)."""
+    """``1 / x`` as TF's kernel computes it (``jtrain._eigen.reciprocal``); integers
+    returned as they are (TF has no CPU kernel for them: never fetched)."""
     if jnp.issubdtype(np_dtype(x.dtype), jnp.integer):
         return x
-    return jnp.reciprocal(x)
+    return eigen_reciprocal.reciprocal(x)
 
 
 _UNARY = [
