@@ -35,8 +35,9 @@ TF_KERAS = "tf-keras==2.21.0"
 TF_ENV = {"CUDA_VISIBLE_DEVICES": "", "TF_CPP_MIN_LOG_LEVEL": "2", "TF_USE_LEGACY_KERAS": "1"}
 # The CPU suite, in two pytest-xdist workers: the machines (CI's too) have two cores and a
 # test is mostly single-threaded tracing and compiling, so two workers halve the wall time.
-# `-- -n 0` (posargs come after) runs it in one process.
-CPU_SUITE = ("--ignore=tests/interop", "-n", "2")
+# `-- -n 0` (posargs come after) runs it in one process. The 15 slowest tests are listed
+# (CI's log shows where its time goes).
+CPU_SUITE = ("--ignore=tests/interop", "-n", "2", "--durations=15")
 # The test sessions share one JAX persistent compilation cache: most of a test's time is
 # XLA compiling small programs, and the suites (x64 off, x64 on, the floor versions: the
 # same jaxlib) and interop compile many of the same ones. A cached executable is keyed
@@ -123,7 +124,7 @@ def interop(session: nox.Session) -> None:
     env = {**CPU_ENV, **TF_ENV}
     # Two workers, as the CPU suite: each test works in its own tmp_path (660 tests: 10 min
     # in one process on the CI machine, 2.6 min in two here).
-    session.run("pytest", "tests/interop", "-n", "2", *session.posargs, env=env)
+    session.run("pytest", "tests/interop", "-n", "2", "--durations=15", *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)
