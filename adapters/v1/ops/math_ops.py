@@ -1082,6 +1082,16 @@ def _extremum(reduce: Any, lowest: bool) -> Any:
     return impl
 
 
+def _logsumexp(x: Any, axis: Any, keepdims: bool) -> Any:
+    """``reduce_logsumexp`` as TF composes it from its kernels: the finite maximum (else 0,
+    no gradient) subtracted, ``Log`` of the ``Sum`` of ``Exp``, the maximum added back
+    (TF's CPU ``Exp``/``Log``/``Sum``: ``jax.nn.logsumexp`` rounds elsewhere)."""
+    raw = _extremum(jnp.max, lowest=True)(x, axis, True)
+    top = lax.stop_gradient(jnp.where(jnp.isfinite(raw), raw, jnp.zeros((), x.dtype)))
+    out = eigen_exp_log.log(eigen_sum(eigen_exp_log.exp(x - top), axis, keepdims))
+    return out + (top if keepdims else top.reshape(out.shape))
+
+
 _REDUCTIONS = [
     (
         ("reduce_sum", "math.reduce_sum"),
@@ -1103,7 +1113,7 @@ _REDUCTIONS = [
     (
         ("reduce_logsumexp", "math.reduce_logsumexp"),
         "ReduceLogSumExp",
-        lambda x, a, k: jax.nn.logsumexp(x, a, keepdims=k),
+        _logsumexp,
         FLOATING,
     ),
 ]
