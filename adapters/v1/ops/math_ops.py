@@ -1032,11 +1032,14 @@ def _mean_folded_jvp(axis, keepdims, primals, tangents):
     return _mean(x, axis, keepdims), jnp.mean(dx, axis=axis, keepdims=keepdims)
 
 
-def _mean_as_tf(table_fn: Any, folded_fn: Any) -> Any:
-    """``tf.reduce_mean``: the mean as TF's kernel divides it, its gradient divided by
-    the count (the input's shape unknown when the graph is built: TF computes the count
-    in the graph) or multiplied by the count's reciprocal (the static shapes known: TF's
-    gradient divides by a constant, which grappler rewrites so)."""
+def _mean_as_tf(
+    table_fn: Any, folded_fn: Any, input_name: str = "input_tensor", axis_name: str = "axis"
+) -> Any:
+    """``tf.reduce_mean`` (and functions built on it, ``tf.nn.moments``): the mean as TF's
+    kernel divides it, its gradient divided by the count (the input's shape unknown when
+    the graph is built: TF computes the count in the graph) or multiplied by the count's
+    reciprocal (the static shapes known: TF's gradient divides by a constant, which
+    grappler rewrites so)."""
     signature = inspect.signature(table_fn)
 
     @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
@@ -1047,8 +1050,8 @@ def _mean_as_tf(table_fn: Any, folded_fn: Any) -> Any:
             bound = signature.bind(*args, **kwargs)
         except TypeError:
             return table_fn(*args, **kwargs)  # the table's own error
-        x = bound.arguments.get("input_tensor")
-        axis = bound.arguments.get("axis")
+        x = bound.arguments.get(input_name)
+        axis = bound.arguments.get(axis_name)
         if axis is None:
             axis = bound.arguments.get("reduction_indices")
         known = not isinstance(x, ops.Tensor) or (x._shape is not None and None not in x._shape)

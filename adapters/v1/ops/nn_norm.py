@@ -19,7 +19,7 @@ from jax import lax
 
 from adapters.v1.framework import ops
 from adapters.v1.framework.op_def import FLOATING, FUNCTIONS, OpValueError, define
-from adapters.v1.ops.math_ops import kernel_mean
+from adapters.v1.ops.math_ops import _mean_as_tf, _mean_folded, kernel_mean
 from adapters.v1.ops.nn_conv import channels_first, check_attr, shape_error
 from jtrain._eigen.rsqrt import rsqrt
 from jtrain._numerics import rounded, rounded_square
@@ -35,25 +35,37 @@ def _axes(axes) -> tuple[int, ...]:
     return (axes,) if isinstance(axes, int) else tuple(axes)
 
 
-def _moments(x, axes, shift=None, keep_dims=None, keepdims=None):
-    keep = _keep(keep_dims, keepdims)
-    axes = _axes(axes)
-    mean = kernel_mean(x, axes, keepdims=True)  # TF: reduce_mean, its Mean kernel
-    # TF: SquaredDifference rounds each square before Mean adds them (no FMA)
-    variance = kernel_mean(rounded_square(x - lax.stop_gradient(mean)), axes, keepdims=True)
-    if not keep:
-        mean, variance = jnp.squeeze(mean, axes), jnp.squeeze(variance, axes)
-    return mean, variance
+def _moments_with(reduce_mean: Any) -> Any:
+    """``moments`` over TF's ``reduce_mean`` (``reduce_mean(x, axes, keepdims)``: its
+    Mean kernel, and its gradient's division, see ``math_ops._mean_as_tf``)."""
+
+    def moments(x, axes, shift=None, keep_dims=None, keepdims=None):
+        keep = _keep(keep_dims, keepdims)
+        axes = _axes(axes)
+        mean = reduce_mean(x, axes, True)
+        # TF: SquaredDifference rounds each square before Mean adds them (no FMA)
+        variance = reduce_mean(rounded_square(x - lax.stop_gradient(mean)), axes, True)
+        if not keep:
+            mean, variance = jnp.squeeze(mean, axes), jnp.squeeze(variance, axes)
+        return mean, variance
+
+    return moments
 
 
-define(
-    "nn.moments",
-    "Moments",
-    _moments,
-    params="x, axes, shift=None, name=None, keep_dims=None, keepdims=None",
-    tensors="x",
-    allowed=FLOATING,
-    tf_gradient="the variance's gradient does not flow through its mean",
+for _names, _mean in ((("nn.moments",), kernel_mean), (("_folded.nn.moments",), _mean_folded)):
+    define(
+        _names,
+        "Moments",
+        _moments_with(_mean),
+        params="x, axes, shift=None, name=None, keep_dims=None, keepdims=None",
+        tensors="x",
+        allowed=FLOATING,
+        tf_gradient="the variance's gradient does not flow through its mean",
+    )
+# TF's reduce_mean gradient divides by a constant count where x's static shape is known,
+# which grappler turns into the product by its reciprocal.
+FUNCTIONS["nn.moments"] = _mean_as_tf(
+    FUNCTIONS["nn.moments"], FUNCTIONS["_folded.nn.moments"], "x", "axes"
 )
 
 
