@@ -172,13 +172,69 @@ _product.defvjp(_product_fwd, _product_bwd)
 
 
 def _sum_to_shape(value: jax.Array, shape: tuple) -> jax.Array:
-    """``value`` summed over the axes a broadcast to its shape added or stretched."""
+    """``value`` summed over the axes a broadcast to its shape added or stretched, in TF's
+    order (``Sum`` over ``BroadcastGradientArgs``' axes: :func:`eigen_sum`)."""
     if value.shape == tuple(shape):
         return value
     lead = value.ndim - len(shape)
     stretched = [lead + i for i, n in enumerate(shape) if n == 1 and value.shape[lead + i] != 1]
-    summed = jnp.sum(value, axis=tuple(range(lead)) + tuple(stretched))
+    summed = eigen_sum(value, axis=tuple(range(lead)) + tuple(stretched))
     return summed.reshape(shape)
+
+
+def broadcast_add(x: Any, y: Any) -> Any:
+    """``x + y`` whose gradient is TF's ``_AddGrad``: the incoming gradient summed over
+    each side's broadcast axes in TF's order (JAX's transpose of a broadcast sums with
+    XLA's order: a bias's gradient differed from TF's on 70% of its values)."""
+    total = jnp.add(x, y)
+    if not _is_float(total):
+        return total
+    x, y = jnp.asarray(x), jnp.asarray(y)
+    return _add_or_subtract(False, (x.shape, x.dtype, y.shape, y.dtype), x, y)
+
+
+def broadcast_subtract(x: Any, y: Any) -> Any:
+    """``x - y`` whose gradient is TF's ``_SubGrad`` (see :func:`broadcast_add`)."""
+    difference = jnp.subtract(x, y)
+    if not _is_float(difference):
+        return difference
+    x, y = jnp.asarray(x), jnp.asarray(y)
+    return _add_or_subtract(True, (x.shape, x.dtype, y.shape, y.dtype), x, y)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(0, 1))
+def _add_or_subtract(subtract: bool, shapes: tuple, x: jax.Array, y: jax.Array) -> jax.Array:
+    """``x + y`` (``x - y``) with TF's gradient; ``shapes``: ``x``'s and ``y``'s shapes
+    and dtypes."""
+    return jnp.subtract(x, y) if subtract else jnp.add(x, y)
+
+
+def _add_or_subtract_fwd(subtract: bool, shapes: tuple, x: jax.Array, y: jax.Array) -> tuple:
+    return _add_or_subtract(subtract, shapes, x, y), None
+
+
+def _add_or_subtract_bwd(subtract: bool, shapes: tuple, _: None, grad: jax.Array) -> tuple:
+    x_shape, x_dtype, y_shape, y_dtype = shapes
+    dx = _sum_to_shape(grad, x_shape).astype(x_dtype)
+    dy = _sum_to_shape(grad, y_shape).astype(y_dtype)
+    return dx, (-dy if subtract else dy)
+
+
+_add_or_subtract.defvjp(_add_or_subtract_fwd, _add_or_subtract_bwd)
+
+
+def row_sum_in_order(x: jax.Array) -> jax.Array:
+    """The rows of ``x`` (``[rows, n]``) added one after another, from zero: TF's
+    ``BiasAddGrad`` CPU kernel (``ReduceOuterDimensions``; half types summed in float32,
+    as its accumulator type), measured bit for bit against TF 2.21 (its blocks of rows
+    for a few columns per thread did not show: TF's Eigen device ran one block). Beyond
+    1,048,576 values, XLA's sum (a conv layer's bias over a large batch of images)."""
+    wide = x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
+    rows, n = wide.shape
+    if rows * n > _ROW_SUM_LIMIT:  # the loop over rows: 4 times XLA's time at 4M values
+        return jnp.sum(wide, axis=0).astype(x.dtype)
+    out = _sequential_rows(wide[None], 0, rows, jnp.zeros((1, n), wide.dtype))[0]
+    return out.astype(x.dtype)
 
 
 def rounded_square(x: jax.Array) -> jax.Array:
@@ -242,6 +298,7 @@ _EIGEN_REDUCER_CYCLES = 10.0  # per packet
 # Reductions over leading or middle axes follow Eigen's order up to this many values (the
 # rows are added in a loop, one after another: slower than XLA's sum beyond).
 _PRESERVING_LIMIT = 1 << 22
+_ROW_SUM_LIMIT = 1 << 20
 
 
 def _eigen_predux(p: jax.Array) -> jax.Array:

@@ -163,3 +163,34 @@ def test_leading_and_middle_axes_bits(op, shape, axis):
     ``batch_normalization`` in training uses it)."""
     theirs, ours = run_both(_value_and_gradient(op, shape, axis, seed=len(shape) + 20))
     assert_twins(theirs, ours, rtol=0, atol=0)
+
+
+BROADCASTS = {
+    "x + b": lambda tf, x, b: x + b,
+    "x - b": lambda tf, x, b: x - b,
+    "b - x": lambda tf, x, b: b - x,
+    "x * b": lambda tf, x, b: x * b,
+    "bias_add": lambda tf, x, b: tf.nn.bias_add(x, b),
+}
+
+
+@pytest.mark.parametrize("shape", [[64, 30], [7, 5], [100, 33], [4, 3, 3, 8]], ids=str)
+@pytest.mark.parametrize("op", list(BROADCASTS))
+def test_broadcast_gradients_bits(op, shape):
+    """The gradient of a bias broadcast over the batch: TF sums the incoming gradient over
+    the broadcast axes (``Sum``: Eigen's order over leading axes) or, for ``BiasAdd``,
+    adds its rows in order (``BiasAddGrad``); JAX's transpose of a broadcast summed in
+    XLA's order (57-80% of a [64, 30] bias's gradient differed)."""
+    x_value = _values(shape, seed=len(shape))
+    upstream = _values(shape, seed=5)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, *shape[1:]])
+        g = tf.placeholder(tf.float32, [None, *shape[1:]])
+        b = tf.Variable(_values(shape[-1:], seed=6))
+        y = BROADCASTS[op](tf, x, b)
+        grads = tf.gradients(y, [x, b], grad_ys=g)
+        return lambda sess: sess.run(grads, {x: x_value, g: upstream})
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0, atol=0)

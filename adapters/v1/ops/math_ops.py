@@ -40,7 +40,15 @@ from jtrain._eigen import reciprocal as eigen_reciprocal
 from jtrain._eigen import rsqrt as eigen_rsqrt
 from jtrain._eigen import tanh_logistic
 from jtrain._eigen import trig as eigen_trig
-from jtrain._numerics import eigen_sum, kernel_divide, rounded, rounded_product, rounded_square
+from jtrain._numerics import (
+    broadcast_add,
+    broadcast_subtract,
+    eigen_sum,
+    kernel_divide,
+    rounded,
+    rounded_product,
+    rounded_square,
+)
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
 _SIGNED = FLOATING + ("int8", "int16", "int32", "int64", "complex64", "complex128")
@@ -273,8 +281,8 @@ def _in_tf_order(op_type: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
 
 _BINARY = [
     # names, op type, default node name, implementation, allowed dtypes
-    (("add", "math.add"), "AddV2", "Add", jnp.add, NUMERIC),
-    (("subtract", "math.subtract"), "Sub", "Sub", jnp.subtract, NUMERIC),
+    (("add", "math.add"), "AddV2", "Add", broadcast_add, NUMERIC),
+    (("subtract", "math.subtract"), "Sub", "Sub", broadcast_subtract, NUMERIC),
     (("multiply", "math.multiply"), "Mul", "Mul", rounded_product, NUMERIC),
     (("truediv", "math.truediv"), "RealDiv", "truediv", _truediv, NUMERIC),
     (("divide", "math.divide"), "RealDiv", "truediv", _truediv, NUMERIC),

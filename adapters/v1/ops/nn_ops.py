@@ -25,7 +25,13 @@ from adapters.v1.framework.op_def import FLOATING, FUNCTIONS, INDEX, REAL, defin
 from adapters.v1.ops.math_ops import _abs, _maximum
 from jtrain._eigen import exp_log as eigen_exp_log
 from jtrain._eigen.rsqrt import rsqrt
-from jtrain._numerics import eigen_sum, rounded_product, rounded_square
+from jtrain._numerics import (
+    broadcast_add,
+    eigen_sum,
+    rounded_product,
+    rounded_square,
+    row_sum_in_order,
+)
 
 # -- activations ----------------------------------------------------------------------
 
@@ -279,8 +285,29 @@ define(
 # -- bias, l2, normalization ------------------------------------------------------------------
 def _bias_add(value, bias, data_format=None):
     if data_format is not None and data_format.startswith("NC"):
-        return value + bias.reshape((-1,) + (1,) * (value.ndim - 2))
+        return broadcast_add(value, bias.reshape((-1,) + (1,) * (value.ndim - 2)))
+    if not jnp.issubdtype(value.dtype, jnp.floating):
+        return value + bias
+    return _bias_add_nhwc(value, bias)
+
+
+@jax.custom_vjp
+def _bias_add_nhwc(value: Any, bias: Any) -> Any:
+    """``value + bias`` over the last axis, its gradient TF's ``BiasAddGrad``: the rows of
+    the incoming gradient (``[-1, channels]``) added in order (``row_sum_in_order``;
+    XLA's sum differed from TF's on 57% of a [64, 30] bias gradient)."""
     return value + bias
+
+
+def _bias_add_fwd(value: Any, bias: Any) -> tuple:
+    return _bias_add_nhwc(value, bias), None
+
+
+def _bias_add_bwd(_: None, grad: Any) -> tuple:
+    return grad, row_sum_in_order(grad.reshape(-1, grad.shape[-1]))
+
+
+_bias_add_nhwc.defvjp(_bias_add_fwd, _bias_add_bwd)
 
 
 def _bias_add_check(arguments: dict[str, Any]) -> None:
