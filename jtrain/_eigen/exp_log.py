@@ -6,10 +6,11 @@ on packets of 8 ``float32``, each multiply rounded before its add (the x86 wheel
 built without FMA), and ``expm1`` / ``log1p`` from them by Kahan's formulas. ``float16``
 and ``bfloat16`` packets are widened to ``float32``, computed so and rounded back.
 
-The last ``size % 8`` elements of a tensor do not fill a packet: Eigen hands them to the
-scalar C library (glibc's ``expf``...), whose results are nearly always the correctly
-rounded ones: computed in float64 here. ``float64`` and complex values keep XLA's
-functions.
+The last ``size % 8`` elements of a tensor (and rank-0 tensors) do not fill a packet:
+Eigen hands them to the scalar C library. glibc's ``expf`` and ``logf`` are reproduced
+bit for bit (:mod:`jtrain._eigen._libm`); the other functions' (``expm1f``, ``log1pf``),
+nearly always the correctly rounded values, are computed in float64. ``float64`` and
+complex values keep XLA's functions.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jtrain._eigen import on_cpu, tanh_logistic
+from jtrain._eigen import _libm, on_cpu, tanh_logistic
 from jtrain._eigen._packet import madd as _madd
 from jtrain._eigen._packet import packets as _packets
 from jtrain._eigen.trig import _reciprocal as _tf_reciprocal
@@ -142,14 +143,14 @@ def _softplus_half(x: jax.Array, threshold: Any) -> jax.Array:
     def in_float32(fn: Callable[[jax.Array], jax.Array]) -> Callable[[jax.Array], jax.Array]:
         return lambda v: fn(v.astype(jnp.float32)).astype(x.dtype)
 
-    e = _packets(in_float32(_exp_f32), in_float32(_c_library(jnp.exp)))(x)
+    e = _packets(in_float32(_exp_f32), in_float32(_libm.expf))(x)
     log1p_e = _packets(in_float32(_log1p_f32), in_float32(_c_library(jnp.log1p)))(e)
     return jnp.where(x > -threshold, x, jnp.where(x < threshold, e, log1p_e))
 
 
 def _softplus_scalar(x: jax.Array, threshold: Any) -> jax.Array:
     """TF's ``Softplus`` functor on float32 scalars: glibc's ``expf`` and ``log1pf``."""
-    e = _c_library(jnp.exp)(x)
+    e = _libm.expf(x)
     return jnp.where(x > -threshold, x, jnp.where(x < threshold, e, _c_library(jnp.log1p)(e)))
 
 
@@ -159,8 +160,9 @@ def _softplus_xla(x: jax.Array, threshold: Any) -> jax.Array:
 
 
 def _c_library(fn: Callable[[jax.Array], jax.Array]) -> Callable[[jax.Array], jax.Array]:
-    """``fn`` of float32 values in float64, rounded to float32: glibc's ``expf``... which
-    TF's scalar path calls are (nearly always) the correctly rounded values."""
+    """``fn`` of float32 values in float64, rounded to float32: glibc's ``expm1f``,
+    ``log1pf``... which TF's scalar path calls are (nearly always) the correctly rounded
+    values."""
 
     def wide(x: jax.Array) -> jax.Array:
         with jax.enable_x64(True):  # float64 whatever jax_enable_x64 says (scoped)
@@ -170,11 +172,14 @@ def _c_library(fn: Callable[[jax.Array], jax.Array]) -> Callable[[jax.Array], ja
 
 
 def _elementwise(
-    eigen_f32: Callable[[jax.Array], jax.Array], xla_fn: Callable[[jax.Array], jax.Array]
+    eigen_f32: Callable[[jax.Array], jax.Array],
+    xla_fn: Callable[[jax.Array], jax.Array],
+    scalar_f32: Callable[[jax.Array], jax.Array] | None = None,
 ) -> Callable[[Any], jax.Array]:
     """An elementwise function: Eigen's on float32 (and half types through float32) on a
-    CPU, the C library's on the scalar tail; XLA's elsewhere and for other dtypes."""
-    cpu = _packets(eigen_f32, _c_library(xla_fn))
+    CPU, the C library's on the scalar tail (``scalar_f32``, or ``xla_fn`` in float64);
+    XLA's elsewhere and for other dtypes."""
+    cpu = _packets(eigen_f32, scalar_f32 or _c_library(xla_fn))
 
     def half_cpu(x: jax.Array) -> jax.Array:
         return cpu(x.astype(jnp.float32)).astype(x.dtype)
@@ -190,9 +195,9 @@ def _elementwise(
     return fn
 
 
-_exp = _elementwise(_exp_f32, jnp.exp)
+_exp = _elementwise(_exp_f32, jnp.exp, _libm.expf)
 _expm1 = _elementwise(_expm1_f32, jnp.expm1)
-_log = _elementwise(_log_f32, jnp.log)
+_log = _elementwise(_log_f32, jnp.log, _libm.logf)
 _log1p = _elementwise(_log1p_f32, jnp.log1p)
 
 
