@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jtrain._eigen.rsqrt import _rsqrt_estimate, rsqrt
+from jtrain._eigen.rsqrt import _rsqrt_estimate, rsqrt, rsqrt_rows
 
 _RNG = np.random.RandomState(0)
 _X = np.abs(_RNG.randn(4096) * 10.0 ** _RNG.uniform(-30, 30, 4096)).astype(np.float32)
@@ -66,3 +66,48 @@ def test_symbolic_shape_as_the_concrete_one():
     exported = export.export(jax.jit(rsqrt))(jax.ShapeDtypeStruct((n,), jnp.float32))
     x = _X[:1003]
     np.testing.assert_array_equal(exported.call(x), jax.jit(rsqrt)(x))
+
+
+def _bits(x):
+    x = np.asarray(x)
+    return x.view(f"u{x.dtype.itemsize}")
+
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float16, jnp.bfloat16])
+@pytest.mark.parametrize("shape", [(5,), (64, 11), (6, 16), (4, 2, 6), (3, 5)])
+def test_rows_each_as_the_row_alone(dtype, shape):
+    """TF's sparse kernels evaluate each row on its own: its full packets, then its
+    last ``size % 8`` values on the scalar path (a row of a rank-1 tensor: one value)."""
+    x = jnp.asarray(np.resize(_X % 100 + 0.5, shape), dtype)
+    y = jax.jit(rsqrt_rows)(x)
+    assert y.dtype == x.dtype and y.shape == x.shape
+    for i in range(shape[0]):
+        np.testing.assert_array_equal(_bits(y[i]), _bits(jax.jit(rsqrt)(x[i : i + 1])[0]))
+
+
+def test_rows_restart_the_packets():
+    """Flattened, a [64, 11] tensor's packets straddle its rows: other values than
+    each row's own packets (the estimate is 1 to 4 ulps from the quotient)."""
+    x = jnp.asarray(np.resize(_X % 100 + 0.5, (64, 11)))
+    assert (_bits(jax.jit(rsqrt_rows)(x)) != _bits(jax.jit(rsqrt)(x))).any()
+
+
+def test_short_rows_are_the_quotient_and_the_gradient_rsqrt_grad():
+    x = np.float32([[4.0, 2.0], [9.0, 3.0]])
+    np.testing.assert_array_equal(rsqrt_rows(x), np.float32(1) / np.sqrt(x))
+    x = jnp.asarray(np.resize(_X % 100 + 0.5, (3, 11)))
+    (dx,) = jax.vjp(rsqrt_rows, x)[1](jnp.ones_like(x))
+    np.testing.assert_allclose(dx, -0.5 * np.asarray(x) ** -1.5, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("spec", "shape"),
+    [("n, 11", (7, 11)), ("n, 3, 8", (7, 3, 8)), ("n", (7,)), ("5, m", (5, 19))],
+)
+def test_rows_symbolic_shape_as_the_concrete_one(spec, shape):
+    from jax import export
+
+    symbolic = jax.ShapeDtypeStruct(export.symbolic_shape(spec), jnp.float32)
+    exported = export.export(jax.jit(rsqrt_rows))(symbolic)
+    x = np.resize(_X % 100 + 0.5, shape)
+    np.testing.assert_array_equal(exported.call(x), jax.jit(rsqrt_rows)(x))

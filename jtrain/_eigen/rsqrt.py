@@ -15,15 +15,18 @@ values on an Intel Xeon: one 12-bit mantissa per pair, ``_ESTIMATE``); AMD's dif
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from jtrain._eigen import on_cpu
-from jtrain._eigen._packet import packets
+from jtrain._eigen._packet import PACKET, packets
 from jtrain._numerics import rounded
 
-__all__ = ["rsqrt", "rsqrt_grad"]
+__all__ = ["rsqrt", "rsqrt_grad", "rsqrt_rows"]
 
 _SIGN_BIT = np.int32(-0x80000000)
 
@@ -144,17 +147,22 @@ def _xla_rsqrt(x: jax.Array) -> jax.Array:
     return jnp.ones((), x.dtype) / jnp.abs(jnp.sqrt(x))
 
 
-def _eigen_rsqrt(x: jax.Array) -> jax.Array:
-    wide = x.astype(jnp.float32)
-    if x.dtype == jnp.float32:
-        return packets(_rsqrt_f32, _rsqrt_scalar)(wide)
+def _paths(dtype: jnp.dtype) -> tuple[Callable[..., jax.Array], Callable[..., jax.Array]]:
+    """The packet path and the scalar path of ``Rsqrt`` for ``dtype``, on float32
+    values, each rounded to ``dtype``."""
+    if dtype == jnp.float32:
+        return _rsqrt_f32, _rsqrt_scalar
     # float16/bfloat16: packets widened to float32 and rounded once; the scalar path is
     # ``1 / sqrt(x)`` in the half type, each operation rounded (measured against TF).
-    info = jnp.finfo(x.dtype)
+    info = jnp.finfo(dtype)
     narrow = lambda v: jax.lax.reduce_precision(v, info.nexp, info.nmant)
     packet = lambda a: narrow(_rsqrt_f32(a))
     scalar = lambda a: narrow(jnp.float32(1) / narrow(jnp.sqrt(a)))
-    return packets(packet, scalar)(wide).astype(x.dtype)
+    return packet, scalar
+
+
+def _eigen_rsqrt(x: jax.Array) -> jax.Array:
+    return packets(*_paths(x.dtype))(x.astype(jnp.float32)).astype(x.dtype)
 
 
 _RSQRT = on_cpu(_eigen_rsqrt, _xla_rsqrt)
@@ -191,6 +199,54 @@ def _rsqrt_bwd(y: jax.Array, dy: jax.Array) -> tuple:
 
 
 rsqrt.defvjp(_rsqrt_fwd, _rsqrt_bwd)
+
+
+def _by_row(x: jax.Array) -> jax.Array:
+    """``_eigen_rsqrt`` of each row of ``x`` (its first dimension) on its own: the full
+    packets of the row's values, then the row's last ``size % 8`` on the scalar path."""
+    packet, scalar = _paths(x.dtype)
+    rows = x.reshape(x.shape[0], math.prod(x.shape[1:])).astype(jnp.float32)
+    width = rows.shape[1]
+    if not isinstance(width, int):  # a symbolic row size: each value's column picks
+        column = jax.lax.broadcasted_iota(np.int32, rows.shape, 1)
+        out = jnp.where(column < width - width % PACKET, packet(rows), scalar(rows))
+    else:
+        head = width - width % PACKET
+        out = jnp.concatenate([packet(rows[:, :head]), scalar(rows[:, head:])], axis=1)
+    return out.astype(x.dtype).reshape(x.shape)
+
+
+_RSQRT_ROWS = on_cpu(_by_row, _xla_rsqrt)
+
+
+@jax.custom_vjp
+def rsqrt_rows(x: jax.Array) -> jax.Array:
+    """``rsqrt`` of each row of ``x`` as TF's sparse training kernels compute it.
+
+    ``SparseApplyAdagrad``, ``SparseApplyAdadelta``, ``SparseApplyRMSProp``... loop over
+    the rows a gradient touches and evaluate an Eigen expression on each row: the
+    packets restart at each row (a row of 11 values is one packet and 3 values on the
+    scalar path), where :func:`rsqrt` takes the packets of the flattened tensor.
+
+    Args:
+      x: a tensor of rank >= 1 whose first dimension indexes the rows (a row of a
+        rank-1 tensor is one value: the scalar path).
+
+    Returns:
+      ``1 / sqrt(x)``, of ``x``'s dtype, each row as :func:`rsqrt` of that row alone.
+    """
+    x = jnp.asarray(x)
+    if x.dtype in (jnp.float32, jnp.float16, jnp.bfloat16):
+        return _RSQRT_ROWS(x)
+    return rsqrt(x)
+
+
+def _rows_fwd(x: jax.Array) -> tuple:
+    y = rsqrt_rows(x)
+    return y, y
+
+
+rsqrt_rows.defvjp(_rows_fwd, _rsqrt_bwd)
 
 
 def _grad_packet(y: jax.Array, dy: jax.Array) -> jax.Array:

@@ -8,7 +8,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jtrain._numerics import div_sqrt, rounded, tf_constant
+from jtrain._eigen.rsqrt import rsqrt, rsqrt_rows
+from jtrain._numerics import rounded, tf_constant
 from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows, sparse_delta
 from jtrain.optimizers import _base
 
@@ -66,7 +67,12 @@ def adadelta(
        learning rate, i.e. ``1.0``), so with TF's defaults the variable moves
        about a thousand times less than the paper's method would. Python-float
        hyperparameters become float32 before the cast to the variable's dtype,
-       as TF's ``convert_to_tensor`` makes them.
+       as TF's ``convert_to_tensor`` makes them. On CPUs ``rsqrt`` is TF's
+       (:mod:`jtrain._eigen.rsqrt`): on full packets of 8 values (of the flattened
+       variable, or of each row for the sparse kernel; float16 and bfloat16 through
+       float32) the ``rsqrtps`` estimate and a Newton step, up to 4 ulps from
+       ``1 / sqrt``; the other values, float64 variables and other platforms take
+       ``1 / sqrt`` correctly rounded.
     """
     _base.check_learning_rate("learning_rate", learning_rate)
     _base.check("rho", rho, lambda v: True, "must be a number")
@@ -84,10 +90,10 @@ def adadelta(
         if params is None:
             params = _base.grads_like_params(grads)
 
-        def step(g, accum, accum_update, lr, r, eps):
+        def step(g, accum, accum_update, lr, r, eps, inverse_sqrt=rsqrt):
             one = jnp.ones([], g.dtype)
             accum = rounded(accum * r) + rounded(g * g * (one - r))
-            update = jnp.sqrt(accum_update + eps) * div_sqrt(1, accum + eps) * g
+            update = jnp.sqrt(accum_update + eps) * inverse_sqrt(accum + eps) * g
             accum_update = rounded(accum_update * r) + rounded(update * update * (one - r))
             return rounded(update * lr), accum, accum_update
 
@@ -97,7 +103,7 @@ def adadelta(
             eps = _base.hparam(eps_c, state.count, p.dtype)
             if isinstance(g, IndexedSlices):
                 rows = (gather_rows(accum, g.indices), gather_rows(accum_update, g.indices))
-                x, a, u = step(g.values, *rows, lr, r, eps)
+                x, a, u = step(g.values, *rows, lr, r, eps, rsqrt_rows)
                 delta = sparse_delta(p, g.indices, -x)
                 return (
                     delta,

@@ -8,6 +8,7 @@ from typing import NamedTuple
 import jax
 import optax
 
+from jtrain._eigen.rsqrt import rsqrt, rsqrt_rows
 from jtrain._numerics import div_sqrt, rounded, rounded_square, tf_constant
 from jtrain.indexed_slices import IndexedSlices, gather_rows, scatter_rows, sparse_delta
 from jtrain.optimizers import _base
@@ -66,8 +67,12 @@ def adagrad(
        ``Adagrad`` (``ApplyAdagradV2``, which adds ``epsilon`` to the square root).
        TF's sparse kernel writes the step as a division by ``sqrt`` when a row
        holds one element (a rank-1 variable) and as a product with ``rsqrt``
-       otherwise; jtrain computes ``1 / sqrt`` correctly rounded for both (TF's
-       vectorized ``rsqrt`` may differ from it in the last bit). A Python-float
+       otherwise. On CPUs ``rsqrt`` is TF's
+       (:mod:`jtrain._eigen.rsqrt`): on full packets of 8 values (of the flattened
+       variable, or of each row for the sparse kernel; float16 and bfloat16 through
+       float32) the ``rsqrtps`` estimate and a Newton step, up to 4 ulps from
+       ``1 / sqrt``; the other values, float64 variables and other platforms take
+       ``1 / sqrt`` correctly rounded. A Python-float
        ``learning_rate`` becomes float32 before the cast to the variable's dtype,
        as in TF; ``initial_accumulator_value`` is taken in the variable's dtype.
     """
@@ -92,13 +97,13 @@ def adagrad(
             if isinstance(g, IndexedSlices):
                 a = gather_rows(accum, g.indices) + rounded_square(g.values)
                 if math.prod(p.shape[1:]) > 1:
-                    step = rounded(rounded(lr * g.values) * div_sqrt(1, a))
+                    step = rounded(rounded(lr * g.values) * rsqrt_rows(a))
                 else:
                     step = div_sqrt(lr * g.values, a)
                 delta = sparse_delta(p, g.indices, -step)
                 return delta, scatter_rows(accum, g.indices, a)
             a = accum + rounded_square(g)
-            return -rounded(rounded(g * lr) * div_sqrt(1, a)), a
+            return -rounded(rounded(g * lr) * rsqrt(a)), a
 
         deltas, accums = _base.apply_rule(rule, grads, params, state.accumulator)
         return deltas, AdagradState(count=_base.next_count(state.count), accumulator=accums)

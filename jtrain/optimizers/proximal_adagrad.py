@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jtrain._eigen.rsqrt import rsqrt, rsqrt_rows
 from jtrain._numerics import div_sqrt, static_value
 from jtrain._numerics import rounded as r
 from jtrain._numerics import rounded_square as r2
@@ -78,8 +79,11 @@ def proximal_adagrad(
        float64 variables (a Python-float ``learning_rate`` raises a ``TypeError``
        there; TF users pass float64 tensors); jtrain takes a Python float as that
        float64 tensor (unlike the other optimizers, which round Python floats to
-       float32 first, as TF does). TF's vectorized
-       ``rsqrt`` may differ from ``1 / sqrt`` in the last bit; jtrain computes
+       float32 first, as TF does). On CPUs ``rsqrt`` is TF's
+       (:mod:`jtrain._eigen.rsqrt`): on full packets of 8 values (of the flattened
+       variable, or of each row for the sparse kernel; float16 and bfloat16 through
+       float32) the ``rsqrtps`` estimate and a Newton step, up to 4 ulps from
+       ``1 / sqrt``; the other values, float64 variables and other platforms take
        ``1 / sqrt`` correctly rounded.
     """
     _base.check_learning_rate("learning_rate", learning_rate)
@@ -113,13 +117,13 @@ def proximal_adagrad(
                 _base.NO_PARAMS_MSG.format(name="proximal_adagrad", tf_name="ApplyProximalAdagrad")
             )
 
-        def prox_step(w, a, g, lr, l1, l2, scalar_rows):
+        def prox_step(w, a, g, lr, l1, l2, scalar_rows, inverse_sqrt=rsqrt):
             a = a + r2(g)
             if scalar_rows:
                 rate = div_sqrt(lr, a)
                 prox = w - r(rate * g)
             else:
-                rate = r(lr * div_sqrt(1, a))
+                rate = r(lr * inverse_sqrt(a))
                 prox = w - r(g * rate)
             if with_l1:
                 numerator = jnp.sign(prox) * jnp.maximum(jnp.abs(prox) - r(rate * l1), 0)
@@ -140,7 +144,8 @@ def proximal_adagrad(
                 i = g.indices
                 w = gather_rows(p, i)
                 scalar_rows = math.prod(p.shape[1:]) == 1
-                new_w, a = prox_step(w, gather_rows(accum, i), g.values, lr, l1, l2, scalar_rows)
+                a = gather_rows(accum, i)
+                new_w, a = prox_step(w, a, g.values, lr, l1, l2, scalar_rows, rsqrt_rows)
                 return _base.Rows(i, new_w, w), scatter_rows(accum, i, a)
             return prox_step(p, accum, g, lr, l1, l2, False)
 

@@ -119,6 +119,53 @@ def test_training_steps_bit_exact(case):
     assert_twins(theirs, ours, rtol=0)
 
 
+def _packet_model(tf):
+    """A [3, 11] variable ``w`` (an element-wise product: 33 values, 4 full packets of
+    8) and a [4, 11] embedding ``e`` read at rows (0, 2, 0) (rows of one packet and 3
+    values); the loss."""
+    w = tf.get_variable(
+        "w", initializer=np.linspace(-1, 1, 33, dtype=np.float32).reshape(3, 11), use_resource=True
+    )
+    e = tf.get_variable(
+        "e",
+        initializer=np.linspace(-0.8, 0.9, 44, dtype=np.float32).reshape(4, 11),
+        use_resource=True,
+    )
+    x = tf.constant(np.linspace(0.3, 2.0, 33, dtype=np.float32).reshape(3, 11))
+    rows = tf.gather(e, [0, 2, 0])
+    loss = tf.reduce_sum(tf.square(x * w - 1.0)) + tf.reduce_sum(rows**3)
+    return loss, [w, e]
+
+
+# Measured off by an ulp at these sizes, for reasons outside the optimizers' rsqrt:
+# clip_by_global_norm's norm (a reduction, jtrain.clipping), Ftrl's kernels (Eigen's
+# vectorized pow with a power other than -0.5; with -0.5, 1 to 3 of 33 values from the
+# second step and a sparse row from the first: not yet found). Left out here.
+PACKET_MISMATCHES = {"Adam_global_clipnorm", "Ftrl", "Ftrl_l1_l2_beta", "Ftrl_shrinkage_power"}
+
+
+@pytest.mark.parametrize("case", sorted(set(CASES) - PACKET_MISMATCHES))
+def test_training_of_packet_filling_variables_bit_exact(case):
+    """Variables that fill SIMD packets train as in TF bit for bit: TF's kernels take
+    Eigen's vectorized functions on full packets (Adadelta's ``rsqrt`` and the sparse
+    RMSProp kernel's, jtrain._eigen.rsqrt)."""
+
+    def script(tf):
+        loss, params = _packet_model(tf)
+        opt = CASES[case](tf)
+        train = opt.apply_gradients(list(zip(tf.gradients(loss, params), params, strict=True)))
+
+        def run(sess):
+            for _ in range(STEPS.get(case, 3)):
+                sess.run(train)
+            return _variables(tf, sess)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0)
+
+
 def test_names_config_and_variables():
     def script(tf):
         loss, params = _model(tf)

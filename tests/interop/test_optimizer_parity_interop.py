@@ -8,6 +8,8 @@ restores into jtrain's variables (and back) only when they are the same.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import tensorflow as real_tf
@@ -519,32 +521,31 @@ STRICT_OPTIMIZERS = {
 }
 
 
-# TF's dense kernels evaluate whole SIMD packets (8 floats with AVX, 16 with AVX-512)
-# with Eigen's vectorized ``rsqrt`` (Adagrad, Adadelta, ProximalAdagrad) and ``pow``
-# (Ftrl with ``learning_rate_power`` other than -0.5): approximations whose last bits
-# depend on the CPU, where jtrain computes a correctly rounded ``1 / sqrt`` and XLA's
-# ``pow``. Measured on an AVX-512 Xeon after five steps of a 19-element variable: up to
-# 24 ulps (ProximalAdagrad with l1 and l2, 1.5e-6 relative) and 57 ulps (Ftrl with
-# power -0.3, 3.6e-6 relative) in the first 16 elements. The elements past the last
-# full packet, and variables smaller than a packet, go through Eigen's scalar functions
-# and are compared bit for bit; the packets at the float32 tolerance of the optimizer
-# goldens (tests/optimizers/test_tf_parity.py).
-VECTORIZED_MATH = {
-    "Adadelta",
-    "Adagrad",
-    "ProximalAdagrad",
-    "ProximalAdagrad_l1_l2",
-    "Ftrl_power",
-    "Ftrl_power_shrinkage",
-}
-PACKETS = 16  # the elements of the 19 that may be in an AVX-512 (or AVX) packet
+# TF's Ftrl kernels raise to a power other than 0.5 (``learning_rate_power`` other than
+# -0.5) with Eigen's vectorized ``pow`` on whole SIMD packets (8 float32 of the
+# flattened variable, or of each row for the sparse kernel), which jtrain does not
+# reproduce (XLA's ``pow``): measured, 1 ulp on 1 to 4 of 32 or 33 values after five
+# steps, 5.7e-5 relative once a value near zero has cancelled. The elements past the
+# last full packet, and variables smaller than a packet, go through Eigen's scalar
+# ``pow`` and are compared bit for bit; the rest of the 19-element variable at the
+# float32 tolerance of the optimizer goldens (tests/optimizers/test_tf_parity.py).
+# (Adagrad, ProximalAdagrad, Adadelta and the sparse RMSProp kernels take ``rsqrt`` of
+# whole packets: jtrain computes it as TF does, jtrain._eigen.rsqrt.)
+VECTORIZED_POW = {"Ftrl_power", "Ftrl_power_shrinkage"}
+PACKETS = 16  # the elements of the 19 in full packets of 8
 
 
-def assert_same_bits(theirs, ours, start=0):
+def assert_same_bits(theirs, ours, start=0, keep=None):
     """``assert_twins`` at ``rtol=0, atol=0``, then the floats' bit patterns (``-0.0``
-    is not ``0.0``), from element ``start`` of each flattened value on."""
-    theirs = [(n, d, np.ravel(v)[start:]) for n, d, v in theirs]
-    ours = [(n, d, np.ravel(v)[start:]) for n, d, v in ours]
+    is not ``0.0``), from element ``start`` of each flattened value on; of the values
+    of ``keep``'s shape, only the elements where ``keep`` (a boolean array) is set."""
+
+    def part(v):
+        v = np.asarray(v)
+        return v[keep] if keep is not None and v.shape == keep.shape else np.ravel(v)[start:]
+
+    theirs = [(n, d, part(v)) for n, d, v in theirs]
+    ours = [(n, d, part(v)) for n, d, v in ours]
     assert_twins(theirs, ours, rtol=0, atol=0)
     for (name, _, t), (_, _, o) in zip(theirs, ours, strict=True):
         if t.dtype.kind == "f":
@@ -577,8 +578,72 @@ def test_float32_training_gives_tfs_bits(name, size):
 
     theirs, ours = run_both(script)
     assert [x[:2] for x in ours] == [x[:2] for x in theirs]
-    if size > PACKETS and name in VECTORIZED_MATH:
+    if size > PACKETS and name in VECTORIZED_POW:
         assert_twins(theirs, ours, rtol=1e-5)
         assert_same_bits(theirs, ours, start=PACKETS)
+    else:
+        assert_same_bits(theirs, ours)
+
+
+# Variables that fill SIMD packets, by name: their shape and the rows a sparse gradient
+# touches (a row repeated: TF sums duplicates first; a row untouched). TF's dense
+# kernels evaluate Eigen's vectorized functions (``rsqrt``...) on the full packets of
+# 8 float32 of the flattened variable, the sparse kernels on each row's (a row of 11
+# is one packet and 3 values on the scalar path); the rest goes through the scalar
+# functions.
+PACKET_SHAPES = {"3x11": ([3, 11], [2, 0, 2]), "2x16": ([2, 16], [1])}
+# Sparse Adam: TF's graph computes ``(g * g) * (1 - beta2)``, which grappler's
+# MinimizeBroadcasts reorders into ``g * (g * (1 - beta2))`` when ``g`` is computed
+# (as here), not when it is a constant (TF folds ``g * g`` first: jtrain's order,
+# tests/interop/test_sparse_clip_parity_interop.py); jtrain's functional core cannot
+# tell the two apart: 1 ulp on 7 of the 33 values of ``v``. Left out here.
+NOT_YET_BITS = {("Adam", True)}
+
+
+PACKET_CASES = [
+    pytest.param(name, shape, sparse, id=f"{name}-{shape}-{'sparse' if sparse else 'dense'}")
+    for name in sorted(STRICT_OPTIMIZERS)
+    for shape in sorted(PACKET_SHAPES)
+    for sparse in (False, True)
+    if (name, sparse) not in NOT_YET_BITS
+]
+
+
+@pytest.mark.parametrize(("name", "shape", "sparse"), PACKET_CASES)
+def test_float32_training_of_packet_filling_variables_gives_tfs_bits(name, shape, sparse):
+    """Five float32 steps of a variable of 33 or 32 values, with a dense gradient or an
+    ``IndexedSlices`` one (``tf.gather``), give TF's variables and slots bit for bit
+    (Ftrl with a power other than 0.5: the values on the scalar path only): TF's
+    Adagrad, ProximalAdagrad and Adadelta kernels and its sparse RMSProp kernels take
+    ``rsqrt`` of whole packets from the CPU's estimate and a Newton step."""
+    dims, rows = PACKET_SHAPES[shape]
+
+    def script(tf):
+        size = math.prod(dims)
+        init = np.linspace(-1.0, 1.0, size, dtype=np.float32).reshape(dims)
+        w = tf.get_variable("w", initializer=init)
+        x = tf.constant(np.linspace(0.3, -0.45, size, dtype=np.float32).reshape(dims))
+        if sparse:
+            # d/dw of sum(gather(w) * g) is IndexedSlices(1 * g, rows): g exactly.
+            read = tf.gather(w, rows)
+            g = tf.stop_gradient(read * read * read * 0.5 - tf.gather(x, rows))
+            (grad,) = tf.gradients(tf.reduce_sum(read * g), [w])
+        else:
+            grad = w * w * w * 0.5 - x
+        step = tf.train.get_or_create_global_step()
+        optimizer = STRICT_OPTIMIZERS[name](tf)
+        train = optimizer.apply_gradients([(grad, w)], global_step=step)
+        return _train(tf, train, steps=5)
+
+    theirs, ours = run_both(script)
+    assert [x[:2] for x in ours] == [x[:2] for x in theirs]
+    if name in VECTORIZED_POW:
+        # The values on the scalar path (past the last full packet of the flattened
+        # variable, or of each row), bit for bit: every value trains on its own.
+        row = math.prod(dims[1:])
+        index = np.arange(math.prod(dims)).reshape(dims)
+        size = index.size if not sparse else row
+        keep = index % size >= size - size % 8
+        assert_same_bits(theirs, ours, keep=keep)
     else:
         assert_same_bits(theirs, ours)
