@@ -24,6 +24,7 @@ from jax import lax
 from adapters.v1.framework.op_def import FLOATING, FUNCTIONS, INDEX, REAL, define, np_dtype
 from adapters.v1.ops.math_ops import _abs, _maximum
 from jtrain._eigen import exp_log as eigen_exp_log
+from jtrain._eigen import softmax as eigen_softmax
 from jtrain._eigen.rsqrt import rsqrt
 from jtrain._numerics import (
     broadcast_add,
@@ -135,6 +136,11 @@ def _softmax_axis(axis: Any, dim: Any) -> int:
     return -1 if axis is None else int(axis)
 
 
+def _on_axis(fn: Any, axis: int, x: Any) -> Any:
+    """``fn`` (of the last axis) over ``axis`` of ``x``: TF's kernels see that axis last."""
+    return jnp.moveaxis(fn(jnp.moveaxis(x, axis, -1)), -1, axis)
+
+
 define(
     ("nn.softmax", "math.softmax"),
     "Softmax",
@@ -146,7 +152,9 @@ define(
 define(
     ("nn.log_softmax", "math.log_softmax"),
     "LogSoftmax",
-    lambda logits, axis=None, dim=None: jax.nn.log_softmax(logits, _softmax_axis(axis, dim)),
+    lambda logits, axis=None, dim=None: _on_axis(
+        eigen_softmax.log_softmax, _softmax_axis(axis, dim), logits
+    ),
     params="logits, axis=None, name=None, dim=None",
     tensors="logits",
     allowed=FLOATING,
@@ -154,24 +162,16 @@ define(
 
 
 # -- cross entropies ----------------------------------------------------------------------
-@jax.custom_vjp
 def _softmax_xent(labels: Any, logits: Any) -> Any:
-    return -jnp.sum(labels * jax.nn.log_softmax(logits, -1), -1)
-
-
-def _softmax_xent_fwd(labels, logits):
-    log_probs = jax.nn.log_softmax(logits, -1)
-    return -jnp.sum(labels * log_probs, -1), (labels, log_probs)
-
-
-def _softmax_xent_bwd(residuals, g):
-    labels, log_probs = residuals
-    g = g[..., None]
-    # TF's kernel: d/dlogits = softmax - labels; d/dlabels = -log_softmax.
-    return g * -log_probs, g * (jnp.exp(log_probs) - labels)
-
-
-_softmax_xent.defvjp(_softmax_xent_fwd, _softmax_xent_bwd)
+    """TF's ``SoftmaxCrossEntropyWithLogits`` over the last axis (``jtrain._eigen.softmax``);
+    float16 and bfloat16 through float32, as TF's Python wrapper casts them."""
+    half = logits.dtype in (jnp.float16, jnp.bfloat16)
+    if half:
+        loss = eigen_softmax.softmax_cross_entropy(
+            labels.astype(jnp.float32), logits.astype(jnp.float32)
+        )
+        return loss.astype(logits.dtype)
+    return eigen_softmax.softmax_cross_entropy(labels, logits)
 
 
 def _xent_on_axis(labels: Any, logits: Any, axis: int, stop_labels: bool) -> Any:

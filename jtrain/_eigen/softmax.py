@@ -1,0 +1,380 @@
+"""TF's CPU ``LogSoftmax``, ``SoftmaxCrossEntropyWithLogits`` and
+``SparseSoftmaxCrossEntropyWithLogits`` kernels, bit for bit on float32.
+
+TF's kernels (``softmax_op_functor.h``, ``xent_op.h``, ``sparse_xent_op.h``) are Eigen
+tensor expressions over ``[batch, classes]``: the row maximum, the shifted logits
+``x - max``, the row sums of their ``exp`` and the ``log`` of those sums. Which of
+Eigen's paths computes an ``exp`` or a ``log`` depends on the expression it sits in
+(measured against TF 2.21, whose oneDNN build leaves these three kernels to Eigen):
+
+* ``exp`` inside a row sum (``shifted.exp().sum(along_class)``): Eigen's
+  InnerMostDimReducer, per leaf (the row, or halves of rows longer than 8,192 values
+  split at absolute packet boundaries) its full packets of 8 through ``pexp_float``
+  and its last ``length % 8`` values through the C library (glibc's ``expf``,
+  :mod:`jtrain._eigen._libm`), added in Eigen's order (``jtrain._numerics``'
+  :func:`~jtrain._numerics.eigen_sum`'s, for any number of rows);
+* an elementwise expression over the whole tensor (``log`` of the ``[batch]`` sums,
+  the sparse kernel's ``exp``): packets over the flattened tensor, the C library on its
+  last ``size % 8`` values;
+* the dense kernel's ``backprop = exp(shifted) / sum - labels`` has a broadcast, which
+  Eigen's executor evaluates in tiles: blocks of 4,507 values at most (its cost model's
+  target for this expression), whole rows or parts of one row, each block's last
+  ``length % 8`` values through the C library;
+* the sparse kernel's loss (a generator): the C library's ``logf`` on every row.
+
+None of these depends on the number of threads. Divisions are single roundings
+(:func:`jtrain._numerics.kernel_divide`: XLA would multiply by a reciprocal) and the
+loss's products are rounded before their sum (no FMA in TF's build). The gradients
+are TF's Python ones (``nn_grad.py``) on TF's kernels.
+
+.. note::
+   float64, float16 and bfloat16 keep XLA's functions (TF's Python wrappers send
+   float16, and bfloat16 for the dense loss, through the float32 kernels: the adapters
+   cast), and so do classes of symbolic size (``jax.export``). ``LogSoftmax``'s
+   gradient sums a single row as :func:`~jtrain._numerics.eigen_sum` does (XLA's sum
+   from 108,388 values, where TF's threads split it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jtrain._eigen import _libm, exp_log, on_cpu
+from jtrain._eigen._packet import PACKET
+from jtrain._eigen._packet import packets as _packets
+from jtrain._eigen.exp_log import _exp_f32, _log_f32
+from jtrain._numerics import _eigen_tree, _ordered_sum, eigen_sum, kernel_divide, rounded
+
+__all__ = ["log_softmax", "softmax_cross_entropy", "sparse_softmax_cross_entropy"]
+
+_LEAF = 1024 * PACKET  # InnerMostDimReducer's leaf, in values
+# The scalar path: glibc's expf and logf (TF's scalar functor calls them).
+_scalar_exp = _libm.expf
+_scalar_log = _libm.logf
+_flat_exp = _packets(_exp_f32, _scalar_exp)
+_flat_log = _packets(_log_f32, _scalar_log)
+
+
+def _leaf_tail_columns(offset: int, n: int) -> np.ndarray:
+    """The columns of a row of ``n`` values starting at ``offset`` modulo 8 that Eigen's
+    row reduction computes on the scalar path: the last ``length % 8`` of each leaf
+    (rows longer than 8,192 values split in halves at absolute packet boundaries)."""
+    leaves: list[tuple[int, int]] = []
+
+    def collect(node: Any) -> None:
+        if isinstance(node, tuple):
+            leaves.append(node)
+        else:
+            collect(node[0])
+            collect(node[1])
+
+    collect(_eigen_tree(offset, n, PACKET))
+    columns = [
+        np.arange(start - offset + length - length % PACKET, start - offset + length)
+        for start, length in leaves
+    ]
+    return np.concatenate(columns).astype(np.int32)
+
+
+def _row_exp(shifted: jax.Array, packet: jax.Array) -> jax.Array:
+    """``exp`` of ``[rows, n]`` values as Eigen's row reduction evaluates it
+    (``packet``: ``pexp_float`` of every value): the full packets of each leaf (the row,
+    up to 8,192 values) through ``pexp_float``, its last ``length % 8`` values through
+    the C library."""
+    rows, n = shifted.shape
+    if n <= _LEAF or n % PACKET == 0:  # every row alike: its last n % 8 values
+        head = n - n % PACKET
+        if head == n:
+            return packet
+        return jnp.concatenate([packet[:, :head], _scalar_exp(shifted[:, head:])], axis=1)
+    columns = {o: _leaf_tail_columns(o, n) for o in range(PACKET)}
+    if not isinstance(rows, int):  # symbolic rows: a mask by each row's offset
+        table = np.zeros((PACKET, n), bool)
+        for o, cols in columns.items():
+            table[o, cols] = True
+        offsets = (lax.broadcasted_iota(jnp.int32, (rows,), 0) * n) % PACKET
+        return jnp.where(jnp.asarray(table)[offsets], _scalar_exp(shifted), packet)
+    starts = np.arange(rows, dtype=np.int64) * n
+    index = np.concatenate([s + columns[int(s % PACKET)] for s in starts])
+    return _scalar_at(shifted, packet, index.astype(np.int32))
+
+
+# Eigen's target block size for the dense kernel's ``backprop`` expression: its cost
+# model's 1 / taskSize of the expression's cost per value (fixed by the build;
+# measured on TF 2.21: scalar tails at the ends of blocks of 4,507 values).
+_XENT_BLOCK = 4507
+
+
+def _block_tails(rows: int, n: int) -> np.ndarray:
+    """Flat indices of the values of ``[rows, n]`` that Eigen's tiled evaluation of
+    the dense kernel's ``backprop`` computes on the scalar path.
+
+    Eigen's block mapper (``kSkewedInnerDims``) splits a tensor larger than the target
+    size into blocks of ``min(target, n)`` columns and ``ceil(target / columns)`` rows;
+    each block, contiguous or row by row, is evaluated in packets from its start and its
+    last ``length % 8`` values through the scalar functor."""
+    size = rows * n
+    if size <= _XENT_BLOCK:
+        starts, lengths = np.array([0]), np.array([size])
+    elif n <= _XENT_BLOCK:
+        block_rows = min(-(-_XENT_BLOCK // n), rows)
+        first = np.arange(0, rows, block_rows)
+        starts, lengths = first * n, np.minimum(block_rows, rows - first) * n
+    else:
+        cols = np.arange(0, n, _XENT_BLOCK)
+        starts = (np.arange(rows)[:, None] * n + cols[None, :]).reshape(-1)
+        lengths = np.tile(np.minimum(_XENT_BLOCK, n - cols), rows)
+    tails = lengths % PACKET
+    ends = starts + lengths
+    return (ends[:, None] - np.arange(PACKET, 0, -1)[None, :])[
+        np.arange(PACKET, 0, -1)[None, :] <= tails[:, None]
+    ].astype(np.int32)
+
+
+def _scalar_at(shifted: jax.Array, packet: jax.Array, index: np.ndarray) -> jax.Array:
+    """``packet`` (``pexp_float`` of ``shifted``) with the C library's ``exp`` at the
+    flat ``index``."""
+    flat = shifted.reshape(-1)
+    return packet.reshape(-1).at[index].set(_scalar_exp(flat[index])).reshape(shifted.shape)
+
+
+def _block_tail_mask(rows: Any, n: int) -> jax.Array:
+    """:func:`_block_tails` as a mask of ``[rows, n]``, for a symbolic number of rows
+    (``jax.export``): the blocks computed from the row count at run time."""
+    row = lax.broadcasted_iota(jnp.int32, (rows, n), 0)
+    col = lax.broadcasted_iota(jnp.int32, (rows, n), 1)
+    if n > _XENT_BLOCK:  # blocks of one row, the same in every row
+        first = (col // _XENT_BLOCK) * _XENT_BLOCK
+        position, length = col - first, jnp.minimum(_XENT_BLOCK, n - first)
+    else:  # blocks of whole rows (one block if the tensor fits in the target size)
+        count = jnp.asarray(rows, jnp.int32)
+        block_rows = jnp.minimum(-(-_XENT_BLOCK // n), count)
+        first = (row // block_rows) * block_rows
+        position = (row - first) * n + col
+        length = jnp.minimum(block_rows, count - first) * n
+    return position >= length - length % PACKET
+
+
+def _tiled_exp(shifted: jax.Array, packet: jax.Array) -> jax.Array:
+    """``exp`` of ``[rows, n]`` as the dense kernel's tiled ``backprop`` evaluates it
+    (``packet``: ``pexp_float`` of every value)."""
+    rows, n = shifted.shape
+    if not isinstance(rows, int):
+        return jnp.where(_block_tail_mask(rows, n), _scalar_exp(shifted), packet)
+    return _scalar_at(shifted, packet, _block_tails(rows, n))
+
+
+def _flat_exp_of(shifted: jax.Array, packet: jax.Array) -> jax.Array:
+    """``exp`` of ``shifted`` as an elementwise expression over the whole tensor
+    evaluates it: the last ``size % 8`` values through the C library."""
+    if not all(isinstance(d, int) for d in shifted.shape):
+        return _flat_exp(shifted)
+    size = shifted.size
+    return _scalar_at(shifted, packet, np.arange(size - size % PACKET, size, dtype=np.int32))
+
+
+def _row_sum(x: jax.Array) -> jax.Array:
+    """Eigen's sum of each row of ``[rows, n]`` (its InnerMostDimReducer)."""
+    return _ordered_sum(x, (1,), False, x.shape)
+
+
+def _shifted(logits: jax.Array) -> jax.Array:
+    return logits - jnp.max(logits, axis=1, keepdims=True)
+
+
+def _log_softmax_cpu(logits: jax.Array) -> jax.Array:
+    shifted = _shifted(logits)
+    log_sum = _flat_log(_row_sum(_row_exp(shifted, _exp_f32(shifted))))
+    return shifted - log_sum[:, None]
+
+
+def _xent_cpu(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Array]:
+    shifted = _shifted(logits)
+    packet = _exp_f32(shifted)
+    total = _row_sum(_row_exp(shifted, packet))
+    log_sum = _flat_log(total)
+    loss = _row_sum(rounded(labels * (log_sum[:, None] - shifted)))
+    backprop = kernel_divide(_tiled_exp(shifted, packet), total[:, None]) - labels
+    return loss, backprop
+
+
+def _sparse_xent_cpu(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Array]:
+    shifted = _shifted(logits)
+    packet = _exp_f32(shifted)
+    total = _row_sum(_row_exp(shifted, packet))
+    depth = logits.shape[1]
+    index = labels.astype(jnp.int32)[:, None]
+    picked = jnp.take_along_axis(shifted, jnp.clip(index, 0, depth - 1), axis=1)[:, 0]
+    one_hot = jnp.arange(depth, dtype=jnp.int32)[None, :] == index
+    loss = _scalar_log(total) - picked
+    backprop = kernel_divide(_flat_exp_of(shifted, packet), total[:, None]) - jnp.where(
+        one_hot, np.float32(1), np.float32(0)
+    )
+    valid = (labels >= 0) & (labels < depth)
+    return jnp.where(valid, loss, np.float32(np.nan)), jnp.where(
+        valid[:, None], backprop, np.float32(np.nan)
+    )
+
+
+def _log_softmax_xla(logits: jax.Array) -> jax.Array:
+    return jax.nn.log_softmax(logits, axis=1)
+
+
+def _xent_xla(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Array]:
+    log_probs = jax.nn.log_softmax(logits, axis=1)
+    return -jnp.sum(labels * log_probs, axis=1), jnp.exp(log_probs) - labels
+
+
+def _sparse_xent_xla(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Array]:
+    depth = logits.shape[1]
+    one_hot = jax.nn.one_hot(labels, depth, dtype=logits.dtype)
+    loss, backprop = _xent_xla(one_hot, logits)
+    valid = (labels >= 0) & (labels < depth)
+    return jnp.where(valid, loss, jnp.nan), jnp.where(valid[:, None], backprop, jnp.nan)
+
+
+def _matrix(x: jax.Array) -> jax.Array:
+    return x.reshape((-1, x.shape[-1]))
+
+
+def _tf_order(logits: jax.Array) -> bool:
+    """Whether jtrain computes TF's CPU bits for ``logits`` (float32, classes of static
+    size); XLA's functions otherwise."""
+    return logits.dtype == jnp.float32 and isinstance(logits.shape[-1], int) and logits.size != 0
+
+
+def _broadcast_product(g: jax.Array, mat: jax.Array) -> jax.Array:
+    """TF's ``_BroadcastMul``: ``g[..., None] * mat`` (a ``Mul``, rounded before any sum)."""
+    return rounded(g[..., None] * mat)
+
+
+@jax.custom_vjp
+def log_softmax(logits: Any) -> jax.Array:
+    """``logits - log(sum(exp(logits)))`` over the last axis as TF's CPU ``LogSoftmax``.
+
+    Args:
+      logits: a float array of rank at least 1.
+
+    Returns:
+      The log-probabilities, ``logits``'s shape and dtype; the gradient is TF's
+      ``_LogSoftmaxGrad``, ``grad - reduce_sum(grad, -1, keepdims=True) * exp(output)``
+      (its ``Sum``, ``Exp`` and ``Mul`` kernels).
+    """
+    logits = jnp.asarray(logits)
+    if not _tf_order(logits):
+        return jax.nn.log_softmax(logits, axis=-1)
+    out = on_cpu(_log_softmax_cpu, _log_softmax_xla)(_matrix(logits))
+    return out.reshape(logits.shape)
+
+
+def _log_softmax_fwd(logits: Any) -> tuple:
+    out = log_softmax(logits)
+    return out, out
+
+
+def _sum_last(g: jax.Array) -> jax.Array:
+    """TF's ``reduce_sum(g, -1, keepdims=True)`` (its ``Sum`` kernel)."""
+    one_row = all(isinstance(d, int) and d == 1 for d in g.shape[:-1])
+    if g.dtype != jnp.float32 or one_row or not isinstance(g.shape[-1], int):
+        return eigen_sum(g, -1, keepdims=True)
+    # Rows: Eigen's order whatever their number, symbolic too (eigen_sum keeps XLA's
+    # sum for many values, where TF's order does not depend on threads either).
+    xla_sum = lambda m: jnp.sum(m, axis=1)  # noqa: E731
+    total = on_cpu(_row_sum, xla_sum)(_matrix(g))
+    return total.reshape(g.shape[:-1] + (1,))
+
+
+def _log_softmax_bwd(out: jax.Array, g: jax.Array) -> tuple:
+    total = _sum_last(g)
+    return (g - rounded(total * exp_log.exp(out)),)
+
+
+log_softmax.defvjp(_log_softmax_fwd, _log_softmax_bwd)
+
+
+def _xent(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Array]:
+    shape = logits.shape
+    if _tf_order(logits):
+        loss, backprop = on_cpu(_xent_cpu, _xent_xla)(_matrix(labels), _matrix(logits))
+    else:
+        loss, backprop = _xent_xla(_matrix(labels), _matrix(logits))
+    return loss.reshape(shape[:-1]), backprop.reshape(shape)
+
+
+@jax.custom_vjp
+def softmax_cross_entropy(labels: Any, logits: Any) -> jax.Array:
+    """TF's CPU ``SoftmaxCrossEntropyWithLogits`` over the last axis (float32; other
+    dtypes by XLA's functions).
+
+    Args:
+      labels: the label distributions, ``logits``'s shape and dtype.
+      logits: a float array of rank at least 1.
+
+    Returns:
+      The cross entropies, ``logits``'s shape without its last axis. The gradient is
+      TF's: ``grad * backprop`` to the logits (the kernel's second output, ``softmax -
+      labels``), ``grad * -log_softmax(logits)`` to the labels (TF's ``LogSoftmax``).
+    """
+    return _xent(jnp.asarray(labels), jnp.asarray(logits))[0]
+
+
+def _xent_fwd(labels: Any, logits: Any) -> tuple:
+    labels, logits = jnp.asarray(labels), jnp.asarray(logits)
+    loss, backprop = _xent(labels, logits)
+    return loss, (logits, backprop)
+
+
+def _xent_bwd(residuals: tuple, g: jax.Array) -> tuple:
+    logits, backprop = residuals
+    return _broadcast_product(g, -log_softmax(logits)), _broadcast_product(g, backprop)
+
+
+softmax_cross_entropy.defvjp(_xent_fwd, _xent_bwd)
+
+
+def _sparse_xent(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Array]:
+    shape = logits.shape
+    flat_labels = labels.reshape(-1)
+    if _tf_order(logits):
+        fn = on_cpu(_sparse_xent_cpu, _sparse_xent_xla)
+        loss, backprop = fn(flat_labels, _matrix(logits))
+    else:
+        loss, backprop = _sparse_xent_xla(flat_labels, _matrix(logits))
+    return loss.reshape(labels.shape), backprop.reshape(shape)
+
+
+@jax.custom_vjp
+def sparse_softmax_cross_entropy(labels: Any, logits: Any) -> jax.Array:
+    """TF's CPU ``SparseSoftmaxCrossEntropyWithLogits`` over the last axis (float32;
+    other dtypes by XLA's functions).
+
+    Args:
+      labels: class indices, ``logits``'s shape without its last axis (an integer
+        array); an index out of ``[0, classes)`` gives NaN (TF's GPU kernel; its CPU
+        kernel raises).
+      logits: a float array of rank at least 1.
+
+    Returns:
+      The cross entropies, ``labels``'s shape. The gradient is TF's, ``grad *
+      backprop`` to the logits (the kernel's second output, ``softmax -
+      one_hot(labels)``), none to the labels.
+    """
+    return _sparse_xent(jnp.asarray(labels), jnp.asarray(logits))[0]
+
+
+def _sparse_xent_fwd(labels: Any, logits: Any) -> tuple:
+    labels, logits = jnp.asarray(labels), jnp.asarray(logits)
+    loss, backprop = _sparse_xent(labels, logits)
+    return loss, backprop
+
+
+def _sparse_xent_bwd(backprop: jax.Array, g: jax.Array) -> tuple:
+    return None, _broadcast_product(g, backprop)
+
+
+sparse_softmax_cross_entropy.defvjp(_sparse_xent_fwd, _sparse_xent_bwd)
