@@ -70,8 +70,8 @@ def div_sqrt(a: jax.Array | float, b: jax.Array) -> jax.Array:
     the pattern from matching.
 
     TF's own vectorized Eigen ``rsqrt`` (used where a kernel's row holds a full
-    SIMD packet) is an approximation whose last bit depends on the CPU; jtrain
-    computes the correctly rounded form everywhere.
+    SIMD packet: ``tf.math.rsqrt``, Adagrad's kernels) is the CPU's estimate and a
+    Newton step: :mod:`jtrain._eigen.rsqrt`, not this.
     """
     return a / jnp.abs(jnp.sqrt(b))
 
