@@ -231,9 +231,16 @@ def row_sum_in_order(x: jax.Array) -> jax.Array:
     1,048,576 values, XLA's sum (a conv layer's bias over a large batch of images)."""
     wide = x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
     rows, n = wide.shape
+    zeros = jnp.zeros((1, n), wide.dtype)
+    if not isinstance(rows, int):  # ``jax.export`` with an unknown batch: chosen at run time
+        add = lambda j, a: a + jax.lax.dynamic_index_in_dim(wide[None], j, 1, keepdims=False)
+        in_order = lambda w: jax.lax.fori_loop(0, jnp.asarray(rows), add, zeros)[0]
+        few = jnp.asarray(rows) <= _ROW_SUM_LIMIT // max(n, 1)
+        out = jax.lax.cond(few, in_order, lambda w: jnp.sum(w, axis=0), wide)
+        return out.astype(x.dtype)
     if rows * n > _ROW_SUM_LIMIT:  # the loop over rows: 4 times XLA's time at 4M values
         return jnp.sum(wide, axis=0).astype(x.dtype)
-    out = _sequential_rows(wide[None], 0, rows, jnp.zeros((1, n), wide.dtype))[0]
+    out = _sequential_rows(wide[None], 0, rows, zeros)[0]
     return out.astype(x.dtype)
 
 
@@ -350,22 +357,20 @@ def _eigen_tree(first: int, n: int, packet: int) -> Any:
     return [_eigen_tree(first, left, packet), _eigen_tree(split, n - left, packet)]
 
 
+def _eigen_leaves(tree: Any) -> list[tuple[int, int]]:
+    """The ``(start, length)`` leaves of an ``_eigen_tree``, in order."""
+    if isinstance(tree, tuple):
+        return [tree]
+    return _eigen_leaves(tree[0]) + _eigen_leaves(tree[1])
+
+
 def _eigen_rows(x: jax.Array, first: int) -> jax.Array:
     """Eigen's InnerMostDimReducer over the last axis of ``x``, each row starting at an
     index ``first`` modulo the packet size. Leaves of the same length are reduced together
     (one batched loop), then added as Eigen's tree adds them."""
     packet = _EIGEN_PACKET_BYTES // x.dtype.itemsize
     tree = _eigen_tree(first, x.shape[-1], packet)
-    leaves: list[tuple[int, int]] = []
-
-    def collect(node: Any) -> None:
-        if isinstance(node, tuple):
-            leaves.append(node)
-        else:
-            collect(node[0])
-            collect(node[1])
-
-    collect(tree)
+    leaves = _eigen_leaves(tree)
     sums: dict[tuple[int, int], jax.Array] = {}
     for length in sorted({n for _, n in leaves}):
         same = [leaf for leaf in leaves if leaf[1] == length]
@@ -386,12 +391,9 @@ def _eigen_rows(x: jax.Array, first: int) -> jax.Array:
     return add(tree)
 
 
-def _eigen_layout(shape: tuple[Any, ...], axes: tuple[int, ...]) -> tuple[Any, int] | None:
-    """``(rows, n)`` where TF reduces ``shape`` over ``axes`` as Eigen's full (``rows`` 1)
-    or innermost-dimension reduction of ``rows`` rows of ``n`` values; ``None`` for
-    another reduction (outer or middle axes), none, or a symbolic size among the reduced
-    axes (``rows`` may be symbolic). Like TF's ``ReductionHelper``: axes of size 1
-    dropped, neighbours of the same kind merged."""
+def _merged_axes(shape: tuple[Any, ...], axes: tuple[int, ...]) -> list[list[Any]]:
+    """``[size, reduced]`` runs of ``shape``, as TF's ``ReductionHelper`` sees it: axes of
+    (static) size 1 dropped, neighbours of the same kind merged."""
     merged: list[list[Any]] = []
     for i, d in enumerate(shape):
         if isinstance(d, int) and d == 1:
@@ -401,6 +403,16 @@ def _eigen_layout(shape: tuple[Any, ...], axes: tuple[int, ...]) -> tuple[Any, i
             merged[-1][0] *= d
         else:
             merged.append([d, reduced])
+    return merged
+
+
+def _eigen_layout(shape: tuple[Any, ...], axes: tuple[int, ...]) -> tuple[Any, int] | None:
+    """``(rows, n)`` where TF reduces ``shape`` over ``axes`` as Eigen's full (``rows`` 1)
+    or innermost-dimension reduction of ``rows`` rows of ``n`` values; ``None`` for
+    another reduction (outer or middle axes), none, or a symbolic size among the reduced
+    axes (``rows`` may be symbolic). Like TF's ``ReductionHelper``: axes of size 1
+    dropped, neighbours of the same kind merged."""
+    merged = _merged_axes(shape, axes)
     kinds = [reduced for _, reduced in merged]
     if kinds not in ([True], [False, True]) or not isinstance(merged[-1][0], int):
         return None
@@ -416,15 +428,7 @@ def _preserving_layout(
     symbolic sizes. Axes of size 1 dropped, neighbours of the same kind merged."""
     if not all(isinstance(d, int) for d in shape):
         return None
-    merged: list[list[Any]] = []
-    for i, d in enumerate(shape):
-        if d == 1:
-            continue
-        reduced = i in axes
-        if merged and merged[-1][1] == reduced:
-            merged[-1][0] *= d
-        else:
-            merged.append([d, reduced])
+    merged = _merged_axes(shape, axes)
     kinds = [reduced for _, reduced in merged]
     if kinds == [True, False]:
         return 1, merged[0][0], merged[1][0]

@@ -106,9 +106,7 @@ def test_barriers_leave_integers_alone(barrier, dtype):
     [
         ("gradient_descent", {}),
         ("momentum", {"momentum": 0.9}),
-        ("adagrad", {}),
         ("adagrad_da", {"l1_regularization_strength": 0.01, "l2_regularization_strength": 0.01}),
-        ("adadelta", {}),
         ("adam", {}),
         ("rmsprop", {}),
         ("rmsprop", {"momentum": 0.9, "centered": True}),
@@ -123,7 +121,10 @@ def test_small_updates_are_not_split_across_threads(name, kwargs):
     costs more than the loop (a tiny model's Adam step was 35-60 us slower with the
     six-operation ``copysign`` barrier). The barriers are cheap enough to stay under.
     (Nesterov momentum, FTRL and the proximal optimizers are not listed: their
-    updates are split, FTRL's even without barriers.)
+    updates are split, FTRL's even without barriers. Nor are Adagrad and Adadelta since
+    they compute TF's ``rsqrt``, the CPU's estimate from a table and a Newton step,
+    ``jtrain._eigen.rsqrt``: their 25k-element step went from 70 to 130 us and 123 to
+    230 us on a loaded 2-core machine.)
     """
     opt = getattr(optimizers, name)(1e-3, **kwargs)
     params = {"w": jnp.ones((784, 32), jnp.float32)}

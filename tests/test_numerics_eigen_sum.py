@@ -121,3 +121,19 @@ def test_symbolic_row_count_sums_as_the_concrete_shape(shape, axis):
     np.testing.assert_array_equal(exported.call(x), fn(x))
     if x.size < 108_388:  # (the values chosen so that TF's order and XLA's differ)
         assert not np.array_equal(fn(x), jax.jit(lambda a: jnp.sum(a, axis))(x))
+
+
+@pytest.mark.parametrize("rows", [1, 33, 200_000])
+def test_row_sum_in_order_under_an_unknown_batch(rows):
+    """``BiasAddGrad``'s order (rows added in order, up to 1M values; XLA's sum beyond) is
+    chosen at run time under ``jax.export`` with an unknown batch, as the concrete shape
+    chooses it."""
+    from jax import export
+
+    from jtrain._numerics import row_sum_in_order
+
+    (batch,) = export.symbolic_shape("batch")
+    fn = jax.jit(row_sum_in_order)
+    exported = export.export(fn)(jax.ShapeDtypeStruct((batch, 7), jnp.float32))
+    x = _values((rows, 7), seed=rows)
+    np.testing.assert_array_equal(exported.call(x), fn(x))

@@ -48,7 +48,14 @@ from jtrain._eigen import _libm, exp_log, on_cpu
 from jtrain._eigen._packet import PACKET
 from jtrain._eigen._packet import packets as _packets
 from jtrain._eigen.exp_log import _exp_f32, _log_f32
-from jtrain._numerics import _eigen_tree, _ordered_sum, eigen_sum, kernel_divide, rounded
+from jtrain._numerics import (
+    _eigen_leaves,
+    _eigen_tree,
+    _ordered_sum,
+    eigen_sum,
+    kernel_divide,
+    rounded,
+)
 
 __all__ = ["log_softmax", "softmax_cross_entropy", "sparse_softmax_cross_entropy"]
 
@@ -64,16 +71,7 @@ def _leaf_tail_columns(offset: int, n: int) -> np.ndarray:
     """The columns of a row of ``n`` values starting at ``offset`` modulo 8 that Eigen's
     row reduction computes on the scalar path: the last ``length % 8`` of each leaf
     (rows longer than 8,192 values split in halves at absolute packet boundaries)."""
-    leaves: list[tuple[int, int]] = []
-
-    def collect(node: Any) -> None:
-        if isinstance(node, tuple):
-            leaves.append(node)
-        else:
-            collect(node[0])
-            collect(node[1])
-
-    collect(_eigen_tree(offset, n, PACKET))
+    leaves = _eigen_leaves(_eigen_tree(offset, n, PACKET))
     columns = [
         np.arange(start - offset + length - length % PACKET, start - offset + length)
         for start, length in leaves

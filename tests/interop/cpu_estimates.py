@@ -30,18 +30,23 @@ from jtrain._eigen.trig import _reciprocal_f32
 OTHER_ESTIMATE_ULPS = 8
 
 
+def _ulps(tf_fn, ours_fn, exponents, scales=(1,)) -> int:
+    """0 where TF's ``tf_fn`` gives ``ours_fn``'s bits for one value of each of 2,048
+    mantissa intervals (11 bits) at each exponent and scale, else the bound above."""
+    mantissas = (np.arange(2048, dtype=np.int64) << 12) | 0x5A5
+    bits = np.concatenate([mantissas | (e << 23) for e in exponents]).astype(np.int32)
+    values = np.concatenate([bits.view(np.float32) * s for s in scales]).astype(np.float32)
+    theirs = tf_fn(real_tf.constant(values)).numpy()
+    with jax.default_device(jax.devices("cpu")[0]):
+        ours = np.asarray(jax.jit(ours_fn)(values))
+    same = np.array_equal(theirs.view(np.int32), ours.view(np.int32))
+    return 0 if same else OTHER_ESTIMATE_ULPS
+
+
 @functools.cache
 def estimate_ulps() -> int:
     """0 if this machine's ``rcpps`` is the one jtrain reproduces, else the bound above."""
-    mantissas = (np.arange(2048, dtype=np.int64) << 12) | 0x5A5
-    bits = (mantissas | (127 << 23)).astype(np.int32)
-    values = np.concatenate([bits.view(np.float32) * s for s in (1, -3, 2.0**-40, 2.0**50)])
-    values = values.astype(np.float32)
-    theirs = real_tf.math.reciprocal(real_tf.constant(values)).numpy()
-    with jax.default_device(jax.devices("cpu")[0]):
-        ours = np.asarray(jax.jit(_reciprocal_f32)(values))
-    same = np.array_equal(theirs.view(np.int32), ours.view(np.int32))
-    return 0 if same else OTHER_ESTIMATE_ULPS
+    return _ulps(real_tf.math.reciprocal, _reciprocal_f32, (127,), (1, -3, 2.0**-40, 2.0**50))
 
 
 @functools.cache
@@ -52,11 +57,4 @@ def rsqrt_estimate_ulps() -> int:
     (the same reasoning: a 12-bit estimate, one Newton step)."""
     from jtrain._eigen.rsqrt import rsqrt
 
-    mantissas = (np.arange(2048, dtype=np.int64) << 12) | 0x5A5
-    bits = np.concatenate([mantissas | (e << 23) for e in (126, 127, 20, 201)]).astype(np.int32)
-    values = bits.view(np.float32)
-    theirs = real_tf.math.rsqrt(real_tf.constant(values)).numpy()
-    with jax.default_device(jax.devices("cpu")[0]):
-        ours = np.asarray(jax.jit(rsqrt)(values))
-    same = np.array_equal(theirs.view(np.int32), ours.view(np.int32))
-    return 0 if same else OTHER_ESTIMATE_ULPS
+    return _ulps(real_tf.math.rsqrt, rsqrt, (126, 127, 20, 201))
