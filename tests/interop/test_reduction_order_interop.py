@@ -194,3 +194,20 @@ def test_broadcast_gradients_bits(op, shape):
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0, atol=0)
+
+
+def test_xw_plus_b_bias_gradient_bits():
+    """``tf.nn.xw_plus_b`` is TF's ``bias_add(matmul(x, w), b)``: its bias gradient is
+    ``BiasAddGrad``'s (jtrain added ``+ b``: XLA's sum)."""
+    x_value, upstream = _values([64, 20], seed=8), _values([64, 30], seed=9)
+    w_value = _values([20, 30], seed=10)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 20])
+        g = tf.placeholder(tf.float32, [None, 30])
+        b = tf.Variable(_values([30], seed=11))
+        y = tf.nn.xw_plus_b(x, tf.constant(w_value), b)
+        return lambda sess: sess.run(tf.gradients(y, b, grad_ys=g)[0], {x: x_value, g: upstream})
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0, atol=0)

@@ -340,7 +340,9 @@ define(
 define(
     "nn.xw_plus_b",
     "XwPlusB",
-    lambda x, weights, biases: jnp.matmul(x, weights, precision=lax.Precision.HIGHEST) + biases,
+    lambda x, weights, biases: _bias_add(
+        jnp.matmul(x, weights, precision=lax.Precision.HIGHEST), biases
+    ),  # TF: bias_add(matmul(x, weights), biases), BiasAddGrad's order
     params="x, weights, biases, name=None",
     allowed=FLOATING,
 )
