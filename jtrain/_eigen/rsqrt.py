@@ -139,12 +139,15 @@ def _rsqrt_f32(a: jax.Array) -> jax.Array:
     return jnp.where(keep, r, newton)
 
 
-def _rsqrt_scalar(a: jax.Array) -> jax.Array:
-    return jnp.float32(1) / jnp.abs(jnp.sqrt(a))  # (abs: XLA would fold 1/sqrt to rsqrt)
-
-
 def _xla_rsqrt(x: jax.Array) -> jax.Array:
-    return jnp.ones((), x.dtype) / jnp.abs(jnp.sqrt(x))
+    """``1 / sqrt(x)``, the quotient correctly rounded: ``abs`` keeps XLA from folding it
+    to its approximate ``rsqrt``, and ``1 / x`` gives a zero its signed infinity (TF's
+    ``1 / sqrt(-0.0)`` is ``-inf``; ``|sqrt(-0.0)|`` would make it ``+inf``)."""
+    one = jnp.ones((), x.dtype)
+    return jnp.where(x == 0, one / x, one / jnp.abs(jnp.sqrt(x)))
+
+
+_rsqrt_scalar = _xla_rsqrt  # TF's scalar path: 1 / sqrtf
 
 
 def _paths(dtype: jnp.dtype) -> tuple[Callable[..., jax.Array], Callable[..., jax.Array]]:

@@ -68,6 +68,22 @@ def test_values_and_gradients_bit_for_bit(op, dtype, shape):
     assert_bits(o_dx, t_dx, packet_ulps=2 * bound())
 
 
+@pytest.mark.parametrize("size", [1, 3, 11], ids=str)
+@pytest.mark.parametrize("op", list(OPS))
+def test_signed_zeros_keep_their_infinity_on_both_paths(op, size):
+    """``-0.0`` (and a negative denormal, flushed) gives ``-inf`` on the packet path and
+    on the scalar one (``1 / sqrtf(-0.0)``); jtrain's scalar path gave ``+inf``."""
+    values = np.resize(np.float32([-0.0, 0.0, -1e-45, 1e-45, 4.0]), size)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [size])
+        y = getattr(tf.math, op)(x)
+        return lambda sess: sess.run(y, {x: values})
+
+    t_y, o_y = run_both(script)
+    assert_bits(o_y, t_y)
+
+
 @pytest.mark.parametrize("channels", [5, 8, 64, 67])
 def test_kernels_built_on_rsqrt_bit_for_bit(channels):
     """``batch_normalization``'s ``rsqrt(variance + eps) * scale`` over the channels,
