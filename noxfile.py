@@ -95,7 +95,9 @@ def tests_gpu(session: nox.Session) -> None:
     session.run("python", "-c", "import jax; print(jax.devices())")
     # tests/conftest.py defaults JAX_PLATFORMS to cpu: name the GPU platform first here
     # (the CPU too: host callbacks such as jax.debug.callback need a CPU device).
-    env = {"JAX_PLATFORMS": "cuda,cpu"}
+    # No preallocation: with `-n N` each worker would claim 75% of the GPU's memory (on an
+    # H200 the second worker's first allocation failed: RESOURCE_EXHAUSTED).
+    env = {"JAX_PLATFORMS": "cuda,cpu", "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
     session.run("pytest", "--ignore=tests/interop", *session.posargs, env=env)
 
 

@@ -29,6 +29,14 @@ _SPECIAL = np.float32([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, _TINY, -_T
                        88.72284, 89.0, -87.33, -103.27, -103.97, -104.0, 1.0285715])  # fmt: skip
 
 
+@pytest.fixture(autouse=True)
+def _on_the_cpu():
+    """The emulation runs in CPU programs only (``on_cpu``: TF's scalar tails are its CPU
+    kernels'); compiled for a GPU, XLA contracts its products into FMAs."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield
+
+
 def _samples():
     """2**17 bit patterns, one at random in each of as many equal slices of 2**32."""
     rng = np.random.RandomState(0)

@@ -16,6 +16,7 @@ from adapters import v1 as tf
 from adapters.v1.client import step_stats
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+DEVICE = step_stats.device_name(jax.devices()[0])  # where step programs run (a GPU's too)
 FULL = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
 
 
@@ -31,6 +32,11 @@ def model(graph):
 
 def _nodes(md):
     return [(d.device, n.node_name) for d in md.step_stats.dev_stats for n in d.node_stats]
+
+
+def _host_first(nodes):
+    """``nodes`` as TF lists them: the host CPU's first (a stable sort)."""
+    return sorted(nodes, key=lambda node: node[0] != CPU)
 
 
 @pytest.mark.parametrize(
@@ -57,8 +63,9 @@ def test_a_trace_level_times_the_step_program_and_the_host_operations(model, lev
         md = tf.RunMetadata()
         sess.run([summary, train], {x: [[1, 2, 3]]}, options=options, run_metadata=md)
     assert [f.name for f, _ in md.ListFields()] == ["step_stats"]
-    assert _nodes(md) == [(CPU, "step_program"), (CPU, "loss_1")]
-    program, host = md.step_stats.dev_stats[0].node_stats
+    assert _nodes(md) == _host_first([(DEVICE, "step_program"), (CPU, "loss_1")])
+    nodes = {n.node_name: n for d in md.step_stats.dev_stats for n in d.node_stats}
+    program, host = nodes["step_program"], nodes["loss_1"]
     assert program.timeline_label == "step_program = XlaProgram(x)"
     assert host.timeline_label == "loss_1 = ScalarSummary(loss)"
     for node in (program, host):
@@ -86,11 +93,11 @@ def test_make_callable_and_a_monitored_session_pass_the_run_metadata(model):
     with tf.train.MonitoredSession() as sess:
         md = tf.RunMetadata()
         sess.run(train, {x: [[1, 2, 3]]}, options=FULL, run_metadata=md)
-        assert _nodes(md) == [(CPU, "step_program")]
+        assert _nodes(md) == [(DEVICE, "step_program")]
         call = sess._tf_sess().make_callable(loss, [x], accept_options=True)
         md = tf.RunMetadata()
         call(np.ones((1, 3), np.float32), options=FULL, run_metadata=md)
-        assert _nodes(md) == [(CPU, "step_program")]
+        assert _nodes(md) == [(DEVICE, "step_program")]
 
 
 def test_options_without_run_metadata_and_tfs_error_for_a_non_message(model):
