@@ -33,3 +33,13 @@ def maybe_jit(request):
     if request.param:
         return jax.jit
     return lambda f, **kwargs: f
+
+
+@pytest.fixture
+def cpu_programs():
+    """Arrays and programs on the host's CPU for the test, on a GPU machine too: for tests
+    of machinery the library uses in CPU programs only (``lax.platform_dependent``,
+    XLA:CPU's options), which a GPU would compile otherwise (contracting FMAs, scattering
+    with atomics)."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield

@@ -15,10 +15,13 @@ import pytest
 
 from jtrain._eigen import _libm
 
-pytestmark = pytest.mark.skipif(
-    platform.system() != "Linux" or platform.libc_ver()[0] != "glibc",
-    reason="the functions reproduce glibc's: no libm to compare with",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        platform.system() != "Linux" or platform.libc_ver()[0] != "glibc",
+        reason="the functions reproduce glibc's: no libm to compare with",
+    ),
+    pytest.mark.usefixtures("cpu_programs"),  # on_cpu uses them; TF's tails are its CPU's
+]
 
 _TINY = np.finfo(np.float32).tiny
 # The only two float32 on which glibc's FMA and SSE2 variants of expf differ (all 2**32
@@ -27,14 +30,6 @@ _FMA_SENSITIVE = np.uint32([0x4202422F, 0xC27C65D9]).view(np.float32)
 _SPECIAL = np.float32([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, _TINY, -_TINY,
                        np.finfo(np.float32).max, -np.finfo(np.float32).max, 88.72, 88.7228,
                        88.72284, 89.0, -87.33, -103.27, -103.97, -104.0, 1.0285715])  # fmt: skip
-
-
-@pytest.fixture(autouse=True)
-def _on_the_cpu():
-    """The emulation runs in CPU programs only (``on_cpu``: TF's scalar tails are its CPU
-    kernels'); compiled for a GPU, XLA contracts its products into FMAs."""
-    with jax.default_device(jax.devices("cpu")[0]):
-        yield
 
 
 def _samples():

@@ -15,6 +15,8 @@ from jax import lax
 
 from jtrain import xla_options
 
+pytestmark = pytest.mark.usefixtures("cpu_programs")  # the CPU lowering / XLA:CPU
+
 
 @pytest.fixture
 def fresh_options():

@@ -22,6 +22,8 @@ from jax import lax
 from adapters.v1.framework.op_def import OPS, impl_params
 from adapters.v1.ops import _max_window
 
+pytestmark = pytest.mark.usefixtures("cpu_programs")  # the CPU lowering / XLA:CPU
+
 
 @pytest.fixture
 def lowering(monkeypatch):
