@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 
+import jax
 import numpy as np
 import pytest
 
@@ -86,7 +87,10 @@ def test_imported_in_a_fresh_process_trains_and_writes_summaries(saved):
     )
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got["losses"] == reference["losses"]
+    if jax.default_backend() == "cpu":
+        assert got["losses"] == reference["losses"]
+    else:  # the reference trained on this machine's GPU, the import on its CPU
+        np.testing.assert_allclose(got["losses"], reference["losses"], rtol=1e-6)
     assert np.all(np.diff(got["losses"]) != 0)
     assert got["step"] == reference["step"] == 4
     assert got["tags"] == reference["tags"] == ["logits", "loss"]
