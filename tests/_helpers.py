@@ -57,3 +57,20 @@ def full_table_ops(hlo: str, shape: tuple[int, ...]) -> list[str]:
         for line in hlo.splitlines()
         if (m := pattern.search(line)) and m.group(1) not in _ROW_OPS
     ]
+
+
+def step_program(sess: Any, fetches: Any, feed: dict, platform: str | None = None) -> str:
+    """The program of the session's run of ``fetches`` after one run: XLA's compiled HLO
+    text, or with ``platform`` (``"cuda"``...) the StableHLO lowered for that platform
+    (from any machine: nothing is compiled)."""
+    from adapters.v1.framework import _x64
+
+    sess.run(fetches, feed)
+    plan = [p for p in sess._plans.values() if p.donated][-1]  # (the latest run's)
+    _, values = sess._convert_feeds(feed)
+    store = sess._store
+    args = (store.buffers(plan.donated), store.buffers(plan.read_only), values)
+    with _x64.exact():
+        if platform is None:
+            return plan.fn.lower(*args).compile().as_text()
+        return plan.fn.trace(*args).lower(lowering_platforms=(platform,)).as_text()

@@ -13,24 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from adapters import v1 as tf
-from adapters.v1.framework import _x64
-from tests._helpers import full_table_ops
+from tests._helpers import full_table_ops, step_program
 from tests.adapters import embedding_cases
 
 ROWS, DIM = 4099, 6  # a shape no other array of the step has
 # Every TF1 optimizer with a row-sparse update (TF's sparse Adam decays every row).
 OPTIMIZERS = {k: v for k, v in embedding_cases.OPTIMIZERS.items() if k != "adam"}
-
-
-def _step_hlo(sess: tf.Session, fetches, feed: dict) -> str:
-    """The compiled program of the session's run of ``fetches`` (after one run)."""
-    sess.run(fetches, feed)
-    (plan,) = [p for p in sess._plans.values() if p.donated]
-    _, values = sess._convert_feeds(feed)
-    store = sess._store
-    with _x64.exact():
-        lowered = plan.fn.lower(store.buffers(plan.donated), store.buffers(plan.read_only), values)
-        return lowered.compile().as_text()
 
 
 def test_embedding_step_touches_only_the_looked_up_rows():
@@ -49,7 +37,7 @@ def test_embedding_step_touches_only_the_looked_up_rows():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             feed = {ids: rng.randint(0, ROWS, (3, 5))}
-            hlo = _step_hlo(sess, train, feed)
+            hlo = step_program(sess, train, feed)
             after = sess.run(tables)
     assert "scatter" in hlo
     assert full_table_ops(hlo, (ROWS, DIM)) == []
