@@ -1,0 +1,254 @@
+"""TF's CPU ``MatMul`` of ``float32`` matrices, bit for bit: oneDNN's order of operations.
+
+TF 2.21's x86 build runs ``MatMul`` through oneDNN's ``sgemm``, which adds the
+products of each output element in a fixed order: a chain of fused multiply-adds over
+``k``, ``c = fma(a[m, k], b[k, n], c)`` from ``c = 0``, cut into blocks of ``k`` whose
+chains (each from 0) are added in order. The blocks: ``K <= 384``, one; ``384 < K <=
+768``, two, the first ``ceil(K / 2)`` long; ``K > 768``, a block of 384, then the same
+rule on the rest (784: 384 + 200 + 200; 1024: 384 + 320 + 320). XLA's ``dot`` adds in
+its own order: 65-89% of the outputs of a dense layer's shapes (16x12x16, 100x784x128)
+differed from TF's by an ulp or more (measured against TF 2.21).
+
+Measured exact against TF 2.21 (``tests/interop/test_matmul_order_interop.py``; the
+probes ``m1_*.py`` of the session that wrote this), the region :func:`matmul` computes
+in TF's order:
+
+* ``M >= 2`` and ``N >= 2`` (``M x K`` times ``K x N``, after the transposes), ``K``
+  from 1 to 2,048 or more, the same with 1, 2 and 8 intra-op threads;
+* no transposes, ``transpose_a`` alone, and both (``N`` up to 512 measured);
+  ``transpose_b`` alone only for ``M >= 16`` and, past ``K = 768``, ``N <= 100``.
+  Below 16 rows oneDNN's kernel multiplies contiguous rows of ``a`` and ``b`` another
+  way (all ``N`` and ``K`` measured differ); past ``K = 768`` with ``N > 100`` its
+  K-blocks are plain blocks of 384 for some ``N`` (``K`` of 769-2,048 with ``N`` of
+  101-256) and the halving ones for others (``K = 1024``, ``N = 512``): neither is
+  reproduced here.
+
+Outside it :func:`matmul` is XLA's ``jnp.matmul``: other dtypes, other platforms (TF's
+GPU kernels call cuBLAS, whose order XLA's GPU backend's is not either), a vector
+product (``M == 1`` or ``N == 1``: oneDNN's GEMV kernels), ``transpose_b`` outside
+the bounds above, and shapes not known when traced (a symbolic batch under
+``jax.export``).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from jtrain._eigen import on_cpu
+from jtrain.errors import InvalidArgumentError
+
+__all__ = ["in_tf_order", "k_blocks", "matmul"]
+
+_BLOCK = 384  # oneDNN's sgemm K-block for float32
+_UNROLL = 16  # FMA steps per loop iteration (one fused XLA loop of 16 products each)
+_TRANSPOSE_B_MIN_M = 16  # below it, ``a @ b^T`` takes oneDNN's other kernel
+_TRANSPOSE_B_MAX_N = 100  # above it (K > 768), ``a @ b^T`` has other K-blocks
+
+
+def k_blocks(k: int) -> list[tuple[int, int]]:
+    """oneDNN's K-blocks for a contraction of length ``k``: ``(start, stop)`` pairs.
+
+    Args:
+      k: the contraction's length.
+
+    Returns:
+      The blocks in order, covering ``range(k)``.
+    """
+    blocks: list[tuple[int, int]] = []
+    start = 0
+    while k - start > 2 * _BLOCK:
+        blocks.append((start, start + _BLOCK))
+        start += _BLOCK
+    rest = k - start
+    if rest > _BLOCK:
+        half = -(-rest // 2)
+        return [*blocks, (start, start + half), (start + half, k)]
+    return [*blocks, (start, k)]
+
+
+def _dims(a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> tuple[Any, Any, Any]:
+    m, k = a.shape[::-1] if transpose_a else a.shape
+    k_b, n = b.shape[::-1] if transpose_b else b.shape
+    del k_b
+    return m, k, n
+
+
+def in_tf_order(
+    shape_a: tuple[Any, ...],
+    shape_b: tuple[Any, ...],
+    dtype: Any,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+) -> bool:
+    """Whether :func:`matmul` computes this product in TF's CPU order (see the module).
+
+    Args:
+      shape_a: ``a``'s shape (as given, before a transpose).
+      shape_b: ``b``'s shape.
+      dtype: the inputs' dtype.
+      transpose_a: as :func:`matmul` (default False).
+      transpose_b: as :func:`matmul` (default False).
+
+    Returns:
+      True where the product is TF's on a CPU, False where it is XLA's ``dot``.
+    """
+    if jnp.dtype(dtype) != jnp.float32 or len(shape_a) != 2 or len(shape_b) != 2:
+        return False
+    dims = _dims(jax.ShapeDtypeStruct(shape_a, dtype), jax.ShapeDtypeStruct(shape_b, dtype),
+                 transpose_a, transpose_b)  # fmt: skip
+    if not all(isinstance(d, int) for d in dims):
+        return False  # symbolic: the order depends on values known at run time
+    m, k, n = dims
+    if m < 2 or n < 2 or k < 1:
+        return False
+    if transpose_b and not transpose_a:
+        # oneDNN's other kernel below 16 rows; past K = 768 with N > 100, other blocks
+        return m >= _TRANSPOSE_B_MIN_M and (k <= 2 * _BLOCK or n <= _TRANSPOSE_B_MAX_N)
+    return True
+
+
+def _chain(a_rows: jax.Array, b_rows: jax.Array, start: int, stop: int) -> jax.Array:
+    """``sum_k a_rows[k][:, None] * b_rows[k][None, :]`` for ``k`` in ``[start, stop)``:
+    one chain of fused multiply-adds from ``+0.0``, as oneDNN's kernel adds.
+
+    Each step is ``c + x * y`` in a while loop's body, which LLVM contracts into an FMA:
+    ``c`` is the loop's carry, so the product is the only one it can fuse. The loop is
+    kept a loop (at least two trips of ``unroll`` steps; XLA inlines a loop of one): in a
+    chain inlined from its zeros, ``0.0 + x0 * y0`` was folded to the product (or a
+    select standing for it was fused into the next add), and the second step contracted
+    the first product, not its own (10-25% of 16xKxN products with K <= 6, 1 ulp off
+    TF's). The remainder of the steps, past the loop, continues from its carry.
+    """
+
+    def step(k: Any, c: jax.Array) -> jax.Array:
+        x = lax.dynamic_index_in_dim(a_rows, k, 0, keepdims=False)
+        y = lax.dynamic_index_in_dim(b_rows, k, 0, keepdims=False)
+        return c + x[:, None] * y[None, :]
+
+    steps = stop - start
+    if steps == 1:  # one product: fma(x, y, +0.0) rounds it, a zero product to +0.0
+        product = a_rows[start][:, None] * b_rows[start][None, :]
+        return jnp.where(product == 0, jnp.zeros((), product.dtype), product)
+    unroll = min(_UNROLL, steps // 2)
+    looped = steps - steps % unroll
+    zeros = jnp.zeros((a_rows.shape[1], b_rows.shape[1]), a_rows.dtype)
+    c = lax.fori_loop(start, start + looped, step, zeros, unroll=unroll)
+    if looped == steps:
+        return c
+    return lax.fori_loop(start + looped, stop, step, c, unroll=steps - looped)
+
+
+def _tf_order(a: jax.Array, b: jax.Array, transpose_a: bool, transpose_b: bool) -> jax.Array:
+    a_rows = a if transpose_a else a.T  # K x M: row k holds the k-th products' factors
+    b_rows = b.T if transpose_b else b  # K x N
+    total: jax.Array | None = None
+    for start, stop in k_blocks(a_rows.shape[0]):
+        part = _chain(a_rows, b_rows, start, stop)
+        total = part if total is None else total + part
+    assert total is not None
+    return total
+
+
+def _xla(a: jax.Array, b: jax.Array, transpose_a: bool, transpose_b: bool) -> jax.Array:
+    return jnp.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+
+
+def _forward(a: jax.Array, b: jax.Array, transpose_a: bool, transpose_b: bool) -> jax.Array:
+    xla = partial(_xla, transpose_a=transpose_a, transpose_b=transpose_b)
+    if not in_tf_order(a.shape, b.shape, a.dtype, transpose_a, transpose_b):
+        return xla(a, b)
+    tf = partial(_tf_order, transpose_a=transpose_a, transpose_b=transpose_b)
+    return on_cpu(tf, xla)(a, b)
+
+
+@partial(jax.custom_vjp, nondiff_argnums=(2, 3))
+def _matmul_f32(a: jax.Array, b: jax.Array, transpose_a: bool, transpose_b: bool) -> jax.Array:
+    return _forward(a, b, transpose_a, transpose_b)
+
+
+def _matmul_fwd(
+    a: jax.Array, b: jax.Array, transpose_a: bool, transpose_b: bool
+) -> tuple[jax.Array, tuple[jax.Array, jax.Array]]:
+    return _forward(a, b, transpose_a, transpose_b), (a, b)
+
+
+def _matmul_bwd(
+    transpose_a: bool, transpose_b: bool, res: tuple[jax.Array, jax.Array], grad: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """TF's ``_MatMulGrad``: each input's gradient one more ``MatMul``, transposes set so
+    no transpose is materialized (tensorflow/python/ops/math_grad.py)."""
+    a, b = res
+    if not transpose_a and not transpose_b:
+        return matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)
+    if not transpose_a:
+        return matmul(grad, b), matmul(grad, a, transpose_a=True)
+    if not transpose_b:
+        return matmul(b, grad, transpose_b=True), matmul(a, grad)
+    return (
+        matmul(b, grad, transpose_a=True, transpose_b=True),
+        matmul(grad, a, transpose_a=True, transpose_b=True),
+    )
+
+
+_matmul_f32.defvjp(_matmul_fwd, _matmul_bwd)
+
+
+def _shape_text(shape: tuple[Any, ...]) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def matmul(
+    a: jax.Array, b: jax.Array, transpose_a: bool = False, transpose_b: bool = False
+) -> jax.Array:
+    """The matrix product ``a @ b`` of two matrices, as TF's CPU ``MatMul`` computes it.
+
+    ``float32`` products in the region the module names are TF's bit for bit on a CPU;
+    the rest are XLA's ``jnp.matmul``. The gradient of a ``float32`` product is TF's
+    ``_MatMulGrad``: two more products of this function (``grad @ b^T`` as
+    ``matmul(grad, b, transpose_b=True)``, ``a^T @ grad`` as ``matmul(a, grad,
+    transpose_a=True)``...), each in TF's order where it is in the region.
+
+    Args:
+      a: a matrix, ``M x K`` (``K x M`` with ``transpose_a``).
+      b: a matrix of ``a``'s dtype, ``K x N`` (``N x K`` with ``transpose_b``).
+      transpose_a: multiply by ``a``'s transpose (TF's default False).
+      transpose_b: multiply by ``b``'s transpose (TF's default False).
+
+    Returns:
+      The ``M x N`` product, of the inputs' dtype.
+
+    Raises:
+      InvalidArgumentError: an input that is not a matrix, or contractions of different
+        lengths (TF's ``MatMulOp`` messages).
+    """
+    a = jnp.asarray(a)
+    b = jnp.asarray(b)
+    for i, x in enumerate((a, b)):
+        if x.ndim != 2:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"In[{i}] is not a matrix. Instead it has shape {_shape_text(x.shape)}",
+            )
+    k_a = a.shape[0] if transpose_a else a.shape[1]
+    k_b = b.shape[1] if transpose_b else b.shape[0]
+    if not isinstance(k_a, int) or not isinstance(k_b, int) or k_a != k_b:
+        try:
+            same = bool(k_a == k_b)
+        except Exception:  # symbolic dimensions that cannot be compared yet
+            same = True
+        if not same:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Matrix size-incompatible: In[0]: {_shape_text(a.shape)}, "
+                f"In[1]: {_shape_text(b.shape)}",
+            )
+    if a.dtype == jnp.float32 and b.dtype == jnp.float32:
+        return _matmul_f32(a, b, bool(transpose_a), bool(transpose_b))
+    return _xla(a, b, bool(transpose_a), bool(transpose_b))
