@@ -171,6 +171,14 @@ BROADCASTS = {
     "b - x": lambda tf, x, b: b - x,
     "x * b": lambda tf, x, b: x * b,
     "bias_add": lambda tf, x, b: tf.nn.bias_add(x, b),
+    # TF's gradient formulas (_RealDivGrad: g * ((-x / b) / b); _MaximumMinimumGrad;
+    # _SquaredDifferenceGrad: (2 * g) * (x - b)) before the same sums.
+    "x / b": lambda tf, x, b: x / b,
+    "b / x": lambda tf, x, b: tf.realdiv(b, x),
+    "div(x, b)": lambda tf, x, b: tf.div(x, b),
+    "maximum": lambda tf, x, b: tf.maximum(x, b),
+    "minimum": lambda tf, x, b: tf.minimum(b, x),
+    "squared_difference": lambda tf, x, b: tf.squared_difference(x, b),
 }
 
 
@@ -180,7 +188,8 @@ def test_broadcast_gradients_bits(op, shape):
     """The gradient of a bias broadcast over the batch: TF sums the incoming gradient over
     the broadcast axes (``Sum``: Eigen's order over leading axes) or, for ``BiasAdd``,
     adds its rows in order (``BiasAddGrad``); JAX's transpose of a broadcast summed in
-    XLA's order (57-80% of a [64, 30] bias's gradient differed)."""
+    XLA's order (57-80% of a [64, 30] bias's gradient differed; 62-79% for a quotient,
+    ``maximum`` and ``squared_difference``, whose formulas also rounded elsewhere)."""
     x_value = _values(shape, seed=len(shape))
     upstream = _values(shape, seed=5)
 

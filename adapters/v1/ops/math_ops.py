@@ -41,13 +41,16 @@ from jtrain._eigen import rsqrt as eigen_rsqrt
 from jtrain._eigen import tanh_logistic
 from jtrain._eigen import trig as eigen_trig
 from jtrain._numerics import (
+    add_n,
     broadcast_add,
     broadcast_subtract,
     eigen_sum,
     kernel_divide,
+    realdiv,
     rounded,
     rounded_product,
     rounded_square,
+    tf_binary,
 )
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
@@ -56,33 +59,29 @@ _TRUNCATEMOD = ("int32", "int64") + FLOATING
 
 
 # -- gradients as TF's -------------------------------------------------------------
-def _select_jvp(primal: Any, where_x: Any, dx: Any, dy: Any) -> Any:
-    shape = jnp.shape(primal)
-    return jnp.where(where_x, jnp.broadcast_to(dx, shape), jnp.broadcast_to(dy, shape))
+def _selected_gradient(select: Any) -> Any:
+    """TF's ``_MaximumMinimumGrad``: the incoming gradient to ``x`` where
+    ``select(x, y)`` (ties go to ``x``, not split in halves), to ``y`` elsewhere."""
+
+    def gradient(x: Any, y: Any, z: Any, g: Any) -> tuple:
+        mask = select(x, y)
+        zeros = jnp.zeros_like(g)
+        return jnp.where(mask, g, zeros), jnp.where(mask, zeros, g)
+
+    return gradient
 
 
-@jax.custom_jvp
-def _maximum(x: Any, y: Any) -> Any:
-    return jnp.maximum(x, y)
+_maximum = tf_binary(jnp.maximum, _selected_gradient(jnp.greater_equal))
+_minimum = tf_binary(jnp.minimum, _selected_gradient(jnp.less_equal))
 
 
-@_maximum.defjvp
-def _maximum_jvp(primals, tangents):
-    x, y = primals
-    out = jnp.maximum(x, y)
-    return out, _select_jvp(out, x >= y, *tangents)
+def _squared_difference_gradient(x: Any, y: Any, z: Any, g: Any) -> tuple:
+    """TF's ``_SquaredDifferenceGrad``: ``(2 * g) * (x - y)`` to ``x``, its negation to ``y``."""
+    x_grad = rounded_product(2 * g, x - y)
+    return x_grad, -x_grad
 
 
-@jax.custom_jvp
-def _minimum(x: Any, y: Any) -> Any:
-    return jnp.minimum(x, y)
-
-
-@_minimum.defjvp
-def _minimum_jvp(primals, tangents):
-    x, y = primals
-    out = jnp.minimum(x, y)
-    return out, _select_jvp(out, x <= y, *tangents)
+_squared_difference = tf_binary(lambda x, y: jnp.square(x - y), _squared_difference_gradient)
 
 
 @jax.custom_jvp
@@ -154,7 +153,7 @@ def _truediv(x: Any, y: Any) -> Any:
     if dtype.kind in "iu":
         target = jnp.float32 if dtype.itemsize <= 2 else jnp.float64
         x, y = x.astype(target), y.astype(target)
-    return kernel_divide(x, y)
+    return realdiv(x, y)
 
 
 def _folded_truediv(x: Any, y: Any) -> Any:
@@ -176,7 +175,7 @@ def _floordiv(x: Any, y: Any) -> Any:
 def _div(x: Any, y: Any) -> Any:
     if jnp.issubdtype(x.dtype, jnp.integer):
         return jnp.floor_divide(x, y)
-    return kernel_divide(x, y)
+    return realdiv(x, y)
 
 
 def _folded_div(x: Any, y: Any) -> Any:
@@ -208,7 +207,7 @@ def _realdiv(x: Any, y: Any) -> Any:
     """``RealDiv``: ``x / y`` in their dtype (TF has no CPU kernel for integers)."""
     if jnp.issubdtype(np_dtype(x.dtype), jnp.integer):
         return _truncatediv(x, y)  # never fetched: _no_cpu_kernel("RealDiv") refuses it
-    return kernel_divide(x, y)
+    return realdiv(x, y)
 
 
 def _folded_realdiv(x: Any, y: Any) -> Any:
@@ -304,7 +303,7 @@ _BINARY = [
         ("squared_difference", "math.squared_difference"),
         "SquaredDifference",
         "SquaredDifference",
-        lambda x, y: jnp.square(x - y),
+        _squared_difference,
         _FLOAT_OR_COMPLEX + ("int32", "int64"),
     ),
     (("equal", "math.equal"), "Equal", "Equal", jnp.equal, NUMERIC + BOOL),
@@ -735,10 +734,9 @@ for _full in ("round", "math.round"):
 
 
 def _add_n(inputs: list[Any]) -> Any:
-    total = inputs[0]
-    for x in inputs[1:]:
-        total = total + x
-    return total
+    """TF's ``AddN`` kernel's order (``jtrain._numerics.add_n``), each input a value of
+    its own (rounded: XLA would contract a product into the sum)."""
+    return add_n([rounded(x) for x in inputs])
 
 
 define(
@@ -749,6 +747,37 @@ define(
     lists="inputs",
     allowed=NUMERIC,
 )
+
+
+def _graph_input_name(t: Any) -> str:
+    """How a ``GraphDef`` names ``t`` as an input after grappler drops ``Identity`` nodes
+    (``"op"`` for output 0, ``"op:1"``...)."""
+    while t.op.type == "Identity" and t.op.inputs:
+        t = t.op.inputs[0]
+    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+
+
+def _add_n_as_tf(table_fn: Any) -> Any:
+    """``tf.add_n``: its node keeps the inputs in the caller's order, and adds them in
+    the order TF 2.21 runs it: grappler's arithmetic optimizer sorts an ``AddN``'s inputs
+    by name first (measured: ``add_n([zz, mm, aa, kk])`` is ``aa + kk + mm + zz``)."""
+
+    @functools.wraps(table_fn)
+    def add_n(inputs: Any, name: Any = None) -> Any:
+        out = table_fn(inputs, name=name)
+        op = getattr(out, "op", None)
+        if op is not None and op.type == "AddN" and len(op.inputs) > 2:
+            order = sorted(range(len(op.inputs)), key=lambda i: _graph_input_name(op.inputs[i]))
+            if order != list(range(len(order))):
+                compute = op._compute
+                op._compute = lambda ctx, *args: compute(ctx, *(args[i] for i in order))
+        return out
+
+    return add_n
+
+
+for _full in ("add_n", "math.add_n"):
+    FUNCTIONS[_full] = _add_n_as_tf(FUNCTIONS[_full])
 
 
 def _matmul(
