@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.interop.twin import run_both
+from tests.interop.twin import assert_twins, run_both
 
 pytestmark = pytest.mark.interop
 
@@ -34,3 +34,26 @@ def test_shapes_as_tf(labels, logits):
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("shape", [[64, 30], [7, 5], [3]], ids=str)
+def test_values_and_gradients_bits(shape):
+    """The loss is TF's composition of TF's kernels, to the bit: ``max(x, 0) - x * z``
+    (the product rounded before the difference: XLA contracted it into an FMA) plus
+    TF's ``Log1p`` of TF's ``Exp``; 54% of the values differed. The labels' gradient is
+    TF's ``Mul`` gradient; the logits', summed over their four paths, TF's ``AddN``."""
+    rng = np.random.RandomState(len(shape))
+    logits_value = (rng.randn(*shape) * 3).astype(np.float32)
+    labels_value = rng.uniform(0, 1, shape).astype(np.float32)
+    upstream = rng.randn(*shape).astype(np.float32)
+
+    def script(tf):
+        logits = tf.placeholder(tf.float32, shape)
+        labels = tf.placeholder(tf.float32, shape)
+        loss = tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+        grads = tf.gradients(loss, [logits, labels], grad_ys=upstream)
+        feed = {logits: logits_value, labels: labels_value}
+        return lambda sess: sess.run([loss, *grads], feed)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0, atol=0)

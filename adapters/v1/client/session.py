@@ -40,6 +40,7 @@ from adapters.v1.framework import (
 from adapters.v1.framework.sparse_tensor import SparseTensor
 from adapters.v1.ops.data_flow_ops import blocking_deadline
 from jtrain import errors, xla_options
+from jtrain._numerics import fan_out
 from jtrain._threads import alone_but_idle_waiters
 
 __all__ = ["Session", "InteractiveSession", "get_default_session"]
@@ -76,6 +77,11 @@ class RunContext:
         # not among them computes its default.
         self.fed = fed
         self.op: ops.Operation | None = None  # the operation computing now
+        # A gradient's re-evaluation: tensors whose uses each read a copy of their own
+        # (``jtrain._numerics.fan_out``: the uses' gradients added in TF's order), by
+        # tensor: (the copy of each (consumer, input index), TF's order of the copies).
+        self.fan_outs: dict[ops.Tensor, tuple[dict[tuple[Any, int], int], tuple[int, ...]]] = {}
+        self._copies: dict[ops.Tensor, tuple[Any, ...]] = {}
 
     def _undeclared(self, var: Any, effect: str, declared: tuple) -> None:
         op = self.op
@@ -120,7 +126,7 @@ class RunContext:
                 continue
             outer, self.op = self.op, op
             compute = auto_mixed_precision.wrap(op.type, op._compute)
-            args = [self.memo[t] for t in op.inputs]
+            args = self._inputs(op) if self.fan_outs else [self.memo[t] for t in op.inputs]
             try:
                 outs = compute(self, *args)
             except (TypeError, ValueError) as e:
@@ -134,6 +140,20 @@ class RunContext:
             for t, v in zip(op.outputs, outs, strict=True):
                 if t not in self.memo:  # fed tensors keep their fed value
                     self.memo[t] = v
+
+    def _inputs(self, op: ops.Operation) -> list[Any]:
+        """``op``'s input values, each use of a fanned-out tensor its own copy."""
+        args = []
+        for i, t in enumerate(op.inputs):
+            spec = self.fan_outs.get(t)
+            if spec is None or (op, i) not in spec[0]:
+                args.append(self.memo[t])
+                continue
+            copies = self._copies.get(t)
+            if copies is None:
+                copies = self._copies[t] = fan_out(self.memo[t], spec[1])
+            args.append(copies[spec[0][(op, i)]])
+        return args
 
     def evaluate(self, tensors: list[ops.Tensor], fed: set[ops.Tensor]) -> list[Any]:
         """Values of ``tensors``, running what they need that is not yet in ``memo``."""

@@ -21,6 +21,7 @@ step and can itself be differentiated (``tf.hessians``).
 
 from __future__ import annotations
 
+import collections
 import enum
 from collections.abc import Callable
 from typing import Any
@@ -571,6 +572,7 @@ def _gradients_op(
         )
     )
     recomputed = set(downstream) | set(shared)
+    fan_outs = {} if loops else _fan_outs(ys, gys, points, upstream, stop_ops, overrides)
     inner = _descendants(points, upstream, strict=True) & set(points)
     inner_order = _in_execution_order([p for p in points if p in inner])
     weighted = [i for i, g in enumerate(gys) if g is not None]
@@ -595,6 +597,7 @@ def _gradients_op(
                     # The read's own value (it may follow an assignment), x's derivative.
                     memo[a] = ctx.memo.get(a, at[x]) + (at[x] - jax.lax.stop_gradient(at[x]))
             sub = RunContext(dict(ctx.variables), memo, True, ctx.initialized, ctx.fed)
+            sub.fan_outs = fan_outs  # a tensor's gradients added in TF's order
             # The written variables' values when each construct of the run started: a
             # loop's recomputation replays its forward run's random draws.
             sub.construct_entries = getattr(ctx, "construct_entries", {})
@@ -662,6 +665,119 @@ def _gradients_op(
         return graph.create_op(
             "Gradients", "grads", inputs=inputs, compute=compute, output_specs=specs
         )
+
+
+def _fan_outs(
+    ys: list[ops.Tensor],
+    gys: list[ops.Tensor | None],
+    points: list[ops.Tensor],
+    upstream: set[ops.Tensor],
+    stop_ops: set[ops.Operation],
+    overrides: dict,
+) -> dict[ops.Tensor, tuple[dict[tuple[ops.Operation, int], int], tuple[int, ...]]]:
+    """The tensors whose gradients TF adds from three uses or more, each with its uses
+    (consumer, input index) numbered in the order TF adds their gradients
+    (``RunContext.fan_outs``).
+
+    TF's ``gradients`` walks the ops between ``xs`` and ``ys`` from ``ys`` back (an op
+    once all the ops consuming its outputs were: ``_PendingCount``, first in first out)
+    and adds each tensor's gradients with one ``AddN``, left to right; grappler's
+    arithmetic optimizer first sorts an ``AddN``'s inputs by name (measured: TF 2.21's
+    order with grappler on is the sorted one, with it off the walk's). A gradient is named
+    in its consumer's scope (``gradients/<consumer>_grad/...``), or is the consumer's
+    own incoming gradient where TF's gradient passes it through (``Add``, ``Identity``,
+    ``Sub``'s ``x``). The walk and the names are replayed here on the graph. Tensors also
+    read otherwise (a ``y``, an op with a user's gradient) keep JAX's order.
+    """
+    up_ops = list(dict.fromkeys(t.op for t in upstream))
+    consumers: dict[ops.Tensor, list[ops.Operation]] = collections.defaultdict(list)
+    for op in up_ops:
+        for t in op.inputs:
+            consumers[t].append(op)
+    reached: set[ops.Operation] = set()
+    queue = collections.deque(p.op for p in points)
+    while queue:
+        op = queue.popleft()
+        if op not in reached:
+            reached.add(op)
+            for out in op.outputs:
+                if _trainable(out):
+                    queue.extend(consumers[out])
+    starts = [y.op for y in ys if y.op in reached]
+    between: list[ops.Operation] = []
+    queue = collections.deque(y.op for y in ys)
+    while queue:
+        op = queue.popleft()
+        if op in reached:
+            reached.remove(op)
+            between.append(op)
+            queue.extend(t.op for t in op.inputs)
+    inside = set(between)
+    pending: collections.Counter = collections.Counter()
+    for op in between:
+        for t in op.inputs:
+            if t.op in inside:
+                pending[t.op] += 1
+    names: dict[ops.Tensor, str] = {}  # the name of each tensor's (total) gradient
+    for y, gy in zip(ys, gys, strict=True):
+        names[y] = gy.name if gy is not None else "gradients/Fill"
+    uses: dict[ops.Tensor, list[tuple[str, ops.Operation, int]]] = collections.defaultdict(list)
+    queue = collections.deque(dict.fromkeys(op for op in starts if pending[op] == 0))
+    while queue:
+        op = queue.popleft()
+        for out in op.outputs:
+            if out in uses and out not in names:
+                contributions = uses[out]
+                names[out] = contributions[0][0] if len(contributions) == 1 else "gradients/AddN"
+        if any(o in names for o in op.outputs) and not _cuts(op, stop_ops):
+            cut = _inputs_without_gradient(op)
+            for i, t in enumerate(op.inputs):
+                if i not in cut and _trainable(t):
+                    uses[t].append((_gradient_name(op, i, names), op, i))
+        for t in op.inputs:
+            pending[t.op] -= 1
+            if pending[t.op] == 0:
+                queue.append(t.op)
+    excluded = set(ys) | {t for op in overrides for t in op.inputs}
+    fan_outs = {}
+    for t, contributions in uses.items():
+        if len(contributions) < 3 or t in excluded or not _is_float_tensor(t):
+            continue  # (two gradients add in either order to the same bits)
+        ordered = sorted(contributions, key=lambda c: c[0])  # (a stable sort)
+        index = {(op, i): n for n, (_, op, i) in enumerate(ordered)}
+        fan_outs[t] = (index, tuple(range(len(ordered))))
+    return fan_outs
+
+
+# Ops whose TF gradient hands an input the op's own incoming gradient, unchanged, when
+# the input has the output's shape (by input index; None: every input).
+_PASS_THROUGH: dict[str, tuple[int, ...] | None] = {
+    "Add": None,
+    "AddV2": None,
+    "AddN": None,
+    "Identity": None,
+    "Sub": (0,),
+}
+
+
+def _gradient_name(op: ops.Operation, index: int, names: dict[ops.Tensor, str]) -> str:
+    """The name (as TF's ``gradients`` names it) of the gradient ``op`` gives its input
+    ``index``: the op's incoming gradient's for a pass-through, else in its scope."""
+    through = _PASS_THROUGH.get(op.type, ())
+    out = op.outputs[0] if op.outputs else None
+    if (
+        out is not None
+        and (through is None or index in through)
+        and op.inputs[index].shape.is_fully_defined()
+        and op.inputs[index].shape == out.shape
+        and out in names
+    ):
+        return names[out]
+    return f"gradients/{op.name}_grad/{index:04d}"
+
+
+def _is_float_tensor(t: ops.Tensor) -> bool:
+    return t.dtype is not None and t.dtype.is_floating
 
 
 # Operations holding a computation of their own (tf.while_loop, tf.cond, tf.case) and

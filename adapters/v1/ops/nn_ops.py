@@ -28,7 +28,9 @@ from jtrain._eigen import softmax as eigen_softmax
 from jtrain._eigen.rsqrt import rsqrt
 from jtrain._numerics import (
     broadcast_add,
+    broadcast_subtract,
     eigen_sum,
+    fan_out,
     rounded_product,
     rounded_square,
     row_sum_in_order,
@@ -247,11 +249,23 @@ define(
 
 
 def _sigmoid_cross_entropy(labels=None, logits=None):
-    # TF's formulation: max(x, 0) - x * z + log(1 + exp(-|x|)), selections by x >= 0.
-    positive = logits >= 0
-    relu_logits = jnp.where(positive, logits, 0)
-    neg_abs_logits = jnp.where(positive, -logits, logits)
-    return relu_logits - logits * labels + jnp.log1p(jnp.exp(neg_abs_logits))
+    """TF's composition, ``max(x, 0) - x * z + log1p(exp(-|x|))`` with selections by
+    ``x >= 0``, of TF's kernels and their gradients (the product rounded before the
+    difference, TF's ``Exp`` and ``Log1p``, the broadcast sums in TF's order).
+
+    The logits' four gradients are added as TF adds them: one ``AddN`` whose inputs
+    grappler sorts by name (``Neg_grad``, ``Select_1_grad``, ``Select_grad``,
+    ``mul_grad`` under ``gradients/logistic_loss/``)."""
+    zeros = jnp.zeros_like(logits)
+    positive = logits >= zeros
+    # Uses: Select (relu), Neg, Select_1 (its else branch), mul; added in sorted order.
+    relu_in, neg_in, select_in, mul_in = fan_out(logits, (1, 2, 0, 3))
+    relu_logits = jnp.where(positive, relu_in, zeros)
+    neg_abs_logits = jnp.where(positive, -neg_in, select_in)
+    return broadcast_add(
+        broadcast_subtract(relu_logits, rounded_product(mul_in, labels)),
+        eigen_exp_log.log1p(eigen_exp_log.exp(neg_abs_logits)),
+    )
 
 
 def _same_shape_check(first: str, second: str, message: str) -> Any:
