@@ -57,10 +57,13 @@ def test_k_blocks_cover_the_contraction(k):
     ("shape_a", "shape_b", "dtype", "ta", "tb", "expected"),
     [
         ((16, 12), (12, 16), np.float32, False, False, True),
-        ((1, 12), (12, 16), np.float32, False, False, False),  # GEMV
+        ((1, 12), (12, 16), np.float32, False, False, True),  # one chain
+        ((1, 12), (16, 12), np.float32, False, True, False),  # GEMV, order not found
         ((16, 12), (12, 1), np.float32, False, False, False),
+        ((12, 16), (12, 1), np.float32, True, False, True),  # one chain
         ((12, 5), (12, 9), np.float32, True, False, True),
-        ((5, 12), (9, 12), np.float32, False, True, False),  # a @ b^T below 16 rows
+        ((5, 12), (9, 12), np.float32, False, True, True),  # 16 lanes
+        ((5, 12), (1, 12), np.float32, False, True, True),
         ((16, 12), (9, 12), np.float32, False, True, True),
         ((16, 784), (128, 784), np.float32, False, True, False),  # past K 768, N > 100
         ((16, 784), (100, 784), np.float32, False, True, True),
@@ -89,7 +92,7 @@ def test_shape_and_dtype_kept(cpu_programs, dtype, ta, tb):
 
 @pytest.mark.parametrize(
     ("shape", "ta", "tb"),
-    [((1, 50, 7), False, False), ((7, 50, 1), True, False), ((5, 50, 9), False, True)],
+    [((1, 50, 7), False, True), ((7, 50, 1), False, False), ((16, 800, 128), False, True)],
 )
 def test_outside_the_region_is_xla_dot(cpu_programs, shape, ta, tb):
     a, b = _operands(*shape, ta, tb)

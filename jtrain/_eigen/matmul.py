@@ -9,29 +9,31 @@ rule on the rest (784: 384 + 200 + 200; 1024: 384 + 320 + 320). XLA's ``dot`` ad
 its own order: 65-89% of the outputs of a dense layer's shapes (16x12x16, 100x784x128)
 differed from TF's by an ulp or more (measured against TF 2.21).
 
-Measured exact against TF 2.21 (``tests/interop/test_matmul_order_interop.py``; the
-probes ``m1_*.py`` of the session that wrote this), the region :func:`matmul` computes
-in TF's order:
+Measured exact against TF 2.21 on an x86 Xeon (``tests/interop/test_matmul_order_interop.py``
+and probes over K of 1-2,048, the same with 1, 2 and 8 intra-op threads), the region
+:func:`matmul` computes in TF's order, ``M x K`` times ``K x N`` after the transposes:
 
-* ``M >= 2`` and ``N >= 2`` (``M x K`` times ``K x N``, after the transposes), ``K``
-  from 1 to 2,048 or more, the same with 1, 2 and 8 intra-op threads;
-* no transposes, ``transpose_a`` alone, and both (``N`` up to 512 measured);
-  ``transpose_b`` alone only for ``M >= 16`` and, past ``K = 768``, ``N <= 100``.
-  Below 16 rows oneDNN's kernel multiplies contiguous rows of ``a`` and ``b`` another
-  way (all ``N`` and ``K`` measured differ); past ``K = 768`` with ``N > 100`` its
-  K-blocks are plain blocks of 384 for some ``N`` (``K`` of 769-2,048 with ``N`` of
-  101-256) and the halving ones for others (``K = 1024``, ``N = 512``): neither is
-  reproduced here.
+* ``M >= 2`` and ``N >= 2``, no transposes, ``transpose_a`` alone, or both (``N`` up to
+  512 measured): the blocked chains above;
+* ``transpose_b`` alone (``a @ b^T``), ``M >= 16``: the same, but past ``K = 768`` only
+  for ``N <= 100`` (beyond, oneDNN's K-blocks are plain blocks of 384 for some ``N``,
+  769-2,048 by 101-256, and the halving ones for others, 1,024 by 512: neither taken);
+* ``transpose_b`` alone, ``2 <= M < 16`` (any ``N``, ``N = 1`` included): oneDNN's
+  dot-product kernel, 16 chains over ``k mod 16`` summed pairwise (:func:`_lanes`);
+* ``M == 1`` without ``transpose_b``, and ``N == 1`` with ``transpose_a``: one chain over
+  all of K, no blocks (K of 385-1,001 measured where blocks would differ).
 
 Outside it :func:`matmul` is XLA's ``jnp.matmul``: other dtypes, other platforms (TF's
-GPU kernels call cuBLAS, whose order XLA's GPU backend's is not either), a vector
-product (``M == 1`` or ``N == 1``: oneDNN's GEMV kernels), ``transpose_b`` outside
-the bounds above, and shapes not known when traced (a symbolic batch under
-``jax.export``).
+GPU kernels call cuBLAS, whose order XLA's GPU backend's is not either), ``M == 1`` with
+``transpose_b``, ``N == 1`` without ``transpose_a`` (oneDNN's GEMV kernels, orders not
+found), ``a @ b^T`` past the bounds above, and shapes not known when traced (a symbolic
+batch under ``jax.export``). A product that underflows to ``-0.0`` at the start of a
+chain may come out ``+0.0`` (the first step is the product, a zero made ``+0.0``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -47,6 +49,7 @@ __all__ = ["in_tf_order", "k_blocks", "matmul"]
 _BLOCK = 384  # oneDNN's sgemm K-block for float32
 _UNROLL = 16  # FMA steps per loop iteration (one fused XLA loop of 16 products each)
 _TRANSPOSE_B_MIN_M = 16  # below it, ``a @ b^T`` takes oneDNN's other kernel
+_LANES = 16  # the dot-product kernel's accumulators (a @ b^T below 16 rows)
 _TRANSPOSE_B_MAX_N = 100  # above it (K > 768), ``a @ b^T`` has other K-blocks
 
 
@@ -103,18 +106,41 @@ def in_tf_order(
                  transpose_a, transpose_b)  # fmt: skip
     if not all(isinstance(d, int) for d in dims):
         return False  # symbolic: the order depends on values known at run time
-    m, k, n = dims
-    if m < 2 or n < 2 or k < 1:
-        return False
-    if transpose_b and not transpose_a:
-        # oneDNN's other kernel below 16 rows; past K = 768 with N > 100, other blocks
-        return m >= _TRANSPOSE_B_MIN_M and (k <= 2 * _BLOCK or n <= _TRANSPOSE_B_MAX_N)
-    return True
+    return _kernel(*dims, transpose_a, transpose_b) is not None
 
 
-def _chain(a_rows: jax.Array, b_rows: jax.Array, start: int, stop: int) -> jax.Array:
-    """``sum_k a_rows[k][:, None] * b_rows[k][None, :]`` for ``k`` in ``[start, stop)``:
-    one chain of fused multiply-adds from ``+0.0``, as oneDNN's kernel adds.
+def _kernel(m: int, k: int, n: int, transpose_a: bool, transpose_b: bool) -> str | None:
+    """The order oneDNN adds this product's terms in (measured), None where not known:
+    ``"blocked"`` (FMA chains over K-blocks), ``"chain"`` (one chain over all of K),
+    ``"lanes"`` (16 chains over ``k mod 16``, then summed pairwise)."""
+    if k < 1 or m < 1 or n < 1:
+        return None
+    b_rows_only = transpose_b and not transpose_a  # a's and b's rows both contiguous in k
+    if m == 1:  # a vector times a matrix
+        return None if transpose_b else "chain"
+    if b_rows_only and m < _TRANSPOSE_B_MIN_M:
+        return "lanes"
+    if n == 1:  # a matrix times a vector
+        return "chain" if transpose_a else None
+    if b_rows_only and k > 2 * _BLOCK and n > _TRANSPOSE_B_MAX_N:
+        return None  # other K-blocks (module docstring)
+    return "blocked"
+
+
+def _outer(x: jax.Array, y: jax.Array) -> jax.Array:
+    return x[:, None] * y[None, :]
+
+
+def _chain(
+    a_rows: jax.Array,
+    b_rows: jax.Array,
+    start: int,
+    stop: int,
+    product: Callable[[jax.Array, jax.Array], jax.Array] = _outer,
+) -> jax.Array:
+    """``sum_k product(a_rows[k], b_rows[k])`` for ``k`` in ``[start, stop)`` (by default
+    the outer product, ``M x N``): one chain of fused multiply-adds from ``+0.0``, as
+    oneDNN's kernel adds.
 
     Each step is ``c + x * y`` in a while loop's body, which LLVM contracts into an FMA:
     ``c`` is the loop's carry, so the product is the only one it can fuse. The loop is
@@ -128,26 +154,55 @@ def _chain(a_rows: jax.Array, b_rows: jax.Array, start: int, stop: int) -> jax.A
     def step(k: Any, c: jax.Array) -> jax.Array:
         x = lax.dynamic_index_in_dim(a_rows, k, 0, keepdims=False)
         y = lax.dynamic_index_in_dim(b_rows, k, 0, keepdims=False)
-        return c + x[:, None] * y[None, :]
+        return c + product(x, y)
 
     steps = stop - start
     if steps == 1:  # one product: fma(x, y, +0.0) rounds it, a zero product to +0.0
-        product = a_rows[start][:, None] * b_rows[start][None, :]
-        return jnp.where(product == 0, jnp.zeros((), product.dtype), product)
+        first = product(a_rows[start], b_rows[start])
+        return jnp.where(first == 0, jnp.zeros((), first.dtype), first)
     unroll = min(_UNROLL, steps // 2)
     looped = steps - steps % unroll
-    zeros = jnp.zeros((a_rows.shape[1], b_rows.shape[1]), a_rows.dtype)
+    shape = jax.eval_shape(product, a_rows[0], b_rows[0]).shape
+    zeros = jnp.zeros(shape, a_rows.dtype)
     c = lax.fori_loop(start, start + looped, step, zeros, unroll=unroll)
     if looped == steps:
         return c
     return lax.fori_loop(start + looped, stop, step, c, unroll=steps - looped)
 
 
+def _lanes(a: jax.Array, b_t: jax.Array) -> jax.Array:
+    """``a @ b_t^T`` as oneDNN's dot-product kernel adds: 16 FMA chains, lane ``j`` over
+    ``k = j, j + 16, ...`` (a 512-bit register), then lanes ``j`` and ``j + 8`` added,
+    then ``j`` and ``j + 4``, ``j + 2``, ``j + 1`` (measured: ``a @ b^T`` below 16 rows,
+    K of 3-1,001). The last rows of 16 are padded with zeros: ``fma(0, 0, c)`` is ``c``.
+    """
+    m, k = a.shape
+    n = b_t.shape[0]
+    rows = -(-k // _LANES)
+    pad = ((0, 0), (0, rows * _LANES - k))
+
+    def by_rows(x: jax.Array) -> jax.Array:  # R x (M or N) x 16: row r holds k of 16r..
+        x = jnp.pad(x, pad).reshape(x.shape[0], rows, _LANES)
+        return jnp.transpose(x, (1, 0, 2))
+
+    lanes = _chain(by_rows(a), by_rows(b_t), 0, rows, lambda x, y: x[:, None, :] * y[None, :, :])
+    width = _LANES
+    while width > 1:
+        width //= 2
+        lanes = lanes[..., :width] + lanes[..., width : 2 * width]
+    del m, n
+    return lanes[..., 0]
+
+
 def _tf_order(a: jax.Array, b: jax.Array, transpose_a: bool, transpose_b: bool) -> jax.Array:
+    kernel = _kernel(*_dims(a, b, transpose_a, transpose_b), transpose_a, transpose_b)
+    if kernel == "lanes":
+        return _lanes(a, b)  # transpose_b alone: a is M x K, b is N x K
     a_rows = a if transpose_a else a.T  # K x M: row k holds the k-th products' factors
     b_rows = b.T if transpose_b else b  # K x N
+    k = a_rows.shape[0]
     total: jax.Array | None = None
-    for start, stop in k_blocks(a_rows.shape[0]):
+    for start, stop in k_blocks(k) if kernel == "blocked" else [(0, k)]:
         part = _chain(a_rows, b_rows, start, stop)
         total = part if total is None else total + part
     assert total is not None

@@ -38,8 +38,9 @@ SHAPES = [
     (33, 1024, 20),
     (16, 2048, 3),
 ]
-# transpose_b alone below M = 16: oneDNN's other kernel, XLA's dot here (forward only).
-SMALL_M = [(2, 17, 3), (5, 50, 9), (7, 385, 2), (15, 800, 64)]
+# vectors (one chain, or outside the region) and a @ b^T below 16 rows (16 lanes)
+VECTORS = [(1, 3, 7), (1, 385, 64), (1, 1001, 5), (2, 17, 3), (5, 50, 9), (7, 385, 1),
+           (15, 800, 64), (15, 33, 300), (3, 2048, 5), (64, 800, 1), (4, 40, 1)]  # fmt: skip
 
 
 def _inputs(m, k, n, transpose_a, transpose_b):
@@ -119,18 +120,22 @@ def test_values_and_gradients_bit_for_bit(tf_matmul, shape, ta, tb):
         _assert_tf_order(mine, tf_value, exact)
 
 
-@pytest.mark.parametrize("shape", SMALL_M, ids=str)
-def test_transpose_b_below_16_rows_is_xla_dot(tf_matmul, shape):
-    """Outside the region (``a @ b^T``, ``M < 16``) the product is XLA's, within float32
-    rounding of TF's; its gradients' products are in the region."""
-    theirs, ours, (x, w, grad) = _theirs_vs_ours(tf_matmul, shape, False, True)
-    assert not in_tf_order(x.shape, w.shape, np.float32, False, True)
-    _assert_tf_order(ours[0], theirs[0], False)
-    for (sa, sb, pa, pb), mine, tf_value in zip(
-        _gradient_products(x, w, grad, False, True), ours[1:], theirs[1:], strict=True
-    ):
-        assert in_tf_order(sa, sb, np.float32, pa, pb)
-        assert_bits(mine, tf_value)
+@pytest.mark.parametrize("shape", VECTORS, ids=str)
+@pytest.mark.parametrize(("ta", "tb"), TRANSPOSES, ids=str)
+def test_vectors_and_few_rows(tf_matmul, shape, ta, tb):
+    """GEMV shapes and ``a @ b^T`` below 16 rows: bit for bit where :func:`in_tf_order`
+    says so, within float32 rounding (XLA's dot) elsewhere."""
+    theirs, ours, (x, w, grad) = _theirs_vs_ours(tf_matmul, shape, ta, tb)
+    in_region = [in_tf_order(x.shape, w.shape, np.float32, ta, tb)] + [
+        in_tf_order(sa, sb, np.float32, pa, pb)
+        for sa, sb, pa, pb in _gradient_products(x, w, grad, ta, tb)
+    ]
+    m, _, n = shape
+    assert in_region[0] is not (
+        (m == 1 and tb) or (n == 1 and m > 1 and not ta and (not tb or m >= 16))
+    )
+    for mine, tf_value, exact in zip(ours, theirs, in_region, strict=True):
+        _assert_tf_order(mine, tf_value, exact)
 
 
 def _xla_dot(x, w, ta, tb):
