@@ -57,7 +57,13 @@ from jtrain._numerics import (
     rounded,
 )
 
-__all__ = ["log_softmax", "softmax_cross_entropy", "sparse_softmax_cross_entropy"]
+__all__ = [
+    "log_softmax",
+    "softmax_cross_entropy",
+    "softmax_cross_entropy_kernel",
+    "sparse_softmax_cross_entropy",
+    "sparse_softmax_cross_entropy_kernel",
+]
 
 _LEAF = 1024 * PACKET  # InnerMostDimReducer's leaf, in values
 # The scalar path: glibc's expf and logf (TF's scalar functor calls them).
@@ -376,3 +382,16 @@ def _sparse_xent_bwd(backprop: jax.Array, g: jax.Array) -> tuple:
 
 
 sparse_softmax_cross_entropy.defvjp(_sparse_xent_fwd, _sparse_xent_bwd)
+
+
+def softmax_cross_entropy_kernel(labels: Any, logits: Any) -> tuple[jax.Array, jax.Array]:
+    """TF's ``SoftmaxCrossEntropyWithLogits`` op's two outputs, the loss and the backprop
+    (``softmax - labels``), as its CPU kernel computes them (for a TF-written graph's
+    node, whose gradient graph reads the backprop)."""
+    return _xent(jnp.asarray(labels), jnp.asarray(logits))
+
+
+def sparse_softmax_cross_entropy_kernel(labels: Any, logits: Any) -> tuple[jax.Array, jax.Array]:
+    """TF's ``SparseSoftmaxCrossEntropyWithLogits`` op's two outputs, the loss and the
+    backprop (``softmax - one_hot(labels)``), as its CPU kernel computes them."""
+    return _sparse_xent(jnp.asarray(labels), jnp.asarray(logits))

@@ -162,3 +162,57 @@ def test_a_jtrain_meta_with_a_while_loop_reimports_and_trains_as_tf(tmp_path):
             saver.restore(sess, str(tmp_path / "model"))
             again = [sess.run([train, loss])[1] for _ in range(3)]
     np.testing.assert_allclose(again, theirs, rtol=1e-6)
+
+
+def _elementwise_model(tf):
+    """A model of TF's kernels jtrain reproduces bit for bit (no MatMul): a bias_add, a
+    tensor with three uses (one AddN in the gradient graph), both softmax losses, a
+    sigmoid loss, a mean over the batch."""
+    x = tf.placeholder(tf.float32, [32, 24], name="x")
+    y = tf.placeholder(tf.int32, [32], name="y")
+    w = tf.get_variable("w", initializer=np.linspace(0.5, 1.5, 24, dtype=np.float32))
+    b = tf.get_variable("b", initializer=np.zeros(24, np.float32))
+    h = tf.tanh(tf.nn.bias_add(x * w, b))
+    logits = h * w + tf.sin(h) - h * 0.5
+    loss = tf.identity(
+        tf.losses.sparse_softmax_cross_entropy(y, logits)
+        + tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(
+            labels=tf.one_hot(y, 24), logits=logits))
+        + tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(
+            labels=tf.cast(x > 0, tf.float32), logits=logits)),
+        name="total_loss",
+    )  # fmt: skip
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    return x, y, loss, train
+
+
+def test_tf_meta_gradient_graph_trains_bit_for_bit(tmp_path):
+    """TF's own gradient graph imported (``Sum``, ``AddN``, ``BiasAddGrad``, the cross
+    entropies' kernels through ``graph_kernels``) takes TF's steps to the bit: the loss
+    and the variables after 3 steps (``Sum`` and ``AddN`` added in XLA's and the caller's
+    order, ``BiasAddGrad`` in XLA's, the losses by XLA's functions before)."""
+    rng = np.random.RandomState(4)
+    feed_x, feed_y = rng.randn(32, 24).astype(np.float32), rng.randint(0, 24, 32)
+    graph = real_tf.Graph()
+    with graph.as_default(), tf1.variable_scope(tf1.get_variable_scope(), use_resource=False):
+        x, y, loss, train = _elementwise_model(tf1)
+        tf1.add_to_collection("train_op", train)
+        saver = tf1.train.Saver()
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            prefix = saver.save(sess, str(tmp_path / "model.ckpt"))
+            feed = {x: feed_x, y: feed_y}
+            theirs = [sess.run([train, loss], feed)[1] for _ in range(3)]
+            their_vars = sess.run(tf1.global_variables())
+    with jtf.Graph().as_default():
+        saver = jtf.train.import_meta_graph(prefix + ".meta")
+        with jtf.Session() as sess:
+            saver.restore(sess, prefix)
+            train = jtf.get_collection("train_op")[0]
+            feed = {"x:0": feed_x, "y:0": feed_y}
+            ours = [sess.run([train, "total_loss:0"], feed)[1] for _ in range(3)]
+            our_vars = sess.run(jtf.global_variables())
+    bits = lambda values: np.asarray(values, np.float32).view(np.uint32)
+    np.testing.assert_array_equal(bits(ours), bits(theirs))
+    for a, b in zip(our_vars, their_vars, strict=True):
+        np.testing.assert_array_equal(bits(a), bits(b))

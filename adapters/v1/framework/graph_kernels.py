@@ -53,7 +53,9 @@ from adapters.v1.framework import dtypes
 from jtrain import errors
 from jtrain._eigen import reciprocal as eigen_reciprocal
 from jtrain._eigen import rsqrt as eigen_rsqrt
+from jtrain._eigen import softmax as eigen_softmax
 from jtrain._eigen import tanh_logistic
+from jtrain._numerics import add_n, eigen_sum, rounded, row_sum_in_order
 
 __all__ = ["Kernel", "KERNELS", "INSTEAD"]
 
@@ -218,7 +220,19 @@ def _identity(attrs, x):
 
 
 def _add_n(attrs, *xs):
-    return (functools.reduce(jnp.add, xs),)
+    """TF's ``AddN`` as TF runs it: its inputs in name order (grappler sorts them:
+    ``_sorted``, set at import), added in the kernel's groups (``add_n``)."""
+    order = attrs.get("_sorted", range(len(xs)))
+    if not jnp.issubdtype(xs[0].dtype, jnp.floating):
+        return (functools.reduce(jnp.add, xs),)
+    return (add_n([rounded(xs[i]) for i in order]),)
+
+
+def _sum(x, axis, keepdims):
+    """TF's ``Sum`` kernel: floating values in Eigen's order (``eigen_sum``)."""
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return eigen_sum(x, axis, keepdims)
+    return jnp.sum(x, axis=axis, keepdims=keepdims)
 
 
 def _gather(attrs, params, indices, axis):
@@ -311,21 +325,18 @@ def _count_nonzero(attrs, condition):
 
 
 def _sparse_xent(attrs, features, labels):
-    log_softmax = jax.nn.log_softmax(features, axis=-1)
-    picked = jnp.take_along_axis(log_softmax, labels[..., None].astype(jnp.int32), axis=-1)
-    onehot = jax.nn.one_hot(labels, features.shape[-1], dtype=features.dtype)
-    return (-picked[..., 0], jnp.exp(log_softmax) - onehot)
+    return eigen_softmax.sparse_softmax_cross_entropy_kernel(labels, features)
 
 
 def _xent(attrs, features, labels):
-    log_softmax = jax.nn.log_softmax(features, axis=-1)
-    return (-jnp.sum(labels * log_softmax, axis=-1), jnp.exp(log_softmax) - labels)
+    return eigen_softmax.softmax_cross_entropy_kernel(labels, features)
 
 
 def _bias_add_grad(attrs, grad):
-    channels_first = attrs.get("data_format", "NHWC") == "NCHW" and grad.ndim > 2
-    keep = 1 if channels_first else grad.ndim - 1
-    return (jnp.sum(grad, axis=tuple(i for i in range(grad.ndim) if i != keep)),)
+    """TF's ``BiasAddGrad``: NHWC rows added in order (``row_sum_in_order``)."""
+    if attrs.get("data_format", "NHWC") == "NCHW" and grad.ndim > 2:
+        return (jnp.sum(grad, axis=tuple(i for i in range(grad.ndim) if i != 1)),)
+    return (row_sum_in_order(grad.reshape(-1, grad.shape[-1])),)
 
 
 def _concat_offset(attrs, axis, *shapes):
@@ -874,7 +885,7 @@ KERNELS: dict[str, Kernel] = {
     "Shape": _kernel(_shape, _typed("out_type")),
     "ShapeN": _kernel(_shapes, _shape_n),
     "Reshape": _kernel(_reshape, static=(1,)),
-    "Sum": _kernel(_reduce(jnp.sum), static=(1,)),
+    "Sum": _kernel(_reduce(_sum), static=(1,)),
     "Mean": _kernel(_reduce(_mean), static=(1,)),
     "Max": _kernel(_reduce(jnp.max), static=(1,)),
     "Min": _kernel(_reduce(jnp.min), static=(1,)),

@@ -1315,6 +1315,8 @@ class _Importer:
         """A node run by ``graph_kernels`` (TF's graph-only op types)."""
         kernel = graph_kernels.KERNELS[node.op]
         attrs = {k: _attr_python(v) for k, v in node.attr.items() if not k.startswith("_")}
+        if node.op == "AddN":  # grappler sorts an AddN's inputs by name before it runs
+            attrs["_sorted"] = tuple(sorted(range(len(data)), key=lambda i: data[i]))
         refs = [self.variables[n.partition(":")[0]] for n in data[: kernel.refs]]
         inputs = [self._tensor(n) for n in data[kernel.refs :]]
         in_dtypes = [v._dtype.dtype for v in refs] + [t._np_dtype for t in inputs]
