@@ -147,7 +147,7 @@ def test_zero_products_give_positive_zero(cpu_programs):
     """``fma(0, -1, +0.0)`` is ``+0.0``: a row of zeros times negative weights (TF 2.21
     gives +0.0 for every shape and transpose measured)."""
     for k in (1, 3, 800):
-        y = jax.jit(matmul)(jnp.zeros((16, k)), -jnp.ones((k, 4)))
+        y = jax.jit(matmul)(jnp.zeros((16, k), jnp.float32), -jnp.ones((k, 4), jnp.float32))
         assert not np.signbit(np.asarray(y)).any()
 
 
