@@ -305,7 +305,7 @@ def _fan_out_fwd(order: tuple[int, ...], value: jax.Array) -> tuple:
 
 
 def _fan_out_bwd(order: tuple[int, ...], _: None, cotangents: tuple) -> tuple:
-    return (add_n([rounded(cotangents[j]) for j in order]),)
+    return (add_n([cotangents[j] for j in order]),)
 
 
 def add_n(values: list[jax.Array]) -> jax.Array:

@@ -572,7 +572,13 @@ def _gradients_op(
         )
     )
     recomputed = set(downstream) | set(shared)
-    fan_outs = {} if loops else _fan_outs(ys, gys, points, upstream, stop_ops, overrides)
+    # (a dict the op keeps: a gradient of this gradient switches its fan-outs off below)
+    fan_outs = {"uses": {} if loops else _fan_outs(ys, gys, points, upstream, stop_ops, overrides)}
+    for op in {t.op for t in downstream}:
+        if op.type == "Gradients" and hasattr(op, "_fan_outs"):
+            # Differentiated again: TF's graph holds the gradient's own ops, whose second
+            # derivatives JAX's order reproduced (measured), and jtrain's copies do not.
+            op._fan_outs["uses"] = {}
     inner = _descendants(points, upstream, strict=True) & set(points)
     inner_order = _in_execution_order([p for p in points if p in inner])
     weighted = [i for i, g in enumerate(gys) if g is not None]
@@ -597,7 +603,7 @@ def _gradients_op(
                     # The read's own value (it may follow an assignment), x's derivative.
                     memo[a] = ctx.memo.get(a, at[x]) + (at[x] - jax.lax.stop_gradient(at[x]))
             sub = RunContext(dict(ctx.variables), memo, True, ctx.initialized, ctx.fed)
-            sub.fan_outs = fan_outs  # a tensor's gradients added in TF's order
+            sub.fan_outs = fan_outs["uses"]  # a tensor's gradients added in TF's order
             # The written variables' values when each construct of the run started: a
             # loop's recomputation replays its forward run's random draws.
             sub.construct_entries = getattr(ctx, "construct_entries", {})
@@ -662,9 +668,11 @@ def _gradients_op(
         specs += [((n, *x._shape[1:]), x.dtype), ((n,), index_dtypes[x])]
     graph = ys[0].graph
     with graph.name_scope(scope):
-        return graph.create_op(
+        op = graph.create_op(
             "Gradients", "grads", inputs=inputs, compute=compute, output_specs=specs
         )
+    op._fan_outs = fan_outs
+    return op
 
 
 def _fan_outs(
@@ -687,7 +695,8 @@ def _fan_outs(
     in its consumer's scope (``gradients/<consumer>_grad/...``), or is the consumer's
     own incoming gradient where TF's gradient passes it through (``Add``, ``Identity``,
     ``Sub``'s ``x``). The walk and the names are replayed here on the graph. Tensors also
-    read otherwise (a ``y``, an op with a user's gradient) keep JAX's order.
+    read otherwise (a ``y``, an op with a user's gradient, a gradient op) keep JAX's
+    order.
     """
     up_ops = list(dict.fromkeys(t.op for t in upstream))
     consumers: dict[ops.Tensor, list[ops.Operation]] = collections.defaultdict(list)
@@ -739,6 +748,9 @@ def _fan_outs(
             if pending[t.op] == 0:
                 queue.append(t.op)
     excluded = set(ys) | {t for op in overrides for t in op.inputs}
+    # A tensor read by a gradient op (a gradient differentiated again): TF's graph has
+    # the gradient's own ops there, each reading it, where jtrain has one op.
+    excluded |= {t for t, cs in uses.items() if any(c[1].type == "Gradients" for c in cs)}
     fan_outs = {}
     for t, contributions in uses.items():
         if len(contributions) < 3 or t in excluded or not _is_float_tensor(t):

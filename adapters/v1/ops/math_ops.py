@@ -734,9 +734,10 @@ for _full in ("round", "math.round"):
 
 
 def _add_n(inputs: list[Any]) -> Any:
-    """TF's ``AddN`` kernel's order (``jtrain._numerics.add_n``), each input a value of
-    its own (rounded: XLA would contract a product into the sum)."""
-    return add_n([rounded(x) for x in inputs])
+    """TF's ``AddN`` kernel's order (``jtrain._numerics.add_n``). (A product reaching it
+    from ``tf.multiply`` is already rounded; a barrier here changed the gradients of
+    ops fed through it, ``moments``', where XLA then contracted other products.)"""
+    return add_n(list(inputs))
 
 
 define(
