@@ -187,41 +187,12 @@ def broadcast_add(x: Any, y: Any) -> Any:
     """``x + y`` whose gradient is TF's ``_AddGrad``: the incoming gradient summed over
     each side's broadcast axes in TF's order (JAX's transpose of a broadcast sums with
     XLA's order: a bias's gradient differed from TF's on 70% of its values)."""
-    total = jnp.add(x, y)
-    if not _is_float(total):
-        return total
-    x, y = jnp.asarray(x), jnp.asarray(y)
-    return _add_or_subtract(False, (x.shape, x.dtype, y.shape, y.dtype), x, y)
+    return _ADD(x, y)
 
 
 def broadcast_subtract(x: Any, y: Any) -> Any:
     """``x - y`` whose gradient is TF's ``_SubGrad`` (see :func:`broadcast_add`)."""
-    difference = jnp.subtract(x, y)
-    if not _is_float(difference):
-        return difference
-    x, y = jnp.asarray(x), jnp.asarray(y)
-    return _add_or_subtract(True, (x.shape, x.dtype, y.shape, y.dtype), x, y)
-
-
-@functools.partial(jax.custom_vjp, nondiff_argnums=(0, 1))
-def _add_or_subtract(subtract: bool, shapes: tuple, x: jax.Array, y: jax.Array) -> jax.Array:
-    """``x + y`` (``x - y``) with TF's gradient; ``shapes``: ``x``'s and ``y``'s shapes
-    and dtypes."""
-    return jnp.subtract(x, y) if subtract else jnp.add(x, y)
-
-
-def _add_or_subtract_fwd(subtract: bool, shapes: tuple, x: jax.Array, y: jax.Array) -> tuple:
-    return _add_or_subtract(subtract, shapes, x, y), None
-
-
-def _add_or_subtract_bwd(subtract: bool, shapes: tuple, _: None, grad: jax.Array) -> tuple:
-    x_shape, x_dtype, y_shape, y_dtype = shapes
-    dx = _sum_to_shape(grad, x_shape).astype(x_dtype)
-    dy = _sum_to_shape(grad, y_shape).astype(y_dtype)
-    return dx, (-dy if subtract else dy)
-
-
-_add_or_subtract.defvjp(_add_or_subtract_fwd, _add_or_subtract_bwd)
+    return _SUBTRACT(x, y)
 
 
 def tf_binary(
@@ -405,6 +376,10 @@ def kernel_divide(x: Any, y: Any) -> Any:
     if dtype == np.float64 and jnp.shape(y) != shape:
         y = jax.lax.optimization_barrier(jnp.broadcast_to(y, shape))
     return jnp.true_divide(x, y)
+
+
+_ADD = tf_binary(jnp.add, lambda x, y, z, g: (g, g))
+_SUBTRACT = tf_binary(jnp.subtract, lambda x, y, z, g: (g, -g))
 
 
 def _realdiv_gradient(x: jax.Array, y: jax.Array, z: jax.Array, g: jax.Array) -> tuple:
