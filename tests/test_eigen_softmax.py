@@ -5,6 +5,8 @@ shapes, dtypes and the edges of the API."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -26,6 +28,10 @@ def _log_softmax_and_grad(labels, logits):
     return jax.value_and_grad(lambda x: jnp.sum(softmax.log_softmax(x) * labels))(logits)
 
 
+def _softmax_and_grad(labels, logits):
+    return jax.value_and_grad(lambda x: jnp.sum(softmax.softmax(x) * labels))(logits)
+
+
 def _sparse_and_grad(labels, logits):
     index = jnp.argmax(labels, axis=1)
     return jax.value_and_grad(lambda x: jnp.sum(softmax.sparse_softmax_cross_entropy(index, x)))(
@@ -33,7 +39,9 @@ def _sparse_and_grad(labels, logits):
     )
 
 
-@pytest.mark.parametrize("fn", [_xent_and_grads, _log_softmax_and_grad, _sparse_and_grad])
+@pytest.mark.parametrize(
+    "fn", [_xent_and_grads, _log_softmax_and_grad, _sparse_and_grad, _softmax_and_grad]
+)
 @pytest.mark.parametrize("classes", [10, 1001])
 def test_symbolic_batch_gives_the_concrete_bits(fn, classes):
     """A graph exported with an unknown batch (a meta graph) computes the bits of the
@@ -75,6 +83,14 @@ def test_shapes_and_dtypes(dtype, shape):
     assert loss.shape == shape[:-1] and loss.dtype == dtype
     sparse = jax.jit(softmax.sparse_softmax_cross_entropy)(index, logits)
     assert sparse.shape == shape[:-1] and sparse.dtype == dtype
+    probs = jax.jit(softmax.softmax)(logits)
+    assert probs.shape == shape and probs.dtype == dtype
+    np.testing.assert_allclose(
+        np.asarray(probs, np.float32),
+        np.asarray(jax.nn.softmax(logits.astype(jnp.float32)), np.float32),
+        rtol=1e-2 if dtype != jnp.float32 else 1e-6,
+        atol=1e-2 if dtype != jnp.float32 else 1e-7,
+    )
     np.testing.assert_allclose(
         np.asarray(log_probs, np.float32),
         np.asarray(jax.nn.log_softmax(logits.astype(jnp.float32)), np.float32),
@@ -96,4 +112,71 @@ def test_out_of_range_labels_give_nan_and_the_labels_no_gradient():
 def test_empty_batch():
     logits = jnp.zeros((0, 4), jnp.float32)
     assert softmax.log_softmax(logits).shape == (0, 4)
+    assert softmax.softmax(logits).shape == (0, 4)
     assert softmax.softmax_cross_entropy(logits, logits).shape == (0,)
+
+
+def _nearest_float32(q: Fraction) -> np.float32:
+    """``q`` rounded to the nearest float32, ties to even (exact arithmetic)."""
+    guess = np.float32(float(q))
+    candidates = [np.nextafter(guess, np.float32(-np.inf)), guess]
+    candidates.append(np.nextafter(guess, np.float32(np.inf)))
+    distance = [abs(Fraction(float(c)) - q) for c in candidates]
+    best = min(distance)
+    near = [c for c, d in zip(candidates, distance, strict=True) if d == best]
+    return min(near, key=lambda c: int(np.asarray(c).view(np.uint32)) % 2)
+
+
+def test_fused_multiply_add_rounds_once():
+    """``a * b + c`` rounded once, against exact rational arithmetic: random operands of
+    the scales oneDNN's exp meets (tiny products, cancellations), and a sum just below a
+    float32 midpoint that a float64 sum rounds onto it (double rounding: ``c + 2**-23``)."""
+    rng = np.random.RandomState(3)
+    a = (rng.randn(3000) * 10.0 ** rng.randint(-8, 3, 3000)).astype(np.float32)
+    b = (rng.randn(3000) * 10.0 ** rng.randint(-8, 3, 3000)).astype(np.float32)
+    c = (rng.randn(3000) * 10.0 ** rng.randint(-4, 2, 3000)).astype(np.float32)
+    c[:500] = -(a[:500] * b[:500])  # cancellation
+    one_ulp = np.float32(1 + 2.0**-23)
+    a = np.append(a, one_ulp)
+    b = np.append(b, np.float32(2.0**-24 * (1 - 2.0**-23)))
+    c = np.append(c, one_ulp)
+    ours = np.asarray(jax.jit(softmax._fused_multiply_add)(a, b, c))
+    exact = [
+        _nearest_float32(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+        for x, y, z in zip(a, b, c, strict=True)
+    ]
+    np.testing.assert_array_equal(ours.view(np.uint32), np.array(exact).view(np.uint32))
+    assert ours[-1] == one_ulp
+
+
+_AVX512_FLAGS = frozenset({"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq"})
+
+
+@pytest.mark.parametrize(
+    "flags,cap,isa",
+    [
+        (_AVX512_FLAGS, "", (16, True)),
+        (_AVX512_FLAGS - {"avx512bw"}, "", (8, True)),
+        (frozenset({"avx2", "fma", "sse4_1"}), "", (8, True)),
+        (frozenset({"avx", "sse4_1"}), "", (4, False)),
+        (frozenset(), "", (4, False)),
+        (_AVX512_FLAGS, "avx2", (8, True)),
+        (_AVX512_FLAGS, "AVX", (4, False)),
+        (_AVX512_FLAGS, "SSE41", (4, False)),
+        (frozenset({"avx2", "fma"}), "AVX512_CORE", (8, True)),
+        (_AVX512_FLAGS, "ALL", (16, True)),
+    ],
+)
+def test_onednn_isa_follows_the_flags_and_the_cap(flags, cap, isa):
+    assert tuple(softmax._isa(flags, cap)) == isa
+
+
+def test_onednn_exp_edges():
+    """``exp(0)`` is 1; from ``n = floor(x * log2(e) + 1/2) = -126`` on (``x`` below
+    about -86.97), where ``2**(n - 1)``'s exponent field is 0, and below ``log(FLT_MIN)``,
+    0 (TF's softmax gives those zeros: ``test_math_softmax_and_extreme_logits``)."""
+    x = jnp.asarray([0.0, -86.5, -87.0, -87.33, -87.34, -100.0, -jnp.inf], jnp.float32)
+    for fma in (True, False):
+        y = np.asarray(jax.jit(softmax._onednn_exp, static_argnums=1)(x, fma))
+        assert y[0] == 1.0 and y[1] > 0.0
+        np.testing.assert_array_equal(y[2:], 0.0)

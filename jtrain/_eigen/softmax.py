@@ -1,5 +1,11 @@
-"""TF's CPU ``LogSoftmax``, ``SoftmaxCrossEntropyWithLogits`` and
+"""TF's CPU ``Softmax``, ``LogSoftmax``, ``SoftmaxCrossEntropyWithLogits`` and
 ``SparseSoftmaxCrossEntropyWithLogits`` kernels, bit for bit on float32.
+
+``Softmax`` is not Eigen's: TF 2.21's x86 build runs oneDNN's softmax primitive for it
+(``_MklSoftmax``, float32, float16 and bfloat16; :func:`softmax`, at the end of this
+module): oneDNN's own ``exp`` (a degree-5 polynomial, fused multiply-adds on AVX2 and
+AVX-512), the row sums in vector registers of the CPU's width and a product by the
+sum's reciprocal. The rest of this docstring is about the three Eigen kernels.
 
 TF's kernels (``softmax_op_functor.h``, ``xent_op.h``, ``sparse_xent_op.h``) are Eigen
 tensor expressions over ``[batch, classes]``: the row maximum, the shifted logits
@@ -37,7 +43,9 @@ are TF's Python ones (``nn_grad.py``) on TF's kernels.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import os
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -52,13 +60,17 @@ from jtrain._numerics import (
     _eigen_leaves,
     _eigen_tree,
     _ordered_sum,
+    _sequential_rows,
     eigen_sum,
     kernel_divide,
     rounded,
 )
 
 __all__ = [
+    "OneDnnIsa",
     "log_softmax",
+    "onednn_isa",
+    "softmax",
     "softmax_cross_entropy",
     "softmax_cross_entropy_kernel",
     "sparse_softmax_cross_entropy",
@@ -395,3 +407,227 @@ def sparse_softmax_cross_entropy_kernel(labels: Any, logits: Any) -> tuple[jax.A
     """TF's ``SparseSoftmaxCrossEntropyWithLogits`` op's two outputs, the loss and the
     backprop (``softmax - one_hot(labels)``), as its CPU kernel computes them."""
     return _sparse_xent(jnp.asarray(labels), jnp.asarray(logits))
+
+
+# -- Softmax: oneDNN's softmax primitive -----------------------------------------------------
+# TF 2.21's x86 build rewrites ``Softmax`` (float32, float16, bfloat16) to ``_MklSoftmax``,
+# oneDNN's ``softmax_accurate`` primitive (oneDNN 3.7's JIT kernel), seen in the step stats'
+# timeline labels; ``TF_ENABLE_ONEDNN_OPTS=0`` gives Eigen's kernel and other bits (69% of
+# a 64x1000 softmax).
+
+
+class OneDnnIsa(NamedTuple):
+    """The vector width of oneDNN's JIT softmax kernel on a CPU.
+
+    Attributes:
+      lanes: float32 values per vector register (16 AVX-512, 8 AVX2, 4 SSE4.1).
+      fma: whether its multiply-adds are fused (AVX2 and above) or two roundings.
+    """
+
+    lanes: int
+    fma: bool
+
+
+_AVX512 = OneDnnIsa(16, True)
+_AVX2 = OneDnnIsa(8, True)
+_SSE41 = OneDnnIsa(4, False)  # also oneDNN's softmax on AVX-only CPUs (measured)
+# ``ONEDNN_MAX_CPU_ISA`` values (oneDNN's names) that cap the kernel below AVX-512.
+_ISA_CAPS = {"SSE41": _SSE41, "AVX": _SSE41, "AVX2": _AVX2, "AVX2_VNNI": _AVX2}
+
+
+@functools.cache
+def _cpu_flags(cpuinfo: str) -> frozenset[str]:
+    try:
+        with open(cpuinfo, encoding="ascii", errors="replace") as info:
+            line = next((line for line in info if line.startswith("flags")), "")
+    except OSError:
+        return frozenset()
+    return frozenset(line.partition(":")[2].split())
+
+
+def _isa(flags: frozenset[str], cap: str) -> OneDnnIsa:
+    """oneDNN's choice for a CPU of ``flags`` under ``ONEDNN_MAX_CPU_ISA=cap``."""
+    if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
+        isa = _AVX512
+    elif {"avx2", "fma"} <= flags:
+        isa = _AVX2
+    else:
+        isa = _SSE41
+    capped = _ISA_CAPS.get(cap.strip().upper())
+    return capped if capped is not None and capped.lanes < isa.lanes else isa
+
+
+@functools.cache
+def onednn_isa() -> OneDnnIsa:
+    """The vector width of oneDNN's softmax kernel on this CPU, read once per process
+    (as oneDNN reads it).
+
+    oneDNN picks its JIT kernel by the CPU's instruction set (the ``flags`` of Linux's
+    ``/proc/cpuinfo``): AVX-512 (``avx512f``, ``avx512bw``, ``avx512vl`` and
+    ``avx512dq``: its ``avx512_core``) with 16 lanes, else AVX2 (with FMA) with 8, else
+    SSE4.1 with 4, capped by ``ONEDNN_MAX_CPU_ISA`` (or its older name
+    ``DNNL_MAX_CPU_ISA``). All three measured bit for bit against TF 2.21 on one
+    AVX-512 machine, the other two by capping oneDNN there (``AVX`` gives the SSE4.1
+    kernel). Without ``/proc/cpuinfo`` (another system or architecture, where TF may
+    not run oneDNN's kernel at all) the SSE4.1 kernel's order, not measured there.
+
+    Returns:
+      The kernel's :class:`OneDnnIsa`.
+    """
+    cap = os.environ.get("ONEDNN_MAX_CPU_ISA") or os.environ.get("DNNL_MAX_CPU_ISA", "")
+    return _isa(_cpu_flags("/proc/cpuinfo"), cap)
+
+
+def _f32(bits: int) -> np.float32:
+    return np.float32(np.array([bits], np.uint32).view(np.float32)[0])
+
+
+# oneDNN's exp (jit_uni_eltwise_injector): its table's constants, by their bits.
+_DNNL_LN_FLT_MIN = _f32(0xC2AEAC50)
+_DNNL_LN_FLT_MAX = _f32(0x42B17218)
+_DNNL_LOG2E = _f32(0x3FB8AA3B)
+_DNNL_LN2 = _f32(0x3F317218)
+# ln 2 in two parts whose products with an integer of 8 bits are exact: x - n * ln2
+# computed exactly but for its last rounding, the fused multiply-add's.
+_DNNL_LN2_HI = _f32(0x3F317200)
+_DNNL_LN2_LO = np.float32(_DNNL_LN2 - _DNNL_LN2_HI)
+# The polynomial, highest degree first (p5 ... p1, then 1).
+_DNNL_EXP_POLY = tuple(
+    _f32(b) for b in (0x3C07CFCE, 0x3D2B9D0D, 0x3E2AAD40, 0x3EFFFEE3, 0x3F7FFFFB, 0x3F800000)
+)
+_SMALLEST_NORMAL = np.float32(2.0**-126)
+
+
+def _fused_multiply_add(a: jax.Array, b: jax.Array, c: Any) -> jax.Array:
+    """``a * b + c`` of float32 values rounded once (a fused multiply-add), whatever XLA
+    contracts: the product is exact in float64, its sum with ``c`` is rounded to odd
+    there (TwoSum's error picks the odd neighbour of an inexact sum) and then to float32,
+    which is the correct rounding (53 bits >= 24 + 2)."""
+    with jax.enable_x64(True):
+        product = a.astype(jnp.float64) * b.astype(jnp.float64)
+        addend = jnp.asarray(c, jnp.float64)
+        total = rounded(product + addend)  # barriers: TwoSum must not be simplified
+        back = rounded(total - product)
+        error = (product - (total - back)) + (addend - back)
+        bits = lax.bitcast_convert_type(total, jnp.int64)
+        step = jnp.where((error > 0) == (total > 0), np.int64(1), np.int64(-1))
+        odd = lax.bitcast_convert_type(bits + step, jnp.float64)
+        total = jnp.where((error != 0) & (bits % 2 == 0), odd, total)
+        return total.astype(jnp.float32)
+
+
+def _onednn_exp(x: jax.Array, fma: bool) -> jax.Array:
+    """oneDNN's ``exp`` of float32 ``x``: ``2 * 2**(n - 1) * p(r)`` with ``n =
+    floor(x * log2(e) + 1/2)``, ``r = x - n * ln 2`` and a polynomial of degree 5 (Horner,
+    multiply-adds fused with ``fma``), 0 below ``log(FLT_MIN)``."""
+    below = x < _DNNL_LN_FLT_MIN
+    x = jnp.maximum(jnp.minimum(x, _DNNL_LN_FLT_MAX), _DNNL_LN_FLT_MIN)
+    n = jnp.floor(rounded(x * _DNNL_LOG2E) + np.float32(0.5))
+    if fma:  # x - n * hi is exact (Sterbenz): one rounding, the fused one
+        r = (x - n * _DNNL_LN2_HI) - n * _DNNL_LN2_LO
+    else:
+        r = x - rounded(n * _DNNL_LN2)
+    biased = lax.shift_left((n - np.float32(1)).astype(jnp.int32) + 127, np.int32(23))
+    half_scale = jnp.where(below, np.float32(0), lax.bitcast_convert_type(biased, jnp.float32))
+    p = jnp.full_like(x, _DNNL_EXP_POLY[0])
+    for coeff in _DNNL_EXP_POLY[1:]:
+        p = _fused_multiply_add(p, r, coeff) if fma else rounded(p * r) + coeff
+    y = rounded(p * half_scale)  # exact, or below 2**-126: flushed (TF runs with FTZ)
+    return jnp.where(y < _SMALLEST_NORMAL, np.float32(0), y) * np.float32(2)
+
+
+def _onednn_row_sum(e: jax.Array, lanes: int) -> jax.Array:
+    """The sums of the rows of ``e`` (``[rows, n]``) in oneDNN's softmax order: vectors
+    of ``lanes`` values into four accumulators in turn (vector ``k`` into ``k % 4``; a
+    row of fewer than 4 full vectors has that many), the remaining full vectors into the
+    first ones, the last ``n % lanes`` values into the first; then ``(a0 + a1) + (a2 +
+    a3)`` and the lanes halved pairwise (lane ``i`` plus lane ``i + lanes / 2``...)."""
+    rows, n = e.shape
+    full, tail = divmod(n, lanes)
+    loops, rest = divmod(full, 4)
+    width = 4 if loops else max(rest, 1)
+    acc = jnp.zeros((rows, width * lanes), e.dtype)
+    if loops:
+        body = e[:, : loops * 4 * lanes].reshape(rows, loops, 4 * lanes)
+        acc = _sequential_rows(body, 0, loops, acc)
+    start = loops * 4 * lanes
+    if rest:
+        acc = acc.at[:, : rest * lanes].add(e[:, start : start + rest * lanes])
+    if tail:
+        acc = acc.at[:, :tail].add(e[:, full * lanes :])
+    a = [acc[:, i * lanes : (i + 1) * lanes] for i in range(width)]
+    if width == 4:
+        v = (a[0] + a[1]) + (a[2] + a[3])
+    elif width == 3:
+        v = (a[0] + a[1]) + a[2]
+    else:
+        v = a[0] + a[1] if width == 2 else a[0]
+    shift = lanes // 2
+    while shift:
+        v = v + v[:, np.arange(lanes) ^ shift]
+        shift //= 2
+    return v[:, 0]
+
+
+def _softmax_onednn(logits: jax.Array, isa: OneDnnIsa) -> jax.Array:
+    """oneDNN's softmax of each row of ``logits`` (``[rows, n]``; float16 and bfloat16
+    computed in float32 and rounded back): the row maximum, ``exp(x - max)``, its sum,
+    ``1 / sum`` (a division) and the products by it."""
+    x = logits.astype(jnp.float32)
+    e = _onednn_exp(x - jnp.max(x, axis=1, keepdims=True), isa.fma)
+    total = _onednn_row_sum(e, isa.lanes)
+    inverse = kernel_divide(jnp.ones_like(total), total)
+    out = rounded(e * inverse[:, None])
+    return jnp.where(out < _SMALLEST_NORMAL, np.float32(0), out).astype(logits.dtype)
+
+
+def _onednn_order(logits: jax.Array) -> bool:
+    """Whether jtrain computes TF's CPU bits of ``Softmax`` for ``logits`` (float32,
+    float16, bfloat16, classes of static size); XLA's function otherwise."""
+    dtypes = (jnp.float32, jnp.float16, jnp.bfloat16)
+    static = logits.ndim >= 1 and isinstance(logits.shape[-1], int)
+    return logits.dtype in dtypes and static and logits.size != 0
+
+
+@jax.custom_vjp
+def softmax(logits: Any) -> jax.Array:
+    """``exp(logits) / sum(exp(logits))`` over the last axis as TF's CPU ``Softmax``.
+
+    TF 2.21's x86 build runs oneDNN's softmax primitive for float32, float16 and
+    bfloat16 (``_MklSoftmax``): its ``exp`` approximation, its order of the row sums
+    (by the CPU's vector width, :func:`onednn_isa`) and a product by the sum's
+    reciprocal, reproduced bit for bit (float16 and bfloat16 through float32, as the
+    kernel computes them). float64 (Eigen's kernel there), classes of symbolic size and
+    other platforms keep XLA's function.
+
+    Args:
+      logits: a float array of rank at least 1.
+
+    Returns:
+      The probabilities, ``logits``'s shape and dtype; the gradient is TF's
+      ``_SoftmaxGrad``, ``(grad - reduce_sum(grad * softmax, -1, keepdims=True)) *
+      softmax`` (its ``Mul``, ``Sum``, ``Sub`` and ``Mul`` kernels).
+    """
+    logits = jnp.asarray(logits)
+    if not _onednn_order(logits):
+        return jax.nn.softmax(logits, axis=-1)
+    cpu = functools.partial(_softmax_onednn, isa=onednn_isa())
+    out = on_cpu(cpu, lambda m: jax.nn.softmax(m, axis=1))(_matrix(logits))
+    return out.reshape(logits.shape)
+
+
+def _softmax_fwd(logits: Any) -> tuple:
+    out = softmax(logits)
+    return out, out
+
+
+def _softmax_bwd(out: jax.Array, g: jax.Array) -> tuple:
+    product = rounded(g * out)
+    if product.dtype == jnp.bfloat16:  # TF's Sum of bfloat16 adds in float32
+        total = _sum_last(product.astype(jnp.float32)).astype(jnp.bfloat16)
+    else:
+        total = _sum_last(product)
+    return (rounded((g - total) * out),)
+
+
+softmax.defvjp(_softmax_fwd, _softmax_bwd)

@@ -146,7 +146,9 @@ def _on_axis(fn: Any, axis: int, x: Any) -> Any:
 define(
     ("nn.softmax", "math.softmax"),
     "Softmax",
-    lambda logits, axis=None, dim=None: jax.nn.softmax(logits, _softmax_axis(axis, dim)),
+    lambda logits, axis=None, dim=None: _on_axis(
+        eigen_softmax.softmax, _softmax_axis(axis, dim), logits
+    ),
     params="logits, axis=None, name=None, dim=None",
     tensors="logits",
     allowed=FLOATING,
