@@ -521,7 +521,9 @@ def _onednn_exp(x: jax.Array, fma: bool) -> jax.Array:
     floor(x * log2(e) + 1/2)``, ``r = x - n * ln 2`` and a polynomial of degree 5 (Horner,
     multiply-adds fused with ``fma``), 0 below ``log(FLT_MIN)``."""
     below = x < _DNNL_LN_FLT_MIN
-    x = jnp.maximum(jnp.minimum(x, _DNNL_LN_FLT_MAX), _DNNL_LN_FLT_MIN)
+    # minps/maxps: the second operand where the first is NaN (NaN's exp is exp's maximum)
+    x = jnp.where(x < _DNNL_LN_FLT_MAX, x, _DNNL_LN_FLT_MAX)
+    x = jnp.where(x > _DNNL_LN_FLT_MIN, x, _DNNL_LN_FLT_MIN)
     n = jnp.floor(rounded(x * _DNNL_LOG2E) + np.float32(0.5))
     if fma:  # x - n * hi is exact (Sterbenz): one rounding, the fused one
         r = (x - n * _DNNL_LN2_HI) - n * _DNNL_LN2_LO
@@ -533,7 +535,63 @@ def _onednn_exp(x: jax.Array, fma: bool) -> jax.Array:
     for coeff in _DNNL_EXP_POLY[1:]:
         p = _fused_multiply_add(p, r, coeff) if fma else rounded(p * r) + coeff
     y = rounded(p * half_scale)  # exact, or below 2**-126: flushed (TF runs with FTZ)
-    return jnp.where(y < _SMALLEST_NORMAL, np.float32(0), y) * np.float32(2)
+    # the barrier: XLA would move the 2 into a later product (2**127 * (2 * 0) is 0)
+    return rounded(jnp.where(y < _SMALLEST_NORMAL, np.float32(0), y) * np.float32(2))
+
+
+def _x86_max(a: jax.Array, b: jax.Array) -> jax.Array:
+    """x86's ``maxps``: ``a`` where ``a > b``, else ``b`` (``b`` where either is NaN)."""
+    return jnp.where(a > b, a, b)
+
+
+def _onednn_lane_max(x: jax.Array, lanes: int) -> jax.Array:
+    """oneDNN's row maximum of ``x`` (``[rows, n]``), one per vector lane (``[rows,
+    lanes]``): vectors into four accumulators from ``-FLT_MAX`` as the sums go
+    (:func:`_onednn_row_sum`), by ``maxps``, then its halving. Without NaN every lane
+    holds the maximum; a NaN reaches some lanes only (``maxps`` keeps its second
+    operand), and the columns of those lanes subtract it."""
+    rows, n = x.shape
+    full, tail = divmod(n, lanes)
+    loops, rest = divmod(full, 4)
+    width = 4 if loops else max(rest, 1)
+    acc = jnp.full((rows, width * lanes), -np.finfo(np.float32).max, x.dtype)
+    if loops:
+        body = x[:, : loops * 4 * lanes].reshape(rows, loops, 4 * lanes)
+        step = lambda j, a: _x86_max(a, lax.dynamic_index_in_dim(body, j, 1, False))  # noqa: E731
+        acc = lax.fori_loop(0, loops, step, acc, unroll=8)
+    start = loops * 4 * lanes
+    if rest:
+        head = _x86_max(acc[:, : rest * lanes], x[:, start : start + rest * lanes])
+        acc = acc.at[:, : rest * lanes].set(head)
+    if tail:
+        acc = acc.at[:, :tail].set(_x86_max(acc[:, :tail], x[:, full * lanes :]))
+    a = [acc[:, i * lanes : (i + 1) * lanes] for i in range(width)]
+    if width == 4:
+        v = _x86_max(_x86_max(a[0], a[1]), _x86_max(a[2], a[3]))
+    elif width == 3:
+        v = _x86_max(_x86_max(a[0], a[1]), a[2])
+    else:
+        v = _x86_max(a[0], a[1]) if width == 2 else a[0]
+    shift = lanes // 2
+    while shift:
+        v = _x86_max(v, v[:, np.arange(lanes) ^ shift])
+        shift //= 2
+    return v
+
+
+def _onednn_shifted(x: jax.Array, lanes: int) -> jax.Array:
+    """``x - max`` as oneDNN's kernel subtracts it: its maximum of each lane (NaN's
+    order: :func:`_onednn_lane_max`) where the row has a NaN, the maximum otherwise."""
+    n = x.shape[1]
+
+    def by_lanes(v: jax.Array) -> jax.Array:
+        lane_max = _onednn_lane_max(v, lanes)
+        return v - jnp.tile(lane_max, (1, -(-n // lanes)))[:, :n]
+
+    def plain(v: jax.Array) -> jax.Array:
+        return v - jnp.max(v, axis=1, keepdims=True)
+
+    return lax.cond(jnp.isnan(x).any(), by_lanes, plain, x)
 
 
 def _onednn_row_sum(e: jax.Array, lanes: int) -> jax.Array:
@@ -572,11 +630,14 @@ def _onednn_row_sum(e: jax.Array, lanes: int) -> jax.Array:
 def _softmax_onednn(logits: jax.Array, isa: OneDnnIsa) -> jax.Array:
     """oneDNN's softmax of each row of ``logits`` (``[rows, n]``; float16 and bfloat16
     computed in float32 and rounded back): the row maximum, ``exp(x - max)``, its sum,
-    ``1 / sum`` (a division) and the products by it."""
+    ``1 / sum`` (a division) and the products by it; denormal results flushed to 0
+    (TF runs its kernels with FTZ), NaN where the kernel gives it (a NaN's ``exp`` and
+    a ``+inf`` overflow the sum: ``inf * 0``)."""
     x = logits.astype(jnp.float32)
-    e = _onednn_exp(x - jnp.max(x, axis=1, keepdims=True), isa.fma)
+    e = _onednn_exp(_onednn_shifted(x, isa.lanes), isa.fma)
     total = _onednn_row_sum(e, isa.lanes)
     inverse = kernel_divide(jnp.ones_like(total), total)
+    inverse = jnp.where(inverse < _SMALLEST_NORMAL, np.float32(0), inverse)  # FTZ
     out = rounded(e * inverse[:, None])
     return jnp.where(out < _SMALLEST_NORMAL, np.float32(0), out).astype(logits.dtype)
 

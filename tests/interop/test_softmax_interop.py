@@ -109,6 +109,26 @@ def test_math_softmax_and_extreme_logits():
         assert_bits(o, t)
 
 
+@pytest.mark.parametrize("n", [20, 100])
+def test_nan_and_inf_logits(n):
+    """TF's NaN positions: a NaN's ``exp`` (oneDNN's ``minps`` keeps the bound) and a
+    ``+inf``'s overflow the row sum (NaN where the row had it, 0 elsewhere), and a NaN
+    reaches the maximum of some vector lanes only (``maxps`` keeps its second operand),
+    whose columns then subtract NaN; all-``-inf`` rows."""
+    x = _logits((8, n), 3)
+    x[0, 3] = np.nan
+    x[1, 5] = np.inf
+    x[2, 0] = -np.inf
+    x[3, n - 1] = np.nan  # in the tail
+    x[4, [2, 40 % n, n - 3]] = np.nan
+    x[5, :] = -np.inf
+    x[6, 17] = np.nan
+    x[6, 9] = np.inf
+    theirs, ours = run_both(_script(x, "float32", -1))
+    for t, o in zip(theirs, ours, strict=True):
+        assert_bits(o, t)
+
+
 def test_tf_runs_onednn_softmax():
     """The assumption behind the order: TF 2.21's graph rewrite runs ``Softmax`` as
     ``_MklSoftmax`` on this CPU (the step stats' timeline label)."""
