@@ -127,10 +127,12 @@ def _nearest_float32(q: Fraction) -> np.float32:
     return min(near, key=lambda c: int(np.asarray(c).view(np.uint32)) % 2)
 
 
-def test_fused_multiply_add_rounds_once():
+@pytest.mark.parametrize("dominant", [False, True])
+def test_fused_multiply_add_rounds_once(dominant):
     """``a * b + c`` rounded once, against exact rational arithmetic: random operands of
     the scales oneDNN's exp meets (tiny products, cancellations), and a sum just below a
-    float32 midpoint that a float64 sum rounds onto it (double rounding: ``c + 2**-23``)."""
+    float32 midpoint that a float64 sum rounds onto it (double rounding: ``c + 2**-23``);
+    ``dominant``: the Fast2Sum variant on the operands with ``|c| >= |a * b|``."""
     rng = np.random.RandomState(3)
     a = (rng.randn(3000) * 10.0 ** rng.randint(-8, 3, 3000)).astype(np.float32)
     b = (rng.randn(3000) * 10.0 ** rng.randint(-8, 3, 3000)).astype(np.float32)
@@ -140,7 +142,11 @@ def test_fused_multiply_add_rounds_once():
     a = np.append(a, one_ulp)
     b = np.append(b, np.float32(2.0**-24 * (1 - 2.0**-23)))
     c = np.append(c, one_ulp)
-    ours = np.asarray(jax.jit(softmax._fused_multiply_add)(a, b, c))
+    if dominant:
+        keep = np.abs(c.astype(np.float64)) >= np.abs(a.astype(np.float64) * b)
+        a, b, c = a[keep], b[keep], c[keep]
+        assert a.size > 1000
+    ours = np.asarray(jax.jit(softmax._fused_multiply_add, static_argnums=3)(a, b, c, dominant))
     exact = [
         _nearest_float32(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
         for x, y, z in zip(a, b, c, strict=True)
@@ -180,3 +186,20 @@ def test_onednn_exp_edges():
         y = np.asarray(jax.jit(softmax._onednn_exp, static_argnums=1)(x, fma))
         assert y[0] == 1.0 and y[1] > 0.0
         np.testing.assert_array_equal(y[2:], 0.0)
+
+
+def test_exp_polynomial_meets_fast2sums_condition():
+    """Over ``|r| <= 0.35`` (oneDNN's exp reduces to ``|r| <= ln(2) / 2``) each Horner
+    step's product stays below its coefficient: the Fast2Sum variant gives the general
+    fused multiply-add's bits."""
+    r = np.random.RandomState(5).uniform(-0.35, 0.35, 200_000).astype(np.float32)
+    r = jnp.asarray(np.concatenate([r, np.float32([-0.35, 0.35, 0.0, -1e-30, 1e-30])]))
+
+    def horner(dominant):
+        p = jnp.full_like(r, softmax._DNNL_EXP_POLY[0])
+        for coeff in softmax._DNNL_EXP_POLY[1:]:
+            assert bool(jnp.all(jnp.abs(p * r) <= coeff))
+            p = softmax._fused_multiply_add(p, r, coeff, dominant)
+        return np.asarray(p)
+
+    np.testing.assert_array_equal(horner(True), horner(False))

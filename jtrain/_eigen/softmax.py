@@ -498,21 +498,27 @@ _DNNL_EXP_POLY = tuple(
 _SMALLEST_NORMAL = np.float32(2.0**-126)
 
 
-def _fused_multiply_add(a: jax.Array, b: jax.Array, c: Any) -> jax.Array:
+def _fused_multiply_add(
+    a: jax.Array, b: jax.Array, c: Any, dominant_addend: bool = False
+) -> jax.Array:
     """``a * b + c`` of float32 values rounded once (a fused multiply-add), whatever XLA
     contracts: the product is exact in float64, its sum with ``c`` is rounded to odd
     there (TwoSum's error picks the odd neighbour of an inexact sum) and then to float32,
-    which is the correct rounding (53 bits >= 24 + 2)."""
+    which is the correct rounding (53 bits >= 24 + 2). ``dominant_addend``: ``|c| >=
+    |a * b|`` everywhere (oneDNN's polynomial), the error by Fast2Sum (cheaper)."""
     with jax.enable_x64(True):
         product = a.astype(jnp.float64) * b.astype(jnp.float64)
         addend = jnp.asarray(c, jnp.float64)
         total = rounded(product + addend)  # barriers: TwoSum must not be simplified
-        back = rounded(total - product)
-        error = (product - (total - back)) + (addend - back)
+        if dominant_addend:
+            error = product - (total - addend)
+        else:
+            back = rounded(total - product)
+            error = (product - (total - back)) + (addend - back)
         bits = lax.bitcast_convert_type(total, jnp.int64)
         step = jnp.where((error > 0) == (total > 0), np.int64(1), np.int64(-1))
         odd = lax.bitcast_convert_type(bits + step, jnp.float64)
-        total = jnp.where((error != 0) & (bits % 2 == 0), odd, total)
+        total = jnp.where((error != 0) & ((bits & 1) == 0), odd, total)
         return total.astype(jnp.float32)
 
 
@@ -533,7 +539,8 @@ def _onednn_exp(x: jax.Array, fma: bool) -> jax.Array:
     half_scale = jnp.where(below, np.float32(0), lax.bitcast_convert_type(biased, jnp.float32))
     p = jnp.full_like(x, _DNNL_EXP_POLY[0])
     for coeff in _DNNL_EXP_POLY[1:]:
-        p = _fused_multiply_add(p, r, coeff) if fma else rounded(p * r) + coeff
+        # |r| <= ln(2) / 2 keeps |p * r| below each coefficient (p5 ... p1, 1)
+        p = _fused_multiply_add(p, r, coeff, True) if fma else rounded(p * r) + coeff
     y = rounded(p * half_scale)  # exact, or below 2**-126: flushed (TF runs with FTZ)
     # the barrier: XLA would move the 2 into a later product (2**127 * (2 * 0) is 0)
     return rounded(jnp.where(y < _SMALLEST_NORMAL, np.float32(0), y) * np.float32(2))
