@@ -29,6 +29,7 @@ from adapters.v1.framework.op_def import (
 )
 from adapters.v1.ops.data_flow_ops import placement
 from jtrain import errors
+from jtrain._numerics import eigen_sum
 
 
 def _shape(shape: Any) -> tuple[int | None, ...] | None:
@@ -152,6 +153,38 @@ def _squeeze(input, axis=None, squeeze_dims=None):
                     f"Can not squeeze dim[{a}], expected a dimension of 1, got {input.shape[a]}"
                 )
     return jnp.squeeze(input, axis)
+
+
+def _tile(input: Any, multiples: Any) -> Any:
+    """``Tile``: ``input`` repeated ``multiples`` times along each axis; a real floating
+    input's gradient is TF's ``_TileGrad`` (see ``_tiled``)."""
+    x = jnp.asarray(input)
+    reps = tuple(int(m) for m in np.ravel(multiples))
+    if not jnp.issubdtype(x.dtype, jnp.floating) or len(reps) != x.ndim or 0 in reps:
+        return jnp.tile(x, reps)
+    return _tiled(reps, x)
+
+
+@partial(jax.custom_vjp, nondiff_argnums=(0,))
+def _tiled(reps: tuple[int, ...], x: jax.Array) -> jax.Array:
+    return jnp.tile(x, reps)
+
+
+def _tiled_fwd(reps: tuple[int, ...], x: jax.Array) -> tuple:
+    return jnp.tile(x, reps), None
+
+
+def _tiled_bwd(reps: tuple[int, ...], _: None, g: jax.Array) -> tuple:
+    """TF's ``_TileGrad``: the gradient reshaped to ``[m0, d0, m1, d1, ...]`` and summed
+    over the multiples' axes by TF's ``Sum`` kernel (Eigen's order: ``eigen_sum``; JAX's
+    transpose of a tile sums with XLA's, 75% of a tiled bias's gradient differed)."""
+    shape = tuple(n // m for n, m in zip(g.shape, reps, strict=True))
+    split = tuple(d for pair in zip(reps, shape, strict=True) for d in pair)
+    summed = eigen_sum(g.reshape(split), axis=tuple(range(0, len(split), 2)))
+    return (summed.reshape(shape),)
+
+
+_tiled.defvjp(_tiled_fwd, _tiled_bwd)
 
 
 def _split(value, num_or_size_splits, axis=0, num=None):
@@ -587,7 +620,7 @@ _ARRAY_OPS = [
     (
         "tile",
         "Tile",
-        lambda input, multiples: jnp.tile(input, multiples),
+        _tile,
         "input, multiples, name=None",
         "input",
     ),

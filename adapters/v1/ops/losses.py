@@ -34,13 +34,14 @@ import numpy as np
 from adapters.v1.framework import ops
 from adapters.v1.framework.op_def import BOOL, FLOATING, FUNCTIONS, INDEX, REAL, define
 from adapters.v1.framework.tensor_shape import TensorShape
-from adapters.v1.ops.math_ops import _minimum
+from adapters.v1.ops.math_ops import _divide_no_nan, _minimum, _squared_difference
 from adapters.v1.ops.nn_ops import (
     _sigmoid_cross_entropy,
     _softmax_xent,
     _sparse_softmax_cross_entropy,
 )
 from jtrain import errors
+from jtrain._numerics import eigen_sum, rounded_product, tf_binary
 
 __all__ = [
     "Reduction",
@@ -79,8 +80,18 @@ class Reduction:
             raise ValueError(f"Invalid Reduction Key {key}.")
 
 
+def _div_no_nan_gradient(x: Any, y: Any, z: Any, g: Any) -> tuple:
+    """TF's ``_DivNoNanGrad``: ``div_no_nan(g, y)`` and ``g * div_no_nan(div_no_nan(-x, y), y)``."""
+    return _divide_no_nan(g, y), rounded_product(g, _divide_no_nan(_divide_no_nan(-x, y), y))
+
+
+_DIV_NO_NAN = tf_binary(_divide_no_nan, _div_no_nan_gradient)
+
+
 def _div_no_nan(x: Any, y: Any) -> Any:
-    return jnp.where(y == 0, jnp.zeros((), x.dtype), x / jnp.where(y == 0, 1, y))
+    """TF's ``DivNoNan``, value and gradient: 0 where ``y`` is 0, else the quotient
+    rounded once (XLA would multiply by the reciprocal of a constant count)."""
+    return _DIV_NO_NAN(x, jnp.asarray(y, jnp.result_type(x)))
 
 
 def _check_broadcastable(weights: Any, losses: Any) -> None:
@@ -107,12 +118,13 @@ def _weighted(losses: Any, weights: Any, reduction: str) -> Any:
     losses = losses.astype(jnp.float32)  # TF: in float32 whatever the input's dtype
     weights = jnp.asarray(weights, losses.dtype)
     _check_broadcastable(weights, losses)
-    weighted = losses * weights
+    weighted = rounded_product(losses, weights)
     if reduction == Reduction.NONE:
         return weighted.astype(dtype)
-    total = jnp.sum(weighted)
+    total = eigen_sum(weighted)
     if reduction == Reduction.MEAN:
-        total = _div_no_nan(total, jnp.sum(jnp.broadcast_to(weights, losses.shape)))
+        # TF: reduce_sum(ones_like(losses) * weights)
+        total = _div_no_nan(total, eigen_sum(rounded_product(jnp.ones_like(losses), weights)))
     elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
         total = _div_no_nan(total, jnp.asarray(losses.size, losses.dtype))
     elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
@@ -359,7 +371,7 @@ _FLOAT32_LOSS = {"labels": CASTABLE, "predictions": CASTABLE, "weights": CASTABL
 
 def _mean_squared_error(labels, predictions, weights=1.0, reduction=None):
     labels, predictions = _f32(labels, predictions)
-    return _weighted(jnp.square(predictions - labels), weights, reduction)
+    return _weighted(_squared_difference(predictions, labels), weights, reduction)
 
 
 def _absolute_difference(labels, predictions, weights=1.0, reduction=None):
@@ -395,7 +407,11 @@ def _huber(labels, predictions, weights=1.0, delta=1.0, reduction=None):
     abs_error = jnp.abs(error)
     quadratic = _minimum(abs_error, jnp.asarray(delta, abs_error.dtype))
     linear = abs_error - quadratic
-    return _weighted(0.5 * quadratic * quadratic + delta * linear, weights, reduction)
+    # TF: 0.5 * (quadratic * quadratic) + delta * linear, each product rounded (Mul)
+    half = jnp.asarray(0.5, quadratic.dtype)
+    squares = rounded_product(half, rounded_product(quadratic, quadratic))
+    losses = squares + rounded_product(jnp.asarray(delta, linear.dtype), linear)
+    return _weighted(losses, weights, reduction)
 
 
 _loss(

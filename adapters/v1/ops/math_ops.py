@@ -81,7 +81,7 @@ def _squared_difference_gradient(x: Any, y: Any, z: Any, g: Any) -> tuple:
     return x_grad, -x_grad
 
 
-_squared_difference = tf_binary(lambda x, y: jnp.square(x - y), _squared_difference_gradient)
+_squared_difference = tf_binary(lambda x, y: rounded_square(x - y), _squared_difference_gradient)
 
 
 @jax.custom_jvp
@@ -1054,20 +1054,41 @@ def _mean(x: Any, axis: Any, keepdims: bool) -> Any:
     return jnp.mean(x, axis=axis, keepdims=keepdims)
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2))
 def _mean_folded(x: Any, axis: Any, keepdims: bool) -> Any:
     """``_mean`` whose gradient multiplies by the count's reciprocal: TF's ``Mean``
     gradient divides by a constant count where the static shapes are known, which
-    grappler turns into that product (see ``_mean_as_tf``)."""
+    grappler turns into that product (see ``_mean_as_tf``). The product is rounded
+    before it meets an addition, as TF's ``Mul`` kernel rounds it (a layer norm's
+    gradient adds it to the variance's: XLA contracted the two into an FMA, 14% of a
+    ``tf.nn.moments`` gradient differed)."""
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return _mean(x, axis, keepdims)
+    return _mean_by_reciprocal(x, axis, keepdims)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2))
+def _mean_by_reciprocal(x: Any, axis: Any, keepdims: bool) -> Any:
     return _mean(x, axis, keepdims)
 
 
-@_mean_folded.defjvp
-def _mean_folded_jvp(axis, keepdims, primals, tangents):
-    (x,), (dx,) = primals, tangents
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        return _mean(x, axis, keepdims), jnp.zeros_like(_mean(x, axis, keepdims))
-    return _mean(x, axis, keepdims), jnp.mean(dx, axis=axis, keepdims=keepdims)
+def _mean_by_reciprocal_fwd(x: Any, axis: Any, keepdims: bool) -> tuple:
+    return _mean(x, axis, keepdims), x
+
+
+def _mean_by_reciprocal_bwd(axis: Any, keepdims: bool, x: Any, g: Any) -> tuple:
+    """TF's ``_MeanGrad`` after grappler: ``Tile(g) / count``, rounded. XLA, as grappler,
+    multiplies by the count's reciprocal, or divides where ``g`` is a constant too (TF's
+    constant folding computes that quotient before it rewrites divisions)."""
+    axes = tuple(range(x.ndim)) if axis is None else tuple(np.ravel(axis) % max(x.ndim, 1))
+    if not keepdims:
+        g = jnp.expand_dims(g, sorted(set(axes)))
+    count = x.size // max(g.size, 1) if x.size else 0
+    quotient = jnp.broadcast_to(g, x.shape) / np.asarray(max(count, 1), x.dtype)
+    return (rounded(quotient).astype(x.dtype),)
+
+
+_mean_by_reciprocal.defvjp(_mean_by_reciprocal_fwd, _mean_by_reciprocal_bwd)
 
 
 def _mean_as_tf(

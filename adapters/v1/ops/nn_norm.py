@@ -19,10 +19,15 @@ from jax import lax
 
 from adapters.v1.framework import ops
 from adapters.v1.framework.op_def import FLOATING, FUNCTIONS, OpValueError, define
-from adapters.v1.ops.math_ops import _mean_as_tf, _mean_folded, kernel_mean
+from adapters.v1.ops.math_ops import _mean_as_tf, _mean_folded, _squared_difference, kernel_mean
 from adapters.v1.ops.nn_conv import channels_first, check_attr, shape_error
 from jtrain._eigen.rsqrt import rsqrt
-from jtrain._numerics import rounded, rounded_square
+from jtrain._numerics import (
+    broadcast_add,
+    broadcast_subtract,
+    fan_out,
+    rounded_product,
+)
 
 
 def _keep(keep_dims, keepdims) -> bool:
@@ -42,9 +47,14 @@ def _moments_with(reduce_mean: Any) -> Any:
     def moments(x, axes, shift=None, keep_dims=None, keepdims=None):
         keep = _keep(keep_dims, keepdims)
         axes = _axes(axes)
-        mean = reduce_mean(x, axes, True)
+        # TF's graph: x read by Mean and SquaredDifference, whose gradients TF adds
+        # together (AddN), before any other use's (when their names sort so)
+        for_mean, for_variance = fan_out(x, (0, 1))
+        mean = reduce_mean(for_mean, axes, True)
         # TF: SquaredDifference rounds each square before Mean adds them (no FMA)
-        variance = reduce_mean(rounded_square(x - lax.stop_gradient(mean)), axes, True)
+        variance = reduce_mean(
+            _squared_difference(for_variance, lax.stop_gradient(mean)), axes, True
+        )
         if not keep:
             mean, variance = jnp.squeeze(mean, axes), jnp.squeeze(variance, axes)
         return mean, variance
@@ -139,13 +149,16 @@ define(
 
 
 def _batch_normalization(x, mean, variance, offset, scale, variance_epsilon):
-    inv = rsqrt(variance + jnp.asarray(variance_epsilon, variance.dtype))  # TF's Rsqrt kernel
+    epsilon = jnp.asarray(variance_epsilon, variance.dtype)
+    inv = rsqrt(broadcast_add(variance, epsilon))  # TF's Rsqrt kernel
     if scale is not None:
         # (rounded: a barrier, XLA would multiply a constant mean by a constant scale)
-        inv = rounded(inv * scale)
-    # TF's Mul, Sub and Add kernels: each product rounded before its sum (no FMA)
-    shift = -(mean * inv) if offset is None else offset - rounded(mean * inv)
-    return rounded(x * inv.astype(x.dtype)) + shift.astype(x.dtype)
+        inv = rounded_product(inv, scale)
+    # TF's Mul, Sub and Add kernels and their gradients: each product rounded before its
+    # sum (no FMA), a broadcast operand's gradient summed in TF's order
+    product = rounded_product(mean, inv)
+    shift = -product if offset is None else broadcast_subtract(offset, product)
+    return broadcast_add(rounded_product(x, inv.astype(x.dtype)), shift.astype(x.dtype))
 
 
 _batch_normalization_node = define(

@@ -1,0 +1,146 @@
+"""Common TF1 loss and normalization patterns: values and gradients as TF 2.21's, to the bit.
+
+TF's graph computes a loss op by op, each output rounded to float32 and materialized,
+and differentiates it op by op (``math_grad.py``). jtrain's ``tf.losses`` ops, ``tf.nn.moments``
+and ``tf.nn.batch_normalization`` are single nodes whose gradients JAX derives; under
+``jax.jit`` XLA then fused what TF keeps apart. Measured before (share of the elements
+differing from TF's, 32 x 24 float32 inputs):
+
+- ``tf.losses.mean_squared_error(x, x * b)``: 74.7% of ``x``'s gradient. XLA rewrote the
+  gradient's ``((g / 768 * 2) * (pred - x)) * b`` as ``(pred - x) * broadcast(b * 2/768)``
+  (its algebraic simplifier moves a scalar constant onto the smaller broadcast operand);
+  TF multiplies ``(2 * g) * (pred - x)`` first (``_SquaredDifferenceGrad``), then by ``b``.
+- ``huber_loss``' and ``mean_squared_error``'s value (1 ulp): XLA multiplied the sum by
+  ``1 / 768`` where TF's ``DivNoNan`` divides, and summed in its own order.
+- a layer normalization written with ``tf.nn.moments``: 48.4% of ``x``'s gradient
+  (JAX's derivative of the variance's square and the order it added the gradients of
+  ``x``'s three readers, where TF adds ``SquaredDifference``'s, ``Mean``'s and the
+  caller's in one ``AddN``, sorted by name).
+- ``tf.nn.batch_normalization``: 37.5% of the scale's gradient (XLA's sum over the
+  batch, where TF's ``Mul`` gradient sums in Eigen's order).
+- ``tf.tile`` of a bias: 75% of the bias's gradient (XLA's sum; TF's ``_TileGrad`` sums
+  the reshaped gradient with its ``Sum`` kernel).
+- ``tf.reduce_mean``'s gradient (``g * (1 / count)`` after grappler) was not rounded
+  before the next addition: XLA contracted it into an FMA with the variance's gradient.
+
+Not yet TF's (measured, not tested here): ``tf.nn.moments`` feeding
+``batch_normalization`` (44% of ``x``'s gradient): TF's ``AddN`` sorts the caller's
+gradient (``gradients/batchnorm/...``) before ``moments``' two, which jtrain adds inside
+its one ``Moments`` node; ``huber_loss`` with a weights tensor (41%): TF's ``AddN``
+kernel puts first the first input whose buffer it can reuse (``aggregate_ops.h``), so
+``AddN(a, a, n)`` adds ``(n + a) + a``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import assert_twins, run_both
+
+pytestmark = pytest.mark.interop
+
+_RNG = np.random.RandomState(0)
+X = (_RNG.randn(32, 24) * 2).astype(np.float32)
+B = (_RNG.rand(24) + 0.5).astype(np.float32)
+
+
+def _through_cos(tf, y, xs):
+    """``y`` and the gradients of ``sum(y * cos(y))`` (a gradient of ``y``'s shape)."""
+    return [y, *tf.gradients(tf.reduce_sum(y * tf.cos(y)), xs)]
+
+
+def _loss(tf, y, x, b):
+    return [y, *tf.gradients(y, [x, b])]
+
+
+def _mse(tf, x, b):
+    return _loss(tf, tf.losses.mean_squared_error(x, x * b), x, b)
+
+
+def _huber(tf, x, b):
+    return _loss(tf, tf.losses.huber_loss(x, x * b), x, b)
+
+
+def _three_losses(tf, x, b):
+    pred = x * b
+    y = (
+        tf.losses.mean_squared_error(x, pred)
+        + tf.losses.absolute_difference(x, pred)
+        + tf.losses.huber_loss(x, pred)
+    )
+    return _loss(tf, y, x, b)
+
+
+def _weighted_losses(tf, x, b):
+    pred = x * b
+    y = tf.losses.mean_squared_error(
+        x, pred, weights=tf.expand_dims(b, 0)
+    ) + tf.losses.absolute_difference(x, pred, weights=tf.reshape(b[:1], [1, 1]))
+    return _loss(tf, y, x, b)
+
+
+def _huber_delta(tf, x, b):
+    return _loss(tf, tf.losses.huber_loss(x, x * b, weights=0.3, delta=0.7), x, b)
+
+
+def _loss_reductions(tf, x, b):
+    pred = x * b
+    y = tf.losses.mean_squared_error(
+        x, pred, weights=tf.expand_dims(b, 0), reduction=tf.losses.Reduction.MEAN
+    ) + tf.losses.huber_loss(pred, x, reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE)
+    return _loss(tf, y, x, b)
+
+
+def _layer_norm(tf, x, b):
+    m, v = tf.nn.moments(x, [1], keep_dims=True)
+    return _through_cos(tf, (x - m) * tf.rsqrt(v + 1e-5) * b, [x, b])
+
+
+def _layer_norm_sqrt(tf, x, b):
+    m, v = tf.nn.moments(x, [1], keep_dims=True)
+    y = (x - m) / tf.sqrt(v + 1e-6) * b + b
+    return [y, *tf.gradients(tf.reduce_sum(y * y), [x, b])]
+
+
+def _batch_norm_scale(tf, x, b):
+    m, v = tf.nn.moments(x, [0])
+    return _through_cos(tf, tf.nn.batch_normalization(x * 2.0, m, v, None, b, 1e-3), [x, b])
+
+
+def _tiled_bias(tf, x, b):
+    y = tf.cumsum(x, 1) + tf.tile(tf.expand_dims(b, 0), [32, 1]) * tf.reduce_sum(x, 0)
+    return _through_cos(tf, y, [x, b])
+
+
+def _tiled_blocks(tf, x, b):
+    # tiled along the batch (20 copies of 4 rows) and along a row (8 copies of 3 columns)
+    rows, columns = tf.tile(x[:4], [20, 1]), tf.tile(x[:, :3], [1, 8])
+    return _through_cos(tf, tf.reduce_sum(tf.sin(rows)) * columns, [x])
+
+
+CASES = {
+    "mean_squared_error": _mse,
+    "huber_loss": _huber,
+    "three_losses": _three_losses,
+    "weighted_losses": _weighted_losses,
+    "huber_delta": _huber_delta,
+    "loss_reductions": _loss_reductions,
+    "layer_norm": _layer_norm,
+    "layer_norm_sqrt": _layer_norm_sqrt,
+    "batch_norm_scale": _batch_norm_scale,
+    "tiled_bias": _tiled_bias,
+    "tiled_blocks": _tiled_blocks,
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_values_and_gradients_bits(case):
+    def script(tf):
+        x = tf.placeholder(tf.float32, [32, 24], name="x")
+        b = tf.placeholder(tf.float32, [24], name="b")
+        fetches = CASES[case](tf, x, b)
+        return lambda sess: sess.run(fetches, {x: X, b: B})
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0, atol=0)
