@@ -16,12 +16,33 @@ calls.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from jax import lax
 
-__all__ = ["on_cpu"]
+__all__ = ["cpu_flags", "on_cpu"]
+
+
+@functools.cache
+def cpu_flags(cpuinfo: str = "/proc/cpuinfo") -> frozenset[str]:
+    """The instruction-set flags Linux lists for this CPU (the ``flags`` line of
+    ``cpuinfo``), read once: what glibc's and oneDNN's kernel choices depend on.
+
+    Args:
+      cpuinfo: the file to read (Linux's ``/proc/cpuinfo``).
+
+    Returns:
+      The flags (``avx2``, ``fma``, ``avx512f``...); empty where the file is absent
+      (another system) or has no ``flags`` line (another architecture).
+    """
+    try:
+        with open(cpuinfo, encoding="ascii", errors="replace") as info:
+            line = next((line for line in info if line.startswith("flags")), "")
+    except OSError:
+        return frozenset()
+    return frozenset(line.partition(":")[2].split())
 
 
 def on_cpu(eigen_fn: Callable[..., Any], default_fn: Callable[..., Any]) -> Callable[..., Any]:

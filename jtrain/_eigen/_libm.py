@@ -54,6 +54,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jtrain._eigen import cpu_flags
 from jtrain._numerics import rounded
 
 __all__ = ["expf", "fma_variant", "logf"]
@@ -140,12 +141,7 @@ def fma_variant() -> bool:
 def _fma_variant(cpuinfo: str) -> bool:
     if platform.machine().lower() in ("aarch64", "arm64"):
         return True
-    try:
-        with open(cpuinfo, encoding="ascii", errors="replace") as info:
-            flags = next((line for line in info if line.startswith("flags")), "")
-    except OSError:
-        return False
-    names = set(flags.partition(":")[2].split())
+    names = cpu_flags(cpuinfo)
     tunables = os.environ.get("GLIBC_TUNABLES", "")
     masked = any(f"-{name}" in tunables for name in ("AVX2", "FMA"))
     return {"fma", "avx2"} <= names and not masked

@@ -52,7 +52,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jtrain._eigen import _libm, exp_log, on_cpu
+from jtrain._eigen import _libm, cpu_flags, exp_log, on_cpu
 from jtrain._eigen._packet import PACKET
 from jtrain._eigen._packet import packets as _packets
 from jtrain._eigen.exp_log import _exp_f32, _log_f32
@@ -435,16 +435,6 @@ _SSE41 = OneDnnIsa(4, False)  # also oneDNN's softmax on AVX-only CPUs (measured
 _ISA_CAPS = {"SSE41": _SSE41, "AVX": _SSE41, "AVX2": _AVX2, "AVX2_VNNI": _AVX2}
 
 
-@functools.cache
-def _cpu_flags(cpuinfo: str) -> frozenset[str]:
-    try:
-        with open(cpuinfo, encoding="ascii", errors="replace") as info:
-            line = next((line for line in info if line.startswith("flags")), "")
-    except OSError:
-        return frozenset()
-    return frozenset(line.partition(":")[2].split())
-
-
 def _isa(flags: frozenset[str], cap: str) -> OneDnnIsa:
     """oneDNN's choice for a CPU of ``flags`` under ``ONEDNN_MAX_CPU_ISA=cap``."""
     if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
@@ -475,7 +465,7 @@ def onednn_isa() -> OneDnnIsa:
       The kernel's :class:`OneDnnIsa`.
     """
     cap = os.environ.get("ONEDNN_MAX_CPU_ISA") or os.environ.get("DNNL_MAX_CPU_ISA", "")
-    return _isa(_cpu_flags("/proc/cpuinfo"), cap)
+    return _isa(cpu_flags(), cap)
 
 
 def _f32(bits: int) -> np.float32:
