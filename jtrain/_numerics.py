@@ -23,9 +23,11 @@ XLA would multiply by the reciprocal of a broadcast or constant divisor.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -264,6 +266,48 @@ def fan_out(value: jax.Array, order: tuple[int, ...]) -> tuple[jax.Array, ...]:
       ``n`` copies of ``value``.
     """
     return _fan_out(order, value)
+
+
+# Copies of an op's input for its uses inside the op, given by the caller (see ``uses``):
+# by the id of the value the op receives, (that value, its copies).
+_GIVEN_USES: contextvars.ContextVar[dict[int, tuple[Any, tuple[Any, ...]]] | None] = (
+    contextvars.ContextVar("given_uses", default=None)
+)
+
+
+def uses(value: jax.Array, order: tuple[int, ...]) -> tuple[jax.Array, ...]:
+    """Copies of ``value``, one per use inside one op that TF builds of several ops:
+    :func:`fan_out`'s, unless the caller gave the copies (:func:`given_uses`).
+
+    An op computing what TF computes with several ops reads an input once where TF's
+    graph reads it once per op; TF adds the gradients of all the tensor's uses, these and
+    those outside the op, in one ``AddN`` in the order of their names. A caller that
+    knows the other uses (the graph's gradient walk) gives one copy per inner use, made
+    by one ``fan_out`` together with the outer uses' copies, so that the inner uses'
+    gradients take their places among the others.
+
+    Args:
+      value: the op's input, as the op received it.
+      order: as :func:`fan_out`'s, of the inner uses alone (used when none were given).
+
+    Returns:
+      ``len(order)`` copies of ``value``, in the op's order of its uses.
+    """
+    given = (_GIVEN_USES.get() or {}).get(id(value))
+    if given is not None and given[0] is value and len(given[1]) == len(order):
+        return given[1]
+    return fan_out(value, order)
+
+
+@contextlib.contextmanager
+def given_uses(copies: dict[int, tuple[Any, tuple[Any, ...]]]) -> Iterator[None]:
+    """Within the block, :func:`uses` of a value ``v`` with ``copies[id(v)] == (v, c)``
+    returns ``c``."""
+    token = _GIVEN_USES.set(copies)
+    try:
+        yield
+    finally:
+        _GIVEN_USES.reset(token)
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))

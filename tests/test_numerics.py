@@ -14,7 +14,14 @@ import numpy as np
 import pytest
 
 from jtrain import optimizers
-from jtrain._numerics import rounded, rounded_nonnegative, rounded_square
+from jtrain._numerics import (
+    fan_out,
+    given_uses,
+    rounded,
+    rounded_nonnegative,
+    rounded_square,
+    uses,
+)
 
 N = 20_011  # long enough for XLA:CPU's vector loops, odd for their tails
 
@@ -139,3 +146,33 @@ def test_small_updates_are_not_split_across_threads(name, kwargs):
         line for line in hlo.splitlines() if "f32[784,32]" in line and 'partitions":["' in line
     ]
     assert not split, "\n".join(split)
+
+
+def _inner_uses_gradient(given: bool) -> np.float32:
+    """The gradient of ``c0 + u0 + 2**24 * u1`` where ``c0, c1, c2`` are copies of ``v``
+    whose gradients are added c1's, c0's, c2's and an op's two inner uses ``u0, u1`` of
+    ``c1`` take ``c1, c2`` when given (else ``c1``'s ``fan_out``)."""
+
+    def f(v):
+        c0, c1, c2 = fan_out(v, (1, 0, 2))
+        with given_uses({id(c1): (c1, (c1, c2))} if given else {}):
+            u0, u1 = uses(c1, (0, 1))
+        return c0 + u0 + jnp.float32(2**24) * u1
+
+    return np.float32(jax.grad(f)(jnp.float32(1.0)))
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [(True, 2 + 2**24), (False, 2**24)],  # (1 + 1) + 2**24; (1 + (1 + 2**24)) rounded
+    ids=["given", "fan_out"],
+)
+def test_uses_take_their_places_among_the_outer_uses(given, expected):
+    assert _inner_uses_gradient(given) == np.float32(expected)
+
+
+def test_uses_ignore_copies_given_for_other_values():
+    x, y = jnp.float32(1.0), jnp.float32(2.0)
+    with given_uses({id(x): (x, (x, x, x))}):
+        assert len(uses(x, (0, 1))) == 2  # another count of uses: its own fan_out
+        assert [float(u) for u in uses(y, (0, 1))] == [2.0, 2.0]

@@ -40,7 +40,7 @@ from adapters.v1.framework import (
 from adapters.v1.framework.sparse_tensor import SparseTensor
 from adapters.v1.ops.data_flow_ops import blocking_deadline
 from jtrain import errors, xla_options
-from jtrain._numerics import fan_out
+from jtrain._numerics import fan_out, given_uses
 from jtrain._threads import alone_but_idle_waiters
 
 __all__ = ["Session", "InteractiveSession", "get_default_session"]
@@ -79,8 +79,12 @@ class RunContext:
         self.op: ops.Operation | None = None  # the operation computing now
         # A gradient's re-evaluation: tensors whose uses each read a copy of their own
         # (``jtrain._numerics.fan_out``: the uses' gradients added in TF's order), by
-        # tensor: (the copy of each (consumer, input index), TF's order of the copies).
-        self.fan_outs: dict[ops.Tensor, tuple[dict[tuple[Any, int], int], tuple[int, ...]]] = {}
+        # tensor: (the copy of each (consumer, input index), TF's order of the copies). A
+        # consumer with uses of the input inside it (``Operation._inner_uses``) has a
+        # tuple of copies there, which its computation takes (``jtrain._numerics.uses``).
+        self.fan_outs: dict[
+            ops.Tensor, tuple[dict[tuple[Any, int], int | tuple[int, ...]], tuple[int, ...]]
+        ] = {}
         self._copies: dict[ops.Tensor, tuple[Any, ...]] = {}
 
     def _undeclared(self, var: Any, effect: str, declared: tuple) -> None:
@@ -126,9 +130,17 @@ class RunContext:
                 continue
             outer, self.op = self.op, op
             compute = auto_mixed_precision.wrap(op.type, op._compute)
-            args = self._inputs(op) if self.fan_outs else [self.memo[t] for t in op.inputs]
+            given: dict[int, tuple[Any, tuple[Any, ...]]] = {}
+            if self.fan_outs:
+                args = self._inputs(op, given)
+            else:
+                args = [self.memo[t] for t in op.inputs]
             try:
-                outs = compute(self, *args)
+                if given:
+                    with given_uses(given):
+                        outs = compute(self, *args)
+                else:
+                    outs = compute(self, *args)
             except (TypeError, ValueError) as e:
                 # JAX refusing the fed shapes: TF's kernel error, naming the node.
                 error = shape_errors.kernel_error(op, args, e)
@@ -141,8 +153,11 @@ class RunContext:
                 if t not in self.memo:  # fed tensors keep their fed value
                     self.memo[t] = v
 
-    def _inputs(self, op: ops.Operation) -> list[Any]:
-        """``op``'s input values, each use of a fanned-out tensor its own copy."""
+    def _inputs(
+        self, op: ops.Operation, given: dict[int, tuple[Any, tuple[Any, ...]]]
+    ) -> list[Any]:
+        """``op``'s input values, each use of a fanned-out tensor its own copy; the copies
+        for uses inside ``op`` go to ``given`` (``jtrain._numerics.given_uses``)."""
         args = []
         for i, t in enumerate(op.inputs):
             spec = self.fan_outs.get(t)
@@ -152,7 +167,13 @@ class RunContext:
             copies = self._copies.get(t)
             if copies is None:
                 copies = self._copies[t] = fan_out(self.memo[t], spec[1])
-            args.append(copies[spec[0][(op, i)]])
+            index = spec[0][(op, i)]
+            if isinstance(index, tuple):
+                inner = tuple(copies[k] for k in index)
+                given[id(inner[0])] = (inner[0], inner)
+                args.append(inner[0])
+            else:
+                args.append(copies[index])
         return args
 
     def evaluate(self, tensors: list[ops.Tensor], fed: set[ops.Tensor]) -> list[Any]:

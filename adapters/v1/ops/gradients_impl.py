@@ -682,10 +682,17 @@ def _fan_outs(
     upstream: set[ops.Tensor],
     stop_ops: set[ops.Operation],
     overrides: dict,
-) -> dict[ops.Tensor, tuple[dict[tuple[ops.Operation, int], int], tuple[int, ...]]]:
+) -> dict[
+    ops.Tensor, tuple[dict[tuple[ops.Operation, int], int | tuple[int, ...]], tuple[int, ...]]
+]:
     """The tensors whose gradients TF adds from three uses or more, each with its uses
     (consumer, input index) numbered in the order TF adds their gradients
     (``RunContext.fan_outs``).
+
+    A consumer that is several of TF's ops reading the input (``tf.nn.moments``: ``Mean``
+    and ``SquaredDifference``) declares them (``Operation._inner_uses``: by input index,
+    the names of their gradients under ``gradients/``, in the order it uses them); each counts
+    as a use of its own, and the consumer's entry holds their numbers in that order.
 
     TF's ``gradients`` walks the ops between ``xs`` and ``ys`` from ``ys`` back (an op
     once all the ops consuming its outputs were: ``_PendingCount``, first in first out)
@@ -730,7 +737,9 @@ def _fan_outs(
     names: dict[ops.Tensor, str] = {}  # the name of each tensor's (total) gradient
     for y, gy in zip(ys, gys, strict=True):
         names[y] = gy.name if gy is not None else "gradients/Fill"
-    uses: dict[ops.Tensor, list[tuple[str, ops.Operation, int]]] = collections.defaultdict(list)
+    uses: dict[ops.Tensor, list[tuple[str, ops.Operation, int, int | None]]] = (
+        collections.defaultdict(list)
+    )
     queue = collections.deque(dict.fromkeys(op for op in starts if pending[op] == 0))
     while queue:
         op = queue.popleft()
@@ -742,7 +751,11 @@ def _fan_outs(
             cut = _inputs_without_gradient(op)
             for i, t in enumerate(op.inputs):
                 if i not in cut and _trainable(t):
-                    uses[t].append((_gradient_name(op, i, names), op, i))
+                    inner = getattr(op, "_inner_uses", {}).get(i)
+                    if inner:  # one gradient per use inside the op, named as TF's
+                        uses[t].extend((f"gradients/{n}", op, i, k) for k, n in enumerate(inner))
+                    else:
+                        uses[t].append((_gradient_name(op, i, names), op, i, None))
         for t in op.inputs:
             pending[t.op] -= 1
             if pending[t.op] == 0:
@@ -756,7 +769,15 @@ def _fan_outs(
         if len(contributions) < 3 or t in excluded or not _is_float_tensor(t):
             continue  # (two gradients add in either order to the same bits)
         ordered = sorted(contributions, key=lambda c: c[0])  # (a stable sort)
-        index = {(op, i): n for n, (_, op, i) in enumerate(ordered)}
+        index: dict[tuple[ops.Operation, int], int | tuple[int, ...]] = {}
+        inner_places: dict[tuple[ops.Operation, int], dict[int, int]] = {}
+        for n, (_, op, i, k) in enumerate(ordered):
+            if k is None:
+                index[(op, i)] = n
+            else:  # a use inside the op: its copies, in the op's order of its uses
+                inner_places.setdefault((op, i), {})[k] = n
+        for use, places in inner_places.items():
+            index[use] = tuple(places[k] for k in sorted(places))
         fan_outs[t] = (index, tuple(range(len(ordered))))
     return fan_outs
 

@@ -12,6 +12,8 @@ its mean and variance outputs, none to the given mean and variance);
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any
 
 import jax.numpy as jnp
@@ -25,8 +27,8 @@ from jtrain._eigen.rsqrt import rsqrt
 from jtrain._numerics import (
     broadcast_add,
     broadcast_subtract,
-    fan_out,
     rounded_product,
+    uses,
 )
 
 
@@ -47,9 +49,9 @@ def _moments_with(reduce_mean: Any) -> Any:
     def moments(x, axes, shift=None, keep_dims=None, keepdims=None):
         keep = _keep(keep_dims, keepdims)
         axes = _axes(axes)
-        # TF's graph: x read by Mean and SquaredDifference, whose gradients TF adds
-        # together (AddN), before any other use's (when their names sort so)
-        for_mean, for_variance = fan_out(x, (0, 1))
+        # TF's graph: x read by Mean and SquaredDifference, whose gradients TF adds with
+        # those of x's other uses, in the order of their names (the node's ``_inner_uses``)
+        for_mean, for_variance = uses(x, (0, 1))
         mean = reduce_mean(for_mean, axes, True)
         # TF: SquaredDifference rounds each square before Mean adds them (no FMA)
         variance = reduce_mean(
@@ -77,6 +79,38 @@ for _names, _mean in ((("nn.moments",), kernel_mean), (("_folded.nn.moments",), 
 FUNCTIONS["nn.moments"] = _mean_as_tf(
     FUNCTIONS["nn.moments"], FUNCTIONS["_folded.nn.moments"], "x", "axes"
 )
+
+
+def _moments_declaring_uses(fn: Any) -> Any:
+    """``tf.nn.moments`` whose node declares x's uses inside it as TF's ops reading x
+    (``Operation._inner_uses``, see ``gradients_impl._fan_outs``): ``Mean`` and
+    ``SquaredDifference`` under TF's name scope ``moments`` (a float16 x: its ``Cast`` to
+    float32, one gradient), in the order the computation uses them
+    (``jtrain._numerics.uses``)."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)  # its name, signature, module and ``_op_def``
+    def moments(*args: Any, **kwargs: Any) -> Any:
+        try:
+            name = signature.bind(*args, **kwargs).arguments.get("name")
+        except TypeError:
+            return fn(*args, **kwargs)  # the table's own error
+        # TF's ``name_scope(name, "moments")``: the name the node then takes (the node
+        # named "Moments" by default: the same name, regardless of case)
+        scope = ops.get_default_graph().unique_name(name or "moments", mark_as_used=False)
+        out = fn(*args, **kwargs)
+        node = out[0].op
+        if node.inputs[0].dtype.base_dtype.name == "float16":
+            inner: tuple[str, ...] = ("Cast_grad/Cast",)
+        else:
+            inner = ("mean_grad/truediv", "SquaredDifference_grad/mul_1")
+        node._inner_uses = {0: tuple(f"{scope}/{n}" for n in inner)}
+        return out
+
+    return moments
+
+
+FUNCTIONS["nn.moments"] = _moments_declaring_uses(FUNCTIONS["nn.moments"])
 
 
 def _weighted_moments(x, axes, frequency_weights, keep_dims=None, keepdims=None):
@@ -209,9 +243,14 @@ def batch_normalization(
     )
     last = "add_1" if tensor_add else "add"
     with ops.name_scope(name, "batchnorm", [x, mean, variance, offset, scale]):
-        return _batch_normalization_node(
+        out = _batch_normalization_node(
             x, mean, variance, offset, scale, variance_epsilon, name=last
         )
+    # x's gradient as TF names it: its ``Mul`` by ``inv`` (``mul_1`` after ``inv *= scale``)
+    scope = out.op.name.rpartition("/")[0]
+    product = "mul" if scale is None else "mul_1"
+    out.op._inner_uses = {0: (f"{scope}/{product}_grad/Mul",)}
+    return out
 
 
 # The table entry, as every lifted function carries it.
