@@ -231,12 +231,13 @@ define(
 
 
 def _sparse_softmax_cross_entropy(labels=None, logits=None):
-    log_probs = jax.nn.log_softmax(logits, -1)
-    picked = jnp.take_along_axis(log_probs, labels[..., None].astype(jnp.int32), -1)[..., 0]
-    depth = logits.shape[-1]
-    valid = (labels >= 0) & (labels < depth)
-    # TF on CPU raises for an out-of-range label; on GPU it gives NaN (so do we).
-    return jnp.where(valid, -picked, jnp.nan)
+    """TF's ``SparseSoftmaxCrossEntropyWithLogits`` (``jtrain._eigen.softmax``); float16
+    through float32, as TF's Python wrapper casts it. An out-of-range label gives NaN
+    (TF's GPU kernel; its CPU kernel raises)."""
+    if logits.dtype == jnp.float16:
+        loss = eigen_softmax.sparse_softmax_cross_entropy(labels, logits.astype(jnp.float32))
+        return loss.astype(logits.dtype)
+    return eigen_softmax.sparse_softmax_cross_entropy(labels, logits)
 
 
 define(
