@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jtrain._eigen.matmul import in_tf_order, k_blocks, matmul
+from jtrain._eigen.matmul import in_tf_order, k_blocks, matmul, small
 from jtrain.errors import InvalidArgumentError
 
 _RNG = np.random.RandomState(0)
@@ -76,6 +76,30 @@ def test_k_blocks_cover_the_contraction(k):
 )
 def test_region(shape_a, shape_b, dtype, ta, tb, expected):
     assert in_tf_order(shape_a, shape_b, dtype, ta, tb) is expected
+
+
+@pytest.mark.parametrize(
+    ("shape_a", "shape_b", "dtype", "ta", "tb", "expected"),
+    [
+        ((16, 12), (12, 16), np.float32, False, False, True),  # keras_fit_style's layers
+        ((16, 16), (3, 16), np.float32, False, True, True),
+        ((12, 16), (16, 16), np.float32, True, False, True),
+        ((128, 128), (128, 1), np.float32, False, False, True),  # a GEMV: XLA's, its grads TF's
+        ((8, 128), (128, 16), np.float32, False, False, True),  # at SMALL_MAX_PRODUCT
+        ((8, 129), (129, 2), np.float32, False, False, False),  # past SMALL_MAX_DIM
+        ((32, 32), (32, 17), np.float32, False, False, False),  # past SMALL_MAX_PRODUCT
+        ((16, 12), (12, 16), np.float64, False, False, False),
+        ((16, 12, 3), (3, 16), np.float32, False, False, False),
+        # the benchmarks' dense layers stay XLA's dot
+        ((100, 784), (784, 128), np.float32, False, False, False),
+        ((64, 2304), (2304, 384), np.float32, False, False, False),
+        ((20, 400), (400, 800), np.float32, False, False, False),
+        ((400, 200), (200, 2000), np.float32, False, False, False),
+        ((8, 784), (784, 32), np.float32, False, False, False),
+    ],
+)
+def test_small(shape_a, shape_b, dtype, ta, tb, expected):
+    assert small(shape_a, shape_b, dtype, ta, tb) is expected
 
 
 @pytest.mark.parametrize(("ta", "tb"), TRANSPOSES, ids=str)

@@ -29,6 +29,9 @@ GPU kernels call cuBLAS, whose order XLA's GPU backend's is not either), ``M == 
 found), ``a @ b^T`` past the bounds above, and shapes not known when traced (a symbolic
 batch under ``jax.export``). A product that underflows to ``-0.0`` at the start of a
 chain may come out ``+0.0`` (the first step is the product, a zero made ``+0.0``).
+
+``tf.matmul`` (``adapters.v1``) computes the products :func:`small` accepts here, where
+the chains cost about XLA's ``dot``; larger ones stay XLA's.
 """
 
 from __future__ import annotations
@@ -44,13 +47,25 @@ from jax import lax
 from jtrain._eigen import on_cpu
 from jtrain.errors import InvalidArgumentError
 
-__all__ = ["in_tf_order", "k_blocks", "matmul"]
+__all__ = ["in_tf_order", "k_blocks", "matmul", "small"]
 
 _BLOCK = 384  # oneDNN's sgemm K-block for float32
 _UNROLL = 16  # FMA steps per loop iteration (one fused XLA loop of 16 products each)
 _TRANSPOSE_B_MIN_M = 16  # below it, ``a @ b^T`` takes oneDNN's other kernel
 _LANES = 16  # the dot-product kernel's accumulators (a @ b^T below 16 rows)
 _TRANSPOSE_B_MAX_N = 100  # above it (K > 768), ``a @ b^T`` has other K-blocks
+
+# The products ``tf.matmul`` computes in TF's order (:func:`small`): M * K * N up to
+# SMALL_MAX_PRODUCT and each of M, K, N up to SMALL_MAX_DIM. Measured, jitted forward and
+# TF's gradient (three products: chains over K, N and M) against ``jnp.matmul``'s, medians
+# of 9 interleaved blocks in one process, per product with 8 products in one program, on a
+# 2-core VM loaded by a CI run (+-30% between runs): at most 16,384 (15 shapes), median
+# 1.12x (16x12x16 1.07x, 16x16x3 1.10x, 32x12x16 0.79x, 100x16x10 1.15x, 16x64x16 1.01x;
+# worst 8x128x10 1.57x, a few microseconds); 20,480-32,768, median 1.4x (32x32x32
+# 1.15-1.46x, 64x32x16 1.52x, 64x64x8 1.92x); past that 1.7-3x (128x32x10 2.1-3.0x,
+# 64x64x64 2.6x) and a dense layer's 2-5x (100x784x128 2.4x, 64x2304x384 5.2x): XLA's dot.
+SMALL_MAX_PRODUCT = 16_384
+SMALL_MAX_DIM = 128
 
 
 def k_blocks(k: int) -> list[tuple[int, int]]:
@@ -107,6 +122,36 @@ def in_tf_order(
     if not all(isinstance(d, int) for d in dims):
         return False  # symbolic: the order depends on values known at run time
     return _kernel(*dims, transpose_a, transpose_b) is not None
+
+
+def small(
+    shape_a: tuple[Any, ...],
+    shape_b: tuple[Any, ...],
+    dtype: Any,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+) -> bool:
+    """Whether a ``float32`` product of matrices is small enough that :func:`matmul`'s
+    chains, its own and its gradient's, cost about XLA's ``dot`` (``SMALL_MAX_PRODUCT``,
+    ``SMALL_MAX_DIM``); each product is then TF's where :func:`in_tf_order`.
+
+    Args:
+      shape_a: ``a``'s shape (as given, before a transpose).
+      shape_b: ``b``'s shape.
+      dtype: the inputs' dtype.
+      transpose_a: as :func:`matmul` (default False).
+      transpose_b: as :func:`matmul` (default False).
+
+    Returns:
+      True for a ``float32`` product of known shapes within the bounds.
+    """
+    if jnp.dtype(dtype) != jnp.float32 or len(shape_a) != 2 or len(shape_b) != 2:
+        return False
+    m, k = shape_a[::-1] if transpose_a else shape_a
+    n = shape_b[0] if transpose_b else shape_b[1]
+    if not all(isinstance(d, int) for d in (m, k, n)):
+        return False  # symbolic
+    return max(m, k, n) <= SMALL_MAX_DIM and m * k * n <= SMALL_MAX_PRODUCT
 
 
 def _kernel(m: int, k: int, n: int, transpose_a: bool, transpose_b: bool) -> str | None:
@@ -210,7 +255,9 @@ def _tf_order(a: jax.Array, b: jax.Array, transpose_a: bool, transpose_b: bool) 
 
 
 def _xla(a: jax.Array, b: jax.Array, transpose_a: bool, transpose_b: bool) -> jax.Array:
-    return jnp.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+    # HIGHEST: float32 products in float32 on a GPU too (not TF32), as TF's cuBLAS calls
+    a, b = a.T if transpose_a else a, b.T if transpose_b else b
+    return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
 
 
 def _forward(a: jax.Array, b: jax.Array, transpose_a: bool, transpose_b: bool) -> jax.Array:

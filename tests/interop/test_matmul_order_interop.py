@@ -13,9 +13,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jtrain._eigen.matmul import in_tf_order, matmul
+from jtrain._eigen.matmul import in_tf_order, matmul, small
 from tests.interop.bits import assert_bits
-from tests.interop.twin import classic_tf1, tf1
+from tests.interop.twin import classic_tf1, run_both, tf1, unfused_config
 
 pytestmark = pytest.mark.interop
 
@@ -147,3 +147,58 @@ def test_xla_dot_differs(tf_matmul, shape):
     """Why the module exists: XLA's own order differs from TF's on most outputs."""
     theirs, ours, _ = _theirs_vs_ours(tf_matmul, shape, False, False, fn=_xla_dot)
     assert (ours[0] != theirs[0]).mean() > 0.3
+
+
+# Small products ``tf.matmul`` computes through ``jtrain._eigen.matmul`` (``small``): a
+# classifier's layers (keras_fit_style's 16x12x16 and 16x16x3), a @ b^T below 16 rows
+# (8x100x10 with transpose_b), a recurrent cell's 16x24x32.
+ADAPTER_SHAPES = [(16, 12, 16), (16, 16, 3), (8, 100, 10), (16, 24, 32)]
+
+
+@pytest.mark.parametrize("shape", ADAPTER_SHAPES, ids=str)
+@pytest.mark.parametrize(("ta", "tb"), TRANSPOSES, ids=str)
+def test_tf_matmul_of_a_small_product_bit_for_bit(shape, ta, tb):
+    """``tf.matmul`` (adapters.v1) and ``tf.gradients`` of it against TF's session, fed
+    through placeholders. Before: XLA's dot, 1 ulp or more off TF's on most outputs
+    (with both transposes XLA's order happened to be TF's at these shapes)."""
+    x_value, w_value, dy_value = _inputs(*shape, ta, tb)
+    assert small(x_value.shape, w_value.shape, np.float32, ta, tb)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, x_value.shape)
+        w = tf.placeholder(tf.float32, w_value.shape)
+        dy = tf.placeholder(tf.float32, dy_value.shape)
+        y = tf.matmul(x, w, transpose_a=ta, transpose_b=tb)
+        grads = tf.gradients(y, [x, w], grad_ys=dy)
+        return lambda sess: sess.run([y, *grads], {x: x_value, w: w_value, dy: dy_value})
+
+    theirs, ours = run_both(script)
+    for o, t in zip(ours, theirs, strict=True):
+        assert_bits(o, t)
+
+
+@pytest.mark.parametrize("fused", [True, False], ids=["remapper_fused", "unfused"])
+def test_dense_layers_bit_for_bit(fused):
+    """Two ``tf.layers.dense`` layers (ReLU, then linear), their loss's gradients to the
+    input, kernels and biases. TF's default config fuses MatMul + BiasAdd (+ Relu) into
+    oneDNN's ``_FusedMatMul``; ``unfused_config`` runs its kernels one by one."""
+    rng = np.random.RandomState(3)
+    x_value = rng.randn(16, 12).astype(np.float32)
+    dy_value = rng.randn(16, 3).astype(np.float32)
+    w1, b1 = rng.randn(12, 16).astype(np.float32) * 0.3, rng.randn(16).astype(np.float32)
+    w2, b2 = rng.randn(16, 3).astype(np.float32) * 0.3, rng.randn(3).astype(np.float32)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, x_value.shape)
+        dy = tf.placeholder(tf.float32, dy_value.shape)
+        init = tf.constant_initializer
+        hidden = tf.layers.dense(x, 16, tf.nn.relu, kernel_initializer=init(w1),
+                                 bias_initializer=init(b1), name="hidden")  # fmt: skip
+        y = tf.layers.dense(hidden, 3, kernel_initializer=init(w2),
+                            bias_initializer=init(b2), name="out")  # fmt: skip
+        grads = tf.gradients(y, [x, *tf.trainable_variables()], grad_ys=dy)
+        return lambda sess: sess.run([hidden, y, *grads], {x: x_value, dy: dy_value})
+
+    theirs, ours = run_both(script, None if fused else unfused_config())
+    for o, t in zip(ours, theirs, strict=True):
+        assert_bits(o, t)

@@ -36,6 +36,7 @@ from adapters.v1.framework.op_def import (
 )
 from adapters.v1.framework.tensor_shape import TensorShape
 from jtrain._eigen import exp_log as eigen_exp_log
+from jtrain._eigen import matmul as eigen_matmul
 from jtrain._eigen import reciprocal as eigen_reciprocal
 from jtrain._eigen import rsqrt as eigen_rsqrt
 from jtrain._eigen import tanh_logistic
@@ -799,10 +800,14 @@ def _matmul(
         raise ValueError("Only one of transpose_a and adjoint_a can be True.")
     if output_type is not None:
         raise NotImplementedError("tf.matmul: output_type is not supported; cast the result")
-    if transpose_a or adjoint_a:
+    t_a, t_b = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
+    if b.dtype == jnp.float32 and eigen_matmul.small(a.shape, b.shape, a.dtype, t_a, t_b):
+        # TF's CPU order and _MatMulGrad, at about XLA's cost at these sizes (SMALL_MAX_*)
+        return eigen_matmul.matmul(a, b, transpose_a=t_a, transpose_b=t_b)
+    if t_a:
         a = jnp.swapaxes(a, -1, -2)
         a = jnp.conj(a) if adjoint_a else a
-    if transpose_b or adjoint_b:
+    if t_b:
         b = jnp.swapaxes(b, -1, -2)
         b = jnp.conj(b) if adjoint_b else b
     return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
