@@ -685,8 +685,11 @@ def eigen_sum(x: Any, axis: Any = None, keepdims: bool = False, *, elementwise_o
        * float16, bfloat16, integer and complex values, and platforms other than the
          CPU (TF's GPU kernels have their own order);
        * reduced axes of symbolic size (``jax.export``; an imported meta graph's sum over
-         an unknown batch), Eigen's order being a static program of the size. Rows of
-         symbolic count keep TF's order, chosen at run time.
+         an unknown batch), Eigen's order being a static program of the size, but for a
+         full reduction of up to one leaf (8,192 float32 values, 4,096 float64), whose
+         order is chosen at run time (a jtrain-written graph's loss over its batch sums
+         as the live graph did). Rows of symbolic count keep TF's order, chosen at run
+         time.
 
     The derivative is the plain one (the tangents summed by XLA; reverse mode
     broadcasts the cotangent), as TF's ``Sum`` gradient.
@@ -707,6 +710,11 @@ def eigen_sum(x: Any, axis: Any = None, keepdims: bool = False, *, elementwise_o
     xla_sum = lambda x: jnp.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
     if x.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         return xla_sum(x)
+    if len(axes) == x.ndim and not all(isinstance(d, int) for d in x.shape):
+        # A full reduction of symbolic size (an imported graph's mean over an unknown
+        # batch): Eigen's order for one leaf, chosen at run time.
+        shape = jnp.sum(x, axis=axes, keepdims=keepdims).shape
+        return _symbolic_full_sum(x.reshape(-1)).reshape(shape)
     layout = _eigen_layout(x.shape, axes)
     if layout is None:
         preserving = _preserving_layout(x.shape, axes)
@@ -756,6 +764,45 @@ def _ordered_sum(x: jax.Array, axes: tuple, keepdims: bool, layout: tuple[int, i
 
     default = lambda x: jnp.sum(x, axis=axes, keepdims=keepdims)
     return jax.lax.platform_dependent(x, cpu=on_cpu, default=default)
+
+
+@jax.custom_jvp
+def _symbolic_full_sum(x: jax.Array) -> jax.Array:
+    """Eigen's sum of a vector of symbolic length (``_eigen_leaf``'s order, the loops'
+    counts taken from the length at run time) on the CPU, where it fits one leaf (up to
+    8,192 float32 values); XLA's sum beyond and on other platforms."""
+    packet = _EIGEN_PACKET_BYTES // x.dtype.itemsize
+    block = 4 * packet
+
+    def on_cpu(x: jax.Array) -> jax.Array:
+        n = jnp.asarray(x.shape[0], jnp.int32)
+        padded = jnp.concatenate([x, jnp.zeros((block,), x.dtype)])  # slices stay inside
+        blocks = n // block
+        add = lambda i, acc: acc + jax.lax.dynamic_slice_in_dim(padded, i * block, block)
+        accs = jax.lax.fori_loop(0, blocks, add, jnp.zeros((block,), x.dtype))
+        accs = accs.reshape(4, packet)
+        zeros = jnp.zeros((packet,), x.dtype)
+        # Eigen adds the four accumulators only where a block was summed.
+        paccum = jnp.where(blocks > 0, ((accs[0] + accs[1]) + accs[2]) + accs[3], zeros)
+        start = blocks * block
+        for j in range(3):  # the remaining whole packets, at most three
+            here = jax.lax.dynamic_slice_in_dim(padded, start + j * packet, packet)
+            paccum = jnp.where(j < (n - start) // packet, paccum + here, paccum)
+        start = n - n % packet
+        accum = jnp.zeros((), x.dtype)
+        for j in range(packet - 1):  # the scalar tail, at most packet - 1 values
+            here = jax.lax.dynamic_index_in_dim(padded, start + j, keepdims=False)
+            accum = jnp.where(j < n % packet, accum + here, accum)
+        ordered = accum + _eigen_predux(paccum)
+        return jnp.where(n <= packet * _EIGEN_LEAF, ordered, jnp.sum(x))
+
+    return jax.lax.platform_dependent(x, cpu=on_cpu, default=jnp.sum)
+
+
+@_symbolic_full_sum.defjvp
+def _symbolic_full_sum_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    return _symbolic_full_sum(x), jnp.sum(dx)
 
 
 @_ordered_sum.defjvp
