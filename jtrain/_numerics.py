@@ -591,6 +591,8 @@ def _preserving_layout(
 def _sequential_rows(x: jax.Array, start: int, stop: int, acc: jax.Array) -> jax.Array:
     """``acc + x[:, start] + ... + x[:, stop - 1]`` (axis 1 of ``[outer, reduced, inner]``),
     one row after another."""
+    if isinstance(start, int) and isinstance(stop, int) and stop <= start:
+        return acc  # no rows (XLA:CPU miscompiled the gradient of a loop of none)
     add = lambda j, a: a + jax.lax.dynamic_index_in_dim(x, j, 1, keepdims=False)
     return jax.lax.fori_loop(start, stop, add, acc, unroll=8)
 
@@ -610,7 +612,12 @@ def _preserving_sum(x: jax.Array) -> jax.Array:
         u4 = reduced // 4 * 4
         fours = x[:, :u4].reshape(outer, u4 // 4, 4, inner)
         add4 = lambda j, a: a + jax.lax.dynamic_index_in_dim(fours, j, 1, keepdims=False)
-        accs = jax.lax.fori_loop(0, u4 // 4, add4, jnp.zeros((outer, 4, inner), x.dtype), unroll=8)
+        # A loop, not unrolled: XLA:CPU (jaxlib 0.10.2: its algebraic simplifier and
+        # fusion together) miscompiled the unrolled form's gradient behind a relu's
+        # mask (tf.nn.moments over 16 rows of 12 after a dense layer: 0.25 off, right
+        # op by op; test_moments_gradient_after_relu).
+        zeros4 = jnp.zeros((outer, 4, inner), x.dtype)
+        accs = jax.lax.fori_loop(0, u4 // 4, add4, zeros4)
         vector = ((accs[:, 0] + accs[:, 1]) + accs[:, 2]) + accs[:, 3]
         vector = _sequential_rows(x, u4, reduced, vector)
     else:
