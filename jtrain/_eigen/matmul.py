@@ -143,14 +143,16 @@ def small(
       transpose_b: as :func:`matmul` (default False).
 
     Returns:
-      True for a ``float32`` product of known shapes within the bounds.
+      True for a ``float32`` product of known, matching shapes within the bounds.
     """
     if jnp.dtype(dtype) != jnp.float32 or len(shape_a) != 2 or len(shape_b) != 2:
         return False
     m, k = shape_a[::-1] if transpose_a else shape_a
-    n = shape_b[0] if transpose_b else shape_b[1]
+    k_b, n = shape_b[::-1] if transpose_b else shape_b
     if not all(isinstance(d, int) for d in (m, k, n)):
         return False  # symbolic
+    if k != k_b:
+        return False  # XLA's dot reports the mismatch (the compat layer names the node)
     return max(m, k, n) <= SMALL_MAX_DIM and m * k * n <= SMALL_MAX_PRODUCT
 
 
