@@ -782,6 +782,43 @@ for _full in ("add_n", "math.add_n"):
     FUNCTIONS[_full] = _add_n_as_tf(FUNCTIONS[_full])
 
 
+def _matmul_impl(
+    a: Any,
+    b: Any,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    output_type: Any = None,
+    grad_a: bool = False,
+    grad_b: bool = False,
+    name: Any = None,
+    *,
+    tf_order: bool = True,
+) -> Any:
+    if transpose_a and adjoint_a or transpose_b and adjoint_b:
+        raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+    if output_type is not None:
+        raise NotImplementedError("tf.matmul: output_type is not supported; cast the result")
+    t_a, t_b = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
+    if (
+        tf_order
+        and b.dtype == jnp.float32
+        and eigen_matmul.small(a.shape, b.shape, a.dtype, t_a, t_b)
+    ):
+        # TF's CPU order and _MatMulGrad, at about XLA's cost at these sizes (SMALL_MAX_*)
+        return eigen_matmul.matmul(a, b, transpose_a=t_a, transpose_b=t_b)
+    if t_a:
+        a = jnp.swapaxes(a, -1, -2)
+        a = jnp.conj(a) if adjoint_a else a
+    if t_b:
+        b = jnp.swapaxes(b, -1, -2)
+        b = jnp.conj(b) if adjoint_b else b
+    return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
+
+
 def _matmul(
     a: Any,
     b: Any,
@@ -796,27 +833,70 @@ def _matmul(
     grad_b: bool = False,
     name: Any = None,
 ) -> Any:
-    if transpose_a and adjoint_a or transpose_b and adjoint_b:
-        raise ValueError("Only one of transpose_a and adjoint_a can be True.")
-    if output_type is not None:
-        raise NotImplementedError("tf.matmul: output_type is not supported; cast the result")
-    t_a, t_b = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
-    if b.dtype == jnp.float32 and eigen_matmul.small(a.shape, b.shape, a.dtype, t_a, t_b):
-        # TF's CPU order and _MatMulGrad, at about XLA's cost at these sizes (SMALL_MAX_*)
-        return eigen_matmul.matmul(a, b, transpose_a=t_a, transpose_b=t_b)
-    if t_a:
-        a = jnp.swapaxes(a, -1, -2)
-        a = jnp.conj(a) if adjoint_a else a
-    if t_b:
-        b = jnp.swapaxes(b, -1, -2)
-        b = jnp.conj(b) if adjoint_b else b
-    return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
+    return _matmul_impl(
+        a,
+        b,
+        transpose_a,
+        transpose_b,
+        adjoint_a,
+        adjoint_b,
+        a_is_sparse,
+        b_is_sparse,
+        output_type,
+        grad_a,
+        grad_b,
+        name,
+        tf_order=True,
+    )
+
+
+def _xla_matmul(
+    a: Any,
+    b: Any,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    output_type: Any = None,
+    grad_a: bool = False,
+    grad_b: bool = False,
+    name: Any = None,
+) -> Any:
+    """``_matmul`` on XLA's dot whatever the sizes (see ``_xla_matmul_op``)."""
+    return _matmul_impl(
+        a,
+        b,
+        transpose_a,
+        transpose_b,
+        adjoint_a,
+        adjoint_b,
+        a_is_sparse,
+        b_is_sparse,
+        output_type,
+        grad_a,
+        grad_b,
+        name,
+        tf_order=False,
+    )
 
 
 _matmul_op = define(
     ("matmul", "linalg.matmul"),
     "MatMul",
     _matmul,
+    tensors="a b",
+    allowed=_FLOAT_OR_COMPLEX + ("int32", "int64", "uint8", "uint16", "uint32", "uint64"),
+    runtime_check=_no_cpu_kernel("MatMul"),
+)
+# The same node where a shape is unknown when the graph is built: XLA's dot whatever
+# the fed sizes, so that the graph computes the same values when a jtrain-written
+# ``.meta`` reloads it with symbolic sizes (where TF's order is not chosen).
+_xla_matmul_op = define(
+    "_internal.xla_matmul",
+    "MatMul",
+    _xla_matmul,
     tensors="a b",
     allowed=_FLOAT_OR_COMPLEX + ("int32", "int64", "uint8", "uint16", "uint32", "uint64"),
     runtime_check=_no_cpu_kernel("MatMul"),
@@ -985,7 +1065,8 @@ def matmul(
                 "grad_b": grad_b,
             }
             _check_matmul_shapes("MatMul", scope[:-1], a, b, flags)
-        return _matmul_op(
+        known = all(t._shape is not None and None not in t._shape for t in (a, b))
+        return (_matmul_op if known else _xla_matmul_op)(
             a,
             b,
             transpose_a,
