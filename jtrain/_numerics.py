@@ -592,7 +592,7 @@ def _sequential_rows(x: jax.Array, start: int, stop: int, acc: jax.Array) -> jax
     """``acc + x[:, start] + ... + x[:, stop - 1]`` (axis 1 of ``[outer, reduced, inner]``),
     one row after another."""
     if isinstance(start, int) and isinstance(stop, int) and stop <= start:
-        return acc  # no rows (XLA:CPU miscompiled the gradient of a loop of none)
+        return acc  # no rows to add
     add = lambda j, a: a + jax.lax.dynamic_index_in_dim(x, j, 1, keepdims=False)
     return jax.lax.fori_loop(start, stop, add, acc, unroll=8)
 
