@@ -850,36 +850,12 @@ def _matmul(
     )
 
 
-def _xla_matmul(
-    a: Any,
-    b: Any,
-    transpose_a: bool = False,
-    transpose_b: bool = False,
-    adjoint_a: bool = False,
-    adjoint_b: bool = False,
-    a_is_sparse: bool = False,
-    b_is_sparse: bool = False,
-    output_type: Any = None,
-    grad_a: bool = False,
-    grad_b: bool = False,
-    name: Any = None,
-) -> Any:
+def _xla_matmul(*args: Any, **kwargs: Any) -> Any:
     """``_matmul`` on XLA's dot whatever the sizes (see ``_xla_matmul_op``)."""
-    return _matmul_impl(
-        a,
-        b,
-        transpose_a,
-        transpose_b,
-        adjoint_a,
-        adjoint_b,
-        a_is_sparse,
-        b_is_sparse,
-        output_type,
-        grad_a,
-        grad_b,
-        name,
-        tf_order=False,
-    )
+    return _matmul_impl(*args, **kwargs, tf_order=False)
+
+
+_xla_matmul.__signature__ = inspect.signature(_matmul)
 
 
 _matmul_op = define(
