@@ -473,25 +473,23 @@ def _eigen_leaf(x: jax.Array, packet: int) -> jax.Array:
     added to a scalar accumulator, which finally meets the packets' horizontal sum."""
     n = x.shape[-1]
     lead = x.shape[:-1]
+    full = n // packet
+    # The row's packets in place (a bitcast where n is a multiple of the packet): the
+    # loop reads each block where it lies. Slicing the blocks out first copied the
+    # rows and made XLA store its producer again for the packets after them (a sparse
+    # cross entropy's step over [400, 2000]: 2.9 -> 2.0 ms of CPU for exp and row sums).
+    packets = x[..., : full * packet].reshape(lead + (full, packet))
     paccum = jnp.zeros(lead + (packet,), x.dtype)
-    start = 0
-    block = 4 * packet
-    if n >= block:
-        stop = (n // block) * block
-        blocks = x[..., :stop].reshape(lead + (stop // block, block))
-        # Indexed in place (a ``lax.scan`` over the blocks axis moved to the front was 3
-        # times slower on rows of 1,000 values, in the transpose).
-        add = lambda i, acc: acc + jax.lax.dynamic_index_in_dim(blocks, i, -2, keepdims=False)
-        zeros = jnp.zeros(lead + (block,), x.dtype)
-        accs = jax.lax.fori_loop(0, stop // block, add, zeros, unroll=64)
-        accs = accs.reshape(lead + (4, packet))
+    blocks = full // 4
+    if blocks:
+        add = lambda i, acc: acc + jax.lax.dynamic_slice_in_dim(packets, 4 * i, 4, axis=-2)
+        zeros = jnp.zeros(lead + (4, packet), x.dtype)
+        accs = jax.lax.fori_loop(0, blocks, add, zeros, unroll=8)
         paccum = ((accs[..., 0, :] + accs[..., 1, :]) + accs[..., 2, :]) + accs[..., 3, :]
-        start = stop
-    while n - start >= packet:
-        paccum = paccum + x[..., start : start + packet]
-        start += packet
+    for k in range(4 * blocks, full):
+        paccum = paccum + packets[..., k, :]
     accum = jnp.zeros(lead, x.dtype)
-    for j in range(start, n):
+    for j in range(full * packet, n):
         accum = accum + x[..., j]
     return accum + _eigen_predux(paccum)
 
