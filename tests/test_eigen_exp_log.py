@@ -92,3 +92,23 @@ def test_exp_gradient_is_grad_times_output(size):
     x, dy = _X[:size] / 4, np.resize(_X[::-1] / 5, size)
     y, vjp = jax.vjp(exp_log.exp, x)
     np.testing.assert_array_equal(vjp(dy)[0], np.asarray(dy) * np.asarray(y))
+
+
+def test_shared_exp_gives_the_product_forms_bits():
+    """``_exp_f32(x, shared=True)`` (a division last, stored once for several readers)
+    is the product form's value on every kind of float32: random bit patterns (NaNs,
+    infinities, denormals), the clamp and the underflow edges, and a fine grid."""
+    bits = np.random.RandomState(1).randint(-(2**31), 2**31 - 1, 2_000_000, dtype=np.int64)
+    x = np.concatenate(
+        [
+            bits.astype(np.int32).view(np.float32),
+            np.float32([0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 88.723, 88.73, -104]),
+            np.float32([-103.99, -87.3, -87.4, 1e-45, -1e-45, 3.4e38, -3.4e38]),
+            np.linspace(-110, 90, 1_000_001, dtype=np.float32),
+        ]
+    )
+    product = jax.jit(lambda v: exp_log._exp_f32(v))(x)
+    shared = jax.jit(lambda v: exp_log._exp_f32(v, shared=True))(x)
+    np.testing.assert_array_equal(
+        np.asarray(shared).view(np.int32), np.asarray(product).view(np.int32)
+    )

@@ -5,6 +5,7 @@ shapes, dtypes and the edges of the API."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import jax
@@ -203,3 +204,29 @@ def test_exp_polynomial_meets_fast2sums_condition():
         return np.asarray(p)
 
     np.testing.assert_array_equal(horner(True), horner(False))
+
+
+def _programs_with_exp(fn, x):
+    """The computations of ``fn``'s compiled step (``jtrain.xla_options``' options, as a
+    ``Session`` compiles it) that evaluate Eigen's exp polynomial."""
+    from jtrain import xla_options
+
+    text = jax.jit(fn, compiler_options=xla_options.step_options()).lower(x).compile().as_text()
+    coefficient = "0.00137449"  # pexp_float's highest even coefficient, as HLO prints it
+    return [c for c in re.split(r"\n(?=\S.*\{\n)", text) if coefficient in c]
+
+
+@pytest.mark.parametrize("shape", [(100, 10), (64, 1000), (3, 9000)])
+def test_the_kernels_evaluate_exp_once_per_step(shape):
+    """The cross entropies' value and gradient, and log-softmax's value, evaluate the
+    exp polynomial over the logits once: its row sums and the backprop read the stored
+    values (XLA copied it into each reader before: three times over ``[400, 2000]``)."""
+    rows, classes = shape
+    logits = jnp.asarray(_RNG.randn(rows, classes).astype(np.float32))
+    labels = jnp.asarray(_RNG.randint(0, classes, rows).astype(np.int32))
+    one_hot = jax.nn.one_hot(labels, classes)
+    sparse = lambda x: jnp.mean(softmax.sparse_softmax_cross_entropy(labels, x))  # noqa: E731
+    dense = lambda x: jnp.mean(softmax.softmax_cross_entropy(one_hot, x))  # noqa: E731
+    assert len(_programs_with_exp(jax.value_and_grad(sparse), logits)) == 1
+    assert len(_programs_with_exp(jax.value_and_grad(dense), logits)) == 1
+    assert len(_programs_with_exp(softmax.log_softmax, logits)) == 1

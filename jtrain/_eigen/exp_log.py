@@ -36,11 +36,21 @@ _F32 = np.float32
 _HALF_TYPES = (jnp.float16, jnp.bfloat16)
 
 
-def _exp_f32(x: jax.Array) -> jax.Array:
+def _exp_f32(x: jax.Array, *, shared: bool = False) -> jax.Array:
     """Eigen's ``pexp_float`` on float32.
 
     Elementwise: Eigen's packet-wide choice between its two ``pldexp`` does not change
     the value of an element where both apply.
+
+    ``shared=True`` for a result that several large consumers read (the row sums and
+    the backprop of the softmax kernels): the same bits, its last scaling a division by
+    a power of two instead of the product by its reciprocal (both exact before their one
+    rounding, flushed alike). XLA's fusion copies a chain of cheap operations into each
+    of its consumers but never a division, so the polynomial is evaluated once and its
+    result read where it is used (a sparse cross entropy's step over ``[400, 2000]``
+    evaluated it three times). Where one consumer reads it, or a gradient, the product
+    is as fast or faster (``exp``'s own gradient: 3.1 against 4.1 ms over 800,000
+    values on 2 cores, the fused recomputation beating a read of stored values).
     """
     clamped = jnp.minimum(x, _F32(88.723))
     m = jnp.floor(_madd(clamped, _F32(1.44269504088896341), _F32(0.5)))
@@ -63,6 +73,13 @@ def _exp_f32(x: jax.Array) -> jax.Array:
     magic = _F32(1.5 * 2**23)
     e = lax.bitcast_convert_type(m + magic, jnp.int32) - lax.bitcast_convert_type(magic, jnp.int32)
     half = lax.shift_right_arithmetic(e, jnp.int32(1))
+    if shared:
+        # The division last: 0 / 1 below -104 (where m may be anything). Eigen's max
+        # with x only passes a NaN on (exp(x) > x for every finite x; from 88.723 up
+        # the product overflows to inf), which the arithmetic here carries already.
+        below = x < _F32(-104)
+        scaled = jnp.where(below, _F32(0), y * _power_of_two(half))
+        return scaled / jnp.where(below, _F32(1), _power_of_two(half - e))
     out = y * _power_of_two(half) * _power_of_two(e - half)
     return jnp.where(x < _F32(-104), _F32(0), jnp.maximum(out, x))
 
