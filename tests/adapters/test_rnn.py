@@ -118,3 +118,73 @@ def test_training_and_checkpoint_restore_match_tf(theirs):
     _compare(ours, theirs, "train")
     resumed = rnn_script.restore(tf, str(GOLDEN / "ckpt"))
     np.testing.assert_allclose(resumed, theirs["resumed/losses"], rtol=RTOL)
+
+
+def _cell_gradients(make_cell, batch, feed_batch):
+    """Loss, outputs, final state and the gradients of a ``dynamic_rnn`` over 6 steps of
+    16 inputs (batch given at graph build or None), with sequence lengths."""
+    rng = np.random.RandomState(3)
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.float32, [batch, 6, 16])
+        lengths = tf.placeholder(tf.int32, [batch])
+        outputs, state = tf.nn.dynamic_rnn(
+            make_cell(), x, sequence_length=lengths, dtype=tf.float32
+        )
+        leaves = tf.nest.flatten(state)
+        loss = tf.reduce_sum(tf.square(outputs)) + sum(tf.reduce_sum(s) for s in leaves)
+        xs = [x, *tf.trainable_variables()]
+        grads = tf.gradients(loss, xs)
+        feed = {
+            x: rng.normal(size=(feed_batch, 6, 16)).astype(np.float32),
+            lengths: rng.randint(1, 7, feed_batch),
+        }
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            values = sess.run([loss, outputs, *leaves, *grads], feed)
+        names = [v.op.name for v in xs[1:]]
+    return values, names
+
+
+_CELLS = {
+    "lstm": lambda: tf.nn.rnn_cell.LSTMCell(40),
+    "gru": lambda: tf.nn.rnn_cell.GRUCell(40),
+    "basic_rnn": lambda: tf.nn.rnn_cell.BasicRNNCell(40),
+    "multi_lstm": lambda: tf.nn.rnn_cell.MultiRNNCell(
+        [tf.nn.rnn_cell.BasicLSTMCell(40) for _ in range(2)]
+    ),
+}
+
+
+@pytest.mark.parametrize("batch", [8, None])
+@pytest.mark.parametrize("cell", list(_CELLS))
+def test_kernel_gradients_are_one_product_after_the_loop(monkeypatch, cell, batch):
+    """A cell's product with a kernel from outside the loop that TF's order does not
+    cover (``[8, 56] @ [56, 160]`` here, or any size while the batch is unknown) takes
+    the kernel's gradient as one product over every step after the loop
+    (``rnn_products``): the loss, outputs, states and every other gradient keep the
+    per-step loop's bits (signed zeros included), the kernels' gradients are within
+    float32 rounding of its sum."""
+    from adapters.v1.ops import rnn, rnn_products
+
+    calls = []
+    deferring = rnn_products.scan
+    monkeypatch.setattr(rnn_products, "scan", lambda *a: calls.append(a[-1]) or deferring(*a))
+    deferred, names = _cell_gradients(_CELLS[cell], batch, 8)
+    assert calls and all(calls)  # the products were deferred
+    monkeypatch.setattr(rnn, "_deferred_products", lambda body: [])
+    per_step, _ = _cell_gradients(_CELLS[cell], batch, 8)
+    n_grads = len(names) + 1
+    values, grads = deferred[:-n_grads], deferred[-n_grads:]
+    want_values, want_grads = per_step[:-n_grads], per_step[-n_grads:]
+    for got, want in zip(values + grads[:1], want_values + want_grads[:1], strict=True):
+        np.testing.assert_array_equal(
+            np.asarray(got).view(np.int32), np.asarray(want).view(np.int32)
+        )
+    for name, got, want in zip(names, grads[1:], want_grads[1:], strict=True):
+        if name.endswith("kernel"):
+            scale = float(np.max(np.abs(want)))
+            assert float(np.max(np.abs(got - want))) <= 1e-6 * scale, name
+            assert got.dtype == want.dtype and got.shape == want.shape
+        else:
+            np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32), name)

@@ -83,3 +83,42 @@ def test_variational_recurrent_dropout_wrapper():
     theirs, ours = run_both(script)
     assert bool(theirs[4]) and bool(theirs[5])
     assert_twins(theirs, ours, rtol=1e-5, atol=1e-7)
+
+
+def test_kernel_gradients_after_the_loop_match_tf():
+    """An LSTM and a GRU whose products TF's order does not cover (batch 8, 40 units:
+    ``[8, 56] @ [56, 160]``), batch known and unknown, with sequence lengths: the
+    kernels' gradients, one product over every step after the loop in jtrain
+    (``rnn_products``), are TF's per-step sum within float32 rounding, and so are the
+    outputs, states and other gradients."""
+    rng = np.random.RandomState(4)
+    x = rng.normal(size=(8, 6, 16)).astype(np.float32)
+    lengths = rng.randint(1, 7, 8).astype(np.int32)
+
+    def script(tf):
+        init = tf.random_uniform_initializer(-0.3, 0.3, seed=2)
+        inputs = tf.placeholder(tf.float32, [None, 6, 16])
+        runs = []
+        for name, cell, batch in [
+            ("lstm", lambda: tf.nn.rnn_cell.LSTMCell(40, initializer=init), x),
+            ("gru", lambda: tf.nn.rnn_cell.GRUCell(40, kernel_initializer=init), x),
+            ("lstm_unknown", lambda: tf.nn.rnn_cell.LSTMCell(40, initializer=init), inputs),
+        ]:
+            with tf.variable_scope(name):
+                seq = tf.constant(batch) if batch is x else batch
+                out, state = tf.nn.dynamic_rnn(
+                    cell(), seq, sequence_length=tf.constant(lengths), dtype=tf.float32
+                )
+                loss = tf.reduce_sum(tf.square(out)) + sum(
+                    tf.reduce_sum(s) for s in tf.nest.flatten(state)
+                )
+                variables = tf.trainable_variables(scope=name)
+                runs.append([loss, out, tf.gradients(loss, variables)])
+
+        def run(sess):
+            return sess.run(runs, {inputs: x})
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=1e-5, atol=1e-6)

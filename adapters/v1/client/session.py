@@ -86,6 +86,9 @@ class RunContext:
             ops.Tensor, tuple[dict[tuple[Any, int], int | tuple[int, ...]], tuple[int, ...]]
         ] = {}
         self._copies: dict[ops.Tensor, tuple[Any, ...]] = {}
+        # Computations standing in for some operations' own (``ops.rnn``'s deferred
+        # kernel products), by operation.
+        self.overrides: dict[ops.Operation, Any] = {}
 
     def _undeclared(self, var: Any, effect: str, declared: tuple) -> None:
         op = self.op
@@ -129,7 +132,8 @@ class RunContext:
             if op._compute is None:
                 continue
             outer, self.op = self.op, op
-            compute = auto_mixed_precision.wrap(op.type, op._compute)
+            compute = self.overrides.get(op, op._compute) if self.overrides else op._compute
+            compute = auto_mixed_precision.wrap(op.type, compute)
             given: dict[int, tuple[Any, tuple[Any, ...]]] = {}
             if self.fan_outs:
                 args = self._inputs(op, given)

@@ -89,6 +89,11 @@ def scope(dtype: Any) -> Iterator[None]:
         _local.dtype = outer
 
 
+def rewrites(op_type: str) -> bool:
+    """Whether the active scope computes ops of type ``op_type`` in a reduced dtype."""
+    return getattr(_local, "dtype", None) is not None and op_type in ALLOWLIST
+
+
 def wrap(op_type: str, compute: Callable[..., Any]) -> Callable[..., Any]:
     """``compute`` of an op of type ``op_type``, rewritten if the active scope says so."""
     dtype = getattr(_local, "dtype", None)

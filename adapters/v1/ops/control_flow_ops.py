@@ -230,12 +230,14 @@ class _Body:
         written: list[Any],
         var_vals: Sequence[Any],
         reads: dict | None = None,
+        overrides: dict | None = None,
     ):
         """The body's output values and the written variables' new values.
 
         ``values`` maps captured and parameter tensors to their values. With
         ``reads`` (TensorArray read counts a loop carries, see ``tensor_array_ops``)
         the body starts from them and their new values are returned third.
+        ``overrides`` computes some operations in place of their own computation.
         """
         from adapters.v1.client.session import RunContext
 
@@ -250,6 +252,8 @@ class _Body:
         )
         if reads is not None:
             sub._tensor_array_reads = dict(reads)
+        if overrides:
+            sub.overrides = overrides
         sub.run_ops(self.order)
         outs = [memo[t] for t in self.outputs], [variables[v] for v in written]
         if reads is None:

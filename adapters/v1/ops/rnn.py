@@ -6,7 +6,9 @@ one time step's inputs and state (its variables are created then, in the
 ``rnn`` variable scope: ``rnn/basic_lstm_cell/kernel``), and becomes ONE node
 that runs the step inside ``lax.scan`` over time within the session's compiled
 program (see ``control_flow_ops`` for bodies; gradients are JAX's through the
-scan). ``static_rnn`` unrolls the cell in Python, reusing its variables.
+scan, except a kernel's in a product TF's order does not cover: one product over
+every step after the loop, ``rnn_products``). ``static_rnn`` unrolls the cell in
+Python, reusing its variables.
 
 With ``sequence_length``, TF's semantics: at time ``t >= sequence_length[b]``
 row ``b``'s output is zero and its state is copied through, so the final state
@@ -24,13 +26,14 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework import auto_mixed_precision, dtypes, ops
 from adapters.v1.framework.op_def import FUNCTIONS, np_dtype
 from adapters.v1.ops import control_flow_ops as cf
-from adapters.v1.ops import script_ops
+from adapters.v1.ops import rnn_products, script_ops
 from adapters.v1.ops import variable_scope as vs
 from adapters.v1.ops.array_ops import identity
 from adapters.v1.ops.rnn_cell_impl import assert_like_rnncell, zero_state_like
+from jtrain._eigen import matmul as eigen_matmul
 
 __all__ = [
     "dynamic_rnn",
@@ -97,6 +100,45 @@ def _transpose_batch_time(x: ops.Tensor) -> ops.Tensor:
     return _op("transpose")(x, [1, 0, *range(2, rank)])
 
 
+_FLOATS = (jnp.float16, jnp.bfloat16, jnp.float32, jnp.float64)
+
+
+def _deferred_products(body: cf._Body) -> list[ops.Operation]:
+    """The body's ``MatMul`` nodes whose gradients for their kernel ``rnn_products``
+    takes after the loop: ``a @ kernel`` (no transposes) of a floating dtype, the
+    kernel from outside the loop, and not a product TF's order covers (``small``: its
+    per-step products are TF's bits, kept by the loop's own sum)."""
+    captured = set(body.captured)
+    found = []
+    for op in body.order:
+        if op.type != "MatMul" or op.inputs[1] not in captured:
+            continue
+        attrs = getattr(op, "_static_attrs", None) or {}
+        if any(attrs.get(k) for k in ("transpose_a", "transpose_b", "adjoint_a", "adjoint_b")):
+            continue
+        dtype = np_dtype(op.outputs[0].dtype)
+        if dtype not in _FLOATS:
+            continue
+        shapes = [t.shape.as_list() if t.shape.ndims is not None else None for t in op.inputs]
+        known = all(s is not None and None not in s for s in shapes)
+        if known and dtype == jnp.float32:
+            a, b = (tuple(s) for s in shapes if s is not None)
+            if eigen_matmul.small(a, b, jnp.float32, False, False):
+                continue
+        found.append(op)
+    return found
+
+
+def _product_site(product: Any, k: int, op: ops.Operation) -> Any:
+    """``op``'s computation as ``rnn_products``' ``k``-th product site."""
+    compute = op._compute
+
+    def run(ctx: Any, a: Any, b: Any) -> tuple[Any]:
+        return (product(k, a, lambda kernel: compute(ctx, a, kernel)[0]),)
+
+    return run
+
+
 def _rnn_loop(
     cell: Any, flat_input: list[ops.Tensor], input_structure: Any, state: Any, length: Any
 ) -> tuple[Any, Any]:
@@ -138,6 +180,8 @@ def _rnn_loop(
     out_dtypes = [np_dtype(o.dtype) for o in outs]
     state_dtypes = [np_dtype(s.dtype) for s in state_tensors]
     n_in, n_state, n_out = len(flat_input), len(state_tensors), len(outs)
+    sites = _deferred_products(body)
+    kernels = list(dict.fromkeys(op.inputs[1] for op in sites))
 
     def compute(ctx: Any, extra: tuple, known: dict, written: list[Any]) -> tuple[Any, ...]:
         xs = list(extra[:n_in])
@@ -147,12 +191,15 @@ def _rnn_loop(
         ]
         lengths = extra[n_in + n_state] if length is not None else None
 
-        def step(carry: Any, x: Any) -> Any:
+        def step(carry: Any, x: Any, product: Any = None) -> Any:
             time, old, var_vals = carry
             values = dict(known)
             values.update(zip(state_params, old, strict=True))
             values.update(zip(input_params, x, strict=True))
-            new, new_vars = body.run(ctx, values, written, var_vals)
+            overrides = None
+            if product is not None:
+                overrides = {op: _product_site(product, k, op) for k, op in enumerate(sites)}
+            new, new_vars = body.run(ctx, values, written, var_vals, overrides=overrides)
             outputs = [jnp.asarray(v, d) for v, d in zip(new[:n_out], out_dtypes, strict=True)]
             states = [jnp.asarray(v, d) for v, d in zip(new[n_out:], state_dtypes, strict=True)]
             if lengths is not None:
@@ -167,7 +214,14 @@ def _rnn_loop(
 
         var_vals = cf._entry_values(ctx, written)  # a gradient replays the forward draws
         carry = (jnp.asarray(0, jnp.int32), init, var_vals)
-        (_, final, new_vars), ys = lax.scan(step, carry, xs)
+        if sites and not auto_mixed_precision.rewrites("MatMul"):
+            # The kernels' gradients as one product each after the loop (rnn_products).
+            weights = [known[t] for t in kernels]
+            index = [kernels.index(op.inputs[1]) for op in sites]
+            loop = rnn_products.scan(step, carry, xs, weights, index)
+        else:
+            loop = lax.scan(step, carry, xs)
+        (_, final, new_vars), ys = loop
         cf._write_back(ctx, written, new_vars)
         return tuple(ys) + tuple(final)
 
