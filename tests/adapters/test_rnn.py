@@ -153,6 +153,9 @@ _CELLS = {
     "multi_lstm": lambda: tf.nn.rnn_cell.MultiRNNCell(
         [tf.nn.rnn_cell.BasicLSTMCell(40) for _ in range(2)]
     ),
+    "dropout_lstm": lambda: tf.nn.rnn_cell.DropoutWrapper(
+        tf.nn.rnn_cell.LSTMCell(40), output_keep_prob=0.5, state_keep_prob=0.7, seed=5
+    ),
 }
 
 

@@ -28,7 +28,7 @@ from jax import lax
 
 __all__ = ["scan"]
 
-# step(carry, x, product) -> (carry, y); product(k, a, b, compute) is site k's value.
+# step(carry, x, product) -> (carry, y); product(k, a, compute) is site k's value.
 Step = Callable[[Any, Any, Callable[..., Any]], tuple[Any, Any]]
 
 
@@ -60,7 +60,9 @@ def scan(step: Step, init: Any, xs: Any, weights: Sequence[Any], sites: Sequence
 
         return step(carry, x, product)
 
-    jax.eval_shape(probe, init, jax.tree.map(lambda v: v[0], xs))
+    jax.eval_shape(
+        probe, init, jax.tree.map(lambda v: jax.ShapeDtypeStruct(v.shape[1:], v.dtype), xs)
+    )
     zs = tuple(jnp.full((steps, *s), -0.0, d) for s, d in (shapes[k] for k in range(len(sites))))
 
     def run(weights: Any, init: Any, xs: Any, zs: Any) -> Any:
