@@ -191,3 +191,19 @@ def test_kernel_gradients_are_one_product_after_the_loop(monkeypatch, cell, batc
             assert got.dtype == want.dtype and got.shape == want.shape
         else:
             np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32), name)
+
+
+def test_deferred_kernel_gradients_of_a_loop_of_no_steps():
+    """Fed no time steps, a loop with deferred kernel products (``LSTMCell(40)`` at
+    batch 4) gives the initial state and zero gradients (its one-step probe read the
+    first step, past the end: IndexError)."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [4, None, 16])
+        out, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(40), x, dtype=tf.float32)
+        loss = tf.reduce_sum(state.h) + tf.reduce_sum(out)
+        grads = tf.gradients(loss, tf.trainable_variables())
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            value, (kernel, bias) = sess.run([loss, grads], {x: np.ones((4, 0, 16), np.float32)})
+    assert value == 0.0 and kernel.shape == (56, 160) and bias.shape == (160,)
+    assert not kernel.any() and not bias.any()
