@@ -94,10 +94,11 @@ def test_exp_gradient_is_grad_times_output(size):
     np.testing.assert_array_equal(vjp(dy)[0], np.asarray(dy) * np.asarray(y))
 
 
-def test_shared_exp_gives_the_product_forms_bits():
-    """``_exp_f32(x, shared=True)`` (a division last, stored once for several readers)
-    is the product form's value on every kind of float32: random bit patterns (NaNs,
-    infinities, denormals), the clamp and the underflow edges, and a fine grid."""
+def test_exp_division_gives_eigens_products_bits():
+    """``_exp_f32`` ends in a division by a power of two; Eigen's ``pldexp`` multiplies
+    by two powers of two, then takes the maximum with ``x`` and zero below -104: the
+    same bits on every kind of float32 (random bit patterns: NaNs, infinities,
+    denormals; the clamp and underflow edges; a fine grid)."""
     bits = np.random.RandomState(1).randint(-(2**31), 2**31 - 1, 2_000_000, dtype=np.int64)
     x = np.concatenate(
         [
@@ -107,8 +108,11 @@ def test_shared_exp_gives_the_product_forms_bits():
             np.linspace(-110, 90, 1_000_001, dtype=np.float32),
         ]
     )
-    product = jax.jit(lambda v: exp_log._exp_f32(v))(x)
-    shared = jax.jit(lambda v: exp_log._exp_f32(v, shared=True))(x)
-    np.testing.assert_array_equal(
-        np.asarray(shared).view(np.int32), np.asarray(product).view(np.int32)
-    )
+
+    def eigen(v):
+        y, half, e, below = exp_log._exp_parts(v)
+        out = y * exp_log._power_of_two(half) * exp_log._power_of_two(e - half)
+        return jnp.where(below, np.float32(0), jnp.maximum(out, v))
+
+    got = np.asarray(jax.jit(exp_log._exp_f32)(x)).view(np.int32)
+    np.testing.assert_array_equal(got, np.asarray(jax.jit(eigen)(x)).view(np.int32))

@@ -205,13 +205,13 @@ def _shifted(logits: jax.Array) -> jax.Array:
 
 def _log_softmax_cpu(logits: jax.Array) -> jax.Array:
     shifted = _shifted(logits)
-    log_sum = _flat_log(_row_sum(_row_exp(shifted, _exp_f32(shifted, shared=True))))
+    log_sum = _flat_log(_row_sum(_row_exp(shifted, _exp_f32(shifted))))
     return shifted - log_sum[:, None]
 
 
 def _xent_cpu(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Array]:
     shifted = _shifted(logits)
-    packet = _exp_f32(shifted, shared=True)
+    packet = _exp_f32(shifted)
     total = _row_sum(_row_exp(shifted, packet))
     log_sum = _flat_log(total)
     loss = _row_sum(rounded(labels * (log_sum[:, None] - shifted)))
@@ -221,7 +221,7 @@ def _xent_cpu(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Arra
 
 def _sparse_xent_cpu(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Array]:
     shifted = _shifted(logits)
-    packet = _exp_f32(shifted, shared=True)
+    packet = _exp_f32(shifted)
     total = _row_sum(_row_exp(shifted, packet))
     depth = logits.shape[1]
     index = labels.astype(jnp.int32)[:, None]
