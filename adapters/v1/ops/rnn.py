@@ -100,14 +100,12 @@ def _transpose_batch_time(x: ops.Tensor) -> ops.Tensor:
     return _op("transpose")(x, [1, 0, *range(2, rank)])
 
 
-_FLOATS = (jnp.float16, jnp.bfloat16, jnp.float32, jnp.float64)
-
-
 def _deferred_products(body: cf._Body) -> list[ops.Operation]:
     """The body's ``MatMul`` nodes whose gradients for their kernel ``rnn_products``
     takes after the loop: ``a @ kernel`` (no transposes) of a floating dtype, the
-    kernel from outside the loop, and not a product TF's order covers (``small``: its
-    per-step products are TF's bits, kept by the loop's own sum)."""
+    kernel from outside the loop, and not a product TF's order covers (``small``, as
+    ``tf.matmul`` decides it: its per-step products are TF's bits, kept by the loop's own
+    sum; a size unknown when the graph is built is never small)."""
     captured = set(body.captured)
     found = []
     for op in body.order:
@@ -116,16 +114,10 @@ def _deferred_products(body: cf._Body) -> list[ops.Operation]:
         attrs = getattr(op, "_static_attrs", None) or {}
         if any(attrs.get(k) for k in ("transpose_a", "transpose_b", "adjoint_a", "adjoint_b")):
             continue
-        dtype = np_dtype(op.outputs[0].dtype)
-        if dtype not in _FLOATS:
-            continue
-        shapes = [t.shape.as_list() if t.shape.ndims is not None else None for t in op.inputs]
-        known = all(s is not None and None not in s for s in shapes)
-        if known and dtype == jnp.float32:
-            a, b = (tuple(s) for s in shapes if s is not None)
-            if eigen_matmul.small(a, b, jnp.float32, False, False):
-                continue
-        found.append(op)
+        dtype = op.outputs[0].dtype
+        a, b = (tuple(t.shape.as_list()) if t.shape.ndims is not None else () for t in op.inputs)
+        if dtype.is_floating and not eigen_matmul.small(a, b, np_dtype(dtype)):
+            found.append(op)
     return found
 
 
