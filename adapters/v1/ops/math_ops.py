@@ -819,35 +819,17 @@ def _matmul_impl(
     return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
 
 
-def _matmul(
-    a: Any,
-    b: Any,
-    transpose_a: bool = False,
-    transpose_b: bool = False,
-    adjoint_a: bool = False,
-    adjoint_b: bool = False,
-    a_is_sparse: bool = False,
-    b_is_sparse: bool = False,
-    output_type: Any = None,
-    grad_a: bool = False,
-    grad_b: bool = False,
-    name: Any = None,
-) -> Any:
-    return _matmul_impl(
-        a,
-        b,
-        transpose_a,
-        transpose_b,
-        adjoint_a,
-        adjoint_b,
-        a_is_sparse,
-        b_is_sparse,
-        output_type,
-        grad_a,
-        grad_b,
-        name,
-        tf_order=True,
-    )
+# TF's signature (``tf.matmul``'s arguments), without the order switch.
+_MATMUL_SIGNATURE = inspect.signature(_matmul_impl).replace(
+    parameters=[
+        p for p in inspect.signature(_matmul_impl).parameters.values() if p.name != "tf_order"
+    ]
+)
+
+
+def _matmul(*args: Any, **kwargs: Any) -> Any:
+    """``tf.matmul``: TF's CPU order where ``eigen_matmul.small`` takes the product."""
+    return _matmul_impl(*args, **kwargs, tf_order=True)
 
 
 def _xla_matmul(*args: Any, **kwargs: Any) -> Any:
@@ -855,7 +837,8 @@ def _xla_matmul(*args: Any, **kwargs: Any) -> Any:
     return _matmul_impl(*args, **kwargs, tf_order=False)
 
 
-_xla_matmul.__signature__ = inspect.signature(_matmul)
+_matmul.__signature__ = _MATMUL_SIGNATURE
+_xla_matmul.__signature__ = _MATMUL_SIGNATURE
 
 
 _matmul_op = define(
