@@ -25,6 +25,8 @@ not be broadcast to values.``; shapes only known at run time are not checked.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any
 
 import jax
@@ -34,14 +36,19 @@ import numpy as np
 from adapters.v1.framework import ops
 from adapters.v1.framework.op_def import BOOL, FLOATING, FUNCTIONS, INDEX, REAL, define
 from adapters.v1.framework.tensor_shape import TensorShape
-from adapters.v1.ops.math_ops import _divide_no_nan, _minimum, _squared_difference
+from adapters.v1.ops.math_ops import (
+    _divide_no_nan,
+    _minimum,
+    _squared_difference,
+    folds_to_constant,
+)
 from adapters.v1.ops.nn_ops import (
     _sigmoid_cross_entropy,
     _softmax_xent,
     _sparse_softmax_cross_entropy,
 )
 from jtrain import errors
-from jtrain._numerics import eigen_sum, rounded_product, tf_binary
+from jtrain._numerics import eigen_sum, fan_out, rounded_product, tf_binary
 
 __all__ = [
     "Reduction",
@@ -401,28 +408,84 @@ _loss(
 )
 
 
-def _huber(labels, predictions, weights=1.0, delta=1.0, reduction=None):
+def _huber(labels, predictions, weights=1.0, delta=1.0, reduction=None, forwarded=False):
+    """TF's ``huber_loss``: ``0.5 * quadratic**2 + delta * linear`` per element, with
+    ``quadratic = minimum(|predictions - labels|, delta)`` and ``linear = |...| -
+    quadratic``, weighted and reduced as ``compute_weighted_loss``.
+
+    .. note::
+       TF adds ``quadratic``'s three gradients with one ``AddN``: the two of
+       ``Mul(quadratic, quadratic)`` (one node after grappler merges the two equal
+       products, read twice) and ``linear``'s negated one. TF's ``AddN`` kernel first
+       moves to the front the first input whose buffer it may reuse: never the merged
+       product (read twice); the negation, unless grappler folded it into a constant,
+       which it does when the weights are constants and the shapes known (the
+       gradient of the mean of the loss is then a constant). ``forwarded``: the
+       negation is computed, TF adds it first (``(n + a) + a``, else ``(a + a) + n``).
+    """
     labels, predictions = _f32(labels, predictions)
     error = predictions - labels
     abs_error = jnp.abs(error)
     quadratic = _minimum(abs_error, jnp.asarray(delta, abs_error.dtype))
-    linear = abs_error - quadratic
+    # gradients in TF's order: Mul_grad/Mul, Mul_grad/Mul_1, Sub_1_grad/Neg (by name);
+    # a forwarded last input swaps places with the first (aggregate_ops.h)
+    left, right, subtracted = fan_out(quadratic, (2, 1, 0) if forwarded else (0, 1, 2))
+    linear = abs_error - subtracted
     # TF: 0.5 * (quadratic * quadratic) + delta * linear, each product rounded (Mul)
     half = jnp.asarray(0.5, quadratic.dtype)
-    squares = rounded_product(half, rounded_product(quadratic, quadratic))
+    squares = rounded_product(half, rounded_product(left, right))
     losses = squares + rounded_product(jnp.asarray(delta, linear.dtype), linear)
     return _weighted(losses, weights, reduction)
 
 
-_loss(
-    "huber_loss",
-    "huber_loss",
-    _huber,
-    f"labels, predictions, weights=1.0, delta=1.0, {_V1}",
-    "labels predictions weights",
-    same_dtype=(),
-    allowed=_FLOAT32_LOSS,
-    check=_elementwise_check("predictions", "labels"),
+for _names, _forwarded in (("huber_loss", False), ("_forwarded.huber_loss", True)):
+    _loss(
+        _names,
+        "huber_loss",
+        functools.partial(_huber, forwarded=_forwarded),
+        f"labels, predictions, weights=1.0, delta=1.0, {_V1}",
+        "labels predictions weights",
+        same_dtype=(),
+        allowed=_FLOAT32_LOSS,
+        check=_elementwise_check("predictions", "labels"),
+    )
+
+
+def _huber_as_tf(table_fn: Any, forwarded_fn: Any) -> Any:
+    """``tf.losses.huber_loss``: the gradient's order as TF's (see ``_huber``): the
+    negated gradient first where TF computes it, i.e. unless the weights fold to a
+    constant (``folds_to_constant``) and the labels' and predictions' shapes are known
+    when the graph is built (an unknown batch size: TF computes the mean's gradient
+    from the run's shapes).
+
+    .. note::
+       A gradient reaching the loss that is not a constant (the loss multiplied by a
+       computed value, a loss scale) makes TF's negation computed too; this is not
+       seen here (the loss keeps the constant case's order).
+    """
+    signature = inspect.signature(table_fn)
+
+    def known(value: Any) -> bool:
+        shape = getattr(value, "get_shape", None)
+        return shape is None or shape().is_fully_defined()
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def huber_loss(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return table_fn(*args, **kwargs)  # the table's own error
+        arguments = bound.arguments
+        constant = folds_to_constant(arguments.get("weights", 1.0)) and all(
+            known(arguments.get(k)) for k in ("labels", "predictions")
+        )
+        return (table_fn if constant else forwarded_fn)(*args, **kwargs)
+
+    return huber_loss
+
+
+FUNCTIONS["losses.huber_loss"] = _huber_as_tf(
+    FUNCTIONS["losses.huber_loss"], FUNCTIONS["losses._forwarded.huber_loss"]
 )
 
 
