@@ -133,7 +133,7 @@ def rounded_nonnegative(x: jax.Array) -> jax.Array:
     return jnp.where(_sign_bit_set(x), -jnp.abs(x), x)
 
 
-def rounded_product(x: Any, y: Any) -> Any:
+def rounded_product(x: Any, y: Any, square: bool = False) -> Any:
     """``x * y`` rounded to its dtype before it meets an addition: TF's ``Mul``, and its
     gradient's products rounded as TF's ``_MulGrad`` rounds them.
 
@@ -145,11 +145,16 @@ def rounded_product(x: Any, y: Any) -> Any:
     derivative of a product let XLA contract ``grad * y`` into that sum: the gradient of
     ``x * y * z + x`` was 1 ulp off TF's in 250 of 1,024 elements). ``x * x`` takes
     :func:`rounded_nonnegative` (XLA knows a square is not negative).
+
+    Args:
+      x, y: the factors.
+      square: ``x`` and ``y`` are one value under two names (copies from
+        :func:`fan_out`, which XLA merges back into one): a square, as ``x is y`` is.
     """
     product = jnp.multiply(x, y)
     if not _is_float(product):
         return product
-    return _product(x is y, jnp.asarray(x), jnp.asarray(y))
+    return _product(square or x is y, jnp.asarray(x), jnp.asarray(y))
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))

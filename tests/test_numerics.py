@@ -19,6 +19,7 @@ from jtrain._numerics import (
     given_uses,
     rounded,
     rounded_nonnegative,
+    rounded_product,
     rounded_square,
     uses,
 )
@@ -66,6 +67,21 @@ def test_rounded_nonnegative_product_then_add(jit):
     f = lambda a, b, c: rounded_nonnegative(jnp.abs(a) * jnp.abs(b)) - c
     got = np.asarray((jax.jit(f) if jit else f)(a, b, c))
     np.testing.assert_array_equal(got, (np.abs(a) * np.abs(b)) - c)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_a_square_of_two_copies_stays_rounded(jit):
+    """``fan_out``'s copies of one value multiplied: XLA merges them back into a square
+    and sees through ``rounded``; ``square=True`` keeps the product rounded."""
+    a, _, _ = _data(np.float32)
+    c = (-(a * a) + np.abs(a) * np.float32(1e-3)).astype(np.float32)
+
+    def f(a, c):
+        left, right = fan_out(a, (0, 1))
+        return rounded_product(left, right, square=True) + c
+
+    got = np.asarray((jax.jit(f) if jit else f)(a, c))
+    np.testing.assert_array_equal(got, (a * a) + c)
 
 
 _SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 1e-30, -1e-30]

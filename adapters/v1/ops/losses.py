@@ -433,7 +433,7 @@ def _huber(labels, predictions, weights=1.0, delta=1.0, reduction=None, forwarde
     linear = abs_error - subtracted
     # TF: 0.5 * (quadratic * quadratic) + delta * linear, each product rounded (Mul)
     half = jnp.asarray(0.5, quadratic.dtype)
-    squares = rounded_product(half, rounded_product(left, right))
+    squares = rounded_product(half, rounded_product(left, right, square=True))
     losses = squares + rounded_product(jnp.asarray(delta, linear.dtype), linear)
     return _weighted(losses, weights, reduction)
 
