@@ -8,6 +8,11 @@ the sorted one); the ``AddN`` kernel adds left to right, the inputs past the fir
 use back): 5-13% of such gradients differed in the last bits. ``tf.add_n`` adds as TF
 runs it too: its inputs sorted by name (grappler), in the kernel's groups (it added in
 the caller's order, left to right).
+
+The kernel first moves to the front the first input whose buffer it may reuse
+(``aggregate_ops.h``): not the product grappler merged ``Mul(t, t)``'s two gradients
+into (read twice), nor one it folded into a constant. Where such a pair sorted first,
+jtrain added left to right: 15-46% of the gradients differed.
 """
 
 from __future__ import annotations
@@ -89,6 +94,63 @@ def test_add_n_kernel_order(n):
         parts = [tf.multiply(x[i], float(i + 2), name=f"part_{i:02d}") for i in range(n)]
         named = tf.add_n([tf.sin(x[i]) for i in range(n)])
         return lambda sess: sess.run([tf.add_n(parts), named], {x: np.stack(values)})
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=0, atol=0)
+
+
+_B = (_RNG.rand(9) + 0.5).astype(np.float32)
+
+
+def _rms_norm(tf, x, b):
+    for _ in range(3):
+        tf.multiply(b, 2.0)  # earlier products: x * x is mul_3, x * rsqrt(...) mul_4
+    mean_square = tf.reduce_mean(x * x, axis=-1, keepdims=True)
+    return tf.reduce_sum(tf.sin(x * tf.rsqrt(mean_square + 1e-6) * b))
+
+
+def _square_and(term):
+    def build(tf, x, b):
+        d = x * b - x
+        return tf.reduce_mean(tf.multiply(d, d, name="a_square")) + term(tf, d)
+
+    return build
+
+
+def _square_plus_itself(tf, x, b):
+    d = x - b
+    return tf.reduce_sum(tf.sin(tf.multiply(d, d, name="a_square") + d, name="z"))
+
+
+# t's gradients sorted by name: Mul(t, t)'s pair first, then what the kernel reuses
+REUSED = {
+    "rms_norm": _rms_norm,
+    "pair_then_computed": _square_and(lambda tf, d: tf.reduce_sum(tf.sin(d, name="b"))),
+    # a constant for known shapes (not reused: left to right), computed for unknown
+    "pair_then_constant": _square_and(lambda tf, d: 0.1 * tf.reduce_mean(d, name="b")),
+    "pair_constant_computed": _square_and(
+        lambda tf, d: 0.1 * tf.reduce_mean(d, name="b") + tf.reduce_sum(tf.sin(d, name="c"))
+    ),
+    "pair_then_pass_through": _square_plus_itself,
+    # a constant first (known shapes), then the pair: the computed one is reused
+    "constant_pair_computed": lambda tf, x, b: (
+        lambda d: (
+            0.1 * tf.reduce_mean(d, name="a")
+            + tf.reduce_mean(tf.multiply(d, d, name="b_square"))
+            + tf.reduce_sum(tf.tanh(d, name="c"))
+        )
+    )(x * b - x),
+}
+
+
+@pytest.mark.parametrize("batch", [16, None], ids=["known_batch", "unknown_batch"])
+@pytest.mark.parametrize("case", list(REUSED))
+def test_the_add_n_kernel_adds_the_reused_input_first(case, batch):
+    def script(tf):
+        x = tf.placeholder(tf.float32, [batch, 9], name="x")
+        b = tf.placeholder(tf.float32, [9], name="b")
+        y = REUSED[case](tf, x, b)
+        return lambda sess: sess.run([y, *tf.gradients(y, [x, b])], {x: X, b: _B})
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0, atol=0)

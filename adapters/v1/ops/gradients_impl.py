@@ -735,9 +735,14 @@ def _fan_outs(
             if t.op in inside:
                 pending[t.op] += 1
     names: dict[ops.Tensor, str] = {}  # the name of each tensor's (total) gradient
+    constant: dict[ops.Tensor, bool] = {}  # whether grappler folds it to a constant
     for y, gy in zip(ys, gys, strict=True):
         names[y] = gy.name if gy is not None else "gradients/Fill"
-    uses: dict[ops.Tensor, list[tuple[str, ops.Operation, int, int | None]]] = (
+        constant[y] = (
+            y.shape.is_fully_defined() if gy is None else _folds(gy)  # ones(shape(y))
+        )
+    # (name, consumer, input index, use inside the consumer, a constant in TF's graph)
+    uses: dict[ops.Tensor, list[tuple[str, ops.Operation, int, int | None, bool]]] = (
         collections.defaultdict(list)
     )
     queue = collections.deque(dict.fromkeys(op for op in starts if pending[op] == 0))
@@ -747,15 +752,20 @@ def _fan_outs(
             if out in uses and out not in names:
                 contributions = uses[out]
                 names[out] = contributions[0][0] if len(contributions) == 1 else "gradients/AddN"
+                constant[out] = all(c[4] for c in contributions)
         if any(o in names for o in op.outputs) and not _cuts(op, stop_ops):
             cut = _inputs_without_gradient(op)
+            incoming_constant = all(constant.get(o, True) for o in op.outputs)
             for i, t in enumerate(op.inputs):
                 if i not in cut and _trainable(t):
                     inner = getattr(op, "_inner_uses", {}).get(i)
                     if inner:  # one gradient per use inside the op, named as TF's
-                        uses[t].extend((f"gradients/{n}", op, i, k) for k, n in enumerate(inner))
+                        uses[t].extend(
+                            (f"gradients/{n}", op, i, k, False) for k, n in enumerate(inner)
+                        )
                     else:
-                        uses[t].append((_gradient_name(op, i, names), op, i, None))
+                        folded = incoming_constant and _constant_gradient(op, i)
+                        uses[t].append((_gradient_name(op, i, names), op, i, None, folded))
         for t in op.inputs:
             pending[t.op] -= 1
             if pending[t.op] == 0:
@@ -771,15 +781,66 @@ def _fan_outs(
         ordered = sorted(contributions, key=lambda c: c[0])  # (a stable sort)
         index: dict[tuple[ops.Operation, int], int | tuple[int, ...]] = {}
         inner_places: dict[tuple[ops.Operation, int], dict[int, int]] = {}
-        for n, (_, op, i, k) in enumerate(ordered):
+        for n, (_, op, i, k, _folded) in enumerate(ordered):
             if k is None:
                 index[(op, i)] = n
             else:  # a use inside the op: its copies, in the op's order of its uses
                 inner_places.setdefault((op, i), {})[k] = n
         for use, places in inner_places.items():
             index[use] = tuple(places[k] for k in sorted(places))
-        fan_outs[t] = (index, tuple(range(len(ordered))))
+        fan_outs[t] = (index, _forwarded_first(ordered))
     return fan_outs
+
+
+def _forwarded_first(ordered: list[tuple]) -> tuple[int, ...]:
+    """The order TF's ``AddN`` kernel adds ``ordered`` (its inputs, sorted by name) in:
+    the first input whose buffer it may reuse swaps places with the first
+    (``aggregate_ops.h``), then left to right.
+
+    Never reused: either gradient of ``Mul(t, t)`` (grappler merges the two equal
+    products into one node, which the ``AddN`` then reads twice) and a gradient grappler
+    folded into a constant. Any other input is taken as reused (a fresh tensor read
+    once)."""
+    order = list(range(len(ordered)))
+
+    def kept(c: tuple) -> bool:
+        op = c[1]
+        square = op.type == "Mul" and c[3] is None and op.inputs[0] is op.inputs[1]
+        return square or c[4]
+
+    if ordered and kept(ordered[0]):
+        reused = next((n for n, c in enumerate(ordered) if not kept(c)), 0)
+        order[0], order[reused] = order[reused], order[0]
+    return tuple(order)
+
+
+# Ops whose gradient with respect to an input is the incoming gradient reshaped, tiled,
+# negated or summed (TF's shape arithmetic folds for static shapes): of a constant
+# incoming gradient, grappler folds it into a constant.
+_LINEAR = frozenset(
+    {"Identity", "Add", "AddV2", "AddN", "Sub", "Neg", "Sum", "Mean", "Reshape",
+     "ExpandDims", "Squeeze", "Tile", "Transpose"}
+)  # fmt: skip
+
+
+def _constant_gradient(op: ops.Operation, index: int) -> bool:
+    """Whether ``op``'s gradient with respect to input ``index`` is a constant in TF's
+    graph once its incoming gradient is one (grappler's constant folding)."""
+    shapes = [op.inputs[index], *op.outputs]
+    if not all(t.shape.is_fully_defined() for t in shapes):
+        return False  # TF's gradient reads the shapes when it runs
+    if op.type in _LINEAR:
+        return True
+    if op.type == "Mul" and len(op.inputs) == 2:
+        return _folds(op.inputs[1 - index])  # the incoming gradient times the other
+    return False
+
+
+def _folds(t: ops.Tensor) -> bool:
+    """Whether grappler takes ``t`` as a constant (``shape_values.static_value``)."""
+    from adapters.v1.framework import shape_values
+
+    return shape_values.static_value(t) is not None
 
 
 # Ops whose TF gradient hands an input the op's own incoming gradient, unchanged, when
