@@ -76,7 +76,9 @@ GAPS: dict[str, str] = {
     "`Gradients`/`ApplyGradients` nodes raise UnimplementedError when run (a jtrain meta "
     "graph's `graph_def` runs); TF's op types as `train.import_meta_graph`",
     "train.import_meta_graph": "jtrain `.meta`: summaries, queues and queue runners, "
-    "and random ops (same seeds, same values) run after import; `py_func` and other host "
+    "and random ops (same seeds, same values) run after import, and `tf.gradients` (a new "
+    "optimizer's `minimize`) goes through the imported nodes (but a loop of a computed "
+    "length); `py_func` and other host "
     "ops (readers, parsing ops, input producers' file lists) raise UnimplementedError naming "
     "them. TF `.meta`: "
     "variables, collections and the SaverDef import (restore works); placeholders, "

@@ -9,6 +9,7 @@ its losses equal the original graph's bit for bit. TF's side (TF parses jtrain's
 
 from __future__ import annotations
 
+import logging
 import os
 
 import numpy as np
@@ -108,6 +109,59 @@ def test_imported_meta_graph_trains_as_the_original(saved):
             # The imported initializers work too.
             sess.run(tf.global_variables_initializer())
             assert sess.run(tf.train.get_global_step()) == 0
+
+
+def _momentum_losses(sess, loss, train, restore):
+    sess.run(tf.global_variables_initializer())
+    restore(sess)
+    return _steps(sess, train, loss, FEEDS)
+
+
+def test_an_imported_graph_trains_with_a_new_optimizer(saved):
+    """``tf.gradients`` through the imported nodes (a new optimizer's ``minimize`` of
+    the imported loss, the gradient of the loss with respect to a placeholder): each
+    exported function carries its derivative, the same as the original graph's."""
+    _, _, prefix, _, _ = saved
+    native = tf.Graph()
+    with native.as_default():
+        x, _, loss, _ = _build()
+        saver = tf.train.Saver()
+        train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+        (dx,) = tf.gradients(loss, [x])
+        with tf.Session() as sess:
+            expected = _momentum_losses(sess, loss, train, lambda s: saver.restore(s, prefix))
+            expected_dx = sess.run(dx, {"x:0": X2, "y:0": Y2})
+    imported = tf.Graph()
+    with imported.as_default():
+        saver = tf.train.import_meta_graph(prefix + ".meta")
+        loss = tf.get_collection("losses")[0]
+        train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+        (dx,) = tf.gradients(loss, [imported.get_tensor_by_name("x:0")])
+        with tf.Session() as sess:
+            got = _momentum_losses(sess, loss, train, lambda s: saver.restore(s, prefix))
+            got_dx = sess.run(dx, {"x:0": X2, "y:0": Y2})
+    assert got == expected
+    np.testing.assert_array_equal(got_dx, expected_dx)
+
+
+def test_a_node_jax_cannot_differentiate_is_exported_without_its_gradient(tmp_path, caplog):
+    """A loop of a computed length has no reverse derivative: its node is exported
+    without one, and the imported graph still runs it."""
+    path = str(tmp_path / "loop.meta")
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        n = tf.placeholder(tf.int32, [], name="n")
+        _, y = tf.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, v * 1.5), [0, x])
+        tf.identity(y, name="y")
+        with caplog.at_level(logging.DEBUG, logger="adapters.v1.framework.meta_graph"):
+            tf.train.export_meta_graph(path)
+    assert "exported without its gradient" in caplog.text
+    with tf.Graph().as_default() as graph:
+        tf.train.import_meta_graph(path)
+        with tf.Session() as sess:
+            value = sess.run("y:0", {"x:0": [1.0, 2.0, 4.0], "n:0": 2})
+        np.testing.assert_array_equal(value, np.float32([2.25, 4.5, 9.0]))
+        assert graph.get_tensor_by_name("y:0").dtype == tf.float32
 
 
 def test_import_scope_clear_devices_and_text(saved, tmp_path):

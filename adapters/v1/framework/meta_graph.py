@@ -13,7 +13,10 @@ the graph derives them from its placeholders' own, so a ``dynamic_rnn``'s loop
 sees its inputs' and zero state's batch as one) into the node's attribute
 ``_jtrain_fn``, beside ``_jtrain_reads``/``_jtrain_writes`` (the variables it reads
 and writes, by op name) and ``_jtrain_memo`` (for a gradient: the values of the forward tensors it
-re-evaluates from, by tensor name). An op of the op table whose shapes, sizes or
+re-evaluates from, by tensor name). A node reading and computing floating tensors
+that writes no variable carries its derivative too (``vjp_order=1``), so that
+``tf.gradients`` of the imported graph (a new optimizer's ``minimize``) goes through
+it. An op of the op table whose shapes, sizes or
 axes are computed in the graph (``tf.reshape(x, [tf.shape(x)[0], -1])``) has no
 exported function, since those arguments are taken when the step is traced: it
 travels as its call, ``_jtrain_call`` (JSON: the table entry, the arguments known
@@ -697,13 +700,37 @@ def _export_with(op: Any, memo: list[Any] | None) -> bytes:
                 exported = export.export(jax.jit(fn), platforms=_export_platforms())(
                     read_specs, memo_specs, *args
                 )
-            return bytes(exported.serialize())
+                return _serialized(op, exported)
         except _MemoUsed:
             raise
         except Exception as e:  # noqa: BLE001 - retry with shared or traced dimensions
             last = e
     assert last is not None
     raise last
+
+
+def _serialized(op: Any, exported: Any) -> bytes:
+    """``exported`` serialized, with its derivative (``vjp_order=1``) where ``tf.gradients``
+    may go through the imported node: a node reading floating tensors to compute
+    floating ones, writing no variable (an optimizer's update is not differentiated),
+    not itself a gradient. Without it the imported node has no gradient (JAX: "No VJP
+    is available"); a function JAX cannot reverse-differentiate keeps none."""
+    differentiable = (
+        not op._writes
+        and op.type not in ("Gradients", "ApplyGradients")
+        and any(_is_floating(t) for t in op.inputs)
+        and any(_is_floating(t) for t in op.outputs)
+    )
+    if differentiable:
+        try:
+            return bytes(exported.serialize(vjp_order=1))
+        except Exception as e:  # noqa: BLE001 - e.g. a loop of a computed length
+            _log.debug("op %s (%s) exported without its gradient: %s", op.name, op.type, e)
+    return bytes(exported.serialize())
+
+
+def _is_floating(t: Any) -> bool:
+    return t._np_dtype is not None and t._np_dtype.kind in "fc"
 
 
 def _imported_check_failed(op: Any) -> errors.OpError:
