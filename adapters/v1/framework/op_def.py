@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import inspect
 import sys
 from collections.abc import Callable, Sequence
@@ -990,6 +991,26 @@ def _check_allowed(entry: OpDef, param: str, value: Any) -> None:
                 f"Value passed to parameter '{param}' has DataType {dtype} not in list of "
                 f"allowed values: {', '.join(allowed)}"
             )
+
+
+def chosen_by_arguments(
+    table_fn: Callable[..., Any], choose: Callable[[dict[str, Any]], Callable[..., Any]]
+) -> Callable[..., Any]:
+    """``table_fn``'s public function, each call going to ``choose(arguments)``: a
+    function of the same signature (a variant of the entry that TF's graph optimizer
+    makes of the op, ``_folded.*``), chosen from the arguments bound to the signature.
+    A call they do not bind to gets the table's own error."""
+    signature = inspect.signature(table_fn)
+
+    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
+    def function(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return table_fn(*args, **kwargs)  # the table's own error
+        return choose(dict(bound.arguments))(*args, **kwargs)
+
+    return function
 
 
 def tf_names(namespace: str = "") -> dict[str, Callable[..., Any]]:

@@ -26,7 +26,6 @@ not be broadcast to values.``; shapes only known at run time are not checked.
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import Any
 
 import jax
@@ -34,7 +33,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from adapters.v1.framework import ops
-from adapters.v1.framework.op_def import BOOL, FLOATING, FUNCTIONS, INDEX, REAL, define
+from adapters.v1.framework.op_def import (
+    BOOL,
+    FLOATING,
+    FUNCTIONS,
+    INDEX,
+    REAL,
+    chosen_by_arguments,
+    define,
+)
 from adapters.v1.framework.tensor_shape import TensorShape
 from adapters.v1.ops.math_ops import (
     _divide_no_nan,
@@ -463,25 +470,18 @@ def _huber_as_tf(table_fn: Any, forwarded_fn: Any) -> Any:
        computed value, a loss scale) makes TF's negation computed too; this is not
        seen here (the loss keeps the constant case's order).
     """
-    signature = inspect.signature(table_fn)
 
     def known(value: Any) -> bool:
         shape = getattr(value, "get_shape", None)
         return shape is None or shape().is_fully_defined()
 
-    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
-    def huber_loss(*args: Any, **kwargs: Any) -> Any:
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError:
-            return table_fn(*args, **kwargs)  # the table's own error
-        arguments = bound.arguments
+    def choose(arguments: dict[str, Any]) -> Any:
         constant = folds_to_constant(arguments.get("weights", 1.0)) and all(
             known(arguments.get(k)) for k in ("labels", "predictions")
         )
-        return (table_fn if constant else forwarded_fn)(*args, **kwargs)
+        return table_fn if constant else forwarded_fn
 
-    return huber_loss
+    return chosen_by_arguments(table_fn, choose)
 
 
 FUNCTIONS["losses.huber_loss"] = _huber_as_tf(

@@ -30,6 +30,7 @@ from adapters.v1.framework.op_def import (
     INTEGER,
     NUMERIC,
     REAL,
+    chosen_by_arguments,
     define,
     lift,
     np_dtype,
@@ -1192,26 +1193,18 @@ def _mean_as_tf(
     the graph is built: TF computes the count in the graph) or multiplied by the count's
     reciprocal (the static shapes known: TF's gradient divides by a constant, which
     grappler rewrites so)."""
-    signature = inspect.signature(table_fn)
 
-    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
-    def mean(*args: Any, **kwargs: Any) -> Any:
+    def choose(arguments: dict[str, Any]) -> Any:
         from adapters.v1.framework import ops
 
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError:
-            return table_fn(*args, **kwargs)  # the table's own error
-        x = bound.arguments.get(input_name)
-        axis = bound.arguments.get(axis_name)
+        x = arguments.get(input_name)
+        axis = arguments.get(axis_name)
         if axis is None:
-            axis = bound.arguments.get("reduction_indices")
+            axis = arguments.get("reduction_indices")
         known = not isinstance(x, ops.Tensor) or (x._shape is not None and None not in x._shape)
-        if known and folds_to_constant(axis):
-            return folded_fn(*args, **kwargs)
-        return table_fn(*args, **kwargs)
+        return folded_fn if known and folds_to_constant(axis) else table_fn
 
-    return mean
+    return chosen_by_arguments(table_fn, choose)
 
 
 def _extremum(reduce: Any, lowest: bool) -> Any:
