@@ -36,10 +36,8 @@ differing from TF's, 32 x 24 float32 inputs):
   moves to the front the first input whose buffer it can reuse (``aggregate_ops.h``):
   the negation ``n``, computed, gives ``(n + a) + a``; folded into a constant (constant
   weights, known shapes) it is not reused and the sum stays ``(a + a) + n``.
-
-Not yet TF's (measured, tested as such here): ``huber_loss`` whose incoming gradient is
-not a constant (the loss multiplied by a computed value): TF's negation is computed
-there too, jtrain keeps the constant case's order.
+  A loss multiplied by a computed value makes the negation computed too (its incoming
+  gradient is no constant): ``tf.gradients`` then computes the node's other order.
 """
 
 from __future__ import annotations
@@ -233,6 +231,9 @@ HUBER_CASES = {
         tf.losses.huber_loss(x, x * b, weights=0.3),
         tf.losses.get_total_loss(),
     )[1],
+    "scaled_by_a_computed_value": lambda tf, x, b, w: (
+        tf.losses.huber_loss(x, x * b) * tf.reduce_sum(b)
+    ),
 }
 
 
@@ -249,20 +250,3 @@ def test_huber_loss_gradient_order(case, batch):
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0, atol=0)
-
-
-def test_huber_loss_scaled_by_a_computed_value_is_not_yet_tfs_order():
-    """The documented gap: TF computes (and adds first) the negation here; jtrain's
-    order is the constant case's. The values agree, the gradients within rounding."""
-
-    def script(tf):
-        x = tf.placeholder(tf.float32, [32, 24], name="x")
-        b = tf.placeholder(tf.float32, [24], name="b")
-        y = tf.losses.huber_loss(x, x * b) * tf.reduce_sum(b)
-        fetches = [y, *tf.gradients(y, [x])]
-        return lambda sess: sess.run(fetches, {x: X, b: B})
-
-    theirs, ours = run_both(script)
-    assert_twins(theirs[:1], ours[:1], rtol=0, atol=0)
-    assert not np.array_equal(theirs[1], ours[1])
-    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6, atol=1e-9)

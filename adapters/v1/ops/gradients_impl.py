@@ -573,12 +573,16 @@ def _gradients_op(
     )
     recomputed = set(downstream) | set(shared)
     # (a dict the op keeps: a gradient of this gradient switches its fan-outs off below)
-    fan_outs = {"uses": {} if loops else _fan_outs(ys, gys, points, upstream, stop_ops, overrides)}
+    uses, variants = (
+        ({}, {}) if loops else _fan_outs(ys, gys, points, upstream, stop_ops, overrides)
+    )
+    fan_outs = {"uses": uses, "variants": variants}
     for op in {t.op for t in downstream}:
         if op.type == "Gradients" and hasattr(op, "_fan_outs"):
             # Differentiated again: TF's graph holds the gradient's own ops, whose second
             # derivatives JAX's order reproduced (measured), and jtrain's copies do not.
             op._fan_outs["uses"] = {}
+            op._fan_outs["variants"] = {}
     inner = _descendants(points, upstream, strict=True) & set(points)
     inner_order = _in_execution_order([p for p in points if p in inner])
     weighted = [i for i, g in enumerate(gys) if g is not None]
@@ -604,6 +608,7 @@ def _gradients_op(
                     memo[a] = ctx.memo.get(a, at[x]) + (at[x] - jax.lax.stop_gradient(at[x]))
             sub = RunContext(dict(ctx.variables), memo, True, ctx.initialized, ctx.fed)
             sub.fan_outs = fan_outs["uses"]  # a tensor's gradients added in TF's order
+            sub.overrides = dict(fan_outs["variants"])  # ops whose gradient TF computes so
             # The written variables' values when each construct of the run started: a
             # loop's recomputation replays its forward run's random draws.
             sub.construct_entries = getattr(ctx, "construct_entries", {})
@@ -682,12 +687,17 @@ def _fan_outs(
     upstream: set[ops.Tensor],
     stop_ops: set[ops.Operation],
     overrides: dict,
-) -> dict[
-    ops.Tensor, tuple[dict[tuple[ops.Operation, int], int | tuple[int, ...]], tuple[int, ...]]
+) -> tuple[
+    dict[
+        ops.Tensor, tuple[dict[tuple[ops.Operation, int], int | tuple[int, ...]], tuple[int, ...]]
+    ],
+    dict[ops.Operation, Callable[..., Any]],
 ]:
     """The tensors whose gradients TF adds from three uses or more, each with its uses
     (consumer, input index) numbered in the order TF adds their gradients
-    (``RunContext.fan_outs``).
+    (``RunContext.fan_outs``); and the ops whose incoming gradient TF computes where
+    they were built for a constant one, with the computation that adds their inner
+    gradients as TF then does (``Operation._gradient_variant``: ``huber_loss``).
 
     A consumer that is several of TF's ops reading the input (``tf.nn.moments``: ``Mean``
     and ``SquaredDifference``) declares them (``Operation._inner_uses``: by input index,
@@ -789,7 +799,13 @@ def _fan_outs(
         for use, places in inner_places.items():
             index[use] = tuple(places[k] for k in sorted(places))
         fan_outs[t] = (index, _forwarded_first(ordered))
-    return fan_outs
+    variants = {
+        op: op._gradient_variant
+        for op in between
+        if getattr(op, "_gradient_variant", None) is not None
+        and not all(constant.get(o, True) for o in op.outputs)
+    }
+    return fan_outs, variants
 
 
 def _forwarded_first(ordered: list[tuple]) -> tuple[int, ...]:

@@ -38,9 +38,11 @@ from adapters.v1.framework.op_def import (
     FLOATING,
     FUNCTIONS,
     INDEX,
+    OPS,
     REAL,
     chosen_by_arguments,
     define,
+    table_functions,
 )
 from adapters.v1.framework.tensor_shape import TensorShape
 from adapters.v1.ops.math_ops import (
@@ -467,19 +469,28 @@ def _huber_as_tf(table_fn: Any, forwarded_fn: Any) -> Any:
 
     .. note::
        A gradient reaching the loss that is not a constant (the loss multiplied by a
-       computed value, a loss scale) makes TF's negation computed too; this is not
-       seen here (the loss keeps the constant case's order).
+       computed value) makes TF's negation computed too: the constant case's node
+       keeps the other order as its ``_gradient_variant``, which ``tf.gradients``
+       computes where it finds that gradient computed.
     """
+    forwarded = OPS["losses._forwarded.huber_loss"]
 
     def known(value: Any) -> bool:
         shape = getattr(value, "get_shape", None)
         return shape is None or shape().is_fully_defined()
 
+    def with_variant(*args: Any, **kwargs: Any) -> Any:
+        out = table_fn(*args, **kwargs)
+        layout = {p: i for i, p in enumerate(forwarded.tensors)}  # (weights: 1.0 or given)
+        fn, _ = table_functions(forwarded, out.op._static_attrs, layout)
+        out.op._gradient_variant = lambda ctx, *values: tuple(jax.tree.leaves(fn(values, {})))
+        return out
+
     def choose(arguments: dict[str, Any]) -> Any:
         constant = folds_to_constant(arguments.get("weights", 1.0)) and all(
             known(arguments.get(k)) for k in ("labels", "predictions")
         )
-        return table_fn if constant else forwarded_fn
+        return with_variant if constant else forwarded_fn
 
     return chosen_by_arguments(table_fn, choose)
 
