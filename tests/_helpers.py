@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import jax
@@ -74,3 +76,20 @@ def step_program(sess: Any, fetches: Any, feed: dict, platform: str | None = Non
         if platform is None:
             return plan.fn.lower(*args).compile().as_text()
         return plan.fn.trace(*args).lower(lowering_platforms=(platform,)).as_text()
+
+
+@contextlib.contextmanager
+def compiles() -> Iterator[list[str]]:
+    """The XLA compilations inside the ``with`` block, one entry each (JAX's
+    ``backend_compile_duration`` event, which fires on a persistent-cache hit too)."""
+    seen: list[str] = []
+
+    def listener(event: str, duration: float, **kwargs: Any) -> None:
+        if event == "/jax/core/compile/backend_compile_duration":
+            seen.append(event)
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        yield seen
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)

@@ -18,6 +18,7 @@ from adapters import v1 as tf
 from adapters.v1.training import basic_session_run_hooks as bh
 from adapters.v1.training.session_manager import SessionManager
 from jtrain import errors
+from tests._helpers import compiles
 
 
 class RecordingHook(tf.train.SessionRunHook):
@@ -481,8 +482,6 @@ def test_every_n_hooks_cost_no_recompilation(graph):
     """Steps where every-n hooks add fetches compile nothing new: the first step (all
     hooks fire) compiles the step program, and the steps after it, whose merged fetch
     structures differ (loss requested once, twice, or in another order), reuse it."""
-    import jax
-
     gs, w, loss, train = _model()
     hooks = [
         tf.train.StopAtStepHook(last_step=1000),
@@ -490,21 +489,12 @@ def test_every_n_hooks_cost_no_recompilation(graph):
         tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=3),
         tf.train.StepCounterHook(every_n_steps=3),
     ]
-    compiles = []
-
-    def listener(event, duration, **kwargs):
-        if event == "/jax/core/compile/backend_compile_duration":
-            compiles.append(event)
-
     with tf.train.SingularMonitoredSession(hooks=hooks) as sess:
         sess.run([train, loss])  # step 0: every hook fires
-        jax.monitoring.register_event_duration_secs_listener(listener)
-        try:
+        with compiles() as compiled:
             losses = [sess.run([train, loss])[1] for _ in range(8)]  # fires at 3 and 6
             sess.run([loss, train])  # the same fetches in another order
-        finally:
-            jax.monitoring.unregister_event_duration_listener(listener)
-    assert compiles == []
+    assert compiled == []
     assert len(set(losses)) == 8  # each run trained a step
 
 
@@ -513,8 +503,6 @@ def test_every_n_hooks_with_other_fetch_sets_compile_only_in_the_first_cycle(gra
     2 steps, a logged tensor every 3, a checkpoint every 4) change the step's fetch set;
     each distinct set compiles once, in the first cycle of the cadences (12 steps), and
     never again."""
-    import jax
-
     gs, w, loss, train = _model()
     tf.summary.scalar("loss", loss)
     hooks = [
@@ -522,12 +510,6 @@ def test_every_n_hooks_with_other_fetch_sets_compile_only_in_the_first_cycle(gra
         tf.train.NanTensorHook(loss),
         tf.train.LoggingTensorHook({"w": w.read_value()}, every_n_iter=3),
     ]
-    compiles = []
-
-    def listener(event, duration, **kwargs):
-        if event == "/jax/core/compile/backend_compile_duration":
-            compiles.append(event)
-
     with tf.train.MonitoredTrainingSession(
         checkpoint_dir=str(tmp_path), hooks=hooks, save_summaries_steps=2,
         save_checkpoint_steps=4, log_step_count_steps=3,
@@ -536,14 +518,11 @@ def test_every_n_hooks_with_other_fetch_sets_compile_only_in_the_first_cycle(gra
             sess.run([train, loss])
         raw = sess._tf_sess()
         step_plans = [p for p in raw._plans.values() if train in p.elements]
-        jax.monitoring.register_event_duration_secs_listener(listener)
-        try:
+        with compiles() as compiled:
             losses = [sess.run([train, loss])[1] for _ in range(12)]
-        finally:
-            jax.monitoring.unregister_event_duration_listener(listener)
         assert [p for p in raw._plans.values() if train in p.elements] == step_plans
     assert len(step_plans) >= 3  # the cadences did change the fetch set
-    assert compiles == []
+    assert compiled == []
     assert len(set(losses)) == 12  # each run trained a step
 
 
