@@ -458,12 +458,7 @@ def _multiply_as_tf(table_fn: Any, square_fn: Any) -> Any:
     two copies of the tensor (``fan_out``: TF adds their gradients apart), which XLA
     merges back into one: the node keeps that it squares (a hand-written layer norm's
     ``xc * xc``: 4-16% of the gradient differed from TF's)."""
-
-    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
-    def multiply(x: Any, y: Any, name: Any = None) -> Any:
-        return (square_fn if x is y else table_fn)(x, y, name=name)
-
-    return multiply
+    return chosen_by_arguments(table_fn, lambda a: square_fn if a["x"] is a["y"] else table_fn)
 
 
 for _full in ("multiply", "math.multiply"):
@@ -477,12 +472,11 @@ def _divide_as_tf(table_fn: Any, folded_fn: Any) -> Any:
     dividend folds too, grappler folds the whole quotient first (``FoldGraph`` before
     ``ReduceDivToReciprocalMul``): TF's quotient."""
 
-    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
-    def divide(x: Any, y: Any, name: Any = None) -> Any:
-        folded = folds_to_constant(y) and not folds_to_constant(x)
-        return (folded_fn if folded else table_fn)(x, y, name=name)
+    def choose(arguments: dict[str, Any]) -> Any:
+        folded = folds_to_constant(arguments["y"]) and not folds_to_constant(arguments["x"])
+        return folded_fn if folded else table_fn
 
-    return divide
+    return chosen_by_arguments(table_fn, choose)
 
 
 for _full, _folded in (
@@ -661,16 +655,14 @@ def _string_add(x: Any, y: Any, name: Any) -> Any:
 def _add_as_tf(table_fn: Any) -> Any:
     """``tf.add``: strings concatenate (``_string_add``), as TF's ``Add``; other dtypes
     through the op table (``AddV2``)."""
+    from adapters.v1.ops import string_ops
 
-    @functools.wraps(table_fn)  # its name, signature, module and ``_op_def``
-    def add(x: Any, y: Any, name: Any = None) -> Any:
-        from adapters.v1.ops import string_ops
+    def string_add(x: Any, y: Any, name: Any = None) -> Any:
+        return _string_add(x, y, name)
 
-        if string_ops.is_string(x):
-            return _string_add(x, y, name)
-        return table_fn(x, y, name=name)
-
-    return add
+    return chosen_by_arguments(
+        table_fn, lambda a: string_add if string_ops.is_string(a["x"]) else table_fn
+    )
 
 
 for _full in ("add", "math.add"):
