@@ -461,7 +461,7 @@ FUNCTIONS = {
     ),
     "batch_normalization_offset_only": None,
     "layers_batch_norm_no_scale": None,
-    "l2_normalize": None,
+    "l2_normalize": lambda tf, x, y: tf.nn.l2_normalize(x, 1),  # TF's composite's nodes
     "losses": None,
     "clip_by_global_norm": None,
     "tensordot": None,
@@ -473,7 +473,6 @@ RAISING = {
     "layers_batch_norm_no_scale": lambda tf, x, y: tf.layers.batch_normalization(
         x, training=False, scale=False
     ),
-    "l2_normalize": lambda tf, x, y: tf.nn.l2_normalize(x, 1),
     "losses": lambda tf, x, y: tf.losses.mean_squared_error(y, x),
     "clip_by_global_norm": lambda tf, x, y: tf.clip_by_global_norm([x, y], 1.0)[0][0],
     "tensordot": lambda tf, x, y: tf.tensordot(x, tf.ones([5, 2]), 1),
