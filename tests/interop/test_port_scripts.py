@@ -54,6 +54,7 @@ CASES = {
     "textcnn_style": ("--train_dir", ["--max_steps=15"], True),
     "vae_style": ("--logdir", ["--max_steps=8"], True),
     "keras_fit_style": ("--train_dir", ["--epochs=3"], True),
+    "triplet_style": ("--train_dir", ["--max_steps=20"], True),
 }
 
 
