@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests._helpers import assert_same_bits
 from tests.interop.twin import run_both
 
 pytestmark = pytest.mark.interop
@@ -91,3 +92,43 @@ def test_bias_add_shape_errors_as_tf(value, bias, data_format):
     theirs, ours = run_both(script)
     assert theirs is not None
     assert ours == theirs
+
+
+COMPOSITES = {
+    "swish": lambda tf, x, beta: tf.nn.swish(x),
+    "silu of a trainable beta": lambda tf, x, beta: tf.nn.silu(x, beta),
+    "swish of a Python beta": lambda tf, x, beta: tf.nn.swish(x, 1.5),
+    "log_sigmoid": lambda tf, x, beta: tf.math.log_sigmoid(x),
+    "log_sigmoid named": lambda tf, x, beta: tf.log_sigmoid(x * 4.0, name="ls"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPOSITES))
+def test_python_composite_activations_bit_for_bit(case):
+    """``tf.nn.swish``/``silu`` (TF's ``custom_gradient`` of ``x * sigmoid(beta * x)``)
+    and ``tf.math.log_sigmoid`` (``-softplus(-x)``) as TF's Python functions build
+    them: values and gradients (``beta``'s too) bit for bit. jtrain computed them as
+    one JAX function each (``jax.nn.sigmoid``, ``jax.nn.log_sigmoid``): 57% and 51% of
+    the values, 68% of the gradients 1-2 ulp off TF's."""
+    rng = np.random.RandomState(1)
+    xv = (rng.normal(size=(24, 8)) * 3).astype(np.float32)
+    gv = rng.normal(size=(24, 8)).astype(np.float32)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 8])
+        g = tf.placeholder(tf.float32, [None, 8])
+        beta = tf.Variable(0.8, name="beta")
+        y = COMPOSITES[case](tf, x, beta)
+        grads = tf.gradients(tf.reduce_sum(y * g), [x, beta])
+        fetch = [y] + [d for d in grads if d is not None]
+
+        def run(sess):
+            sess.run(tf.global_variables_initializer())
+            return y.name, len(fetch), sess.run(fetch, {x: xv, g: gv})
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours[:2] == theirs[:2]
+    for t, o in zip(theirs[2], ours[2], strict=True):
+        assert_same_bits(o, t)

@@ -118,13 +118,6 @@ _ACTIVATIONS = [
         "features, name=None",
         FLOATING,
     ),
-    (
-        ("math.log_sigmoid", "log_sigmoid"),
-        "LogSigmoid",
-        jax.nn.log_sigmoid,
-        "x, name=None",
-        FLOATING,
-    ),
 ]
 
 for _names, _type, _impl, _params, _allowed in _ACTIVATIONS:
@@ -494,22 +487,66 @@ define(
 
 
 # -- more activations, weighted and Poisson losses, loss scaling ---------------------------------
-def _swish(features: Any, beta: Any = 1.0) -> Any:
-    beta = jnp.asarray(beta, features.dtype)  # TF casts beta to the features' dtype
-    return features * jax.nn.sigmoid(beta * features)
+def log_sigmoid(x: Any, name: Any = None) -> Any:
+    """``log(1 / (1 + exp(-x)))``, as TF's Python function builds it: ``-softplus(-x)``
+    (TF's ``Neg`` and ``Softplus`` nodes under ``LogSigmoid``, and their gradients).
+
+    Args:
+      x: a floating tensor.
+      name: the op's name (default ``"LogSigmoid"``).
+
+    Returns:
+      A tensor of ``x``'s shape and dtype.
+    """
+    with ops.name_scope(name, "LogSigmoid", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        return FUNCTIONS["negative"](FUNCTIONS["nn.softplus"](-x), name=scope)
 
 
-define(
-    ("nn.swish", "nn.silu"),
-    "swish",
-    _swish,
-    params="features, beta=1.0",
-    tensors="features beta",
-    same_dtype="features",
-    allowed={"features": FLOATING, "beta": FLOATING},
-    name_param="",
-    default_name="swish",
-)
+def swish(features: Any, beta: Any = 1.0) -> Any:
+    """``features * sigmoid(beta * features)`` with TF's own gradient, as TF's Python
+    function builds it (``tf.custom_gradient``).
+
+    Gradient (TF's, evaluated by TF's kernels in its order): ``dy * (s * (1 + (beta *
+    features) * (1 - s)))`` for ``features`` and ``sum(dy * features**2 * s * (1 - s))``
+    for ``beta``, ``s = sigmoid(beta * features)`` computed again.
+
+    Args:
+      features: a floating tensor (the pre-activations).
+      beta: the sigmoid's scale (default 1.0), cast to ``features``' dtype.
+
+    Returns:
+      A tensor of ``features``' shape and dtype.
+    """
+    from adapters.v1.ops.custom_gradient import custom_gradient
+
+    fn = FUNCTIONS
+    features = ops.convert_to_tensor(features, name="features")
+    beta = ops.convert_to_tensor(beta, name="beta")
+    beta = fn["cast"](beta, features.dtype)
+
+    @custom_gradient
+    def swish_impl(features: Any, beta: Any) -> Any:
+        def grad(dy: Any) -> Any:
+            with ops.control_dependencies([dy]):
+                sigmoid_features = fn["sigmoid"](beta * features)
+            activation_grad = sigmoid_features * (
+                1.0 + (beta * features) * (1.0 - sigmoid_features)
+            )
+            beta_grad = fn["reduce_sum"](
+                dy * fn["square"](features) * sigmoid_features * (1.0 - sigmoid_features)
+            )
+            return (dy * activation_grad, beta_grad)
+
+        return features * fn["sigmoid"](beta * features), grad
+
+    return swish_impl(features, beta)
+
+
+for _name in ("math.log_sigmoid", "log_sigmoid"):
+    FUNCTIONS[_name] = log_sigmoid
+for _name in ("nn.swish", "nn.silu"):
+    FUNCTIONS[_name] = swish
 
 
 def _crelu(features: Any, axis: int = -1) -> Any:
