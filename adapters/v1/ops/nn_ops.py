@@ -23,7 +23,6 @@ from jax import lax
 
 from adapters.v1.framework import ops
 from adapters.v1.framework.op_def import FLOATING, FUNCTIONS, INDEX, REAL, define, np_dtype
-from adapters.v1.ops.math_ops import _abs
 from jtrain._eigen import exp_log as eigen_exp_log
 from jtrain._eigen import softmax as eigen_softmax
 from jtrain._numerics import (
@@ -574,69 +573,99 @@ define(
 )
 
 
-def _weighted_cross_entropy(labels=None, logits=None, pos_weight=None, targets=None):
+def weighted_cross_entropy_with_logits(
+    labels: Any = None,
+    logits: Any = None,
+    pos_weight: Any = None,
+    name: Any = None,
+    targets: Any = None,
+) -> Any:
+    """The logistic loss with the positives weighted, as TF's Python function builds it.
+
+    ``(1 - z) * x + (1 + (q - 1) * z) * (log1p(exp(-|x|)) + relu(-x))`` for labels
+    ``z``, logits ``x`` and ``pos_weight`` ``q``, of TF's nodes (``Exp``, ``Log1p``,
+    ``Relu``... under ``logistic_loss``), so values and gradients are TF's kernels'.
+
+    Args:
+      labels: the targets, of ``logits``' shape and dtype.
+      logits: a floating tensor.
+      pos_weight: the positives' weight (a number or tensor).
+      name: the op's name (default ``"logistic_loss"``).
+      targets: the deprecated name of ``labels``.
+
+    Returns:
+      The element-wise losses, of ``logits``' shape.
+
+    Raises:
+      ValueError: both ``labels`` and ``targets`` given, or shapes that differ.
+    """
     if labels is not None and targets is not None:
         raise ValueError("Cannot specify both 'labels' and 'targets'.")
     labels = targets if labels is None else labels
-    one = jnp.ones((), logits.dtype)
-    log_weight = one + (pos_weight - one) * labels
-    softplus_neg_abs = jnp.log1p(jnp.exp(-_abs(logits)))
-    return (one - labels) * logits + log_weight * (softplus_neg_abs + _relu(-logits))
-
-
-def _weighted_cross_entropy_check(arguments: dict[str, Any]) -> None:
-    labels = arguments.get("labels")
-    labels = arguments.get("targets") if labels is None else labels
-    logits = arguments.get("logits")
-    if labels is not None and logits is not None:
+    fn = FUNCTIONS
+    with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
+        logits = ops.convert_to_tensor(logits, name="logits")
+        labels = ops.convert_to_tensor(labels, name="labels")
         if not labels.get_shape().is_compatible_with(logits.get_shape()):
             raise ValueError(
                 "`logits` and `labels` must have the same shape, received "
                 f"({logits.get_shape()} vs {labels.get_shape()})."
             )
-
-
-define(
-    "nn.weighted_cross_entropy_with_logits",
-    "logistic_loss",
-    _weighted_cross_entropy,
-    params="labels=None, logits=None, pos_weight=None, name=None, targets=None",
-    tensors="labels logits pos_weight targets",
-    allowed=FLOATING,
-    default_name="logistic_loss",
-    check=_weighted_cross_entropy_check,
-    tf_gradient="TF's composition: relu(-x) and |x| give 0 at x = 0",
-)
-
-
-def _log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = False) -> Any:
-    result = jnp.exp(log_input) - log_input * targets
-    if compute_full_loss:
-        dtype = targets.dtype
-        stirling = (
-            targets * jnp.log(targets)
-            - targets
-            + jnp.asarray(0.5, dtype) * jnp.log(jnp.asarray(2 * np.pi, dtype) * targets)
+        log_weight = 1 + (pos_weight - 1) * labels
+        softplus_neg_abs = fn["log1p"](fn["exp"](-fn["abs"](logits)))
+        return fn["add"](
+            (1 - labels) * logits, log_weight * (softplus_neg_abs + fn["nn.relu"](-logits)), scope
         )
-        small = (targets >= 0) & (targets <= 1)
-        result = result + jnp.where(small, jnp.zeros((), dtype), stirling)
-    return result
 
 
-define(
-    "nn.log_poisson_loss",
-    "log_poisson_loss",
-    _log_poisson_loss,
-    params="targets, log_input, compute_full_loss=False, name=None",
-    tensors="targets log_input",
-    allowed=FLOATING,
-    default_name="log_poisson_loss",
-    check=_same_shape_check(
-        "log_input",
-        "targets",
-        "`log_input` and `targets` must have the same shape, received ({a} vs {b}).",
-    ),
-)
+def log_poisson_loss(
+    targets: Any, log_input: Any, compute_full_loss: bool = False, name: Any = None
+) -> Any:
+    """The Poisson loss of ``log_input``, as TF's Python function builds it.
+
+    ``exp(c) - c * z`` for the log-rate ``c`` and targets ``z``; with
+    ``compute_full_loss`` plus Stirling's ``z * log(z) - z + 0.5 * log(2 * pi * z)``
+    where ``z > 1`` (TF's nodes under ``log_poisson_loss``: TF's kernels' values).
+
+    Args:
+      targets: the counts, of ``log_input``'s shape and dtype.
+      log_input: a floating tensor.
+      compute_full_loss: add Stirling's approximation (default False).
+      name: the scope's name (default ``"log_poisson_loss"``).
+
+    Returns:
+      The element-wise losses.
+
+    Raises:
+      ValueError: shapes that differ.
+    """
+    fn = FUNCTIONS
+    with ops.name_scope(name, "log_poisson_loss", [log_input, targets]):
+        log_input = ops.convert_to_tensor(log_input, name="log_input")
+        targets = ops.convert_to_tensor(targets, name="targets")
+        if not targets.get_shape().is_compatible_with(log_input.get_shape()):
+            raise ValueError(
+                "`log_input` and `targets` must have the same shape, received "
+                f"({log_input.get_shape()} vs {targets.get_shape()})."
+            )
+        result = fn["exp"](log_input) - log_input * targets
+        if compute_full_loss:
+            point_five = ops.convert_to_tensor(0.5, dtype=targets.dtype)
+            two_pi = ops.convert_to_tensor(2 * np.pi, dtype=targets.dtype)
+            stirling_approx = (
+                (targets * fn["log"](targets))
+                - targets
+                + (point_five * fn["log"](two_pi * targets))
+            )
+            zeros = fn["zeros_like"](targets, dtype=targets.dtype)
+            ones = fn["ones_like"](targets, dtype=targets.dtype)
+            cond = fn["logical_and"](targets >= zeros, targets <= ones)
+            result += fn["where"](cond, zeros, stirling_approx)
+        return result
+
+
+FUNCTIONS["nn.weighted_cross_entropy_with_logits"] = weighted_cross_entropy_with_logits
+FUNCTIONS["nn.log_poisson_loss"] = log_poisson_loss
 
 
 def _compute_average_loss(
