@@ -592,3 +592,30 @@ def test_nn_python_losses_bit_for_bit(case):
     assert ours[0] == theirs[0]
     for t, o in zip(theirs[1], ours[1], strict=True):
         assert_same_bits(o, t)
+
+
+STATISTICS = {
+    "reduce_variance rows": lambda tf, x: tf.math.reduce_variance(x, axis=1),
+    "reduce_variance columns kept": lambda tf, x: tf.math.reduce_variance(x, axis=0, keepdims=True),
+    "reduce_std rows": lambda tf, x: tf.math.reduce_std(x, axis=1),
+    "reduce_std all": lambda tf, x: tf.math.reduce_std(x),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STATISTICS))
+def test_reduce_variance_and_std_gradients_bit_for_bit(case):
+    """``tf.math.reduce_variance``/``reduce_std`` are TF's Python composites (``Mean``,
+    ``Sub``, ``Square``, ``Mean``, ``Sqrt``): values and gradients bit for bit (as one
+    JAX function each, 18-56% of a 24 x 8 probe's gradients were off TF's)."""
+    rng = np.random.RandomState(1)
+    xv = rng.normal(size=(24, 8)).astype(np.float32)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 8])
+        y = STATISTICS[case](tf, x)
+        (grad,) = tf.gradients(tf.reduce_sum(y * y), x)
+        return lambda sess: sess.run([y, grad], {x: xv})
+
+    theirs, ours = run_both(script)
+    for t, o in zip(theirs, ours, strict=True):
+        assert_same_bits(o, t)

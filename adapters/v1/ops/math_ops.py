@@ -2273,33 +2273,81 @@ for _full in ("scalar_mul", "math.scalar_mul"):
 
 
 # -- statistics reductions (v2-style signatures in TF's v1 namespace) ------------------------
-def _variance(x: Any, axis: Any, keepdims: bool) -> Any:
-    deviations = x - kernel_mean(x, axis=axis, keepdims=True)
-    if jnp.issubdtype(x.dtype, jnp.complexfloating):
-        return kernel_mean(jnp.square(jnp.abs(deviations)), axis=axis, keepdims=keepdims)
-    # TF's Square kernel rounds each square before Mean adds them (no FMA)
-    return kernel_mean(rounded_square(deviations), axis=axis, keepdims=keepdims)
+def reduce_variance(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Any = None
+) -> Any:
+    """The variance of ``input_tensor``'s elements along ``axis``, as TF's Python
+    function builds it: ``reduce_mean(square(x - reduce_mean(x, axis, keepdims=True)))``
+    (``|x - mean|**2`` for complex ``x``), of TF's nodes, so its gradient is TF's graph.
+
+    Args:
+      input_tensor: a floating or complex tensor.
+      axis: the dimensions to reduce (default None: all).
+      keepdims: keep the reduced dimensions with size 1 (default False).
+      name: the scope's name (default ``"reduce_variance"``).
+
+    Returns:
+      The variances (real for complex input).
+
+    Raises:
+      TypeError: an integer tensor (TF's message).
+    """
+    from adapters.v1.framework import ops
+
+    fn = FUNCTIONS
+    with ops.name_scope(name or "reduce_variance"):
+        input_tensor = ops.convert_to_tensor(input_tensor)
+        means = fn["reduce_mean"](input_tensor, axis=axis, keepdims=True)
+        if means.dtype.is_integer:
+            raise TypeError(
+                f"Input must be either real or complex. Received integer type {means.dtype}."
+            )
+        diff = input_tensor - means
+        if diff.dtype.is_complex:  # |diff|**2 as conj(diff) * diff
+            squared_deviations = fn["real"](fn["multiply"](fn["conj"](diff), diff))
+        else:
+            squared_deviations = fn["square"](diff)
+        return fn["reduce_mean"](squared_deviations, axis=axis, keepdims=keepdims)
 
 
-_STAT_REDUCTIONS = [
-    ("reduce_variance", "Mean", _variance),
-    ("reduce_std", "Sqrt", lambda x, a, k: jnp.sqrt(_variance(x, a, k))),
-    (
-        "reduce_euclidean_norm",
-        "EuclideanNorm",
-        lambda x, a, k: jnp.sqrt(jnp.sum(jnp.square(x), axis=a, keepdims=k)),
-    ),
-]
-for _name, _type, _impl in _STAT_REDUCTIONS:
-    define(
-        (f"math.{_name}",),
-        _type,
-        _reduction(_impl),
-        params="input_tensor, axis=None, keepdims=False, name=None",
-        tensors="input_tensor",
-        allowed=FLOATING,
-        default_name=_name,
-    )
+def reduce_std(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Any = None
+) -> Any:
+    """The standard deviation along ``axis``: ``sqrt(reduce_variance(...))``, as TF's
+    Python function builds it (see :func:`reduce_variance`).
+
+    Args:
+      input_tensor: a floating or complex tensor.
+      axis: the dimensions to reduce (default None: all).
+      keepdims: keep the reduced dimensions with size 1 (default False).
+      name: the scope's name (default ``"reduce_std"``).
+
+    Returns:
+      The standard deviations.
+
+    Raises:
+      TypeError: an integer tensor (TF's message).
+    """
+    from adapters.v1.framework import ops
+
+    with ops.name_scope(name or "reduce_std"):
+        input_tensor = ops.convert_to_tensor(input_tensor)
+        variance = reduce_variance(input_tensor, axis=axis, keepdims=keepdims)
+        return FUNCTIONS["sqrt"](variance)
+
+
+FUNCTIONS["math.reduce_variance"] = reduce_variance
+FUNCTIONS["math.reduce_std"] = reduce_std
+
+define(
+    ("math.reduce_euclidean_norm",),
+    "EuclideanNorm",
+    _reduction(lambda x, a, k: jnp.sqrt(jnp.sum(jnp.square(x), axis=a, keepdims=k))),
+    params="input_tensor, axis=None, keepdims=False, name=None",
+    tensors="input_tensor",
+    allowed=FLOATING,
+    default_name="reduce_euclidean_norm",
+)
 
 
 # -- counting, accumulation, polynomials, permutations ----------------------------------------
