@@ -21,6 +21,8 @@ from jax.scipy.linalg import solve_triangular
 
 from adapters.v1.framework import ops
 from adapters.v1.framework.op_def import FLOATING, NUMERIC, OpDef, OpValueError, define, lift
+from adapters.v1.ops.math_ops import _sqrt
+from jtrain._numerics import eigen_sum, rounded_product
 
 _FLOAT_OR_COMPLEX = FLOATING + ("complex64", "complex128")
 
@@ -64,7 +66,9 @@ def _norm(tensor, ord="euclidean", axis=None, keepdims=None, keep_dims=None):
                 for a in sorted((a0, a1)):
                     result = jnp.expand_dims(result, a)
             return result
-        result = jnp.sqrt(jnp.sum(tensor * jnp.conj(tensor), axis, keepdims=True))
+        # TF: sqrt(reduce_sum(tensor * conj(tensor), axis, keepdims=True)), its kernels
+        squares = rounded_product(tensor, jnp.conj(tensor))
+        result = _sqrt(eigen_sum(squares, axis, keepdims=True))
     else:
         result = jnp.abs(tensor)
         if ord == 1:
