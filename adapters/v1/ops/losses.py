@@ -57,6 +57,7 @@ from adapters.v1.ops.nn_ops import (
     _sparse_softmax_cross_entropy,
 )
 from jtrain import errors
+from jtrain._eigen import exp_log as eigen_exp_log
 from jtrain._numerics import eigen_sum, fan_out, rounded_product, tf_binary
 
 __all__ = [
@@ -502,10 +503,11 @@ FUNCTIONS["losses.huber_loss"] = _huber_as_tf(
 
 def _log_loss(labels, predictions, weights=1.0, epsilon=1e-7, reduction=None):
     labels, predictions = _f32(labels, predictions)
-    losses = -labels * jnp.log(predictions + epsilon) - (1 - labels) * jnp.log(
-        1 - predictions + epsilon
-    )
-    return _weighted(losses, weights, reduction)
+    # TF: -(labels * log(predictions + eps)) - (1 - labels) * log(1 - predictions + eps),
+    # each product rounded, with TF's Log kernel and gradient
+    positive = rounded_product(labels, eigen_exp_log.log(predictions + epsilon))
+    negative = rounded_product(1 - labels, eigen_exp_log.log(1 - predictions + epsilon))
+    return _weighted(-positive - negative, weights, reduction)
 
 
 _loss(
