@@ -674,3 +674,25 @@ def test_log_loss_and_gradient_bit_for_bit(case):
     theirs, ours = run_both(script)
     for t, o in zip(theirs, ours, strict=True):
         assert_same_bits(o, t)
+
+
+@pytest.mark.parametrize("broadcast", [False, True], ids=["same shape", "broadcast"])
+def test_xlogy_and_gradients_bit_for_bit(broadcast):
+    """``tf.math.xlogy`` is TF's ``Xlogy`` kernel (``x * log(y)`` with TF's ``Log``, 0
+    where ``x`` is 0) and its gradients TF's ``_XLogyGrad`` (``xlogy(x != 0, y) * g``,
+    ``xdivy(x, y) * g``, summed over broadcast axes in TF's order): bit for bit (XLA's
+    ``log`` left 11% of a probe's values and 15% of ``y``'s gradient off TF's)."""
+    rng = np.random.RandomState(1)
+    xv = (rng.rand(24, 8) > 0.3).astype(np.float32) * rng.rand(24, 8).astype(np.float32)
+    yv = (rng.rand(1 if broadcast else 24, 8) * 60 + 0.01).astype(np.float32)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 8])
+        y = tf.placeholder(tf.float32, [None, 8])
+        z = tf.math.xlogy(x, y)
+        grads = tf.gradients(tf.reduce_sum(z * z), [x, y])
+        return lambda sess: sess.run([z, *grads], {x: xv, y: yv})
+
+    theirs, ours = run_both(script)
+    for t, o in zip(theirs, ours, strict=True):
+        assert_same_bits(o, t)

@@ -1920,9 +1920,11 @@ def _where_zero(mask: Any, safe: Any, value: Any) -> Any:
     return jnp.where(mask, jnp.zeros((), value.dtype), value)
 
 
-def _xlogy(x: Any, y: Any) -> Any:
+def _xlogy_value(x: Any, y: Any) -> Any:
+    """TF's ``Xlogy`` kernel: 0 where ``x`` is 0, else ``x * log(y)`` (TF's ``Log``)."""
     zero = x == 0
-    return _where_zero(zero, None, x * jnp.log(jnp.where(zero, jnp.ones((), y.dtype), y)))
+    log_y = eigen_exp_log.log(jnp.where(zero, jnp.ones((), y.dtype), y))
+    return _where_zero(zero, None, rounded_product(x, log_y))
 
 
 def _xlog1py(x: Any, y: Any) -> Any:
@@ -1933,6 +1935,15 @@ def _xlog1py(x: Any, y: Any) -> Any:
 def _xdivy(x: Any, y: Any) -> Any:
     zero = x == 0
     return _where_zero(zero, None, kernel_divide(x, jnp.where(zero, jnp.ones((), y.dtype), y)))
+
+
+def _xlogy_gradient(x: Any, y: Any, z: Any, g: Any) -> tuple[Any, Any]:
+    """TF's ``_XLogyGrad``: ``xlogy(x != 0, y) * g`` and ``xdivy(x, y) * g``."""
+    not_zero_x = (x != 0).astype(x.dtype)
+    return rounded_product(_xlogy_value(not_zero_x, y), g), rounded_product(_xdivy(x, y), g)
+
+
+_xlogy = tf_binary(_xlogy_value, _xlogy_gradient)  # (complex: JAX's derivative)
 
 
 def _divide_no_nan(x: Any, y: Any) -> Any:
