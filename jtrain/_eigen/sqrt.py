@@ -25,7 +25,7 @@ def _grad_packet(y: jax.Array, dy: jax.Array) -> jax.Array:
     """The packet path: ``mul_no_nan(0.5 * dy, 1 / y)``, +0 where ``dy`` is 0."""
     half_dy = dy * np.asarray(0.5, y.dtype)  # exact
     # (y rounded first: XLA rewrites 1 / sqrt(x) as its own rsqrt, 1 ulp off the quotient)
-    out = half_dy * rounded(np.asarray(1, y.dtype) / rounded(y))
+    out = half_dy * rounded(jnp.asarray(1, y.dtype) / rounded(y))
     return jnp.where(dy == 0, jnp.zeros((), y.dtype), out)
 
 

@@ -696,3 +696,23 @@ def test_xlogy_and_gradients_bit_for_bit(broadcast):
     theirs, ours = run_both(script)
     for t, o in zip(theirs, ours, strict=True):
         assert_same_bits(o, t)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda tf: tf.nn.weighted_cross_entropy_with_logits(
+            labels=tf.zeros([2, 3]), logits=tf.zeros([2, 4]), pos_weight=2.0
+        ),
+        lambda tf: tf.nn.log_poisson_loss(tf.zeros([2, 3]), tf.zeros([3])),
+    ],
+    ids=["weighted xent", "log_poisson_loss"],
+)
+def test_nn_python_losses_shape_errors_as_tf(build):
+    def script(tf):
+        with pytest.raises(ValueError) as info:
+            build(tf)
+        return lambda sess: str(info.value)
+
+    theirs, ours = run_both(script)
+    assert ours == theirs

@@ -573,6 +573,16 @@ define(
 )
 
 
+_LOGITS_AND_LABELS = _same_shape_check(
+    "logits", "labels", "`logits` and `labels` must have the same shape, received ({a} vs {b})."
+)
+_LOG_INPUT_AND_TARGETS = _same_shape_check(
+    "log_input",
+    "targets",
+    "`log_input` and `targets` must have the same shape, received ({a} vs {b}).",
+)
+
+
 def weighted_cross_entropy_with_logits(
     labels: Any = None,
     logits: Any = None,
@@ -606,11 +616,7 @@ def weighted_cross_entropy_with_logits(
     with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
         logits = ops.convert_to_tensor(logits, name="logits")
         labels = ops.convert_to_tensor(labels, name="labels")
-        if not labels.get_shape().is_compatible_with(logits.get_shape()):
-            raise ValueError(
-                "`logits` and `labels` must have the same shape, received "
-                f"({logits.get_shape()} vs {labels.get_shape()})."
-            )
+        _LOGITS_AND_LABELS({"logits": logits, "labels": labels})
         log_weight = 1 + (pos_weight - 1) * labels
         softplus_neg_abs = fn["log1p"](fn["exp"](-fn["abs"](logits)))
         return fn["add"](
@@ -643,11 +649,7 @@ def log_poisson_loss(
     with ops.name_scope(name, "log_poisson_loss", [log_input, targets]):
         log_input = ops.convert_to_tensor(log_input, name="log_input")
         targets = ops.convert_to_tensor(targets, name="targets")
-        if not targets.get_shape().is_compatible_with(log_input.get_shape()):
-            raise ValueError(
-                "`log_input` and `targets` must have the same shape, received "
-                f"({log_input.get_shape()} vs {targets.get_shape()})."
-            )
+        _LOG_INPUT_AND_TARGETS({"log_input": log_input, "targets": targets})
         result = fn["exp"](log_input) - log_input * targets
         if compute_full_loss:
             point_five = ops.convert_to_tensor(0.5, dtype=targets.dtype)
