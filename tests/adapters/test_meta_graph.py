@@ -238,3 +238,28 @@ def test_a_meta_graph_written_on_a_gpu_machine_runs_on_the_cpu(tmp_path, monkeyp
                 sess, tf.get_collection("train_op")[0], tf.get_collection("losses")[0], FEEDS
             )
     assert got == losses
+
+
+def test_a_swish_model_reloads_and_trains_as_the_original_without_a_warning(tmp_path, caplog):
+    """``tf.nn.swish`` is TF's ``custom_gradient``: its exported graph holds the stand-in
+    for the incoming gradient (``GradientInput``), which never runs; the import says
+    nothing of it and the reloaded step trains with the original's losses."""
+    x_v = np.random.RandomState(0).normal(size=(4, 3)).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.Variable(np.ones((3, 2), np.float32), name="w")
+        loss = tf.reduce_sum(tf.square(tf.nn.swish(tf.matmul(x, w))), name="loss")
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            prefix = saver.save(sess, str(tmp_path / "model.ckpt"))
+            live = [sess.run([train, loss], {x: x_v})[1] for _ in range(3)]
+    with tf.Graph().as_default() as graph, caplog.at_level(logging.WARNING):
+        saver = tf.train.import_meta_graph(prefix + ".meta")
+        with tf.Session() as sess:
+            saver.restore(sess, prefix)
+            train, loss = graph.get_operation_by_name("train"), graph.get_tensor_by_name("loss:0")
+            reloaded = [sess.run([train, loss], {"x:0": x_v})[1] for _ in range(3)]
+    assert reloaded == live
+    assert "cannot run in jtrain" not in caplog.text

@@ -1071,10 +1071,13 @@ class _Importer:
         self.generators = {n.name for n in nodes if n.op == "RandomGenerator"}
         types = sorted({n.op for n in nodes if not self._runnable(n)})
         self.unsupported_types = types
-        if types:
+        # (a user's gradient's stand-in for its incoming gradient never runs, in the
+        # exported graph either: tf.custom_gradient, tf.nn.swish)
+        warned = [t for t in types if t != "GradientInput"]
+        if warned:
             _log.warning(
                 "import_meta_graph: nodes of these op types cannot run in jtrain: %s",
-                ", ".join(types),
+                ", ".join(warned),
             )
         # How many outputs each node has at least (the highest index its consumers use).
         self.n_outputs: dict[str, int] = {}
