@@ -245,6 +245,25 @@ LAYERS = {
     "batch_norm rank 3 training": lambda K, tf, im, sq, ids: K.layers.BatchNormalization()(
         sq, training=True
     ),
+    "subtract": lambda K, tf, im, sq, ids: K.layers.Subtract()([sq, sq * sq]),
+    "average": lambda K, tf, im, sq, ids: K.layers.Average()([sq, sq * 2.0, sq * sq]),
+    "maximum": lambda K, tf, im, sq, ids: K.layers.Maximum()([sq, -sq, sq * 0.5]),
+    "minimum": lambda K, tf, im, sq, ids: K.layers.Minimum()([sq, -sq]),
+    "repeat_vector": lambda K, tf, im, sq, ids: K.layers.RepeatVector(4)(sq[:, 0]),
+    "permute": lambda K, tf, im, sq, ids: K.layers.Permute((2, 1))(sq),
+    "global_avg1d": lambda K, tf, im, sq, ids: K.layers.GlobalAveragePooling1D()(sq),
+    "global_max1d keepdims": lambda K, tf, im, sq, ids: K.layers.GlobalMaxPool1D(keepdims=True)(sq),
+    "elu alpha": lambda K, tf, im, sq, ids: K.layers.ELU(0.5)(sq),
+    "thresholded_relu": lambda K, tf, im, sq, ids: K.layers.ThresholdedReLU(0.2)(sq),
+    "prelu shared": lambda K, tf, im, sq, ids: K.layers.PReLU(
+        alpha_initializer=tf.constant_initializer(0.25), shared_axes=[1]
+    )(sq),
+    "layer_norm": lambda K, tf, im, sq, ids: K.layers.LayerNormalization()(sq),
+    "layer_norm two axes": lambda K, tf, im, sq, ids: K.layers.LayerNormalization(axis=[1, 2])(sq),
+    "layer_norm unfused": lambda K, tf, im, sq, ids: K.layers.LayerNormalization(
+        axis=1, epsilon=1e-6
+    )(sq),
+    "layer_norm images": lambda K, tf, im, sq, ids: K.layers.LayerNormalization()(im),
 }
 
 
@@ -402,6 +421,40 @@ def test_errors_as_tf(case):
 
     theirs, ours = run_both(script)
     assert theirs[0] == "ValueError"
+    assert ours == theirs
+
+
+NEW_LAYER_ERRORS = {
+    "subtract of three": lambda K, tf, sq: K.layers.Subtract()([sq, sq, sq]),
+    "permute not from 1": lambda K, tf, sq: K.layers.Permute((1, 3)),
+    "elu alpha None": lambda K, tf, sq: K.layers.ELU(None),
+    "thresholded negative": lambda K, tf, sq: K.layers.ThresholdedReLU(-1.0),
+    "thresholded None": lambda K, tf, sq: K.layers.ThresholdedReLU(None),
+    "layer_norm axis out of range": lambda K, tf, sq: K.layers.LayerNormalization(axis=3)(sq),
+    "layer_norm axis twice": lambda K, tf, sq: K.layers.LayerNormalization(axis=[1, -2])(sq),
+    "layer_norm axis a string": lambda K, tf, sq: K.layers.LayerNormalization(axis="x"),
+    "repeat_vector rank 3": lambda K, tf, sq: K.layers.RepeatVector(2)(sq),
+    "global_avg1d rank 2": lambda K, tf, sq: K.layers.GlobalAveragePooling1D()(sq[:, 0]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NEW_LAYER_ERRORS))
+def test_merge_shape_and_normalization_layer_errors_as_tf(case):
+    """TF's error classes and messages of Subtract, Permute, ELU, ThresholdedReLU,
+    LayerNormalization, RepeatVector and GlobalAveragePooling1D (up to the printed
+    shape, which TF's classic shapes print as ``Dimension(3)``)."""
+
+    def script(tf):
+        sq = tf.placeholder(tf.float32, [None, 5, 3])
+        try:
+            NEW_LAYER_ERRORS[case](tf.keras, tf, sq)
+        except (ValueError, TypeError) as e:
+            outcome = (type(e).__name__, str(e).split("Full shape received")[0])
+            return lambda sess: outcome
+        return lambda sess: ("no error", "")
+
+    theirs, ours = run_both(script)
+    assert theirs[0] != "no error"
     assert ours == theirs
 
 

@@ -42,6 +42,7 @@ import numpy as np
 
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework.tensor_shape import TensorShape
 from adapters.v1.keras import activations, backend, initializers, regularizers
 from adapters.v1.layers import base as tl_base
 from adapters.v1.layers import convolutional as tl_conv
@@ -55,6 +56,20 @@ from adapters.v1.ops.embedding_ops import embedding_lookup
 from adapters.v1.ops.variables import VariableAggregation, VariableSynchronization
 
 __all__ = [
+    "ThresholdedReLU",
+    "Subtract",
+    "RepeatVector",
+    "PReLU",
+    "Permute",
+    "Minimum",
+    "Maximum",
+    "LayerNormalization",
+    "GlobalMaxPooling1D",
+    "GlobalMaxPool1D",
+    "GlobalAvgPool1D",
+    "GlobalAveragePooling1D",
+    "ELU",
+    "Average",
     "Activation",
     "Add",
     "AveragePooling1D",
@@ -1072,6 +1087,349 @@ class Concatenate(_Merge):
         return backend.concatenate(list(inputs), axis=self.axis)
 
 
+class Subtract(_Merge):
+    """``inputs[0] - inputs[1]`` (``tf.keras.layers.Subtract``).
+
+    Raises:
+      ValueError: not exactly two inputs (TF's message).
+    """
+
+    def _check_input(self, inputs: Any) -> None:
+        super()._check_input(inputs)
+        if len(inputs) != 2:
+            shapes = [tuple(x.shape.as_list()) for x in inputs]
+            raise ValueError(
+                "A `Subtract` layer should be called on exactly 2 inputs. "
+                f"Received: input_shape={shapes}"
+            )
+
+    def call(self, inputs: Any) -> Any:
+        return inputs[0] - inputs[1]
+
+
+class Average(_Merge):
+    """The mean of a list of tensors (``tf.keras.layers.Average``): their sum, left to
+    right, divided by their count."""
+
+    def call(self, inputs: Any) -> Any:
+        output = inputs[0]
+        for x in inputs[1:]:
+            output = output + x
+        return output / len(inputs)
+
+
+class Maximum(_Merge):
+    """The element-wise maximum of a list of tensors (``tf.keras.layers.Maximum``)."""
+
+    _merge_op = ("maximum", "Maximum")
+
+
+class Minimum(_Merge):
+    """The element-wise minimum of a list of tensors (``tf.keras.layers.Minimum``)."""
+
+    _merge_op = ("minimum", "Minimum")
+
+
+class RepeatVector(Layer):
+    """``[batch, features] -> [batch, n, features]`` (``tf.keras.layers.RepeatVector``):
+    ``tile(expand_dims(x, 1), [1, n, 1])``, as Keras' ``backend.repeat``. Args: n."""
+
+    def __init__(self, n: int, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.n = n
+        self.input_spec = InputSpec(ndim=2)
+
+    def call(self, inputs: Any) -> Any:
+        pattern = op("stack")([1, self.n, 1])
+        return op("tile")(op("expand_dims")(inputs, 1), pattern)
+
+
+class Permute(Layer):
+    """The non-batch axes of the input permuted (``tf.keras.layers.Permute``): ``dims``
+    numbers them from 1, as ``transpose(x, (0,) + dims)``.
+
+    Raises:
+      ValueError: ``dims`` not a permutation of ``1..len(dims)`` (TF's message).
+    """
+
+    def __init__(self, dims: Any, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.dims = tuple(dims)
+        if sorted(self.dims) != list(range(1, len(self.dims) + 1)):
+            raise ValueError(
+                "Invalid permutation argument `dims` for Permute Layer. "
+                "The set of indices in `dims` must be consecutive and start from 1. "
+                f"Received dims={dims}"
+            )
+        self.input_spec = InputSpec(ndim=len(self.dims) + 1)
+
+    def call(self, inputs: Any) -> Any:
+        return op("transpose")(inputs, perm=(0,) + self.dims)
+
+
+class _GlobalPooling1D(Layer):
+    _reduce = "reduce_mean"
+
+    def __init__(self, data_format: str = "channels_last", keepdims: bool = False, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = tl_core._data_format(data_format)
+        self.keepdims = keepdims
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs: Any) -> Any:
+        steps_axis = 1 if self.data_format == "channels_last" else 2
+        return op(self._reduce)(inputs, axis=steps_axis, keepdims=self.keepdims)
+
+
+class GlobalAveragePooling1D(_GlobalPooling1D):
+    """The mean over the steps (``tf.keras.layers.GlobalAveragePooling1D``).
+
+    Args (TF's defaults): data_format='channels_last', keepdims=False, **kwargs.
+    """
+
+    _reduce = "reduce_mean"
+
+
+class GlobalMaxPooling1D(_GlobalPooling1D):
+    """The maximum over the steps (``tf.keras.layers.GlobalMaxPooling1D``).
+
+    Args (TF's defaults): data_format='channels_last', keepdims=False, **kwargs.
+    """
+
+    _reduce = "reduce_max"
+
+
+class ELU(Layer):
+    """``elu(x)``, its negative part scaled by ``alpha`` (``tf.keras.layers.ELU``);
+    alpha=1.0: ``where(x > 0, elu(x), alpha * elu(x))`` for another alpha, as Keras.
+
+    Raises:
+      ValueError: ``alpha`` None.
+    """
+
+    def __init__(self, alpha: float = 1.0, **kwargs: Any):
+        if alpha is None:
+            raise ValueError(
+                "Alpha of an ELU layer cannot be None, expecting a float. Received: None"
+            )
+        super().__init__(**kwargs)
+        self.alpha = backend.cast_to_floatx(alpha)
+
+    def call(self, inputs: Any) -> Any:
+        res = op("nn.elu")(inputs)
+        if float(self.alpha) == 1:
+            return res
+        return op("where")(inputs > 0, res, float(self.alpha) * res)
+
+
+class ThresholdedReLU(Layer):
+    """``x`` where ``x > theta``, else 0 (``tf.keras.layers.ThresholdedReLU``);
+    theta=1.0: ``x * cast(x > theta)``, as Keras.
+
+    Raises:
+      ValueError: ``theta`` None or negative.
+    """
+
+    def __init__(self, theta: float = 1.0, **kwargs: Any):
+        if theta is None:
+            raise ValueError(
+                "Theta of a Thresholded ReLU layer cannot be None, expecting a float. "
+                f"Received: {theta}"
+            )
+        if theta < 0:
+            raise ValueError(
+                f"The theta value of a Thresholded ReLU layer should be >=0. Received: {theta}"
+            )
+        super().__init__(**kwargs)
+        self.theta = backend.cast_to_floatx(theta)
+
+    def call(self, inputs: Any) -> Any:
+        theta = op("cast")(float(self.theta), self.dtype)
+        return inputs * op("cast")(op("greater")(inputs, theta), self.dtype)
+
+
+class PReLU(Layer):
+    """``max(x, 0) - alpha * max(-x, 0)`` with a learned ``alpha`` per input element
+    (``tf.keras.layers.PReLU``), shared along ``shared_axes``.
+
+    Args (TF's defaults): alpha_initializer='zeros', alpha_regularizer=None,
+    alpha_constraint=None, shared_axes=None, **kwargs.
+    """
+
+    def __init__(
+        self,
+        alpha_initializer: Any = "zeros",
+        alpha_regularizer: Any = None,
+        alpha_constraint: Any = None,
+        shared_axes: Any = None,
+        **kwargs: Any,
+    ):
+        super().__init__(**kwargs)
+        self.alpha_initializer = initializers.get(alpha_initializer)
+        self.alpha_regularizer = regularizers.get(alpha_regularizer)
+        self.alpha_constraint = constraints_get(alpha_constraint)
+        if shared_axes is None:
+            self.shared_axes = None
+        elif isinstance(shared_axes, (list, tuple)):
+            self.shared_axes = list(shared_axes)
+        else:
+            self.shared_axes = [shared_axes]
+
+    def build(self, input_shape: Any) -> None:
+        dims = TensorShape(input_shape).as_list()[1:]
+        param_shape = [None if d is None else int(d) for d in dims]
+        for axis in self.shared_axes or ():
+            param_shape[axis - 1] = 1
+        self.alpha = self.add_weight(
+            shape=param_shape,
+            name="alpha",
+            initializer=self.alpha_initializer,
+            regularizer=self.alpha_regularizer,
+            constraint=self.alpha_constraint,
+        )
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        pos = backend.relu(inputs)
+        neg = -self.alpha * backend.relu(-inputs)
+        return pos + neg
+
+
+class LayerNormalization(Layer):
+    """Each example normalized over ``axis`` and scaled (``tf.keras.layers.LayerNormalization``).
+
+    As Keras: where ``axis`` is the last axes and ``epsilon >= 1.001e-5`` (float32
+    weights), what ``fused_batch_norm`` computes of the input reshaped ``[1, examples,
+    features, 1]`` (NCHW: each example's biased moments), then ``* gamma + beta``;
+    otherwise ``nn.moments`` and ``nn.batch_normalization`` with ``gamma`` and ``beta``.
+
+    .. note:: The fused path's values are TF's to float32 rounding, not its bits (TF's
+       ``FusedBatchNormV3`` kernel sums in its own order).
+
+    Args (TF's defaults): axis=-1, epsilon=1e-3, center=True, scale=True,
+    beta_initializer='zeros', gamma_initializer='ones', beta_regularizer=None,
+    gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, **kwargs.
+
+    Raises:
+      TypeError: ``axis`` not an int or a list of ints.
+      ValueError: an axis out of range or repeated (TF's messages).
+    """
+
+    def __init__(
+        self,
+        axis: Any = -1,
+        epsilon: float = 1e-3,
+        center: bool = True,
+        scale: bool = True,
+        beta_initializer: Any = "zeros",
+        gamma_initializer: Any = "ones",
+        beta_regularizer: Any = None,
+        gamma_regularizer: Any = None,
+        beta_constraint: Any = None,
+        gamma_constraint: Any = None,
+        **kwargs: Any,
+    ):
+        super().__init__(**kwargs)
+        if isinstance(axis, (list, tuple)):
+            self.axis = list(axis)
+        elif isinstance(axis, int):
+            self.axis = [axis]
+        else:
+            raise TypeError(
+                "Expected an int or a list/tuple of ints for the argument 'axis', "
+                f"but received: {axis!r}"
+            )
+        self.epsilon = epsilon
+        self.center, self.scale = center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints_get(beta_constraint)
+        self.gamma_constraint = constraints_get(gamma_constraint)
+
+    def build(self, input_shape: Any) -> None:
+        shape = TensorShape(input_shape).as_list()
+        ndims = len(shape)
+        for idx, x in enumerate(self.axis):
+            if x < 0:
+                self.axis[idx] = ndims + x
+        for x in self.axis:
+            if x < 0 or x >= ndims:
+                raise ValueError(
+                    f"Invalid value for `axis` argument. Expected 0 <= axis < inputs.rank "
+                    f"(with inputs.rank={ndims}). Received: axis={tuple(self.axis)}"
+                )
+        if len(self.axis) != len(set(self.axis)):
+            raise ValueError(f"Duplicate axis: {tuple(self.axis)}")
+        param_shape = [int(shape[dim]) for dim in self.axis]
+        self.gamma = self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight(
+                name="gamma",
+                shape=param_shape,
+                initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint,
+                trainable=True,
+            )
+        if self.center:
+            self.beta = self.add_weight(
+                name="beta",
+                shape=param_shape,
+                initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint,
+                trainable=True,
+            )
+        axis = sorted(self.axis)
+        contiguous = axis[-1] == ndims - 1 and axis[-1] - axis[0] == len(axis) - 1
+        self._fused = contiguous and self.epsilon >= 1.001e-5 and self.dtype == "float32"
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        shape = inputs.shape.as_list()
+        ndims = len(shape)
+        broadcast_shape = [1] * ndims
+        for dim in self.axis:
+            broadcast_shape[dim] = shape[dim]
+
+        def broadcast(v: Any) -> Any:
+            if v is not None and len(v.shape) != ndims and self.axis != [ndims - 1]:
+                return op("reshape")(v, broadcast_shape)
+            return v
+
+        if not self._fused:
+            mean, variance = op("nn.moments")(inputs, self.axis, keep_dims=True)
+            return op("nn.batch_normalization")(
+                inputs,
+                mean,
+                variance,
+                offset=broadcast(self.beta),
+                scale=broadcast(self.gamma),
+                variance_epsilon=self.epsilon,
+            )
+        # (the normalized axes' sizes are static: the weights' shape needs them)
+        in_dim = math.prod(shape[sorted(self.axis)[0] :])
+        rows = op("reshape")(inputs, [-1, in_dim])
+        # fused_batch_norm of [1, examples, in_dim, 1] (NCHW) with scale 1 and offset 0:
+        # each row's biased moments, (x - mean) * rsqrt(variance + epsilon)
+        mean = op("reduce_mean")(rows, axis=1, keepdims=True)
+        centered = rows - mean
+        variance = op("reduce_mean")(op("square")(centered), axis=1, keepdims=True)
+        outputs = centered * op("rsqrt")(variance + self.epsilon)
+        if shape.count(None) <= 1:
+            outputs = op("reshape")(outputs, [-1 if d is None else d for d in shape])
+        else:
+            outputs = op("reshape")(outputs, op("shape")(inputs))
+        scale, offset = broadcast(self.gamma), broadcast(self.beta)
+        if scale is not None:
+            outputs = outputs * op("cast")(scale, outputs.dtype)
+        if offset is not None:
+            outputs = outputs + op("cast")(offset, outputs.dtype)
+        return outputs
+
+
 class ZeroPadding2D(Layer):
     """Zero rows and columns around an image batch (``tf.keras.layers.ZeroPadding2D``).
 
@@ -1256,3 +1614,6 @@ GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
 
 __getattr__ = missing_name_getattr("tf.keras.layers", globals())
+
+GlobalAvgPool1D = GlobalAveragePooling1D
+GlobalMaxPool1D = GlobalMaxPooling1D

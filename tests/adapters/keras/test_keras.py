@@ -147,3 +147,43 @@ def test_summary_of_an_unbuilt_model_raises(graph):
         K.Sequential([K.layers.Dense(2)]).summary()
     with pytest.raises(NotImplementedError, match="expand_nested"):
         K.Sequential([K.layers.Dense(2, input_shape=(2,))]).summary(expand_nested=True)
+
+
+@pytest.mark.parametrize(
+    "layer, shape, out_shape, weights",
+    [
+        (lambda: K.layers.PReLU(shared_axes=[1]), (None, 5, 3), (None, 5, 3), [(1, 3)]),
+        (
+            lambda: K.layers.LayerNormalization(axis=[1, 2]),
+            (None, 5, 3),
+            (None, 5, 3),
+            [(5, 3)] * 2,
+        ),
+        (lambda: K.layers.LayerNormalization(scale=False), (None, 4), (None, 4), [(4,)]),
+        (lambda: K.layers.RepeatVector(3), (None, 4), (None, 3, 4), []),
+        (lambda: K.layers.Permute((2, 1)), (None, 5, 3), (None, 3, 5), []),
+        (lambda: K.layers.GlobalAveragePooling1D(), (None, 5, 3), (None, 3), []),
+        (lambda: K.layers.GlobalMaxPool1D(keepdims=True), (None, 5, 3), (None, 1, 3), []),
+        (lambda: K.layers.ELU(0.5), (None, 4), (None, 4), []),
+        (lambda: K.layers.ThresholdedReLU(0.5), (None, 4), (None, 4), []),
+    ],
+)
+def test_new_layers_shapes_and_weights(graph, layer, shape, out_shape, weights):
+    """Static output shapes and weight shapes (a PReLU's alpha shared along axis 1, a
+    LayerNormalization's gamma and beta over its axes); a step of gradient descent on
+    the weights runs."""
+    x = tf.placeholder(tf.float32, shape)
+    out = layer()(x)
+    assert tuple(out.shape.as_list()) == out_shape
+    assert [tuple(v.shape.as_list()) for v in tf.trainable_variables()] == weights
+    loss = tf.reduce_sum(tf.square(out))
+    feed = {
+        x: np.linspace(-1.0, 2.0, 2 * int(np.prod(shape[1:])), dtype=np.float32).reshape(
+            (2, *shape[1:])
+        )
+    }
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        if weights:
+            sess.run(tf.train.GradientDescentOptimizer(0.1).minimize(loss), feed)
+        assert np.isfinite(sess.run(loss, feed))
