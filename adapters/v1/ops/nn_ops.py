@@ -276,6 +276,16 @@ def _same_shape_check(first: str, second: str, message: str) -> Any:
     return check
 
 
+_LOGITS_AND_LABELS = _same_shape_check(
+    "logits", "labels", "`logits` and `labels` must have the same shape, received ({a} vs {b})."
+)
+_LOG_INPUT_AND_TARGETS = _same_shape_check(
+    "log_input",
+    "targets",
+    "`log_input` and `targets` must have the same shape, received ({a} vs {b}).",
+)
+
+
 define(
     "nn.sigmoid_cross_entropy_with_logits",
     "SigmoidCrossEntropyWithLogits",
@@ -283,11 +293,7 @@ define(
     params="labels=None, logits=None, name=None",
     tensors="labels logits",
     allowed=FLOATING,
-    check=_same_shape_check(
-        "logits",
-        "labels",
-        "`logits` and `labels` must have the same shape, received ({a} vs {b}).",
-    ),
+    check=_LOGITS_AND_LABELS,
 )
 
 
@@ -570,16 +576,6 @@ define(
     params="x, weights, biases, name=None",
     allowed=FLOATING,
     default_name="relu_layer",
-)
-
-
-_LOGITS_AND_LABELS = _same_shape_check(
-    "logits", "labels", "`logits` and `labels` must have the same shape, received ({a} vs {b})."
-)
-_LOG_INPUT_AND_TARGETS = _same_shape_check(
-    "log_input",
-    "targets",
-    "`log_input` and `targets` must have the same shape, received ({a} vs {b}).",
 )
 
 
