@@ -67,3 +67,33 @@ def test_three_dimensional_of_an_unknown_batch():
     theirs, ours = run_both(script)
     assert ours[0] == theirs[0]
     assert_twins(theirs[1], ours[1], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["conv2d_transpose", "conv3d_transpose"])
+def test_nn_transpose_of_an_unknown_batch_to_a_static_output_shape(op):
+    """``tf.nn.conv2d_transpose`` of a ``[None, ...]`` input to a constant
+    ``output_shape`` (a decoder written for a fixed batch): TF builds it (the unknown
+    batch merges with the output's) and checks the sizes when it runs; jtrain raised
+    ``ValueError`` ("The shape of out_backprop [d0, ...] does not match") when the
+    graph was built. TF's values and gradients; the static shape is TF's but for
+    ``conv3d_transpose``'s batch, which jtrain leaves unknown (TF's Conv3DBackpropInputV2
+    takes it from ``output_shape``, Conv2DBackpropInput's merge leaves it unknown)."""
+    rank = 4 if op == "conv2d_transpose" else 5
+    spatial = (3,) * (rank - 2)
+    xv = np.linspace(0.1, 1, 2 * 3 ** (rank - 2) * 4, dtype=np.float32).reshape(2, *spatial, 4)
+    wv = np.linspace(0.05, 0.7, 3 ** (rank - 2) * 5 * 4, dtype=np.float32)
+    wv = wv.reshape(*(3,) * (rank - 2), 5, 4)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, *spatial, 4])
+        w = tf.constant(wv)
+        out = getattr(tf.nn, op)(
+            x, w, [2, *(6,) * (rank - 2), 5], [1, *(2,) * (rank - 2), 1], "SAME"
+        )
+        grads = tf.gradients(tf.reduce_sum(out * out), [x, w])
+        return lambda sess: (out.shape.as_list(), sess.run([out, grads], {x: xv}))
+
+    theirs, ours = run_both(script)
+    assert theirs[0] == [None if rank == 4 else 2, *(6,) * (rank - 2), 5]
+    assert ours[0] == [None, *theirs[0][1:]]
+    assert_twins(theirs[1], ours[1])

@@ -214,7 +214,10 @@ def _input_grad(input_sizes, w, dy, forward) -> Any:
     sizes = tuple(int(s) for s in input_sizes)
     expected = jax.eval_shape(forward, jax.ShapeDtypeStruct(sizes, dy.dtype), w).shape
     if tuple(expected) != tuple(dy.shape):
-        raise OpValueError(
+        # A dimension still unknown (symbolic) while the graph is built is no mismatch
+        # yet: a plain error lets the build try the known sizes for it.
+        known = all(isinstance(d, int) for d in dy.shape)
+        raise (OpValueError if known else ValueError)(
             f"The shape of out_backprop {list(dy.shape)} does not match the output "
             f"{list(expected)} of the convolution of an input of shape {list(sizes)} "
             f"(output_shape/input_sizes) with a filter of shape {list(w.shape)}"
