@@ -678,7 +678,20 @@ def _deferred_specs(
         except Exception as e:  # noqa: BLE001 - these sizes do not fit together
             error = e
     if len(outs) >= 2:
-        return _specs(outs)
+        tree, specs = _specs(outs)
+        partial = shape_values.partial_value(deferred["shape"]) if "shape" in deferred else None
+        if (
+            entry.op_type == "Reshape"
+            and partial is not None
+            and any(d is None for d in inputs[0]._shape)
+        ):
+            # TF's Reshape: a -1 beside an input of unknown size is unknown. The trials
+            # give every unknown dimension one size, which may tie it to another one
+            # (``[-1, tf.shape(x)[1], 2]`` of a ``[None, 2]`` gave 1 in every trial).
+            ((dims, dtype),) = specs
+            wildcard = (np.asarray(partial) == -1).ravel()
+            specs = [(tuple(None if w else d for w, d in zip(wildcard, dims, strict=True)), dtype)]
+        return tree, specs
     if not outs and not any(t._shape is None for t in inputs):
         # No size fits every unknown dimension (``tf.reshape(z, tf.shape(x))`` of a ``z``
         # with a known size): the unknown parts of the values as -1.
@@ -688,6 +701,17 @@ def _deferred_specs(
                 k: np.where(v == None, -1, v).astype(t._np_dtype).tolist()  # noqa: E711
                 for (k, v), t in zip(partial.items(), deferred.values(), strict=True)
             }
+            unknown = sum(int(np.sum(v == None)) for v in partial.values())  # noqa: E711
+            open_inputs = any(d is None for t in inputs for d in t._shape)
+            if entry.op_type == "Reshape" and (
+                open_inputs or unknown + sum(int(np.sum(v == -1)) for v in partial.values()) > 1
+            ):
+                # TF's Reshape where the sizes cannot tell the unknown dimensions (an
+                # input of unknown size, or two of them): the shape's known parts.
+                (shape,) = partial.values()
+                dims = tuple(None if d is None or d == -1 else int(d) for d in shape.ravel())
+                leaf = jax.ShapeDtypeStruct((), inputs[0]._np_dtype)
+                return jax.tree.structure(leaf), [(dims, np.dtype(leaf.dtype))]
             structs = [jax.ShapeDtypeStruct(tuple(t._shape), t._np_dtype) for t in inputs]
             try:
                 out = jax.eval_shape(lambda *v: fn(v, arguments), *structs)
@@ -697,8 +721,7 @@ def _deferred_specs(
                 leaves, tree = jax.tree.flatten(out)
                 # A reshape's one unknown dimension follows from the sizes (as TF's
                 # Reshape infers it); other ops' -1 means "the rest": dimensions unknown.
-                unknown = sum(int(np.sum(v == None)) for v in partial.values())  # noqa: E711
-                exact = entry.op_type == "Reshape" and unknown == 1
+                exact = entry.op_type == "Reshape"
                 return tree, [
                     (tuple(leaf.shape) if exact else (None,) * leaf.ndim, np.dtype(leaf.dtype))
                     for leaf in leaves
