@@ -463,7 +463,8 @@ FUNCTIONS = {
     "layers_batch_norm_no_scale": None,
     "l2_normalize": lambda tf, x, y: tf.nn.l2_normalize(x, 1),  # TF's composite's nodes
     "losses": None,
-    "clip_by_global_norm": None,
+    "clip_by_global_norm": lambda tf, x, y: tf.clip_by_global_norm([x, y], 1.0)[0][0],
+    "clip_by_norm": lambda tf, x, y: tf.clip_by_norm(x, 1.0, axes=[1]),  # TF's nodes
     "tensordot": None,
 }
 RAISING = {
@@ -474,7 +475,6 @@ RAISING = {
         x, training=False, scale=False
     ),
     "losses": lambda tf, x, y: tf.losses.mean_squared_error(y, x),
-    "clip_by_global_norm": lambda tf, x, y: tf.clip_by_global_norm([x, y], 1.0)[0][0],
     "tensordot": lambda tf, x, y: tf.tensordot(x, tf.ones([5, 2]), 1),
 }
 
