@@ -46,7 +46,10 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
 
 Not provided: ``Model.save`` and the HDF5 weights format (``NotImplementedError``),
 ``keras.utils.Sequence`` inputs, stateful metric classes beyond the
-mean-of-a-function ones. Masks, RNN layers and the other Keras namespaces are absent.
+mean-of-a-function ones. The recurrent layers (``LSTM``, ``GRU``, ``SimpleRNN``, their
+cells, ``RNN``, ``Bidirectional``, ``TimeDistributed``: keras/recurrent.py, wrappers.py)
+take a mask only as their explicit ``mask=`` argument (no ``Masking`` layer, no mask
+propagation); the other Keras namespaces are absent.
 """
 
 from adapters.v1._missing import missing_name_getattr

@@ -56,6 +56,16 @@ from adapters.v1.ops.embedding_ops import embedding_lookup
 from adapters.v1.ops.variables import VariableAggregation, VariableSynchronization
 
 __all__ = [
+    "Bidirectional",
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "RNN",
+    "SimpleRNN",
+    "SimpleRNNCell",
+    "StackedRNNCells",
+    "TimeDistributed",
     "ThresholdedReLU",
     "Subtract",
     "RepeatVector",
@@ -1612,6 +1622,19 @@ AvgPool1D = AveragePooling1D
 AvgPool2D = AveragePooling2D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
+
+# The recurrent layers and wrappers (their modules build on ``Layer`` above).
+from adapters.v1.keras.recurrent import (  # noqa: E402
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    SimpleRNN,
+    SimpleRNNCell,
+    StackedRNNCells,
+)
+from adapters.v1.keras.wrappers import Bidirectional, TimeDistributed  # noqa: E402
 
 __getattr__ = missing_name_getattr("tf.keras.layers", globals())
 

@@ -39,8 +39,8 @@ def test_unsupported_arguments_raise(graph):
 
 
 def test_missing_names_say_so():
-    with pytest.raises(AttributeError, match="tf.keras.layers.LSTM is not in adapters.v1"):
-        K.layers.LSTM  # noqa: B018
+    with pytest.raises(AttributeError, match="tf.keras.layers.ConvLSTM2D is not in adapters.v1"):
+        K.layers.ConvLSTM2D  # noqa: B018
     with pytest.raises(AttributeError, match="tf.keras.datasets is not in adapters.v1"):
         K.datasets  # noqa: B018
 
