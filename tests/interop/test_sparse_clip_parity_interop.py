@@ -272,3 +272,23 @@ def test_gradients_through_clipping_bit_for_bit(case):
     theirs, ours = run_both(script)
     for t, o in zip(theirs[0] + theirs[1], ours[0] + ours[1], strict=True):
         assert_same_bits(o, t)
+
+
+def test_clipping_node_names_and_the_norm_of_nothing_as_tf():
+    """The tensors' names TF gives (``global_norm_1/global_norm``,
+    ``clip_by_global_norm/clip_by_global_norm/_1``, a ``name`` as the scope), and the
+    global norm of only ``None`` entries: 0.0 (TF stacks an empty list)."""
+
+    def script(tf):
+        x = tf.constant([3.0, 4.0])
+        norms = [tf.global_norm([x]), tf.global_norm([None])]
+        clipped, norm = tf.clip_by_global_norm([None, x, x], 2.0)
+        named, named_norm = tf.clip_by_global_norm([x], 2.0, name="clip")
+        by_norm = [tf.clip_by_norm(x, 1.0), tf.clip_by_norm(x, 1.0, name="cn")]
+        tensors = [*norms, *clipped[1:], norm, *named, named_norm, *by_norm]
+        return lambda sess: ([t.name for t in tensors], sess.run(tensors))
+
+    theirs, ours = run_both(script)
+    assert ours[0] == theirs[0]
+    for t, o in zip(theirs[1], ours[1], strict=True):
+        assert_same_bits(o, t)

@@ -105,16 +105,17 @@ def global_norm(t_list: Sequence[Any], name: str | None = None) -> ops.Tensor:
     """
     entries = _check_list(t_list)
     present = [_parts(t) for t in entries if t is not None]
-    with ops.name_scope(name, "global_norm", present) as scope:
+    with ops.name_scope(name, "global_norm", present):
         values = [
             None if t is None else ops.convert_to_tensor(_parts(t), name=f"t_{i}")
             for i, t in enumerate(entries)
         ]
-        half_squared = FUNCTIONS["reduce_sum"](
-            FUNCTIONS["stack"]([FUNCTIONS["nn.l2_loss"](v) for v in values if v is not None])
-        )
+        losses = [FUNCTIONS["nn.l2_loss"](v) for v in values if v is not None]
+        # TF stacks an empty list as an empty float32 tensor: the norm of nothing is 0.0.
+        stacked = FUNCTIONS["stack"](losses) if losses else constant_op.constant([], "float32")
+        half_squared = FUNCTIONS["reduce_sum"](stacked)
         two = constant_op.constant(2.0, dtype=half_squared.dtype)
-        return FUNCTIONS["sqrt"](half_squared * two, name=scope.rstrip("/"))
+        return FUNCTIONS["sqrt"](half_squared * two, name="global_norm")
 
 
 def clip_by_global_norm(
@@ -156,7 +157,7 @@ def clip_by_global_norm(
         clipped = [
             None
             if v is None
-            else identity(v * FUNCTIONS["cast"](scale, v.dtype), name=f"{scope.rstrip('/')}_{i}")
+            else identity(v * FUNCTIONS["cast"](scale, v.dtype), name=f"{scope}_{i}")
             for i, v in enumerate(values)
         ]
     result = [c if t is None else _like(t, c) for t, c in zip(entries, clipped, strict=True)]
