@@ -97,3 +97,31 @@ def test_nn_transpose_of_an_unknown_batch_to_a_static_output_shape(op):
     assert theirs[0] == [None if rank == 4 else 2, *(6,) * (rank - 2), 5]
     assert ours[0] == [None, *theirs[0][1:]]
     assert_twins(theirs[1], ours[1])
+
+
+@pytest.mark.parametrize("api", ["layers", "keras"])
+def test_dense_over_an_unknown_batch_and_time(api):
+    """``tf.layers.dense`` / ``tf.keras.layers.Dense`` of a ``[None, None, 16]`` input
+    (a sequence model's unknown batch and length): jtrain raised ValueError ("can only
+    specify one unknown axis size with a -1 value") when the graph was built. TF's
+    static shape, values and gradients."""
+    xv = np.linspace(0.1, 1, 2 * 3 * 16, dtype=np.float32).reshape(2, 3, 16)
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, None, 16])
+        init = tf.constant_initializer(np.linspace(0.05, 0.5, 16 * 8))
+        if api == "layers":
+            y = tf.layers.dense(x, 8, kernel_initializer=init)
+        else:
+            y = tf.keras.layers.Dense(8, kernel_initializer=init)(x)
+        grads = tf.gradients(tf.reduce_sum(y * y), [x])
+
+        def run(sess):
+            sess.run(tf.global_variables_initializer())
+            return y.shape.as_list(), sess.run([y, grads], {x: xv})
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert theirs[0] == ours[0] == [None, None, 8]
+    assert_twins(theirs[1], ours[1])

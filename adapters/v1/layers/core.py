@@ -100,10 +100,11 @@ class Dense(Layer):
             outputs = op("matmul")(inputs, self.kernel)
         else:  # contract the last axis (TF: tensordot)
             flat = op("reshape")(inputs, [-1, dims[-1]])
-            outputs = op("reshape")(
-                op("matmul")(flat, self.kernel),
-                [-1 if d is None else d for d in dims[:-1]] + [self.units],
-            )
+            if sum(d is None for d in dims[:-1]) > 1:  # two unknown: the run's sizes
+                shape = op("concat")([op("shape")(inputs)[:-1], [self.units]], 0)
+            else:
+                shape = [-1 if d is None else d for d in dims[:-1]] + [self.units]
+            outputs = op("reshape")(op("matmul")(flat, self.kernel), shape)
         if self.use_bias:
             outputs = op("nn.bias_add")(outputs, self.bias)
         if self.activation is not None:
