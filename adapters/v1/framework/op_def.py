@@ -678,20 +678,7 @@ def _deferred_specs(
         except Exception as e:  # noqa: BLE001 - these sizes do not fit together
             error = e
     if len(outs) >= 2:
-        tree, specs = _specs(outs)
-        partial = shape_values.partial_value(deferred["shape"]) if "shape" in deferred else None
-        if (
-            entry.op_type == "Reshape"
-            and partial is not None
-            and any(d is None for d in inputs[0]._shape)
-        ):
-            # TF's Reshape: a -1 beside an input of unknown size is unknown. The trials
-            # give every unknown dimension one size, which may tie it to another one
-            # (``[-1, tf.shape(x)[1], 2]`` of a ``[None, 2]`` gave 1 in every trial).
-            ((dims, dtype),) = specs
-            wildcard = (np.asarray(partial) == -1).ravel()
-            specs = [(tuple(None if w else d for w, d in zip(wildcard, dims, strict=True)), dtype)]
-        return tree, specs
+        return _specs(outs)
     if not outs and not any(t._shape is None for t in inputs):
         # No size fits every unknown dimension (``tf.reshape(z, tf.shape(x))`` of a ``z``
         # with a known size): the unknown parts of the values as -1.
