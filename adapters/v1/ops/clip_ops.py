@@ -45,6 +45,15 @@ def _number_or_tensor(value: Any) -> tuple[list[ops.Tensor], Any]:
     return [], value
 
 
+def _entry_tensors(entries: list[Any]) -> list[ops.Tensor | None]:
+    """The entries' tensors as TF names them in its list functions (``t_0``, ``t_1``...;
+    an ``IndexedSlices``' values), ``None`` kept."""
+    return [
+        None if t is None else ops.convert_to_tensor(_parts(t), name=f"t_{i}")
+        for i, t in enumerate(entries)
+    ]
+
+
 def _check_list(t_list: Any) -> list[Any]:
     if not isinstance(t_list, Sequence) or isinstance(t_list, str):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
@@ -106,10 +115,7 @@ def global_norm(t_list: Sequence[Any], name: str | None = None) -> ops.Tensor:
     entries = _check_list(t_list)
     present = [_parts(t) for t in entries if t is not None]
     with ops.name_scope(name, "global_norm", present):
-        values = [
-            None if t is None else ops.convert_to_tensor(_parts(t), name=f"t_{i}")
-            for i, t in enumerate(entries)
-        ]
+        values = _entry_tensors(entries)
         losses = [FUNCTIONS["nn.l2_loss"](v) for v in values if v is not None]
         # TF stacks an empty list as an empty float32 tensor: the norm of nothing is 0.0.
         stacked = FUNCTIONS["stack"](losses) if losses else constant_op.constant([], "float32")
@@ -150,10 +156,7 @@ def clip_by_global_norm(
         one = constant_op.constant(1.0, dtype=use_norm.dtype)
         scale_for_finite = clip_norm * FUNCTIONS["minimum"](1.0 / use_norm, one / clip_norm)
         scale = scale_for_finite + (use_norm - use_norm)
-        values = [
-            None if t is None else ops.convert_to_tensor(_parts(t), name=f"t_{i}")
-            for i, t in enumerate(entries)
-        ]
+        values = _entry_tensors(entries)
         clipped = [
             None
             if v is None
