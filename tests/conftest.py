@@ -3,6 +3,10 @@
 import os
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# The unit suite checks jtrain's reproduction of the TF it was measured against (TF 2.21
+# on an x86 CPU with AVX-512, oneDNN on) on any machine; tests/interop/conftest.py lets
+# jtrain detect this machine's TF instead (jtrain._eigen.tf_cpu_kernels).
+os.environ.setdefault("JTRAIN_TF_CPU_KERNELS", "onednn:avx512_core")
 
 import jax  # noqa: E402
 import pytest  # noqa: E402

@@ -23,7 +23,11 @@ and probes over K of 1-2,048, the same with 1, 2 and 8 intra-op threads), the re
 * ``M == 1`` without ``transpose_b``, and ``N == 1`` with ``transpose_a``: one chain over
   all of K, no blocks (K of 385-1,001 measured where blocks would differ).
 
-Outside it :func:`matmul` is XLA's ``jnp.matmul``: other dtypes, other platforms (TF's
+Outside it :func:`matmul` is XLA's ``jnp.matmul``: machines where TF does not run
+oneDNN's AVX-512 ``sgemm`` (:func:`jtrain._eigen.tf_cpu_kernels`: TF's Eigen
+contraction on CPUs without AVX-512 VNNI, AVX-VNNI or AMX, such as AMD's EPYC with
+AVX2, adds in an order that depends on the caches' sizes; oneDNN's AVX2 kernels in
+another), other dtypes, other platforms (TF's
 GPU kernels call cuBLAS, whose order XLA's GPU backend's is not either), ``M == 1`` with
 ``transpose_b``, ``N == 1`` without ``transpose_a`` (oneDNN's GEMV kernels, orders not
 found), ``a @ b^T`` past the bounds above, and shapes not known when traced (a symbolic
@@ -44,7 +48,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from jtrain._eigen import on_cpu
+from jtrain._eigen import on_cpu, tf_cpu_kernels
 from jtrain.errors import InvalidArgumentError
 
 __all__ = ["in_tf_order", "k_blocks", "matmul", "small"]
@@ -113,8 +117,12 @@ def in_tf_order(
       transpose_b: as :func:`matmul` (default False).
 
     Returns:
-      True where the product is TF's on a CPU, False where it is XLA's ``dot``.
+      True where the product is TF's on a CPU, False where it is XLA's ``dot``: always
+      where TF on this machine does not run oneDNN's AVX-512 ``sgemm``
+      (:func:`jtrain._eigen.tf_cpu_kernels`).
     """
+    if tf_cpu_kernels() != (True, "avx512_core"):
+        return False  # Eigen's contraction, or oneDNN's AVX2 kernels: orders not reproduced
     if jnp.dtype(dtype) != jnp.float32 or len(shape_a) != 2 or len(shape_b) != 2:
         return False
     dims = _dims(jax.ShapeDtypeStruct(shape_a, dtype), jax.ShapeDtypeStruct(shape_b, dtype),

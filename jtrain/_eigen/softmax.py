@@ -44,7 +44,6 @@ are TF's Python ones (``nn_grad.py``) on TF's kernels.
 from __future__ import annotations
 
 import functools
-import os
 from typing import Any, NamedTuple
 
 import jax
@@ -52,7 +51,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jtrain._eigen import _libm, cpu_flags, exp_log, on_cpu
+from jtrain._eigen import _detect, _libm, exp_log, on_cpu, tf_cpu_kernels
 from jtrain._eigen._packet import PACKET
 from jtrain._eigen._packet import packets as _packets
 from jtrain._eigen.exp_log import _exp_f32, _log_f32
@@ -428,29 +427,22 @@ class OneDnnIsa(NamedTuple):
     fma: bool
 
 
-_AVX512 = OneDnnIsa(16, True)
-_AVX2 = OneDnnIsa(8, True)
-_SSE41 = OneDnnIsa(4, False)  # also oneDNN's softmax on AVX-only CPUs (measured)
-# ``ONEDNN_MAX_CPU_ISA`` values (oneDNN's names) that cap the kernel below AVX-512.
-_ISA_CAPS = {"SSE41": _SSE41, "AVX": _SSE41, "AVX2": _AVX2, "AVX2_VNNI": _AVX2}
+_ISA_KERNELS = {
+    "avx512_core": OneDnnIsa(16, True),
+    "avx2": OneDnnIsa(8, True),
+    "sse41": OneDnnIsa(4, False),  # also oneDNN's softmax on AVX-only CPUs (measured)
+}
 
 
 def _isa(flags: frozenset[str], cap: str) -> OneDnnIsa:
     """oneDNN's choice for a CPU of ``flags`` under ``ONEDNN_MAX_CPU_ISA=cap``."""
-    if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
-        isa = _AVX512
-    elif {"avx2", "fma"} <= flags:
-        isa = _AVX2
-    else:
-        isa = _SSE41
-    capped = _ISA_CAPS.get(cap.strip().upper())
-    return capped if capped is not None and capped.lanes < isa.lanes else isa
+    environ = {"ONEDNN_MAX_CPU_ISA": cap} if cap else {}
+    return _ISA_KERNELS[_detect(flags, environ).isa]
 
 
-@functools.cache
 def onednn_isa() -> OneDnnIsa:
-    """The vector width of oneDNN's softmax kernel on this CPU, read once per process
-    (as oneDNN reads it).
+    """The vector width of oneDNN's softmax kernel on this CPU (as oneDNN reads it, once
+    per process: :func:`jtrain._eigen.tf_cpu_kernels`).
 
     oneDNN picks its JIT kernel by the CPU's instruction set (the ``flags`` of Linux's
     ``/proc/cpuinfo``): AVX-512 (``avx512f``, ``avx512bw``, ``avx512vl`` and
@@ -464,8 +456,7 @@ def onednn_isa() -> OneDnnIsa:
     Returns:
       The kernel's :class:`OneDnnIsa`.
     """
-    cap = os.environ.get("ONEDNN_MAX_CPU_ISA") or os.environ.get("DNNL_MAX_CPU_ISA", "")
-    return _isa(cpu_flags(), cap)
+    return _ISA_KERNELS[tf_cpu_kernels().isa]
 
 
 def _f32(bits: int) -> np.float32:
@@ -641,10 +632,13 @@ def _softmax_onednn(logits: jax.Array, isa: OneDnnIsa) -> jax.Array:
 
 def _onednn_order(logits: jax.Array) -> bool:
     """Whether jtrain computes TF's CPU bits of ``Softmax`` for ``logits`` (float32,
-    float16, bfloat16, classes of static size); XLA's function otherwise."""
+    float16, bfloat16, classes of static size, where TF runs oneDNN's kernel:
+    :func:`jtrain._eigen.tf_cpu_kernels`); XLA's function otherwise."""
     dtypes = (jnp.float32, jnp.float16, jnp.bfloat16)
     static = logits.ndim >= 1 and isinstance(logits.shape[-1], int)
-    return logits.dtype in dtypes and static and logits.size != 0
+    if not (logits.dtype in dtypes and static and logits.size != 0):
+        return False
+    return tf_cpu_kernels().onednn
 
 
 @jax.custom_vjp
@@ -655,8 +649,9 @@ def softmax(logits: Any) -> jax.Array:
     bfloat16 (``_MklSoftmax``): its ``exp`` approximation, its order of the row sums
     (by the CPU's vector width, :func:`onednn_isa`) and a product by the sum's
     reciprocal, reproduced bit for bit (float16 and bfloat16 through float32, as the
-    kernel computes them). float64 (Eigen's kernel there), classes of symbolic size and
-    other platforms keep XLA's function.
+    kernel computes them). float64 (Eigen's kernel there), classes of symbolic size,
+    machines where TF leaves oneDNN off (TF runs Eigen's kernel: not reproduced,
+    :func:`jtrain._eigen.tf_cpu_kernels`) and other platforms keep XLA's function.
 
     Args:
       logits: a float array of rank at least 1.

@@ -10,6 +10,9 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+# The unit suite fixes the TF jtrain reproduces (tests/conftest.py); against TF itself,
+# jtrain detects this machine's as TF does (jtrain._eigen.tf_cpu_kernels).
+os.environ.pop("JTRAIN_TF_CPU_KERNELS", None)
 
 try:
     import tensorflow as tf
@@ -20,6 +23,25 @@ except ImportError as e:  # pragma: no cover
     ) from e
 
 import pytest  # noqa: E402
+
+
+def pytest_report_header(config):
+    """The CPU kernels TF runs here, and whether they are the ones jtrain reproduces bit
+    for bit (``bits.assert_tf_bits`` checks within float32 rounding where not)."""
+    from jtrain._eigen import tf_cpu_kernels
+    from tests.interop.cpu_estimates import kernels_reproduced, tf_onednn
+
+    kernels = tf_cpu_kernels()
+    reproduced = kernels_reproduced()
+    return (
+        f"TF's CPU kernels here: oneDNN {'on' if tf_onednn() else 'off'} (jtrain detects "
+        f"{'on' if kernels.onednn else 'off'}, {kernels.isa}); "
+        + (
+            "the ones jtrain reproduces bit for bit"
+            if reproduced
+            else "not the ones jtrain reproduces: kernel-order tests check float32 rounding"
+        )
+    )
 
 
 @pytest.fixture

@@ -58,3 +58,28 @@ def rsqrt_estimate_ulps() -> int:
     from jtrain._eigen.rsqrt import rsqrt
 
     return _ulps(real_tf.math.rsqrt, rsqrt, (126, 127, 20, 201))
+
+
+@functools.cache
+def tf_onednn() -> bool:
+    """Whether TF here runs oneDNN's kernels (its graph rewrite on: ``IsMklEnabled``)."""
+    from tensorflow.python.util import _pywrap_util_port
+
+    return bool(_pywrap_util_port.IsMklEnabled())
+
+
+@functools.cache
+def kernels_reproduced() -> bool:
+    """Whether TF on this machine runs the CPU kernels jtrain reproduces bit for bit:
+    oneDNN's on AVX-512 (``jtrain._eigen.tf_cpu_kernels``) and Intel's ``rcpps`` and
+    ``rsqrtps`` estimates. Elsewhere (an AMD EPYC with AVX2: TF runs Eigen's ``MatMul``
+    and ``Softmax``, the CPU's estimates are AMD's) jtrain's values of those kernels are
+    within float32 rounding of TF's, not its bits (``bits.assert_tf_bits``)."""
+    from jtrain._eigen import tf_cpu_kernels
+
+    return (
+        tf_cpu_kernels() == (True, "avx512_core")
+        and tf_onednn()
+        and estimate_ulps() == 0
+        and rsqrt_estimate_ulps() == 0
+    )
