@@ -1,8 +1,10 @@
 """Developer sessions for jtrain.
 
 `nox -s tests`     the whole CPU suite (TensorFlow is not installed here).
-`nox -s tests_x64` the same suite with JAX's x64 mode on (`tests` runs x64 off).
-`nox -s tests_floor` the suite on the lowest dependency versions pyproject allows.
+`nox -s tests_x64` the functional core's tests with JAX's x64 mode on (`tests` runs x64
+                   off); `-- tests` for the whole suite.
+`nox -s tests_floor` the functional core's tests on the lowest dependency versions
+                   pyproject allows; `-- tests` for the whole suite.
 `nox -s tests_gpu` the same suite on JAX's CUDA build (needs an NVIDIA GPU).
 `nox -s lint`      ruff and mypy.
 `nox -s goldens`   installs tensorflow-cpu and regenerates the reference data
@@ -60,6 +62,40 @@ def _goldens_scripts() -> list[str]:
     return sorted(glob.glob("goldens/gen_*.py"))
 
 
+# The tests of the functional core (every directory and module of tests/ but the compat
+# layer's and interop) and the compat layer's tests of JAX's x64 setting: the suite that
+# `tests_x64` and `tests_floor` run. The compat layer traces and runs every program
+# inside JAX's `enable_x64(True)` whatever the user's setting (README), so x64 changes
+# its results only through the user's own JAX functions (test_jax_function_dtypes) and
+# what test_x64, test_dtypes and test_sparse_ops check; the floor versions of JAX, optax
+# and NumPy meet the compat layer in the same core modules and in its session and hooks
+# (FLOOR_ADAPTERS). `tests` runs the whole suite on the current versions, x64 off.
+CORE_SUITE = (
+    "tests/jtrain",
+    "tests/optimizers",
+    "tests/checkpoint",
+    "tests/records",
+    *(path for path in sorted(glob.glob("tests/test_*.py"))),
+    "tests/adapters/test_x64.py",
+    "tests/adapters/test_dtypes.py",
+    "tests/adapters/test_jax_function_dtypes.py",
+    "tests/adapters/test_sparse_ops.py",
+)
+FLOOR_ADAPTERS = (
+    "tests/adapters/test_session.py",
+    "tests/adapters/test_monitored_session.py",
+    "tests/adapters/test_basic_session_run_hooks.py",
+    "tests/adapters/test_saver.py",
+)
+
+
+def _suite(posargs: list[str], default: tuple[str, ...]) -> list[str]:
+    """pytest's arguments: ``default``'s paths unless ``posargs`` names some (``-- tests``
+    for the whole suite), then ``CPU_SUITE`` and ``posargs`` (``-- -n 0``)."""
+    named = any(os.path.exists(arg.split("::")[0]) for arg in posargs)
+    return [*(() if named else default), *CPU_SUITE, *posargs]
+
+
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The whole test suite on the CPU."""
@@ -69,22 +105,24 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def tests_x64(session: nox.Session) -> None:
-    """The same suite with JAX's x64 mode on (``tests`` runs JAX's default, x64 off)."""
+    """The functional core's suite with JAX's x64 mode on (``CORE_SUITE``; ``tests`` runs
+    the whole suite in JAX's default, x64 off). ``-- tests`` runs the whole suite."""
     session.install("-e", ".[test,image]")
     env = {**CPU_ENV, "JTRAIN_TEST_X64": "1"}
-    session.run("pytest", *CPU_SUITE, *session.posargs, env=env)
+    session.run("pytest", *_suite(session.posargs, CORE_SUITE), env=env)
 
 
 @nox.session(python=PYTHON, venv_backend="uv")
 def tests_floor(session: nox.Session) -> None:
-    """The suite on the lowest versions pyproject.toml allows (uv's lowest-direct)."""
+    """The functional core's suite and the compat layer's session on the lowest versions
+    pyproject.toml allows (uv's lowest-direct). ``-- tests`` runs the whole suite."""
     session.install("--resolution", "lowest-direct", "-e", ".[test,image]")
     session.run(
         "python",
         "-c",
         "import jax, optax, numpy; print(jax.__version__, optax.__version__, numpy.__version__)",
     )
-    session.run("pytest", *CPU_SUITE, *session.posargs, env=CPU_ENV)
+    session.run("pytest", *_suite(session.posargs, (*CORE_SUITE, *FLOOR_ADAPTERS)), env=CPU_ENV)
 
 
 @nox.session(python=PYTHON)
