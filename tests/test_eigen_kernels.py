@@ -76,3 +76,22 @@ def test_matmul_and_softmax_take_xla_where_tf_runs_eigen(cpu_programs, monkeypat
     xla_probabilities = jax.jit(lambda x: jax.nn.softmax(x, axis=-1))(a[:, :12])
     same = np.array_equal(product, xla_product), np.array_equal(probabilities, xla_probabilities)
     assert same == ((False, False) if onednn else (True, True))
+
+
+@pytest.mark.parametrize(("isa", "half_onednn"), [("avx512_core", True), ("avx2", False)])
+def test_half_softmax_is_onednns_on_avx512_only(cpu_programs, monkeypatch, isa, half_onednn):
+    """TF's rewrite sends float16 and bfloat16 ``Softmax`` to oneDNN on AVX-512 CPUs only
+    (oneDNN forced on on an AVX2 EPYC: float32 ``_MklSoftmax``, the halves Eigen's)."""
+    import jax
+    import jax.numpy as jnp
+
+    from jtrain._eigen import softmax
+
+    monkeypatch.setattr(softmax, "tf_cpu_kernels", lambda: TfCpuKernels(True, isa))
+    logits = jnp.asarray(np.random.RandomState(1).randn(32, 24) * 3, jnp.float16)
+    assert softmax._onednn_order(logits.astype(jnp.float32))
+    assert softmax._onednn_order(logits) is half_onednn
+    assert softmax._onednn_order(logits.astype(jnp.bfloat16)) is half_onednn
+    ours = jax.jit(lambda x: softmax.softmax(x))(logits)
+    xla = jax.jit(lambda x: jax.nn.softmax(x, axis=-1))(logits)
+    assert np.array_equal(ours, xla) is not half_onednn

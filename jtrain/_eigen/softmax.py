@@ -638,7 +638,10 @@ def _onednn_order(logits: jax.Array) -> bool:
     static = logits.ndim >= 1 and isinstance(logits.shape[-1], int)
     if not (logits.dtype in dtypes and static and logits.size != 0):
         return False
-    return tf_cpu_kernels().onednn
+    kernels = tf_cpu_kernels()
+    # TF's rewrite takes float16 and bfloat16 to oneDNN on AVX-512 CPUs only (measured:
+    # oneDNN forced on on an AVX2 EPYC, float32 is _MklSoftmax, the halves Eigen's Softmax)
+    return kernels.onednn and (logits.dtype == jnp.float32 or kernels.isa == "avx512_core")
 
 
 @jax.custom_vjp
@@ -646,12 +649,13 @@ def softmax(logits: Any) -> jax.Array:
     """``exp(logits) / sum(exp(logits))`` over the last axis as TF's CPU ``Softmax``.
 
     TF 2.21's x86 build runs oneDNN's softmax primitive for float32, float16 and
-    bfloat16 (``_MklSoftmax``): its ``exp`` approximation, its order of the row sums
-    (by the CPU's vector width, :func:`onednn_isa`) and a product by the sum's
-    reciprocal, reproduced bit for bit (float16 and bfloat16 through float32, as the
-    kernel computes them). float64 (Eigen's kernel there), classes of symbolic size,
-    machines where TF leaves oneDNN off (TF runs Eigen's kernel: not reproduced,
-    :func:`jtrain._eigen.tf_cpu_kernels`) and other platforms keep XLA's function.
+    bfloat16 (``_MklSoftmax``; the 16-bit floats on AVX-512 CPUs only): its ``exp``
+    approximation, its order of the row sums (by the CPU's vector width,
+    :func:`onednn_isa`) and a product by the sum's reciprocal, reproduced bit for bit
+    (float16 and bfloat16 through float32, as the kernel computes them). float64
+    (Eigen's kernel there), classes of symbolic size, machines where TF leaves oneDNN
+    off (TF runs Eigen's kernel: not reproduced, :func:`jtrain._eigen.tf_cpu_kernels`)
+    and other platforms keep XLA's function.
 
     Args:
       logits: a float array of rank at least 1.

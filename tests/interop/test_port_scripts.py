@@ -33,7 +33,7 @@ TF_IMPORT = "import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()"
 JTRAIN_IMPORT = "from adapters import v1 as tf"
 # a few ulps; where TF runs other kernels (Eigen's MatMul order, AMD's estimates: the
 # session's header says) their float32 rounding, compounded over the steps
-RTOL = 1e-6 if kernels_reproduced() else OTHER_KERNELS_RTOL[4]
+RTOL = 1e-6 if kernels_reproduced() else OTHER_KERNELS_RTOL["float32"]
 
 # script -> (flag naming its output directory, other flags, writes a checkpoint)
 CASES = {
