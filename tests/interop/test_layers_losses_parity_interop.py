@@ -4,6 +4,11 @@ Each test builds one TF1 graph with ``twin.run_both`` (TF's ``compat.v1`` and
 jtrain's ``adapters.v1``) and compares static shapes (``shape.as_list()``),
 dtypes and values with ``twin.assert_twins``; an error case checks that both
 raise the same error class at graph construction.
+
+The bit-for-bit tests of ``l2_normalize`` (TF's ``Rsqrt``) and of the losses whose
+gradients multiply by TF's ``Reciprocal`` (``Log``'s and ``Log1p``'s) depend on the CPU's
+``rsqrtps`` and ``rcpps`` estimates: bits where they are the ones jtrain reproduces
+(Intel's), within their bound elsewhere (``cpu_estimates``).
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from twin import assert_twins, jtf, run_both, run_once, tf1  # noqa: E402
 
 from tests._helpers import assert_same_bits  # noqa: E402
+from tests.interop.bits import assert_bits, assert_within_estimate  # noqa: E402
+from tests.interop.cpu_estimates import estimate_ulps, rsqrt_estimate_ulps  # noqa: E402
 
 pytestmark = pytest.mark.interop
 
@@ -53,6 +60,21 @@ def assert_same_outcome(theirs, ours):
 def _eps(dtype):
     """One ulp at 1.0 of a floating dtype (``ml_dtypes``' bfloat16 included)."""
     return float(ml_dtypes.finfo(dtype).eps)
+
+
+def _assert_estimate_bits(ours, theirs, ulps, cancelled=False):
+    """The same bits where ``ulps`` is 0 (the CPU's estimate is the one jtrain
+    reproduces); else float32 values within ``ulps`` ulps of TF's (``bits.assert_bits``)
+    or, ``cancelled``, within ``ulps * 2**-23`` of TF's value or of TF's largest value:
+    a gradient that sums terms of that size, each off by the estimate's bound, and
+    cancels (measured on an AMD EPYC with AVX2, ``ulps`` 8: 0.06 of the bound at most,
+    ``l2_normalize``'s gradients)."""
+    if ulps == 0:
+        assert_same_bits(ours, theirs)
+    elif not cancelled:
+        assert_bits(ours, theirs, packet_ulps=ulps)
+    else:
+        assert_within_estimate(ours, theirs, ulps)
 
 
 def _static(t):
@@ -533,7 +555,9 @@ def test_l2_normalize_values_and_gradients_bit_for_bit(case):
     ``Maximum``, ``Rsqrt``, ``Mul``): the value and ``tf.gradients``' graph of TF's
     nodes, bit for bit (as one JAX function differentiated whole, 31% of a 24 x 8
     batch's gradient was 1 ulp off TF's). float32: TF's float16 ``Sum`` order is not
-    known (docs/migration.md)."""
+    known (docs/migration.md). Where the CPU's ``rsqrtps`` is not Intel's, within its
+    bound (2 ulps measured on an AMD EPYC; the gradients cancel: up to 256 ulps of a
+    small value, ``0.6 * 2**-23`` of the largest)."""
     rng = np.random.RandomState(0)
     xv = rng.normal(size=(24, 8)).astype(np.float32)
     gv = rng.normal(size=(24, 8)).astype(np.float32)
@@ -553,7 +577,7 @@ def test_l2_normalize_values_and_gradients_bit_for_bit(case):
     theirs, ours = run_both(script)
     assert ours[:2] == theirs[:2]
     for t, o in zip(theirs[2], ours[2], strict=True):
-        assert_same_bits(o, t)
+        _assert_estimate_bits(o, t, rsqrt_estimate_ulps(), cancelled=True)
 
 
 NN_LOSSES = {
@@ -576,7 +600,9 @@ def test_nn_python_losses_bit_for_bit(case):
     TF's Python functions build them (``Exp``, ``Log1p``, ``Relu``, ``Log`` nodes):
     values and gradients (logits' and labels') bit for bit (computed with XLA's
     ``exp``/``log1p``/``log`` in one JAX function, 22-43% of a probe's values and
-    34-40% of its gradients were 1-4 ulp off TF's)."""
+    34-40% of its gradients were 1-4 ulp off TF's). ``Log1p``'s gradient multiplies by
+    TF's ``Reciprocal``: where the CPU's ``rcpps`` is not Intel's, the weighted cross
+    entropy's gradient is within its bound (2 ulps measured on an AMD EPYC)."""
     rng = np.random.RandomState(1)
     xv = (rng.normal(size=(24, 8)) * 2).astype(np.float32)
     zv = (rng.rand(24, 8) > 0.5).astype(np.float32)
@@ -590,8 +616,9 @@ def test_nn_python_losses_bit_for_bit(case):
 
     theirs, ours = run_both(script)
     assert ours[0] == theirs[0]
+    ulps = estimate_ulps() if case.startswith("weighted xent") else 0
     for t, o in zip(theirs[1], ours[1], strict=True):
-        assert_same_bits(o, t)
+        _assert_estimate_bits(o, t, ulps)
 
 
 STATISTICS = {
@@ -659,7 +686,9 @@ LOG_LOSSES = {
 @pytest.mark.parametrize("case", sorted(LOG_LOSSES))
 def test_log_loss_and_gradient_bit_for_bit(case):
     """``tf.losses.log_loss`` with TF's ``Log`` kernel and gradient (it took XLA's
-    ``log``: 43% of a probe's gradients off TF's)."""
+    ``log``: 43% of a probe's gradients off TF's). ``Log``'s gradient multiplies by TF's
+    ``Reciprocal``: where the CPU's ``rcpps`` is not Intel's, within its bound (2 ulps
+    measured on an AMD EPYC)."""
     rng = np.random.RandomState(1)
     pv = (rng.rand(24, 8) * 0.98 + 0.01).astype(np.float32)
     zv = (rng.rand(24, 8) > 0.5).astype(np.float32)
@@ -673,7 +702,7 @@ def test_log_loss_and_gradient_bit_for_bit(case):
 
     theirs, ours = run_both(script)
     for t, o in zip(theirs, ours, strict=True):
-        assert_same_bits(o, t)
+        _assert_estimate_bits(o, t, estimate_ulps())
 
 
 @pytest.mark.parametrize("broadcast", [False, True], ids=["same shape", "broadcast"])

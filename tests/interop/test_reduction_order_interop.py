@@ -1,13 +1,19 @@
 """``tf.reduce_sum``, ``tf.reduce_mean`` and ``tf.nn.l2_loss`` under TF 2.21's
 ``compat.v1`` (classic TF1) and under ``adapters.v1``: the same float32 bits, values and
 gradients, where TF's CPU kernels add in Eigen's order (full reductions below Eigen's
-threshold for intra-op threads, and the innermost axis of each row at any size)."""
+threshold for intra-op threads, and the innermost axis of each row at any size).
+
+``reduce_logsumexp``'s gradient multiplies by TF's ``Reciprocal`` (``Log``'s gradient),
+whose last bits are the CPU's ``rcpps`` estimate's: bit for bit where it is the one jtrain
+reproduces (Intel's), within its bound elsewhere (``cpu_estimates.estimate_ulps``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from tests.interop.bits import assert_bits
+from tests.interop.cpu_estimates import estimate_ulps
 from tests.interop.twin import assert_twins, run_both
 
 pytestmark = pytest.mark.interop
@@ -137,9 +143,12 @@ def test_variable_input_bits(op):
 def test_logsumexp_bits(op, shape, axis):
     """``reduce_logsumexp`` as TF composes it (``Max``, ``Exp``, ``Sum``, ``Log``, ``Add``),
     value and gradient: with XLA's ``logsumexp`` 9-11% of values and 56-100% of gradients
-    differed."""
+    differed. The gradient's ``Reciprocal`` of the sums (full packets of 8: the CPU's
+    estimate) is within ``estimate_ulps`` of jtrain's on another vendor's CPU (3 ulps
+    measured on an AMD EPYC)."""
     theirs, ours = run_both(_value_and_gradient(op, shape, axis, seed=len(shape)))
-    assert_twins(theirs, ours, rtol=0, atol=0)
+    for o, t in zip(ours, theirs, strict=True):
+        assert_bits(o, t, packet_ulps=estimate_ulps())
 
 
 @pytest.mark.parametrize(
