@@ -12,7 +12,9 @@ the caller's order, left to right).
 The kernel first moves to the front the first input whose buffer it may reuse
 (``aggregate_ops.h``): not the product grappler merged ``Mul(t, t)``'s two gradients
 into (read twice), nor one it folded into a constant. Where such a pair sorted first,
-jtrain added left to right: 15-46% of the gradients differed.
+jtrain added left to right: 15-46% of the gradients differed. (The case built on TF's
+``Rsqrt`` is compared within the CPU's estimate's bound where this machine's estimate is
+not Intel's: ``RSQRT``.)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.interop.cpu_estimates import rsqrt_estimate_ulps
 from tests.interop.twin import assert_twins, run_both
 
 pytestmark = pytest.mark.interop
@@ -122,6 +125,8 @@ def _square_plus_itself(tf, x, b):
     return tf.reduce_sum(tf.sin(tf.multiply(d, d, name="a_square") + d, name="z"))
 
 
+# The case taking TF's ``Rsqrt`` (the CPU's estimate, ``cpu_estimates``).
+RSQRT = {"rms_norm"}
 # t's gradients sorted by name: Mul(t, t)'s pair first, then what the kernel reuses
 REUSED = {
     "rms_norm": _rms_norm,
@@ -153,4 +158,10 @@ def test_the_add_n_kernel_adds_the_reused_input_first(case, batch):
         return lambda sess: sess.run([y, *tf.gradients(y, [x, b])], {x: X, b: _B})
 
     theirs, ours = run_both(script)
-    assert_twins(theirs, ours, rtol=0, atol=0)
+    # rms_norm's TF ``Rsqrt`` of 16 values (two full packets) is the CPU's ``rsqrtps``
+    # estimate and a Newton step: where this machine's estimate is not Intel's
+    # (``cpu_estimates``: an AMD EPYC's, 1 ulp on 4 of the 16), every value moves within
+    # its bound of the value, or of 1 (y sums 144 sines: 256 of its own ulps, 4 of 1,
+    # measured there).
+    tol = rsqrt_estimate_ulps() * 2.0**-23 if case in RSQRT else 0.0
+    assert_twins(theirs, ours, rtol=tol, atol=tol)

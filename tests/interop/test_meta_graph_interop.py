@@ -23,6 +23,7 @@ import tensorflow as real_tf
 
 from adapters import v1 as jtf
 from jtrain import errors
+from tests.interop.cpu_estimates import estimate_ulps
 
 tf1 = real_tf.compat.v1
 RNG = np.random.default_rng(11)
@@ -191,7 +192,8 @@ def test_tf_meta_gradient_graph_trains_bit_for_bit(tmp_path):
     """TF's own gradient graph imported (``Sum``, ``AddN``, ``BiasAddGrad``, the cross
     entropies' kernels through ``graph_kernels``) takes TF's steps to the bit: the loss
     and the variables after 3 steps (``Sum`` and ``AddN`` added in XLA's and the caller's
-    order, ``BiasAddGrad`` in XLA's, the losses by XLA's functions before)."""
+    order, ``BiasAddGrad`` in XLA's, the losses by XLA's functions before). Where this
+    machine's reciprocal estimate is not Intel's, within its bound."""
     rng = np.random.RandomState(4)
     feed_x, feed_y = rng.randn(32, 24).astype(np.float32), rng.randint(0, 24, 32)
     graph = real_tf.Graph()
@@ -213,10 +215,18 @@ def test_tf_meta_gradient_graph_trains_bit_for_bit(tmp_path):
             feed = {"x:0": feed_x, "y:0": feed_y}
             ours = [sess.run([train, "total_loss:0"], feed)[1] for _ in range(3)]
             our_vars = sess.run(jtf.global_variables())
-    bits = lambda values: np.asarray(values, np.float32).view(np.uint32)
-    np.testing.assert_array_equal(bits(ours), bits(theirs))
-    for a, b in zip(our_vars, their_vars, strict=True):
-        np.testing.assert_array_equal(bits(a), bits(b))
+    # The sigmoid loss's gradient multiplies by TF's ``Reciprocal`` (log1p's gradient),
+    # the CPU's estimate: where this machine's is not Intel's (``cpu_estimates``: an AMD
+    # EPYC's), within its bound of each array's largest magnitude (a bias that trains
+    # near zero: 7 of its own ulps, 0.11 of the bias vector's largest, measured there).
+    ulps = estimate_ulps()
+    for a, b in zip([ours, *our_vars], [theirs, *their_vars], strict=True):
+        a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+        if ulps:
+            atol = ulps * float(np.spacing(np.abs(b).max()))
+            np.testing.assert_allclose(a, b, rtol=0, atol=atol)
+        else:
+            np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
 
 
 def _import_and_minimize(tf, tmp_path, name, batch):

@@ -3,7 +3,9 @@
 Each script builds the same graph with TF's ``compat.v1`` and with ``adapters.v1``
 (``twin.run_both``), trains a few steps and returns every global variable's name,
 dtype and value: the checkpoint keys a TF1 program writes, so a TF checkpoint
-restores into jtrain's variables (and back) only when they are the same.
+restores into jtrain's variables (and back) only when they are the same. The float32
+trainings are compared bit for bit, those whose kernels take the CPU's ``rsqrtps``
+estimate within its bound where this machine's estimate is not Intel's (``RSQRT_DENSE``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pytest
 import tensorflow as real_tf
 
 from adapters import v1 as jtf
+from tests.interop.cpu_estimates import rsqrt_estimate_ulps
 from tests.interop.twin import assert_twins, run_both
 
 tf1 = real_tf.compat.v1
@@ -533,6 +536,19 @@ STRICT_OPTIMIZERS = {
 # whole packets: jtrain computes it as TF does, jtrain._eigen.rsqrt.)
 VECTORIZED_POW = {"Ftrl_power", "Ftrl_power_shrinkage"}
 PACKETS = 16  # the elements of the 19 in full packets of 8
+# The kernels that take ``rsqrt`` of whole packets, dense and sparse (TF's dense RMSProp
+# kernels take ``sqrt`` and divide): the CPU's ``rsqrtps`` estimate and a Newton step,
+# Intel's reproduced by jtrain. Where this machine's estimate is another
+# (``cpu_estimates.rsqrt_estimate_ulps``: an AMD EPYC's), TF's own values move: each
+# step's update within the estimate's bound of itself, twice that for a slot that
+# accumulates its square (Adadelta's ``accum_update``), and after five steps a value that
+# has cancelled near zero is many of its own ulps off (80 measured) but not of its
+# variable's or slot's scale. There, the values are compared within
+# ``2 * rsqrt_estimate_ulps()`` ulps of the largest magnitude of their variable or slot
+# (measured on an AMD EPYC: at most 6), the values on the scalar path (past the last full
+# packet) still bit for bit.
+RSQRT_DENSE = {"Adagrad", "ProximalAdagrad", "ProximalAdagrad_l1_l2", "Adadelta"}
+RSQRT_SPARSE = RSQRT_DENSE | {"RMSProp", "RMSPropCentered"}
 
 
 def assert_same_bits(theirs, ours, start=0, keep=None):
@@ -551,6 +567,16 @@ def assert_same_bits(theirs, ours, start=0, keep=None):
         if t.dtype.kind == "f":
             bits = np.dtype(f"u{t.dtype.itemsize}")
             np.testing.assert_array_equal(o.view(bits), t.view(bits), err_msg=name)
+
+
+def assert_near_bits(theirs, ours, ulps):
+    """Each float value within ``ulps`` ulps (of its dtype) of the largest magnitude of
+    its variable or slot; the others equal."""
+    for (name, _, t), (_, _, o) in zip(theirs, ours, strict=True):
+        t, o = np.asarray(t), np.asarray(o)
+        assert o.dtype == t.dtype and o.shape == t.shape, name
+        atol = ulps * float(np.spacing(np.abs(t).max())) if t.dtype.kind == "f" else 0.0
+        np.testing.assert_allclose(o, t, rtol=0, atol=atol, err_msg=name)
 
 
 @pytest.mark.parametrize("size", [3, 19])
@@ -580,6 +606,9 @@ def test_float32_training_gives_tfs_bits(name, size):
     assert [x[:2] for x in ours] == [x[:2] for x in theirs]
     if size > PACKETS and name in VECTORIZED_POW:
         assert_twins(theirs, ours, rtol=1e-5)
+        assert_same_bits(theirs, ours, start=PACKETS)
+    elif size > PACKETS and name in RSQRT_DENSE and rsqrt_estimate_ulps():
+        assert_near_bits(theirs, ours, 2 * rsqrt_estimate_ulps())
         assert_same_bits(theirs, ours, start=PACKETS)
     else:
         assert_same_bits(theirs, ours)
@@ -637,7 +666,8 @@ def test_float32_training_of_packet_filling_variables_gives_tfs_bits(name, shape
 
     theirs, ours = run_both(script)
     assert [x[:2] for x in ours] == [x[:2] for x in theirs]
-    if name in VECTORIZED_POW:
+    estimated = name in (RSQRT_SPARSE if sparse else RSQRT_DENSE) and rsqrt_estimate_ulps()
+    if name in VECTORIZED_POW or estimated:
         # The values on the scalar path (past the last full packet of the flattened
         # variable, or of each row), bit for bit: every value trains on its own.
         row = math.prod(dims[1:])
@@ -645,5 +675,7 @@ def test_float32_training_of_packet_filling_variables_gives_tfs_bits(name, shape
         size = index.size if not sparse else row
         keep = index % size >= size - size % 8
         assert_same_bits(theirs, ours, keep=keep)
-    else:
+    if estimated:
+        assert_near_bits(theirs, ours, 2 * rsqrt_estimate_ulps())
+    elif name not in VECTORIZED_POW:
         assert_same_bits(theirs, ours)

@@ -13,9 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from jtrain._eigen import tf_cpu_kernels
 from tests.interop.twin import assert_twins, run_both
 
 pytestmark = pytest.mark.interop
+
+# Whether TF here runs the sgemm whose order jtrain reproduces (else jtrain takes XLA's dot).
+ONEDNN_GEMM = tf_cpu_kernels() == (True, "avx512_core")
 
 IDX = np.array([[0, 1], [1, 3], [1, 4], [2, 0]], np.int64)
 VALS = np.array([1.5, -2.0, 3.25, 0.5], np.float32)
@@ -321,7 +325,12 @@ def test_embedding_lookup_sparse_over_fed_ids_trained_with_adagrad(combiner, wei
         return run
 
     theirs, ours = run_both(script)
-    assert_twins(theirs, ours, rtol=2e-6)
+    # ``matmul(emb, w)`` (K = 4): where TF here runs Eigen's ``MatMul`` (not the oneDNN
+    # sgemm jtrain reproduces), jtrain's XLA dot rounds its sums in another order, and a
+    # weight that trains near zero moves by more than rtol (9.8e-6 relative, 4.5e-8 off
+    # 0.0046, measured on an AMD EPYC): within an ulp of 1 (the table's and weights'
+    # scale) besides.
+    assert_twins(theirs, ours, rtol=2e-6, atol=0.0 if ONEDNN_GEMM else 2.0**-23)
 
 
 def test_safe_embedding_lookup_sparse_over_fed_ids():
