@@ -119,8 +119,10 @@ def test_values_and_gradients_bit_for_bit(tf_matmul, shape, ta, tb):
         for sa, sb, pa, pb in _gradient_products(x, w, grad, ta, tb)
     ]
     # the grid's products outside the region: a @ b^T of 2 rows, or past K = 768 with N > 100
-    assert in_region[0] or (tb and not ta and shape in [(2, 1, 2), (100, 784, 128)]) or (
-        not ONEDNN_GEMM and not any(in_region)
+    assert (
+        in_region[0]
+        or (tb and not ta and shape in [(2, 1, 2), (100, 784, 128)])
+        or (not ONEDNN_GEMM and not any(in_region))
     )
     for mine, tf_value, exact in zip(ours, theirs, in_region, strict=True):
         _assert_tf_order(mine, tf_value, exact)
