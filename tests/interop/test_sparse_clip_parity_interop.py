@@ -77,7 +77,9 @@ def _norm_cases(dtype, count, seed):
     return cases
 
 
-@pytest.mark.parametrize(("dtype", "count"), [(np.float32, 200), (np.float64, 40)])
+# 60 float32 lists (about 150 arrays): with each clip built of TF's nodes (clip_ops), 200
+# lists made a graph of about 3,000 nodes whose one step took 185 s to build and compile
+@pytest.mark.parametrize(("dtype", "count"), [(np.float32, 60), (np.float64, 40)])
 def test_global_norm_bit_exact_on_random_lists(dtype, count):
     """``tf.global_norm`` and ``tf.clip_by_global_norm``'s norm and clipped values equal
     TF's bit for bit: per-entry L2Loss (Eigen's packet order of x * x * 0.5), the Sum of
