@@ -51,7 +51,7 @@ from jax import lax
 from jtrain._eigen import on_cpu, tf_cpu_kernels
 from jtrain.errors import InvalidArgumentError
 
-__all__ = ["in_tf_order", "k_blocks", "matmul", "small"]
+__all__ = ["in_tf_order", "k_blocks", "matmul", "onednn_sgemm", "small"]
 
 _BLOCK = 384  # oneDNN's sgemm K-block for float32
 _UNROLL = 16  # FMA steps per loop iteration (one fused XLA loop of 16 products each)
@@ -100,6 +100,12 @@ def _dims(a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> tuple[Any, An
     return m, k, n
 
 
+def onednn_sgemm() -> bool:
+    """Whether TF on this machine runs oneDNN's AVX-512 ``sgemm``, the kernel whose order
+    :func:`matmul` reproduces (:func:`jtrain._eigen.tf_cpu_kernels`)."""
+    return tf_cpu_kernels() == (True, "avx512_core")
+
+
 def in_tf_order(
     shape_a: tuple[Any, ...],
     shape_b: tuple[Any, ...],
@@ -121,7 +127,7 @@ def in_tf_order(
       where TF on this machine does not run oneDNN's AVX-512 ``sgemm``
       (:func:`jtrain._eigen.tf_cpu_kernels`).
     """
-    if tf_cpu_kernels() != (True, "avx512_core"):
+    if not onednn_sgemm():
         return False  # Eigen's contraction, or oneDNN's AVX2 kernels: orders not reproduced
     if jnp.dtype(dtype) != jnp.float32 or len(shape_a) != 2 or len(shape_b) != 2:
         return False

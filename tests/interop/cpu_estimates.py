@@ -75,11 +75,6 @@ def kernels_reproduced() -> bool:
     ``rsqrtps`` estimates. Elsewhere (an AMD EPYC with AVX2: TF runs Eigen's ``MatMul``
     and ``Softmax``, the CPU's estimates are AMD's) jtrain's values of those kernels are
     within float32 rounding of TF's, not its bits (``bits.assert_tf_bits``)."""
-    from jtrain._eigen import tf_cpu_kernels
+    from jtrain._eigen.matmul import onednn_sgemm
 
-    return (
-        tf_cpu_kernels() == (True, "avx512_core")
-        and tf_onednn()
-        and estimate_ulps() == 0
-        and rsqrt_estimate_ulps() == 0
-    )
+    return onednn_sgemm() and tf_onednn() and estimate_ulps() == 0 and rsqrt_estimate_ulps() == 0

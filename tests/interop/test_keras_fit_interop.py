@@ -34,7 +34,7 @@ import pytest
 import tensorflow as real_tf
 
 from adapters import v1 as jtf
-from jtrain._eigen import tf_cpu_kernels
+from jtrain._eigen.matmul import onednn_sgemm
 from tests.interop.twin import classic_tf1
 
 pytestmark = pytest.mark.interop
@@ -61,7 +61,7 @@ RTOL = 2e-6
 # jtrain reproduces), jtrain's XLA dot rounds a dense layer's sums in another order: an
 # ulp or two of its products (magnitude about 1 here) besides, measured there 1.2e-7 off
 # an output that cancels near zero (0.0064): within an ulp of values in [2, 4), 2.4e-7.
-ATOL = 1e-7 if tf_cpu_kernels() == (True, "avx512_core") else 2.0**-22
+ATOL = 1e-7 if onednn_sgemm() else 2.0**-22
 
 
 def _both(body: Any) -> tuple[Any, Any]:

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import tensorflow as real_tf
 
-from jtrain._eigen import tf_cpu_kernels
+from jtrain._eigen.matmul import onednn_sgemm
 from tests.interop.cpu_estimates import rsqrt_estimate_ulps
 from tests.interop.twin import assert_twins, run_both, run_once
 
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.interop
 # the model's K = 2 products round in another order: each of a step's three products
 # (the forward one and two gradients) an ulp apart, three steps of that within
 # ``MATMUL_ULPS`` of each variable's and slot's largest magnitude (measured: at most 3).
-ONEDNN_GEMM = tf_cpu_kernels() == (True, "avx512_core")
+ONEDNN_GEMM = onednn_sgemm()
 MATMUL_ULPS = 8
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from jtrain._eigen import tf_cpu_kernels
-from jtrain._eigen.matmul import in_tf_order, matmul, small
+from jtrain._eigen.matmul import in_tf_order, matmul, onednn_sgemm, small
 from tests.interop.bits import assert_bits, assert_tf_bits
 from tests.interop.cpu_estimates import tf_onednn
 from tests.interop.twin import classic_tf1, run_both, tf1, unfused_config
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.interop
 
 _RNG = np.random.RandomState(7)
 # Whether TF here runs the sgemm whose order jtrain reproduces (else jtrain takes XLA's dot).
-ONEDNN_GEMM = tf_cpu_kernels() == (True, "avx512_core")
+ONEDNN_GEMM = onednn_sgemm()
 TRANSPOSES = [(False, False), (False, True), (True, False), (True, True)]
 # (M, K, N) after the transposes: K's blocks of 384 (385, 768, 769, 784, 1024, 2048), small
 # and large M and N, the MLP's and a convnet's dense shapes.

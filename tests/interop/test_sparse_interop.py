@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from jtrain._eigen import tf_cpu_kernels
+from jtrain._eigen.matmul import onednn_sgemm
 from tests.interop.twin import assert_twins, run_both
 
 pytestmark = pytest.mark.interop
 
 # Whether TF here runs the sgemm whose order jtrain reproduces (else jtrain takes XLA's dot).
-ONEDNN_GEMM = tf_cpu_kernels() == (True, "avx512_core")
+ONEDNN_GEMM = onednn_sgemm()
 
 IDX = np.array([[0, 1], [1, 3], [1, 4], [2, 0]], np.int64)
 VALS = np.array([1.5, -2.0, 3.25, 0.5], np.float32)
