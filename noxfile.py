@@ -62,20 +62,30 @@ def _goldens_scripts() -> list[str]:
     return sorted(glob.glob("goldens/gen_*.py"))
 
 
-# The tests of the functional core (every directory and module of tests/ but the compat
-# layer's and interop) and the compat layer's tests of JAX's x64 setting: the suite that
-# `tests_x64` and `tests_floor` run. The compat layer traces and runs every program
-# inside JAX's `enable_x64(True)` whatever the user's setting (README), so x64 changes
-# its results only through the user's own JAX functions (test_jax_function_dtypes) and
-# what test_x64, test_dtypes and test_sparse_ops check; the floor versions of JAX, optax
-# and NumPy meet the compat layer in the same core modules and in its session and hooks
-# (FLOOR_ADAPTERS). `tests` runs the whole suite on the current versions, x64 off.
+# The functional core's own tests (its directories and the modules of its optimizers,
+# schedules, clipping, averaging, loss scaling, numerics and errors): with the compat
+# layer's tests of JAX's x64 setting, what `tests_x64` runs; with the compat layer's
+# session, hooks and saver, what `tests_floor` runs. Left to `tests` (current versions,
+# x64 off): the compat layer, whose programs trace inside JAX's `enable_x64(True)`
+# whatever the user's setting (README), so x64 changes its results only through the
+# user's own JAX functions (test_jax_function_dtypes) and what test_x64, test_dtypes and
+# test_sparse_ops check; the CPU kernels' emulations (tests/test_eigen_*, which the
+# compat layer's ops run, so in x64 already) and the demo, README, distribution and
+# coverage checks, which depend on neither setting.
 CORE_SUITE = (
     "tests/jtrain",
     "tests/optimizers",
     "tests/checkpoint",
     "tests/records",
-    *(path for path in sorted(glob.glob("tests/test_*.py"))),
+    "tests/test_averaging.py",
+    "tests/test_clipping.py",
+    "tests/test_errors.py",
+    "tests/test_indexed_slices.py",
+    "tests/test_loss_scale.py",
+    "tests/test_numerics.py",
+    "tests/test_schedules.py",
+)
+X64_ADAPTERS = (
     "tests/adapters/test_x64.py",
     "tests/adapters/test_dtypes.py",
     "tests/adapters/test_jax_function_dtypes.py",
@@ -105,11 +115,12 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def tests_x64(session: nox.Session) -> None:
-    """The functional core's suite with JAX's x64 mode on (``CORE_SUITE``; ``tests`` runs
-    the whole suite in JAX's default, x64 off). ``-- tests`` runs the whole suite."""
+    """The functional core's suite and the compat layer's x64 tests with JAX's x64 mode on
+    (``CORE_SUITE``, ``X64_ADAPTERS``; ``tests`` runs the whole suite in JAX's default,
+    x64 off). ``-- tests`` runs the whole suite."""
     session.install("-e", ".[test,image]")
     env = {**CPU_ENV, "JTRAIN_TEST_X64": "1"}
-    session.run("pytest", *_suite(session.posargs, CORE_SUITE), env=env)
+    session.run("pytest", *_suite(session.posargs, (*CORE_SUITE, *X64_ADAPTERS)), env=env)
 
 
 @nox.session(python=PYTHON, venv_backend="uv")
