@@ -8,6 +8,7 @@ the step's XLA program (it must be a pure JAX function).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -88,6 +89,38 @@ def lift(func: Callable[..., Any], inp: Any, name: str | None = None, *, exact: 
     return jax.tree.unflatten(out_tree, list(op.outputs))
 
 
+# JAX's traceback filtering (on by default) walks every frame of an exception's stack,
+# with a `stat` per frame, at each API boundary it passes: most of the cost of a failed
+# trial below. The probes catch what they raise, so they turn it off for themselves
+# (thread-locally; the user's setting is untouched). `jax._src.config.traceback_filtering`
+# is a JAX-internal state; where a JAX lacks it, probing keeps JAX's default.
+try:
+    from jax._src.config import traceback_filtering as _traceback_filtering
+except ImportError:  # pragma: no cover - another JAX's internals
+    _traceback_filtering = None
+
+
+def probe_shape(func: Callable[..., Any], *args: Any) -> Any:
+    """``jax.eval_shape(func, *args)`` for a trial whose failure the caller handles.
+
+    Args:
+      func: the function to evaluate abstractly.
+      *args: ``jax.ShapeDtypeStruct`` leaves (or pytrees of them).
+
+    Returns:
+      What ``jax.eval_shape`` returns.
+
+    Raises:
+      Whatever ``func`` raises for these shapes, with JAX's internal frames kept.
+    """
+    quiet = (
+        _traceback_filtering("off") if _traceback_filtering is not None
+        else contextlib.nullcontext()
+    )  # fmt: skip
+    with quiet:
+        return jax.eval_shape(func, *args)
+
+
 # Concrete sizes tried when symbolic tracing fails. An error saying which multiple a size
 # must be (``required_multiple``: `tf.reshape(x, [-1, 10])` of a `[None]` x) adds that
 # multiple and its double. Inputs are abstract (`jax.eval_shape`): a size allocates nothing.
@@ -102,7 +135,7 @@ def _output_specs(func: Callable[..., Any], tensors: list[ops.Tensor], op_name: 
     unknown = sum(d is None for t in tensors for d in t._shape)
     if not unknown:
         try:
-            return _specs([jax.eval_shape(func, *_structs(tensors, []))])
+            return _specs([probe_shape(func, *_structs(tensors, []))])
         except (OpValueError, OpTypeError):
             raise
         except Exception as e:  # noqa: BLE001 - invalid for the only shapes there are
@@ -112,7 +145,7 @@ def _output_specs(func: Callable[..., Any], tensors: list[ops.Tensor], op_name: 
             ) from e
     symbols = export.symbolic_shape(",".join(f"d{i}" for i in range(unknown)))
     try:
-        out = jax.eval_shape(func, *_structs(tensors, list(symbols)))
+        out = probe_shape(func, *_structs(tensors, list(symbols)))
     except (OpValueError, OpTypeError):
         raise
     except Exception:  # noqa: BLE001 - not traceable symbolically: try sizes
@@ -123,7 +156,7 @@ def _output_specs(func: Callable[..., Any], tensors: list[ops.Tensor], op_name: 
         fills = list(dict.fromkeys([*_FILLS, *known]))
         for fill in fills:
             try:
-                outs.append(jax.eval_shape(func, *_structs(tensors, [fill] * unknown)))
+                outs.append(probe_shape(func, *_structs(tensors, [fill] * unknown)))
                 fits.append(fill)
             except Exception as e:  # noqa: BLE001 - this size does not fit
                 error = e
@@ -200,7 +233,7 @@ def _unknown_rank_specs(func: Callable[..., Any], tensors: list[ops.Tensor], op_
             for s, t in zip(shapes, tensors, strict=True)
         ]
         try:
-            out = jax.eval_shape(func, *structs)
+            out = probe_shape(func, *structs)
         except Exception as e:  # noqa: BLE001 - try another rank
             error = e
             continue
