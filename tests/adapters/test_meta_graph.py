@@ -81,7 +81,8 @@ def test_save_writes_the_meta_graph(saved):
     assert kinds["train_op"] == kinds["losses"] == kinds["summaries"] == "node_list"
     assert list(meta.collection_def["train_op"].node_list.value) == ["Adam"]
     nodes = {n.name: n for n in meta.graph_def.node}
-    assert "_jtrain_fn" in nodes["h/MatMul"].attr
+    assert "_jtrain_call" in nodes["h/MatMul"].attr  # a table op: rebuilt through the table
+    assert "_jtrain_fn" not in nodes["h/MatMul"].attr
     assert "_jtrain_fn" in nodes["gradients/grads"].attr
     assert "_jtrain_memo" in nodes["gradients/grads"].attr  # it re-evaluates the forward pass
     assert list(nodes["Adam/update"].attr["_jtrain_writes"].list.s)[:2] == [b"h/kernel", b"h/bias"]
@@ -228,8 +229,8 @@ def test_a_meta_graph_written_on_a_gpu_machine_runs_on_the_cpu(tmp_path, monkeyp
             losses = _steps(sess, train, loss, FEEDS)
     with open(prefix + ".meta", "rb") as f:
         meta = meta_graph_pb2.MetaGraphDef.FromString(f.read())
-    matmul = next(n for n in meta.graph_def.node if n.name == "h/MatMul")
-    assert export.deserialize(matmul.attr["_jtrain_fn"].s).platforms == ("cuda", "cpu")
+    grads = next(n for n in meta.graph_def.node if n.name == "gradients/grads")
+    assert export.deserialize(grads.attr["_jtrain_fn"].s).platforms == ("cuda", "cpu")
     with tf.Graph().as_default():
         saver = tf.train.import_meta_graph(prefix + ".meta")
         with tf.Session() as sess:

@@ -36,7 +36,7 @@ def graph():
 
 def test_export_scope_imports_with_input_map_and_runs(graph):
     meta = tf.train.export_meta_graph(graph=graph, export_scope="net")
-    assert "_jtrain_fn" in {n.name: n for n in meta.graph_def.node}["y"].attr
+    assert "_jtrain_call" in {n.name: n for n in meta.graph_def.node}["y"].attr
     with tf.Graph().as_default() as g:
         z = tf.placeholder(tf.float32, [4, 2], name="z")
         tf.train.import_meta_graph(meta, input_map={"$unbound_inputs_x": z}, import_scope="m")
@@ -53,7 +53,7 @@ def test_graph_def_argument_is_exported(graph):
     del given.node[-1]  # "net/y" left out
     meta = tf.train.export_meta_graph(graph=graph, graph_def=given)
     assert [n.name for n in meta.graph_def.node] == [n.name for n in given.node]
-    assert "_jtrain_fn" in meta.graph_def.node[-1].attr  # net/MatMul carries its function
+    assert "_jtrain_call" in meta.graph_def.node[-1].attr  # net/MatMul carries its call
     with pytest.raises(TypeError, match="graph_def must be of type GraphDef"):
         tf.train.export_meta_graph(graph=graph, graph_def="nodes")
 

@@ -242,7 +242,7 @@ def _attach_computations(graph_def: Any, graph: Any) -> None:
     by_name = {op.name: op for op in graph.get_operations()}
     for node in graph_def.node:
         op = by_name.get(node.name)
-        if op is None or op.type != node.op or "_jtrain_fn" in node.attr:
+        if op is None or op.type != node.op or {"_jtrain_fn", "_jtrain_call"} & set(node.attr):
             continue
         meta_graph._attach_computation(node, op)
         meta_graph._attach_host(node, op)

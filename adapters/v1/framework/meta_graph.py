@@ -16,12 +16,14 @@ and writes, by op name) and ``_jtrain_memo`` (for a gradient: the values of the 
 re-evaluates from, by tensor name). A node reading and computing floating tensors
 that writes no variable carries its derivative too (``vjp_order=1``), so that
 ``tf.gradients`` of the imported graph (a new optimizer's ``minimize``) goes through
-it. An op of the op table whose shapes, sizes or
-axes are computed in the graph (``tf.reshape(x, [tf.shape(x)[0], -1])``) has no
-exported function, since those arguments are taken when the step is traced: it
-travels as its call, ``_jtrain_call`` (JSON: the table entry, the arguments known
-when the graph was built, the inputs' layout, the computed arguments' names), and is
-rebuilt through the table. ``import_meta_graph`` rebuilds the graph
+it. A node of the op table that reads and writes no variable (``MatMul``,
+``Reshape``, ``Relu``...) has no exported function: it travels as its call,
+``_jtrain_call`` (JSON: the table entry, the arguments known when the graph was
+built, the inputs' layout, the names of those computed in the graph), and is rebuilt
+through the table. That is much cheaper than exporting (a transformer's first save
+spent most of its time in ``jax.export``), and the only way for an op whose shapes,
+sizes or axes are computed in the graph (``tf.reshape(x, [tf.shape(x)[0], -1])``),
+since those arguments are taken when the step is traced. ``import_meta_graph`` rebuilds the graph
 from these alone: placeholders, constants and variables from TF's attributes,
 every other node as a call of its deserialized function. Nothing is unpickled or
 evaluated: only protos, JSON and ``jax.export``'s own serialization are parsed. TF
@@ -517,10 +519,15 @@ def write_meta_graph(meta_graph_def: Any, filename: Any, as_text: bool = False) 
 
 
 def _attach_computation(node: Any, op: Any) -> None:
-    """Adds the ``_jtrain_*`` attributes of ``op`` (its exported function) to ``node``."""
-    exported = _exported(op)
+    """Adds the ``_jtrain_*`` attributes of ``op`` to ``node``: a node of the op table
+    that touches no variable travels as its call (``_jtrain_call``), any other device
+    op as its exported function (``_jtrain_fn``)."""
+    if _rebuilt_natively(op):
+        return
+    call = _table_call_json(op) if _rebuilt_through_table(op) else None
+    exported = None if call is not None else _exported(op)
     if exported is None:
-        call = _table_call_json(op)
+        call = call or _table_call_json(op)
         if call is not None:
             node.attr["_jtrain_call"].s = call
         return
@@ -535,6 +542,31 @@ def _attach_computation(node: Any, op: Any) -> None:
         node.attr["_jtrain_memo"].list.s.extend(t.name.encode() for t in memo)
 
 
+def _rebuilt_through_table(op: Any) -> bool:
+    """Whether the importer can rebuild ``op`` from its call (cached on the op): a node
+    of the table that touches no variable, each of whose inputs the importer rebuilds
+    with its dtype (``_typed_on_import``)."""
+    if not hasattr(op, "_jtrain_through_table"):
+        op._jtrain_through_table = (
+            getattr(op, "_table_call", None) is not None
+            and not (op._reads or op._writes)
+            and all(_typed_on_import(t.op) for t in op.inputs)
+        )
+    through: bool = op._jtrain_through_table
+    return through
+
+
+def _typed_on_import(op: Any) -> bool:
+    """Whether the importer rebuilds ``op``'s outputs with their dtypes: not a loop
+    body's inputs (no computation: only the loop's node feeds them), nor a node that
+    neither travels as its call nor exports (``GradientInput``, which never runs)."""
+    if _rebuilt_natively(op) or op._host is not None:
+        return True
+    if op._compute is None:
+        return False
+    return _rebuilt_through_table(op) or _exported(op) is not None
+
+
 def _attach_host(node: Any, op: Any) -> None:
     """Adds a host op's ``_jtrain_host_*`` attributes: what rebuilds it on import."""
     recipe = getattr(op, "_host_recipe", None)
@@ -545,33 +577,50 @@ def _attach_host(node: Any, op: Any) -> None:
 
 
 def _table_call_json(op: Any) -> bytes | None:
-    """A node of the op table with arguments computed in the graph (no exported
-    function: they are taken when the step is traced) as JSON: the entry's name, the
-    arguments known when the graph was built, its inputs' layout, the computed
-    arguments' names (``op_def.TableCall``); None where an argument is not JSON."""
+    """A node of the op table as JSON: the entry's name, the arguments known when the
+    graph was built, its inputs' layout, the arguments computed in the graph by name
+    (``op_def.TableCall``); None for another node, or where an argument is not JSON
+    (``_to_json``)."""
     import json
 
     call = getattr(op, "_table_call", None)
     if call is None:
         return None
-
-    def dtype(value: Any) -> Any:
-        if isinstance(value, dtypes.DType):
-            return {_DTYPE_KEY: value.name}
-        raise TypeError(type(value).__name__)
-
     try:
-        return json.dumps(call._asdict(), allow_nan=False, default=dtype).encode()
+        return json.dumps(_to_json(call._asdict()), allow_nan=False).encode()
     except (TypeError, ValueError):  # an argument JSON cannot carry
         return None
 
 
-# How a ``DType`` argument travels in ``_jtrain_call``'s JSON: ``{"__dtype__": name}``.
+# How a ``DType`` argument travels in ``_jtrain_call``'s JSON: ``{"__dtype__": name}``;
+# a tuple as ``{"__tuple__": [items]}`` (JSON's arrays come back as lists).
 _DTYPE_KEY = "__dtype__"
+_TUPLE_KEY = "__tuple__"
 
 
-def _json_dtype(value: dict) -> Any:
-    return dtypes.as_dtype(value[_DTYPE_KEY]) if list(value) == [_DTYPE_KEY] else value
+def _to_json(value: Any) -> Any:
+    """``value`` as JSON's types, keeping dtypes and tuples; TypeError for anything
+    else (a NumPy value, a dict with other keys than strings, an object)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dtypes.DType):
+        return {_DTYPE_KEY: value.name}
+    if isinstance(value, tuple):
+        return {_TUPLE_KEY: [_to_json(v) for v in value]}
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _to_json(v) for k, v in value.items()}
+    raise TypeError(type(value).__name__)
+
+
+def _from_json(value: dict) -> Any:
+    """JSON's object hook undoing ``_to_json``'s dtypes and tuples."""
+    if list(value) == [_DTYPE_KEY]:
+        return dtypes.as_dtype(value[_DTYPE_KEY])
+    if list(value) == [_TUPLE_KEY]:
+        return tuple(value[_TUPLE_KEY])
+    return value
 
 
 def _exported(op: Any) -> tuple[bytes, list[Any]] | None:
@@ -1316,7 +1365,7 @@ class _Importer:
 
         from adapters.v1.framework import op_def, shape_values
 
-        fields = json.loads(node.attr["_jtrain_call"].s, object_hook=_json_dtype)
+        fields = json.loads(node.attr["_jtrain_call"].s, object_hook=_from_json)
         call = op_def.TableCall(
             fields["name"], fields["attrs"], fields["layout"], tuple(fields["deferred"])
         )

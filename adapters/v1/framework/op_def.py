@@ -269,9 +269,9 @@ def _parse_signature(params: str) -> inspect.Signature:
 
 
 class TableCall(NamedTuple):
-    """How a node of the table with arguments computed in the graph was called, so that
-    ``import_meta_graph`` rebuilds it (its function cannot be exported: the computed
-    arguments are taken when the step is traced)."""
+    """How a node of the table was called, so that ``import_meta_graph`` rebuilds it
+    through the table: cheaper than exporting its function, and the only way for one
+    with arguments computed in the graph (taken when the step is traced)."""
 
     name: str  # the table's TF name (``reshape``, ``strided_slice``...)
     attrs: dict  # the arguments known when the graph was built
@@ -373,8 +373,8 @@ def lift(entry: OpDef) -> Callable[..., Any]:
             )
         out, op = _make_node(entry, fn, flat, name, test, deferred, sized)
         op._static_attrs = attrs  # the op's Python-valued arguments (axis...)
-        if deferred or sized:  # what rebuilds it from a meta graph (meta_graph._build_call)
-            op._table_call = TableCall(entry.name, attrs, layout, tuple(deferred))
+        # what rebuilds it from a meta graph (meta_graph._build_call)
+        op._table_call = TableCall(entry.name, attrs, layout, tuple(deferred))
         if collection:
             ops.add_to_collection(collection, out)
         return out
@@ -504,8 +504,12 @@ def rebuilt_node(
     with _x64.exact():
         if sized is not None:
             _, specs = _sized_specs(fn, inputs[:count], sized, op_name)
-        else:
+        elif deferred:
             _, specs = _deferred_specs(entry, fn, inputs[:count], deferred, op_name)
+        else:
+            from adapters.v1.ops.script_ops import _output_specs
+
+            _, specs = _output_specs(lambda *v: fn(v, {}), inputs, op_name)
     compute, attach = node_compute(entry, fn, test, deferred, count, sized)
     return entry.op_type, compute, specs, attach
 
@@ -661,7 +665,7 @@ def _deferred_specs(
     A deferred value the static shapes determine fully is a constant (``attrs``);
     the trials concern values with unknown parts, such as ``[tf.shape(x)[0], -1]``.
     """
-    from adapters.v1.ops.script_ops import _specs
+    from adapters.v1.ops.script_ops import _specs, probe_shape
 
     outs, error = [], None
     for fill, feed_fill in zip(shape_values.FILLS, shape_values.FEED_FILLS, strict=True):
@@ -674,7 +678,7 @@ def _deferred_specs(
         ]
         arguments = {k: v.tolist() for k, v in known.items()}
         try:
-            outs.append(jax.eval_shape(lambda *v, a=arguments: fn(v, a), *structs))
+            outs.append(probe_shape(lambda *v, a=arguments: fn(v, a), *structs))
         except Exception as e:  # noqa: BLE001 - these sizes do not fit together
             error = e
     if len(outs) >= 2:
@@ -701,7 +705,7 @@ def _deferred_specs(
                 return jax.tree.structure(leaf), [(dims, np.dtype(leaf.dtype))]
             structs = [jax.ShapeDtypeStruct(tuple(t._shape), t._np_dtype) for t in inputs]
             try:
-                out = jax.eval_shape(lambda *v: fn(v, arguments), *structs)
+                out = probe_shape(lambda *v: fn(v, arguments), *structs)
             except Exception as e:  # noqa: BLE001 - nor does -1
                 error = e
             else:
@@ -728,7 +732,7 @@ def _deferred_specs(
             ]
             arguments = {k: v.tolist() for k, v in known.items()}
             try:
-                out = jax.eval_shape(lambda *v: fn(v, arguments), *structs)
+                out = probe_shape(lambda *v: fn(v, arguments), *structs)
             except Exception as e:  # noqa: BLE001 - nor does 1
                 error = e
             else:
