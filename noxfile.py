@@ -38,8 +38,15 @@ TF_ENV = {"CUDA_VISIBLE_DEVICES": "", "TF_CPP_MIN_LOG_LEVEL": "2", "TF_USE_LEGAC
 # The CPU suite, in two pytest-xdist workers: the machines (CI's too) have two cores and a
 # test is mostly single-threaded tracing and compiling, so two workers halve the wall time.
 # `-- -n 0` (posargs come after) runs it in one process. The 15 slowest tests are listed
-# (CI's log shows where its time goes).
+# (CI's log shows where its time goes), and every test's time is in .nox/<session>.xml
+# (JUnit XML; git ignores .nox/).
 CPU_SUITE = ("--ignore=tests/interop", "-n", "2", "--durations=15")
+
+
+def _junit(session: nox.Session) -> str:
+    return f"--junit-xml={os.path.join(os.path.dirname(__file__), '.nox', session.name)}.xml"
+
+
 # The test sessions share one JAX persistent compilation cache: most of a test's time is
 # XLA compiling small programs, and the suites (x64 off, x64 on, the floor versions: the
 # same jaxlib) and interop compile many of the same ones. A cached executable is keyed
@@ -110,7 +117,7 @@ def _suite(posargs: list[str], default: tuple[str, ...]) -> list[str]:
 def tests(session: nox.Session) -> None:
     """The whole test suite on the CPU."""
     session.install("-e", ".[test,image]")
-    session.run("pytest", *CPU_SUITE, *session.posargs, env=CPU_ENV)
+    session.run("pytest", *CPU_SUITE, _junit(session), *session.posargs, env=CPU_ENV)
 
 
 @nox.session(python=PYTHON)
@@ -120,7 +127,8 @@ def tests_x64(session: nox.Session) -> None:
     x64 off). ``-- tests`` runs the whole suite."""
     session.install("-e", ".[test,image]")
     env = {**CPU_ENV, "JTRAIN_TEST_X64": "1"}
-    session.run("pytest", *_suite(session.posargs, (*CORE_SUITE, *X64_ADAPTERS)), env=env)
+    suite = _suite(session.posargs, (*CORE_SUITE, *X64_ADAPTERS))
+    session.run("pytest", *suite, _junit(session), env=env)
 
 
 @nox.session(python=PYTHON, venv_backend="uv")
@@ -133,7 +141,8 @@ def tests_floor(session: nox.Session) -> None:
         "-c",
         "import jax, optax, numpy; print(jax.__version__, optax.__version__, numpy.__version__)",
     )
-    session.run("pytest", *_suite(session.posargs, (*CORE_SUITE, *FLOOR_ADAPTERS)), env=CPU_ENV)
+    suite = _suite(session.posargs, (*CORE_SUITE, *FLOOR_ADAPTERS))
+    session.run("pytest", *suite, _junit(session), env=CPU_ENV)
 
 
 @nox.session(python=PYTHON)
@@ -175,7 +184,10 @@ def interop(session: nox.Session) -> None:
     env = {**CPU_ENV, **TF_ENV}
     # Two workers, as the CPU suite: each test works in its own tmp_path (660 tests: 10 min
     # in one process on the CI machine, 2.6 min in two here).
-    session.run("pytest", "tests/interop", "-n", "2", "--durations=15", *session.posargs, env=env)
+    session.run(
+        "pytest", "tests/interop", "-n", "2", "--durations=15", _junit(session), *session.posargs,
+        env=env,
+    )  # fmt: skip
 
 
 @nox.session(python=PYTHON)
