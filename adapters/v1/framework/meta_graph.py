@@ -527,7 +527,8 @@ def _attach_computation(node: Any, op: Any) -> None:
     call = _table_call_json(op) if _rebuilt_through_table(op) else None
     exported = None if call is not None else _exported(op)
     if exported is None:
-        call = call or _table_call_json(op)
+        if call is None and _traced_arguments(op):
+            call = _table_call_json(op)  # (no function to export: its only form)
         if call is not None:
             node.attr["_jtrain_call"].s = call
         return
@@ -540,6 +541,13 @@ def _attach_computation(node: Any, op: Any) -> None:
         node.attr[key].list.s.extend(v.op.name.encode() for v in variables)
     if memo:
         node.attr["_jtrain_memo"].list.s.extend(t.name.encode() for t in memo)
+
+
+def _traced_arguments(op: Any) -> bool:
+    """Whether ``op`` is a table node with arguments taken when the step is traced
+    (computed in the graph, or a ``sized`` entry's sizes)."""
+    call = getattr(op, "_table_call", None)
+    return call is not None and (bool(call.deferred) or getattr(op, "_sized", None) is not None)
 
 
 def _rebuilt_through_table(op: Any) -> bool:
