@@ -588,47 +588,18 @@ def _table_call_json(op: Any) -> bytes | None:
     """A node of the op table as JSON: the entry's name, the arguments known when the
     graph was built, its inputs' layout, the arguments computed in the graph by name
     (``op_def.TableCall``); None for another node, or where an argument is not JSON
-    (``_to_json``)."""
+    (``op_def.to_json``)."""
     import json
+
+    from adapters.v1.framework.op_def import to_json
 
     call = getattr(op, "_table_call", None)
     if call is None:
         return None
     try:
-        return json.dumps(_to_json(call._asdict()), allow_nan=False).encode()
+        return json.dumps(to_json(call._asdict()), allow_nan=False).encode()
     except (TypeError, ValueError):  # an argument JSON cannot carry
         return None
-
-
-# How a ``DType`` argument travels in ``_jtrain_call``'s JSON: ``{"__dtype__": name}``;
-# a tuple as ``{"__tuple__": [items]}`` (JSON's arrays come back as lists).
-_DTYPE_KEY = "__dtype__"
-_TUPLE_KEY = "__tuple__"
-
-
-def _to_json(value: Any) -> Any:
-    """``value`` as JSON's types, keeping dtypes and tuples; TypeError for anything
-    else (a NumPy value, a dict with other keys than strings, an object)."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, dtypes.DType):
-        return {_DTYPE_KEY: value.name}
-    if isinstance(value, tuple):
-        return {_TUPLE_KEY: [_to_json(v) for v in value]}
-    if isinstance(value, list):
-        return [_to_json(v) for v in value]
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {k: _to_json(v) for k, v in value.items()}
-    raise TypeError(type(value).__name__)
-
-
-def _from_json(value: dict) -> Any:
-    """JSON's object hook undoing ``_to_json``'s dtypes and tuples."""
-    if list(value) == [_DTYPE_KEY]:
-        return dtypes.as_dtype(value[_DTYPE_KEY])
-    if list(value) == [_TUPLE_KEY]:
-        return tuple(value[_TUPLE_KEY])
-    return value
 
 
 def _exported(op: Any) -> tuple[bytes, list[Any]] | None:
@@ -1373,7 +1344,7 @@ class _Importer:
 
         from adapters.v1.framework import op_def, shape_values
 
-        fields = json.loads(node.attr["_jtrain_call"].s, object_hook=_from_json)
+        fields = json.loads(node.attr["_jtrain_call"].s, object_hook=op_def.from_json)
         call = op_def.TableCall(
             fields["name"], fields["attrs"], fields["layout"], tuple(fields["deferred"])
         )

@@ -26,6 +26,7 @@ import ast
 import dataclasses
 import functools
 import inspect
+import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -371,7 +372,8 @@ def lift(entry: OpDef) -> Callable[..., Any]:
                 f"tf.{entry.name}: {names} computed in the graph together with the "
                 f"{entry.sized[0]!r} of the step's values; pass {names} as Python values"
             )
-        out, op = _make_node(entry, fn, flat, name, test, deferred, sized)
+        key = None if deferred or sized else _specs_key(entry, attrs, layout, flat)
+        out, op = _make_node(entry, fn, flat, name, test, deferred, sized, key)
         op._static_attrs = attrs  # the op's Python-valued arguments (axis...)
         # what rebuilds it from a meta graph (meta_graph._build_call)
         op._table_call = TableCall(entry.name, attrs, layout, tuple(deferred))
@@ -404,8 +406,13 @@ def _make_node(
     test: Callable[..., Any] | None,
     deferred: dict[str, ops.Tensor],
     sized: data_sizes.Sized | None = None,
+    key: tuple | None = None,
 ):
     """The op's node: ``fn(input values, deferred values)`` computes its outputs.
+
+    ``key`` (``_specs_key``) names what its output specs depend on, so a node of the
+    same entry, arguments and input shapes (a layer's ops at each step of a
+    ``static_rnn``, an optimizer's per variable) takes them from ``_SPECS``.
 
     ``deferred`` arguments (shapes or axes computed in the graph) are extra inputs
     of the node, evaluated when the step is traced (``trace_time_value``). A
@@ -425,8 +432,15 @@ def _make_node(
             tree, specs = _sized_specs(fn, inputs, sized, op_name)
         elif deferred:
             tree, specs = _deferred_specs(entry, fn, inputs, deferred, op_name)
+        elif key is not None and key in _SPECS:
+            tree, cached = _SPECS[key]
+            specs = list(cached)
         else:
             tree, specs = _output_specs(lambda *v: fn(v, {}), inputs, op_name)
+            if key is not None:
+                if len(_SPECS) >= _SPECS_SIZE:
+                    _SPECS.clear()
+                _SPECS[key] = tree, tuple(specs)
     compute, attach = node_compute(entry, fn, test, deferred, len(inputs), sized)
     op = graph.create_op(
         entry.op_type,
@@ -439,6 +453,58 @@ def _make_node(
     # Under tf.debugging.enable_check_numerics, the checked outputs (as TF's callback).
     checked = graph.__dict__.get("_numerics_checked", {})
     return jax.tree.unflatten(tree, [checked.get(t, t) for t in op.outputs]), op
+
+
+# Output specs of table nodes by ``_specs_key``: abstract evaluation is most of building
+# a node, and a graph repeats nodes (cleared when full; a miss only evaluates again).
+_SPECS: dict[tuple, tuple[Any, list[Any]]] = {}
+_SPECS_SIZE = 4096
+
+
+def _specs_key(
+    entry: OpDef, attrs: dict[str, Any], layout: dict[str, Any], inputs: list[ops.Tensor]
+) -> tuple | None:
+    """What a table node's output specs depend on: its entry, its arguments and inputs'
+    layout (as ``to_json`` writes them: tuples, lists and numbers kept apart), its
+    inputs' static shapes and dtypes; None where an argument is not JSON's."""
+    try:
+        arguments = json.dumps([to_json(attrs), to_json(layout)], allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    shapes = tuple((None if t._shape is None else tuple(t._shape), t._np_dtype) for t in inputs)
+    return entry.name, arguments, shapes
+
+
+# How a ``DType`` travels in JSON (``to_json``): ``{"__dtype__": name}``; a tuple as
+# ``{"__tuple__": [items]}`` (JSON's arrays come back as lists).
+DTYPE_KEY = "__dtype__"
+TUPLE_KEY = "__tuple__"
+
+
+def to_json(value: Any) -> Any:
+    """A table node's argument as JSON's types, dtypes and tuples kept apart from
+    strings and lists; TypeError for anything else (a NumPy value, a dict with keys
+    other than strings, an object)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dtypes.DType):
+        return {DTYPE_KEY: value.name}
+    if isinstance(value, tuple):
+        return {TUPLE_KEY: [to_json(v) for v in value]}
+    if isinstance(value, list):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: to_json(v) for k, v in value.items()}
+    raise TypeError(type(value).__name__)
+
+
+def from_json(value: dict) -> Any:
+    """JSON's object hook undoing ``to_json``'s dtypes and tuples."""
+    if list(value) == [DTYPE_KEY]:
+        return dtypes.as_dtype(value[DTYPE_KEY])
+    if list(value) == [TUPLE_KEY]:
+        return tuple(value[TUPLE_KEY])
+    return value
 
 
 # TF's binary ops whose shape function is ``BroadcastBinaryOpShapeFn``, with the node's
