@@ -72,7 +72,7 @@ def _goldens_scripts() -> list[str]:
 # The functional core's own tests (its directories and the modules of its optimizers,
 # schedules, clipping, averaging, loss scaling, numerics and errors): with the compat
 # layer's tests of JAX's x64 setting, what `tests_x64` runs; with the compat layer's
-# session, hooks and saver, what `tests_floor` runs. Left to `tests` (current versions,
+# session and saver, what `tests_floor` runs. Left to `tests` (current versions,
 # x64 off): the compat layer, whose programs trace inside JAX's `enable_x64(True)`
 # whatever the user's setting (README), so x64 changes its results only through the
 # user's own JAX functions (test_jax_function_dtypes) and what test_x64, test_dtypes and
@@ -98,12 +98,7 @@ X64_ADAPTERS = (
     "tests/adapters/test_jax_function_dtypes.py",
     "tests/adapters/test_sparse_ops.py",
 )
-FLOOR_ADAPTERS = (
-    "tests/adapters/test_session.py",
-    "tests/adapters/test_monitored_session.py",
-    "tests/adapters/test_basic_session_run_hooks.py",
-    "tests/adapters/test_saver.py",
-)
+FLOOR_ADAPTERS = ("tests/adapters/test_session.py", "tests/adapters/test_saver.py")
 
 
 def _suite(posargs: list[str], default: tuple[str, ...]) -> list[str]:

@@ -107,3 +107,30 @@ def test_clip_gradient_in_session(graph):
     np.testing.assert_allclose(value, (1 + 1 + 0.25 + 1) / 4)
     # TF's clip_by_value passes the gradient at the bounds (JAX's clip halves it).
     np.testing.assert_array_equal(grad, [0.0, -0.5, 0.25, 0.5])
+
+
+def test_nodes_of_one_entry_get_their_own_shapes_from_the_specs_cache():
+    """Output specs are cached by entry, arguments and input shapes: nodes differing
+    in any of them (an axis, a tuple or a list, a shape, a dtype) get their own."""
+    from adapters.v1.framework import op_def
+
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 3, 4])
+        y = tf.placeholder(tf.float32, [2, None, 5])
+        shapes = [
+            tf.reduce_sum(x, axis=0).shape.as_list(),
+            tf.reduce_sum(x, axis=0).shape.as_list(),
+            tf.reduce_sum(x, axis=1).shape.as_list(),
+            tf.reduce_sum(x, axis=(0, 2)).shape.as_list(),
+            tf.reduce_sum(y, axis=0).shape.as_list(),
+            tf.reduce_sum(tf.cast(x, tf.int32), axis=2).dtype,
+        ]
+    assert shapes == [[3, 4], [3, 4], [2, 4], [3], [None, 5], tf.int32]
+    entry = OPS["reduce_sum"]
+    keys = {
+        op_def._specs_key(entry, {"axis": axis}, {"input_tensor": 0}, [x])
+        for axis in ((0, 1), [0, 1], 0, 0.0, True)
+    }
+    assert len(keys) == 5
+    assert op_def._specs_key(entry, {"axis": np.int32(0)}, {}, [x]) is None  # not JSON
+    assert op_def.to_json((1, [2, (3,)])) == {"__tuple__": [1, [2, {"__tuple__": [3]}]]}
