@@ -111,7 +111,7 @@ def probe_shape(func: Callable[..., Any], *args: Any) -> Any:
       What ``jax.eval_shape`` returns.
 
     Raises:
-      Whatever ``func`` raises for these shapes, with JAX's internal frames kept.
+      Exception: whatever ``func`` raises for these shapes, JAX's frames kept.
     """
     quiet = (
         _traceback_filtering("off") if _traceback_filtering is not None
