@@ -457,7 +457,7 @@ def _make_node(
 
 # Output specs of table nodes by ``_specs_key``: abstract evaluation is most of building
 # a node, and a graph repeats nodes (cleared when full; a miss only evaluates again).
-_SPECS: dict[tuple, tuple[Any, list[Any]]] = {}
+_SPECS: dict[tuple, tuple[Any, tuple[Any, ...]]] = {}
 _SPECS_SIZE = 4096
 
 
