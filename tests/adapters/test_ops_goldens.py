@@ -243,12 +243,20 @@ def _function(op: str):
     return apply
 
 
+def _array_keys(spec: dict) -> list[str]:
+    """The ``ARRAYS`` keys of an argument's spec (``array`` or ``arrays``); [] for a
+    Python value."""
+    if "arrays" in spec:
+        return list(spec["arrays"])
+    return [spec["array"]] if "array" in spec else []
+
+
 def _build(case: dict):
     """The case's arguments in an adapters.v1 graph: (call kwargs, feeds, float inputs)."""
     call, feeds, floats = {}, {}, []
     for param, spec in case["arguments"].items():
         if "array" in spec or "arrays" in spec:
-            keys = spec.get("arrays", [spec.get("array")])
+            keys = _array_keys(spec)
             tensors = []
             for key in keys:
                 a = ARRAYS[key]
@@ -323,7 +331,7 @@ def _floating(case: dict) -> bool:
     return any(
         ARRAYS[k].dtype.kind == "f"
         for spec in case["arguments"].values()
-        for k in spec.get("arrays", [spec["array"]] if "array" in spec else [])
+        for k in _array_keys(spec)
     )
 
 
@@ -356,7 +364,7 @@ def test_jax_implementation(name, jit):
     floats = []
     for param, spec in case["arguments"].items():
         if "array" in spec or "arrays" in spec:
-            keys = spec.get("arrays", [spec.get("array")])
+            keys = _array_keys(spec)
             arrays = [ARRAYS[k] for k in keys]
             args[param] = arrays if "arrays" in spec else arrays[0]
             floats += [(param, i, k) for i, k in enumerate(keys) if ARRAYS[k].dtype.kind == "f"]
