@@ -412,7 +412,7 @@ def _make_node(
 
     ``key`` (``_specs_key``) names what its output specs depend on, so a node of the
     same entry, arguments and input shapes (a layer's ops at each step of a
-    ``static_rnn``, an optimizer's per variable) takes them from ``_SPECS``.
+    ``static_rnn``) takes them from ``_SPECS``.
 
     ``deferred`` arguments (shapes or axes computed in the graph) are extra inputs
     of the node, evaluated when the step is traced (``trace_time_value``). A
