@@ -220,6 +220,15 @@ def test_is_numeric_tensor_as_tf():
 
 
 def test_assertions_gate_a_value_through_control_dependencies():
+    """Three checks gate one value; a bad feed fails the run with a failing check's message.
+
+    .. note:: Which of two failing checks TF reports depends on its executor's order
+       (independent ops on a thread pool): a rank-2 feed fails ``assert_rank`` and
+       ``assert_shapes``, and TF reported either (CI saw ``assert_shapes``' "must have rank
+       in"). So each check also gates a value of its own, whose messages must be TF's, and
+       the gated value's message must be one of the failing checks' on each side.
+    """
+
     def script(tf):
         x = tf.placeholder(tf.float32)
         checks = [
@@ -229,21 +238,37 @@ def test_assertions_gate_a_value_through_control_dependencies():
         ]
         with tf.control_dependencies(checks):
             y = tf.identity(x) * 2.0
+        alone = []
+        for check in checks:
+            with tf.control_dependencies([check]):
+                alone.append(tf.identity(x))
+
+        def failure(sess, fetch, feed):
+            try:
+                sess.run(fetch, {x: feed})
+            except tf.errors.InvalidArgumentError as e:
+                return _assertion_lines(e.message)
+            return None
 
         def run(sess):
             out = [sess.run(y, {x: [1.0, 1.0]}).tolist()]
             for bad in ([[1.0]], [1.0, 3.0]):
-                try:
-                    sess.run(y, {x: bad})
-                except tf.errors.InvalidArgumentError as e:
-                    out.append(_assertion_lines(e.message))
+                out.append([failure(sess, a, bad) for a in alone] + [failure(sess, y, bad)])
             return out
 
         return run
 
     theirs, ours = run_both(script)
-    assert ours == theirs
-    assert len(ours) == 3
+    assert ours[0] == theirs[0] == [2.0, 2.0]
+    for bad in (1, 2):
+        *their_checks, their_gated = theirs[bad]
+        *our_checks, our_gated = ours[bad]
+        assert our_checks == their_checks
+        failing = [m for m in their_checks if m is not None]
+        assert failing and their_gated in failing and our_gated in failing
+    # the rank-2 feed fails the rank and shape checks, the far one the closeness check
+    assert [m is None for m in theirs[1][:3]] == [False, True, False]
+    assert [m is None for m in theirs[2][:3]] == [True, False, True]
 
 
 def test_assert_proper_iterable_refuses_a_tensor():
