@@ -35,6 +35,7 @@ __all__ = [
     "build_time_value",
     "partial_value",
     "static_value",
+    "is_static",
     "depends_on_data",
     "known_when_traced",
     "from_shapes_only",
@@ -96,6 +97,11 @@ def trace_time_value(ctx: Any, tensor: ops.Tensor) -> np.ndarray:
     return np.asarray(value)
 
 
+def _trial_size(tensor: ops.Tensor, fill: int) -> float:
+    """The number of elements of ``tensor`` (known rank) with unknown dimensions ``fill``."""
+    return float(np.prod([fill if d is None else d for d in tensor._shape], dtype=np.float64))
+
+
 def build_time_value(tensor: ops.Tensor, fill: int, feed_fill: int) -> np.ndarray | None:
     """The value of ``tensor`` from the graph's static shapes, unknown dimensions ``fill``.
 
@@ -129,10 +135,8 @@ def build_time_value(tensor: ops.Tensor, fill: int, feed_fill: int) -> np.ndarra
 
     # A value too large to compute in a trial (a mask of fed lengths with every unknown
     # dimension one million) is not known in it.
-    if tensor._shape is not None:
-        size = np.prod([fill if d is None else d for d in tensor._shape], dtype=np.float64)
-        if size > _MAX_TRIAL_SIZE:
-            return None
+    if tensor._shape is not None and _trial_size(tensor, fill) > _MAX_TRIAL_SIZE:
+        return None
     try:
         value = _evaluate(tensor, shape_input, leaf_value, is_leaf, {}, frozenset(), None)
     except Exception:  # noqa: BLE001 - whatever fails to evaluate is not known
@@ -142,12 +146,15 @@ def build_time_value(tensor: ops.Tensor, fill: int, feed_fill: int) -> np.ndarra
     return np.asarray(value)
 
 
-def static_value(tensor: ops.Tensor) -> np.ndarray | None:
-    """``tensor``'s value when the graph fixes it: computed from constants and fully
-    known static shapes only (``tf.shape(x)[0]`` of an ``x`` of shape ``[3, 4]``,
-    ``tf.rank(x) - 1``); ``None`` when it reads an unknown dimension or a value of the
-    run, even where the trials of :func:`partial_value` agree
-    (``tf.minimum(tf.shape(x)[0], 5)`` is 5 for every large trial size)."""
+def is_static(tensor: ops.Tensor) -> bool:
+    """Whether the graph fixes ``tensor``'s value: every op it reads computes from
+    constants and fully known static shapes (no placeholder, variable or unknown
+    dimension), and the value is small enough to compute (``_MAX_TRIAL_SIZE``).
+
+    The test of :func:`static_value` without computing the value: grappler's "is this a
+    constant" (``math_ops.folds_to_constant``, the gradients' constant folding) asks
+    only this, and evaluating a large constant subgraph op by op cost seconds a graph.
+    """
     stack, seen = [tensor.op], set()
     while stack:
         op = stack.pop()
@@ -155,13 +162,24 @@ def static_value(tensor: ops.Tensor) -> np.ndarray | None:
             continue
         seen.add(op)
         if op._compute is None or op.type in _FEEDABLE or op._reads or op._writes:
-            return None
+            return False
         if op.type in SHAPE_OPS:
             shape = op.inputs[0]._shape if op.inputs else None
             if shape is None or (op.type != "Rank" and None in shape):
-                return None
+                return False
             continue
         stack.extend(t.op for t in op.inputs)
+    return tensor._shape is None or _trial_size(tensor, FILLS[0]) <= _MAX_TRIAL_SIZE
+
+
+def static_value(tensor: ops.Tensor) -> np.ndarray | None:
+    """``tensor``'s value when the graph fixes it: computed from constants and fully
+    known static shapes only (``tf.shape(x)[0]`` of an ``x`` of shape ``[3, 4]``,
+    ``tf.rank(x) - 1``); ``None`` when it reads an unknown dimension or a value of the
+    run, even where the trials of :func:`partial_value` agree
+    (``tf.minimum(tf.shape(x)[0], 5)`` is 5 for every large trial size)."""
+    if not is_static(tensor):
+        return None
     return build_time_value(tensor, FILLS[0], FEED_FILLS[0])
 
 

@@ -341,7 +341,7 @@ def _tf_static_shape(
     inner = given[len(given) - rank :]
     constant = (
         fft_length is None
-        or shape_values.static_value(ops.convert_to_tensor(fft_length)) is not None
+        or shape_values.is_static(ops.convert_to_tensor(fft_length))
     )
     if fft_length is None and None in inner:
         constant = False

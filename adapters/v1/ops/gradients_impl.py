@@ -853,10 +853,10 @@ def _constant_gradient(op: ops.Operation, index: int) -> bool:
 
 
 def _folds(t: ops.Tensor) -> bool:
-    """Whether grappler takes ``t`` as a constant (``shape_values.static_value``)."""
+    """Whether grappler takes ``t`` as a constant (``shape_values.is_static``)."""
     from adapters.v1.framework import shape_values
 
-    return shape_values.static_value(t) is not None
+    return shape_values.is_static(t)
 
 
 # Ops whose TF gradient hands an input the op's own incoming gradient, unchanged, when

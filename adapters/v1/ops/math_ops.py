@@ -146,7 +146,7 @@ def folds_to_constant(value: Any) -> bool:
     if getattr(ops.get_default_graph(), "_dataset_functions", 0):
         return False  # a tf.data function: TF divides whatever the divisor
     if isinstance(value, ops.Tensor):
-        return shape_values.static_value(value) is not None
+        return shape_values.is_static(value)
     return not hasattr(value, "_as_graph_tensor")  # a Variable reads its value
 
 
