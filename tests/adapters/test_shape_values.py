@@ -97,3 +97,30 @@ def test_a_dimension_only_one_size_fits_keeps_the_others(graph):
     x = tf.placeholder(tf.float32, [None, 32])
     assert tf.concat([x, tf.zeros([64, 16])], 1).shape.as_list() == [64, 48]
     assert tf.stack([x[:, :16], tf.zeros([64, 16])]).shape.as_list() == [2, 64, 16]
+
+
+def test_is_static_is_static_values_test_without_the_value(graph, monkeypatch):
+    """``is_static`` says what ``static_value`` would find, and computes nothing."""
+    x = tf.placeholder(tf.float32, [None, 784])
+    y = tf.placeholder(tf.float32, [3, 4])
+    c = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    tensors = {
+        "constant arithmetic": tf.exp(c) * 2.0 + tf.reduce_sum(c),
+        "a known dimension of a partly known shape": tf.shape(x)[1] // 2,
+        "the rank": tf.rank(x) - 1,
+        "a fully known shape": tf.shape(y) * 3,
+        "an unknown dimension": tf.shape(x)[0] + 1,
+        "a fed value": y * 2.0,
+        "a variable": tf.Variable(1.0) + 1.0,
+        "too large to compute": tf.zeros([2048, 4096]) + 1.0,
+    }
+    expected = {name: shape_values.static_value(t) is not None for name, t in tensors.items()}
+    assert [name for name, known in expected.items() if known] == [
+        "constant arithmetic", "the rank", "a fully known shape",
+    ]  # fmt: skip
+
+    def no_evaluation(*args, **kwargs):
+        raise AssertionError("is_static evaluated the graph")
+
+    monkeypatch.setattr(shape_values, "_evaluate", no_evaluation)
+    assert {name: shape_values.is_static(t) for name, t in tensors.items()} == expected
