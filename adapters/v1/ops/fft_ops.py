@@ -339,10 +339,7 @@ def _tf_static_shape(
     dimension unknown but those ``fft_length`` sets; an ``fft_length`` taken from an
     unknown dimension leaves the transformed dimensions unknown too."""
     inner = given[len(given) - rank :]
-    constant = (
-        fft_length is None
-        or shape_values.is_static(ops.convert_to_tensor(fft_length))
-    )
+    constant = fft_length is None or shape_values.is_static(ops.convert_to_tensor(fft_length))
     if fft_length is None and None in inner:
         constant = False
     if (constant and None not in inner) or 0 in given:
