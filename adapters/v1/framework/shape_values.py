@@ -97,9 +97,14 @@ def trace_time_value(ctx: Any, tensor: ops.Tensor) -> np.ndarray:
     return np.asarray(value)
 
 
+def _trial_shape(tensor: ops.Tensor, fill: int) -> tuple[int, ...]:
+    """``tensor``'s static shape (known rank) with its unknown dimensions ``fill``."""
+    return tuple(fill if d is None else d for d in tensor._shape)
+
+
 def _trial_size(tensor: ops.Tensor, fill: int) -> float:
     """The number of elements of ``tensor`` (known rank) with unknown dimensions ``fill``."""
-    return float(np.prod([fill if d is None else d for d in tensor._shape], dtype=np.float64))
+    return float(np.prod(_trial_shape(tensor, fill), dtype=np.float64))
 
 
 def build_time_value(tensor: ops.Tensor, fill: int, feed_fill: int) -> np.ndarray | None:
@@ -118,8 +123,7 @@ def build_time_value(tensor: ops.Tensor, fill: int, feed_fill: int) -> np.ndarra
     def shape_input(t: ops.Tensor) -> Any:
         if t._shape is None:
             raise LookupError(t.name)
-        shape = tuple(fill if d is None else d for d in t._shape)
-        return jax.ShapeDtypeStruct(shape, t._np_dtype)
+        return jax.ShapeDtypeStruct(_trial_shape(t, fill), t._np_dtype)
 
     def leaf_value(t: ops.Tensor) -> Any:
         # A placeholder's integers (a shape feed): their value is one more unknown, and
@@ -128,7 +132,7 @@ def build_time_value(tensor: ops.Tensor, fill: int, feed_fill: int) -> np.ndarra
             raise LookupError(t.name)
         if t._np_dtype is None or t._np_dtype.kind not in "iu":
             raise LookupError(t.name)
-        return np.full(tuple(fill if d is None else d for d in t._shape), feed_fill, t._np_dtype)
+        return np.full(_trial_shape(t, fill), feed_fill, t._np_dtype)
 
     def is_leaf(op: ops.Operation) -> bool:
         return op._compute is None or op.type in _FEEDABLE
