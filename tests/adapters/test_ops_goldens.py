@@ -7,9 +7,9 @@ placeholders, integer/boolean inputs constants, other arguments Python values)
 and compares, with TF's:
 - the outputs and ``tf.gradients(outputs, float inputs, grad_ys=weights)``
   through ``Session.run`` (one compiled program);
-- the outputs and the vector-Jacobian product of the entry's JAX
-  implementation called directly under ``jax.jit`` (and op by op where the case has
-  no float input: ``_implementation_runs``).
+- for a case without a float input, the outputs of the entry's JAX implementation
+  called directly, op by op, as ``shape_values`` evaluates graph-computed shapes
+  (``_op_by_op_cases``).
 Tolerances: integer and boolean results exactly; float values exactly for the
 ops in ``EXACT`` (IEEE-exact element-wise arithmetic, selection, data movement);
 other float values and all float gradients (sums of broadcast gradients and the
@@ -24,7 +24,6 @@ defaults) must be the entries' signatures.
 from __future__ import annotations
 
 import ast
-import functools
 import glob
 import inspect
 import json
@@ -335,39 +334,33 @@ def _floating(case: dict) -> bool:
     )
 
 
-def _implementation_runs() -> list:
-    """``(name, jit)`` of each entry's case: under ``jax.jit`` (as ``Session.run`` runs
-    it), and op by op too where the case has no float input. The compat layer runs an
-    entry op by op only to evaluate a value the step needs when traced (a shape or size
-    computed in the graph, ``shape_values``: integer arithmetic); run op by op, the float
-    cases took 33 of the unit suite's 121 worker-minutes."""
-    runs = []
-    for name in sorted(n for n, c in CASES.items() if "error" not in c and c["op"] in OPS):
-        if not _floating(CASES[name]):
-            runs.append(pytest.param(name, False, id=f"{name}-eager"))
-        runs.append(pytest.param(name, True, id=f"{name}-jit"))
-    return runs
+def _op_by_op_cases() -> list[str]:
+    """The entries' cases without a float input, which the compat layer also runs op by
+    op: to evaluate a value the step needs when it is traced (a shape or size computed
+    in the graph, ``shape_values``: integer arithmetic). Every case, float ones
+    included, runs compiled in ``test_session_value_and_gradient`` (the same
+    implementation, its VJP through ``tf.gradients``); calling the float cases' entries
+    under ``jax.jit`` here as well repeated that check (5.5 of the unit suite's 51
+    worker-minutes)."""
+    return sorted(
+        n for n, c in CASES.items() if "error" not in c and c["op"] in OPS and not _floating(c)
+    )
 
 
 @pytest.mark.usefixtures("x64_scope")
-@pytest.mark.parametrize("name,jit", _implementation_runs())
-def test_jax_implementation(name, jit):
-    """The entry's JAX implementation on the arrays directly: values and VJP.
+@pytest.mark.parametrize("name", _op_by_op_cases())
+def test_jax_implementation_op_by_op(name):
+    """The entry's JAX implementation on the arrays directly, op by op: its values.
 
-    Run in the compat layer's 64-bit scope, as ``Session.run`` runs it. Ops that are
-    TF's Python composites of table ops (``l2_normalize``), and operators, have no
-    entry of their own: ``test_session_value_and_gradient`` checks them.
+    Run in the compat layer's 64-bit scope, as ``Session.run`` runs it.
     """
     case = CASES[name]
     entry = OPS[case["op"]]
     args = {}
-    floats = []
     for param, spec in case["arguments"].items():
         if "array" in spec or "arrays" in spec:
-            keys = _array_keys(spec)
-            arrays = [ARRAYS[k] for k in keys]
+            arrays = [ARRAYS[k] for k in _array_keys(spec)]
             args[param] = arrays if "arrays" in spec else arrays[0]
-            floats += [(param, i, k) for i, k in enumerate(keys) if ARRAYS[k].dtype.kind == "f"]
         else:
             args[param] = _python_value(spec)
     bound = entry.signature.bind(**args)
@@ -383,52 +376,10 @@ def test_jax_implementation(name, jit):
         v = bound.arguments.get(p)
         if v is not None and not isinstance(v, (np.ndarray, list)) and dtypes:
             bound.arguments[p] = np.asarray(v, dtypes[0])
-    statics = {p: v for p, v in bound.arguments.items() if p not in entry.tensors}
-
-    def fn(*float_values):
-        call = dict(bound.arguments)
-        for (param, i, _), v in zip(floats, float_values, strict=True):
-            if isinstance(call[param], list):
-                call[param] = list(call[param])
-                call[param][i] = v
-            else:
-                call[param] = v
-        call.update(statics)
-        return entry.impl(*[call[p] for p in impl_params(entry)])
-
-    run = jax.jit(fn) if jit else fn
-    x = [ARRAYS[k] for _, _, k in floats]
-    conv = _is_convolution(case["op"])  # then the sums of magnitudes, on |inputs|
-    listed = (lambda o: list(o)) if case["outputs"] == "list" else (lambda o: [o])
-    outs = listed(run(*x))
-    mags = listed(run(*[np.abs(a) for a in x])) if conv else [None] * len(outs)
-    for i, (v, key, m) in enumerate(zip(outs, case["output_keys"], mags, strict=True)):
-        _assert_close(case["op"], v, ARRAYS[key], f"{name} output {i}", magnitude=m)
-    weights = [ARRAYS[k] for k in case["weights"]]
-    if not weights or not floats or "gradient_error" in case:
-        return
-
-    def weighted(*xs, weights=weights):
-        fo = [v for v in listed(fn(*xs)) if np.dtype(v.dtype).kind == "f"]
-        return sum((v * w).sum() for v, w in zip(fo, weights, strict=True))
-
-    def grad(*xs, weights=weights):
-        g = jax.grad(functools.partial(weighted, weights=weights), range(len(xs)))
-        return (jax.jit(g) if jit else g)(*xs)
-
-    grads = grad(*x)
-    grad_mags = (
-        grad(*[np.abs(a) for a in x], weights=[np.abs(w) for w in weights])
-        if conv
-        else [None] * len(grads)
-    )
-    for (_, _, key), gr, m in zip(floats, grads, grad_mags, strict=True):
-        expected_key = case["grads"][key]
-        if expected_key is None:
-            assert not np.any(gr), f"{name}: TF has no gradient for {key}"
-            continue
-        what = f"{name} gradient of {key}"
-        _assert_close(case["op"], gr, ARRAYS[expected_key], what, exact=False, magnitude=m)
+    out = entry.impl(*[bound.arguments[p] for p in impl_params(entry)])
+    outs = list(out) if case["outputs"] == "list" else [out]
+    for i, (v, key) in enumerate(zip(outs, case["output_keys"], strict=True)):
+        _assert_close(case["op"], v, ARRAYS[key], f"{name} output {i}")
 
 
 @pytest.mark.parametrize("op", sorted(SIGNATURES))
