@@ -264,3 +264,38 @@ def test_a_swish_model_reloads_and_trains_as_the_original_without_a_warning(tmp_
             reloaded = [sess.run([train, loss], {"x:0": x_v})[1] for _ in range(3)]
     assert reloaded == live
     assert "cannot run in jtrain" not in caplog.text
+
+
+def test_what_reads_a_node_that_cannot_run_once_imported_is_not_exported(tmp_path, monkeypatch):
+    """A gradient through a dropout of the input's shape re-draws its mask, from a
+    generator no meta graph carries: it cannot be exported, and what reads it (the
+    gradient clipping, the optimizer's update) could not run once imported either, so
+    no export of it is attempted. The forward part runs after import; the update
+    raises TF's ``UnimplementedError`` naming the gradient."""
+    from adapters.v1.framework import meta_graph
+
+    attempted = []
+    export = meta_graph._export
+    monkeypatch.setattr(meta_graph, "_export", lambda op: attempted.append(op.name) or export(op))
+    path = str(tmp_path / "dropout.meta")
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.Variable(tf.ones([3, 2]), name="w")
+        loss = tf.reduce_sum(tf.nn.dropout(tf.matmul(x, w), keep_prob=0.5), name="loss")
+        grads = tf.gradients(loss, [w])
+        clipped, _ = tf.clip_by_global_norm(grads, 1.0)
+        train = tf.train.AdamOptimizer(0.1).apply_gradients([(clipped[0], w)], name="train")
+        tf.add_to_collection("update", train)
+        tf.train.export_meta_graph(path)
+    assert "gradients/grads" in attempted
+    downstream = [n for n in attempted if n.startswith(("global_norm", "clip_by_global_norm"))]
+    assert downstream == [] and "train/update" not in attempted, attempted
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(path)
+        (train,) = tf.get_collection("update")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run("loss:0", {"x:0": [[0.0, 0.0, 0.0]]}), 0.0)
+            with pytest.raises(tf.errors.UnimplementedError, match="'gradients/grads'"):
+                sess.run(train, {"x:0": [[1.0, 2.0, 3.0]]})

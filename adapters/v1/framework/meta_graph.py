@@ -614,13 +614,34 @@ def _exported(op: Any) -> tuple[bytes, list[Any]] | None:
     result = None
     # State that is not a graph variable (a random op's generator) cannot be rebuilt.
     state = all(getattr(v, "_variable_op", None) is not None for v in op._reads + op._writes)
-    if op._compute is not None and op._host is None and state and not _rebuilt_natively(op):
+    if (
+        op._compute is not None
+        and op._host is None
+        and state
+        and not _rebuilt_natively(op)
+        and not any(_dead_on_import(t.op) for t in op.inputs)
+    ):
         try:
             result = _export(op)
         except Exception as e:  # noqa: BLE001 - any failure: the node is not exportable
             _log.debug("op %s (%s) not exported: %s", op.name, op.type, e)
     op._jtrain_exported = result
     return result
+
+
+def _dead_on_import(op: Any) -> bool:
+    """Whether ``op`` cannot run once imported: a device op that neither travels as its
+    call nor exported (a gradient re-evaluating a random op's draws). What reads it
+    cannot run either, so it is not exported (a transformer's gradient clipping and
+    optimizer update spent 3.6 s of its first ``Saver.save`` exporting such nodes)."""
+    return (
+        op._compute is not None
+        and op._host is None
+        and not _rebuilt_natively(op)
+        and not _rebuilt_through_table(op)
+        and not _traced_arguments(op)
+        and _exported(op) is None
+    )
 
 
 # Op types import_meta_graph rebuilds from TF's attributes (no exported function).
@@ -705,7 +726,7 @@ def _export_with(op: Any, memo: list[Any] | None) -> bytes:
         # The op's run-time checks (an index out of range, a NaN) travel as a third
         # output, "a check failed" (``_jtrain_checked``); their messages do not.
         unchecked = fn
-        checked = runtime_checks.functionalize(unchecked)
+        checked = runtime_checks.functionalize(unchecked, not runtime_checks.in_bodies([op]))
 
         def fn(read_vals, memo_vals, *input_vals):
             outs, written, (failed, _) = checked(read_vals, memo_vals, *input_vals)
