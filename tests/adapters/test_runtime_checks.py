@@ -201,3 +201,69 @@ def test_debugging_namespace(graph):
     assert tf.debugging.is_nan is tf.is_nan
     with pytest.raises(AttributeError, match="tf.debugging.no_such_check"):
         tf.debugging.no_such_check  # noqa: B018
+
+
+@pytest.fixture
+def checkify_traces(monkeypatch):
+    """How many times a step's program went through checkify."""
+    traced = []
+    make = runtime_checks.checkify.checkify
+
+    def spy(program, **kwargs):
+        checked = make(program, **kwargs)
+
+        def run(*args):
+            traced.append(program)
+            return checked(*args)
+
+        return run
+
+    monkeypatch.setattr(runtime_checks.checkify, "checkify", spy)
+    return traced
+
+
+def test_checks_of_the_step_itself_are_collected_in_its_trace(graph, checkify_traces):
+    """The first failing check in execution order is the one reported; checkify never
+    re-interprets the program. A check inside a loop body goes through checkify."""
+    x = tf.placeholder(tf.float32, [2])
+    first = tf.check_numerics(tf.log(x), "first", name="first")
+    with tf.control_dependencies([first]):
+        second = tf.check_numerics(tf.log(x - 1.0), "second", name="second")
+    idx = tf.placeholder(tf.int32, [2])
+    gathered = tf.gather(tf.constant([1.0, 2.0, 3.0]), idx)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(second, {x: [2.0, 3.0]}), np.log([1.0, 2.0]))
+        with pytest.raises(errors.InvalidArgumentError, match="^second : Tensor had NaN"):
+            sess.run(second, {x: [2.0, 0.5]})
+        with pytest.raises(errors.InvalidArgumentError, match="^first : Tensor had Inf") as info:
+            sess.run(second, {x: [0.0, 0.5]})  # both fail: the first to run is reported
+        assert info.value.op.name == "first"
+        with pytest.raises(errors.InvalidArgumentError, match=r"indices\[1\] = 5 is not in"):
+            sess.run(gathered, {idx: [0, 5]})
+        assert checkify_traces == []
+        _, looped = tf.while_loop(
+            lambda i, v: i < 2, lambda i, v: (i + 1, tf.check_numerics(v * 2.0, "loop")), [0, x]
+        )
+        np.testing.assert_allclose(sess.run(looped, {x: [1.0, 2.0]}), [4.0, 8.0])
+        assert len(checkify_traces) == 1
+
+
+def test_a_check_inside_a_second_derivative_goes_through_checkify(graph, checkify_traces):
+    """``tf.hessians`` differentiates ``check_numerics``' gradient again: its check is
+    traced inside JAX's differentiation, so the step goes through checkify, and the
+    first trace leaves nothing behind (the ``py_func`` before it runs once a run)."""
+    calls = []
+    x = tf.placeholder(tf.float32, [3])
+    # (a computed input: the function runs inside the program, an io_callback)
+    (count,) = tf.py_func(lambda v: calls.append(1) or v, [x * 1.0], [tf.float32])
+    count.set_shape([3])
+    with tf.control_dependencies([count]):
+        y = tf.check_numerics(tf.log(x), "y")
+    (h,) = tf.hessians(tf.reduce_sum(y * y * y), x)
+    with tf.Session() as sess:
+        value = sess.run(h, {x: [1.0, 2.0, 3.0]})
+        assert len(calls) == 1 and len(checkify_traces) == 1
+        assert np.isfinite(value).all()
+        with pytest.raises(errors.InvalidArgumentError, match="^y : Tensor had Inf values"):
+            sess.run(h, {x: [0.0, 1.0, 2.0]})
+        assert len(calls) == 2

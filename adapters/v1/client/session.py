@@ -559,6 +559,9 @@ class _Plan:
         # Run-time checks (check_numerics, Assert...): the error value is one more
         # output, read after the run (framework/runtime_checks.py).
         self.checked = not self.collective and runtime_checks.needed(device)
+        # Checks inside loop or branch bodies go through checkify; the others are
+        # collected as the step is traced.
+        direct = not runtime_checks.in_bodies(device)
         # tf.jax_data_parallel: the step split over this process's devices.
         mesh = data_parallel.mesh_for(session.graph)
         if mesh is not None and replicas is not None:
@@ -587,7 +590,7 @@ class _Plan:
             def compile_for(step_sizes: dict) -> Any:
                 sized = program_for(outputs, step_sizes)
                 if self.checked:
-                    sized = runtime_checks.functionalize(sized)
+                    sized = runtime_checks.functionalize(sized, direct)
                 return jax.jit(sized, donate_argnums=(0,), compiler_options=options)
 
             assert sizes is not None
@@ -598,11 +601,11 @@ class _Plan:
         elif self.collective:
             self.fn = _replicas.collective_program(replicas, program, options)
         elif mesh is not None:
-            checked = runtime_checks.functionalize(program) if self.checked else program
+            checked = runtime_checks.functionalize(program, direct) if self.checked else program
             self.fn = data_parallel.DataParallelProgram(mesh, checked, program_inputs, options)
         elif self.checked:
             self.fn = jax.jit(
-                runtime_checks.functionalize(program),
+                runtime_checks.functionalize(program, direct),
                 donate_argnums=(0,),
                 compiler_options=options,
             )
@@ -629,7 +632,7 @@ class _Plan:
             else:
                 lean_program = program_for(self.lean_outputs)
                 if self.checked:
-                    lean_program = runtime_checks.functionalize(lean_program)
+                    lean_program = runtime_checks.functionalize(lean_program, direct)
                 self.lean_fn = jax.jit(lean_program, donate_argnums=(0,), compiler_options=options)
 
     def _plan_strings(self, device: list[ops.Operation], feed_tensors: list[ops.Tensor]) -> None:

@@ -29,10 +29,16 @@ Control-flow nodes (``tf.cond``, ``tf.while_loop``, ``map_fn``...) call
 ``mark_body`` when a check is inside their body, so checks inside branches and
 loops work; a failure inside a loop reports its first failing iteration.
 
-Mechanism: ``jax.experimental.checkify`` over the session's program, and only for
-plans with a marked operation (the others compile exactly as before). The
-program also returns one boolean, "a check failed", which the session reads
-after the run; the error's payload is read only when it is True. Cost when the
+Mechanism, only for plans with a marked operation (the others compile exactly as
+before): each check traced at the program's own level is collected as the program
+is traced, its condition and data becoming outputs of the program. A check traced
+inside a transformation (a ``tf.while_loop`` or ``tf.cond`` body, a ``vmap``, a
+second derivative) cannot leave it so: then the program is traced again under
+``jax.experimental.checkify``, which threads the checks through every
+transformation. (checkify re-interprets the whole step's program: an eighth of a
+transformer script's first step, measured.) The program also returns one boolean,
+"a check failed", which the session reads after the run; the checks' data are read
+only when it is True. Cost when the
 checks pass: computing the checks themselves (a ``check_numerics`` of 256
 floats in an ``assign_add`` step: about +60 us a run on a shared XLA:CPU host,
 the same as returning a hand-written ``isfinite`` flag), and a run that fetches
@@ -53,11 +59,12 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax._src import core as _jax_core
 from jax.experimental import checkify
 
 from jtrain import errors
 
-__all__ = ["mark", "mark_body", "check", "needed", "functionalize", "raise_failed"]
+__all__ = ["mark", "mark_body", "check", "needed", "in_bodies", "functionalize", "raise_failed"]
 
 _TAG = "jtrain-check:"
 _local = threading.local()
@@ -89,7 +96,13 @@ def check(ctx: Any, op: Any, ok: Any, *data: Any, which: int = 0) -> None:
     if not getattr(_local, "active", False) or getattr(ctx, "frozen", False):
         return
     tag = f"{_TAG}{which}:{op.name}"
-    checkify.check(jnp.asarray(ok, bool), tag, *[jnp.asarray(d) for d in data])
+    collected = getattr(_local, "collected", None)
+    if collected is None:
+        checkify.check(jnp.asarray(ok, bool), tag, *[jnp.asarray(d) for d in data])
+        return
+    if _current_trace() is not collected.trace:
+        raise _Nested
+    collected.checks.append((tag, jnp.all(jnp.asarray(ok, bool)), [jnp.asarray(d) for d in data]))
 
 
 @contextlib.contextmanager
@@ -102,12 +115,83 @@ def _active() -> Iterator[None]:
         _local.active = old
 
 
-def functionalize(program: Callable[..., Any]) -> Callable[..., Any]:
-    """``program`` returning its outputs and, last, the checks' error value."""
+def _current_trace() -> Any:
+    """The trace JAX records operations in now (``None`` where JAX does not say)."""
+    ctx = getattr(_jax_core, "trace_ctx", None)
+    return getattr(ctx, "trace", None)
+
+
+class _Nested(BaseException):
+    """A check traced inside a transformation: the program is checkified instead.
+
+    (A ``BaseException``: an operation's ``except Exception`` must not swallow it.)"""
+
+
+class _Collecting:
+    """The checks of one trace of a program: ``(tag, ok, data)`` in trace order."""
+
+    def __init__(self, trace: Any):
+        self.trace = trace
+        self.checks: list[tuple[str, Any, list[Any]]] = []
+
+
+@jax.tree_util.register_pytree_node_class
+class _Collected:
+    """The checks of a program collected in its trace: ``oks[k]`` and ``data[k]`` of
+    the check tagged ``tags[k]`` (a pytree: the tags are static)."""
+
+    def __init__(self, tags: tuple[str, ...], oks: Any, data: Any):
+        self.tags, self.oks, self.data = tags, oks, data
+
+    def tree_flatten(self) -> tuple[tuple[Any, Any], tuple[str, ...]]:
+        return (self.oks, self.data), self.tags
+
+    @classmethod
+    def tree_unflatten(cls, tags: tuple[str, ...], children: Any) -> _Collected:
+        return cls(tags, *children)
+
+
+def in_bodies(operations: Any) -> bool:
+    """Whether any of ``operations`` checks inside a loop or branch body (``mark_body``)."""
+    return any(getattr(op, "_runtime_check", None) is True for op in operations)
+
+
+def functionalize(program: Callable[..., Any], direct: bool = True) -> Callable[..., Any]:
+    """``program`` returning its outputs and, last, ``(failed, checks)``: whether a
+    check failed and what ``raise_failed`` builds the error from.
+
+    With ``direct`` the checks are collected in ``program``'s own trace, traced in a
+    nested ``jax.jit`` so that a check met inside a transformation leaves no partial
+    trace behind (its operations, a ``py_func``'s callback among them, would stay in
+    the step); ``direct=False`` (checks inside bodies: ``in_bodies``) goes straight to
+    checkify.
+    """
     checked = checkify.checkify(program, errors=checkify.user_checks)
+
+    def collect(*args: Any) -> Any:
+        old = getattr(_local, "collected", None)
+        _local.collected = collecting = _Collecting(_current_trace())
+        try:
+            out = program(*args)
+        finally:
+            _local.collected = old
+        tags = tuple(tag for tag, _, _ in collecting.checks)
+        oks = [ok for _, ok, _ in collecting.checks]
+        data = [d for _, _, d in collecting.checks]
+        failed = ~jnp.all(jnp.stack(oks)) if oks else jnp.asarray(False)
+        return out, failed, _Collected(tags, oks, data)
+
+    collected = jax.jit(collect)
 
     def run(*args: Any) -> Any:
         with _active():
+            if direct and _current_trace() is not None:
+                try:
+                    out, failed, checks = collected(*args)
+                except _Nested:
+                    pass  # a check inside a transformation: checkify's trace below
+                else:
+                    return (*out, (failed, checks))
             err, out = checked(*args)
         # One boolean for the host to read: the error value itself is fetched only
         # when a check failed.
@@ -118,18 +202,32 @@ def functionalize(program: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def _first_failure(err: Any) -> tuple[str, list[Any]] | None:
+    """``(tag, data)`` of the first failed check in ``err`` (either form)."""
+    if isinstance(err, _Collected):
+        for tag, ok, data in zip(err.tags, err.oks, err.data, strict=True):
+            if not np.asarray(ok):
+                return tag, list(data)
+        return None
+    failure = err.get_exception()
+    if failure is None:
+        return None
+    return failure.fmt_string, list(failure.args)
+
+
 def raise_failed(err: Any, graph: Any) -> None:
     """Raises the error of the first failed check of a run (nothing if all passed)."""
     failed, err = err
     if not np.asarray(failed):
         return
-    failure = err.get_exception()
-    if failure is None:
+    first = _first_failure(err)
+    if first is None:
         return
-    which, _, name = failure.fmt_string[len(_TAG) :].partition(":")
+    tag, args = first
+    which, _, name = tag[len(_TAG) :].partition(":")
     op = graph._names.get(name)
     messages = getattr(op, "_runtime_check", None)
-    data = [_host(a) for a in failure.args]
+    data = [_host(a) for a in args]
     if isinstance(messages, tuple) and int(which) < len(messages):
         raise messages[int(which)](*data)
     raise errors.InvalidArgumentError(None, op, f"check of {name} failed")
