@@ -524,8 +524,11 @@ def _attach_computation(node: Any, op: Any) -> None:
     op as its exported function (``_jtrain_fn``)."""
     if _rebuilt_natively(op):
         return
+    # Asked in graph order, so that the answer is cached when its readers ask (a long
+    # chain would otherwise recurse as deep as it is long).
+    dead = _dead_on_import(op)
     call = _table_call_json(op) if _rebuilt_through_table(op) else None
-    exported = None if call is not None else _exported(op)
+    exported = None if call is not None or dead else _exported(op)
     if exported is None:
         if call is None and _traced_arguments(op):
             call = _table_call_json(op)  # (no function to export: its only form)
@@ -630,18 +633,33 @@ def _exported(op: Any) -> tuple[bytes, list[Any]] | None:
 
 
 def _dead_on_import(op: Any) -> bool:
-    """Whether ``op`` cannot run once imported: a device op that neither travels as its
-    call nor exported (a gradient re-evaluating a random op's draws). What reads it
-    cannot run either, so it is not exported (a transformer's gradient clipping and
-    optimizer update spent 3.6 s of its first ``Saver.save`` exporting such nodes)."""
-    return (
-        op._compute is not None
-        and op._host is None
-        and not _rebuilt_natively(op)
-        and not _rebuilt_through_table(op)
-        and not _traced_arguments(op)
-        and _exported(op) is None
-    )
+    """Whether ``op`` cannot run once imported (cached on the op): a device op reading
+    one that cannot, or one that neither travels as its call nor exported (a gradient
+    re-evaluating a random op's draws) of a type the importer does not rebuild from
+    TF's attributes either. Such an op is not exported (a transformer's gradient
+    clipping and optimizer update spent 3.6 s of its first ``Saver.save`` exporting
+    them)."""
+    if op._compute is None or op._host is not None or _rebuilt_natively(op):
+        return False
+    dead: bool | None = getattr(op, "_jtrain_dead", None)
+    if dead is None:
+        dead = any(_dead_on_import(t.op) for t in op.inputs) or (
+            op.type not in _tf_node_types()
+            and not _rebuilt_through_table(op)
+            and not _traced_arguments(op)
+            and _exported(op) is None
+        )
+        op._jtrain_dead = dead
+    return dead
+
+
+@functools.cache
+def _tf_node_types() -> frozenset[str]:
+    """The op types the importer may rebuild from a TF node's attributes alone."""
+    from adapters.v1.framework.op_def import OPS
+
+    table = {entry.op_type for entry in OPS.values()}
+    return frozenset(table | set(_TF_NATIVE) | set(graph_kernels.KERNELS))
 
 
 # Op types import_meta_graph rebuilds from TF's attributes (no exported function).
