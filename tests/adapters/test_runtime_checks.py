@@ -267,3 +267,21 @@ def test_a_check_inside_a_second_derivative_goes_through_checkify(graph, checkif
         with pytest.raises(errors.InvalidArgumentError, match="^y : Tensor had Inf values"):
             sess.run(h, {x: [0.0, 1.0, 2.0]})
         assert len(calls) == 2
+
+
+def test_like_checks_share_one_slot_of_data():
+    """Checks whose data have the same shapes and dtypes return one set of arrays (a
+    step with a gather per embedding does not return each one's indices), holding the
+    first failing check's data."""
+    import jax
+    import jax.numpy as jnp
+
+    like = [(f"like{k}", jnp.asarray(k != 3), [jnp.full((2,), k)]) for k in range(5)]
+    other = [("other", jnp.asarray(True), [jnp.zeros((3,), jnp.float32)])]
+    failed, collected = jax.jit(lambda: runtime_checks._Collected.of(like + other))()
+    assert bool(failed)
+    assert len(jax.tree.leaves(collected)) == 3  # the first failure's index, two slots
+    tag, data = runtime_checks._first_failure(collected)
+    assert tag == "like3" and data[0].tolist() == [3, 3]
+    passed, collected = jax.jit(lambda: runtime_checks._Collected.of(other))()
+    assert not bool(passed)

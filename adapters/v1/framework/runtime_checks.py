@@ -137,18 +137,45 @@ class _Collecting:
 
 @jax.tree_util.register_pytree_node_class
 class _Collected:
-    """The checks of a program collected in its trace: ``oks[k]`` and ``data[k]`` of
-    the check tagged ``tags[k]`` (a pytree: the tags are static)."""
+    """What the host needs of a program's collected checks: ``first``, the index of
+    the first that failed (0 when none did), and ``data[groups[k]]``, the data of
+    check ``k`` when it is that first failure. Checks whose data have the same shapes
+    and dtypes share one slot (the first failing one's selected), so that a step with
+    many like checks (a gather per embedding) returns one set of arrays, as checkify
+    did. A pytree: ``tags`` (check ``k``'s op and message index) and ``groups`` are
+    static."""
 
-    def __init__(self, tags: tuple[str, ...], oks: Any, data: Any):
-        self.tags, self.oks, self.data = tags, oks, data
+    def __init__(self, tags: tuple[str, ...], groups: tuple[int, ...], first: Any, data: Any):
+        self.tags, self.groups, self.first, self.data = tags, groups, first, data
 
-    def tree_flatten(self) -> tuple[tuple[Any, Any], tuple[str, ...]]:
-        return (self.oks, self.data), self.tags
+    def tree_flatten(self) -> tuple[tuple[Any, Any], tuple[tuple[str, ...], tuple[int, ...]]]:
+        return (self.first, self.data), (self.tags, self.groups)
 
     @classmethod
-    def tree_unflatten(cls, tags: tuple[str, ...], children: Any) -> _Collected:
-        return cls(tags, *children)
+    def tree_unflatten(cls, static: Any, children: Any) -> _Collected:
+        return cls(*static, *children)
+
+    @classmethod
+    def of(cls, checks: list[tuple[str, Any, list[Any]]]) -> tuple[Any, _Collected]:
+        """``(failed, collected)`` of ``checks``, traced in the program."""
+        if not checks:
+            return jnp.asarray(False), cls((), (), jnp.asarray(0, jnp.int32), [])
+        bad = ~jnp.stack([ok for _, ok, _ in checks])
+        first = jnp.argmax(bad).astype(jnp.int32)
+        slots: dict[tuple, int] = {}
+        data: list[list[Any]] = []
+        groups = []
+        for k, (_, _, values) in enumerate(checks):
+            signature = tuple((v.shape, v.dtype) for v in values)
+            if signature not in slots:
+                slots[signature] = len(data)
+                data.append(list(values))
+            else:
+                slot = data[slots[signature]]
+                slot[:] = [jnp.where(first == k, v, s) for v, s in zip(values, slot, strict=True)]
+            groups.append(slots[signature])
+        tags = tuple(tag for tag, _, _ in checks)
+        return jnp.any(bad), cls(tags, tuple(groups), first, data)
 
 
 def in_bodies(operations: Any) -> bool:
@@ -175,11 +202,8 @@ def functionalize(program: Callable[..., Any], direct: bool = True) -> Callable[
             out = program(*args)
         finally:
             _local.collected = old
-        tags = tuple(tag for tag, _, _ in collecting.checks)
-        oks = [ok for _, ok, _ in collecting.checks]
-        data = [d for _, _, d in collecting.checks]
-        failed = ~jnp.all(jnp.stack(oks)) if oks else jnp.asarray(False)
-        return out, failed, _Collected(tags, oks, data)
+        failed, checks = _Collected.of(collecting.checks)
+        return out, failed, checks
 
     collected = jax.jit(collect)
 
@@ -205,10 +229,8 @@ def functionalize(program: Callable[..., Any], direct: bool = True) -> Callable[
 def _first_failure(err: Any) -> tuple[str, list[Any]] | None:
     """``(tag, data)`` of the first failed check in ``err`` (either form)."""
     if isinstance(err, _Collected):
-        for tag, ok, data in zip(err.tags, err.oks, err.data, strict=True):
-            if not np.asarray(ok):
-                return tag, list(data)
-        return None
+        k = int(np.asarray(err.first))
+        return err.tags[k], list(err.data[err.groups[k]])
     failure = err.get_exception()
     if failure is None:
         return None
