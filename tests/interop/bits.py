@@ -14,6 +14,14 @@ def _ordered(values: np.ndarray) -> np.ndarray:
     return np.where(v < 0, -(v & np.iinfo(signed).max) - 1, v)
 
 
+def ulps_apart(a, b) -> np.ndarray:
+    """Elementwise distance of two float arrays of one dtype in units in the last place
+    (across zero too: -0.0 and +0.0 are one apart)."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    return np.abs(_ordered(a) - _ordered(b))
+
+
 def assert_bits(ours, theirs, tail_ulps: int = 0, packet_ulps: int = 0) -> None:
     """Equal values to the bit, NaN where TF's is NaN (its sign is the hardware's): the
     last ``size % 8`` elements within ``tail_ulps`` of their dtype (TF's scalar path, the
@@ -24,7 +32,7 @@ def assert_bits(ours, theirs, tail_ulps: int = 0, packet_ulps: int = 0) -> None:
     ours, theirs = ours.reshape(-1), theirs.reshape(-1)
     nan = np.isnan(theirs.astype(np.float32))
     np.testing.assert_array_equal(np.isnan(ours.astype(np.float32)), nan)
-    apart = np.abs(_ordered(ours) - _ordered(theirs))
+    apart = ulps_apart(ours, theirs)
     allowed = np.full(apart.shape, packet_ulps, np.int64)
     allowed[apart.size - apart.size % 8 :] = max(tail_ulps, packet_ulps)
     differ = (apart > allowed) & ~nan

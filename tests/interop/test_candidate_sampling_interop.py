@@ -19,6 +19,7 @@ import tensorflow as real_tf
 from adapters import v1 as jtf
 from adapters.v1.framework import _x64
 from adapters.v1.ops.candidate_sampling_ops import expected_count
+from tests.interop.bits import ulps_apart
 from tests.interop.twin import assert_twins, run_both, run_once, tf1
 
 pytestmark = pytest.mark.interop
@@ -189,10 +190,6 @@ def _probabilities(sampler, kwargs):
     return p.reshape(-1)
 
 
-def _ulps(a, b):
-    return np.abs(a.view(np.int32).astype(np.int64) - b.view(np.int32).astype(np.int64))
-
-
 @pytest.mark.parametrize("case", ["log_uniform", "unigram distorted"])
 def test_unique_expected_counts_follow_tfs_formula_for_its_num_tries(case):
     """``unique=True``: TF's counts are ``-expm1(num_tries * log1p(-P))`` for its (random)
@@ -209,8 +206,8 @@ def test_unique_expected_counts_follow_tfs_formula_for_its_num_tries(case):
         classes = np.concatenate([LABELS[1].reshape(-1), cands])
         with _x64.exact():
             options = [np.asarray(count(p[classes], 6, n)) for n in range(6, 400)]
-        best = min(options, key=lambda o: int(_ulps(o, theirs).max()))
-        assert _ulps(best, theirs).max() <= 1, (theirs, best)
+        best = min(options, key=lambda o: int(ulps_apart(o, theirs).max()))
+        assert ulps_apart(best, theirs).max() <= 1, (theirs, best)
         exact += int((best == theirs).sum())
         total += theirs.size
         repeated += int(best is not options[0])

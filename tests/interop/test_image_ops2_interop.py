@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from adapters import v1 as jtf
+from tests.interop.bits import ulps_apart
 from tests.interop.twin import assert_twins, run_both, run_once, tf1
 
 pytestmark = pytest.mark.interop
@@ -662,11 +663,8 @@ SSIM_ATOL = 3e-6
 
 def _ulps(a, b):
     """Largest distance in float32 units in the last place."""
-    a, b = np.asarray(a, np.float32).ravel(), np.asarray(b, np.float32).ravel()
-    ia, ib = a.view(np.int32).astype(np.int64), b.view(np.int32).astype(np.int64)
-    ia = np.where(ia < 0, -(2**31) - ia, ia)
-    ib = np.where(ib < 0, -(2**31) - ib, ib)
-    return int(np.max(np.abs(ia - ib), initial=0))
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    return int(np.max(ulps_apart(a, b), initial=0))
 
 
 @pytest.mark.parametrize(
