@@ -31,12 +31,14 @@ loops work; a failure inside a loop reports its first failing iteration.
 
 Mechanism, only for plans with a marked operation (the others compile exactly as
 before): each check traced at the program's own level is collected as the program
-is traced, its condition and data becoming outputs of the program. A check traced
-inside a transformation (a ``tf.while_loop`` or ``tf.cond`` body, a ``vmap``, a
-second derivative) cannot leave it so: then the program is traced again under
-``jax.experimental.checkify``, which threads the checks through every
-transformation. (checkify re-interprets the whole step's program: an eighth of a
-transformer script's first step, measured.) The program also returns one boolean,
+is traced, its condition and data becoming outputs of the program. A check inside a
+transformation cannot leave it so: a plan with a check in a ``tf.while_loop`` or
+``tf.cond`` body (``mark_body``) is traced under ``jax.experimental.checkify``,
+which threads the checks through every transformation; a check met inside another
+one while collecting (a ``vmap``, a second derivative) drops the collecting trace (a
+nested ``jax.jit``, so nothing of it stays in the step) and the program is traced
+again under checkify. (checkify re-interprets the whole step's program: an eighth of
+a transformer script's first step, measured.) The program also returns one boolean,
 "a check failed", which the session reads after the run; the checks' data are read
 only when it is True. Cost when the
 checks pass: computing the checks themselves (a ``check_numerics`` of 256
