@@ -98,13 +98,14 @@ def check(ctx: Any, op: Any, ok: Any, *data: Any, which: int = 0) -> None:
     if not getattr(_local, "active", False) or getattr(ctx, "frozen", False):
         return
     tag = f"{_TAG}{which}:{op.name}"
+    passed, values = jnp.asarray(ok, bool), [jnp.asarray(d) for d in data]
     collected = getattr(_local, "collected", None)
     if collected is None:
-        checkify.check(jnp.asarray(ok, bool), tag, *[jnp.asarray(d) for d in data])
+        checkify.check(passed, tag, *values)
         return
     if _current_trace() is not collected.trace:
         raise _Nested
-    collected.checks.append((tag, jnp.all(jnp.asarray(ok, bool)), [jnp.asarray(d) for d in data]))
+    collected.checks.append((tag, jnp.all(passed), values))
 
 
 @contextlib.contextmanager
