@@ -62,7 +62,14 @@ JAX_CACHE_ENV = {
     "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
     "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1",
 }
-CPU_ENV = {"JAX_PLATFORMS": "cpu", **JAX_CACHE_ENV}
+# Python's own cache of compiled modules, on even where the machine's environment turns
+# it off (PYTHONDONTWRITEBYTECODE=1 on these development machines): every pytest worker and
+# every subprocess a test starts would compile jtrain, adapters and the tests anew.
+# Measured on 2 cores: collecting the CPU suite 17.0 s without it, 8.7 s with it (after
+# a first run writing the __pycache__ folders git ignores); `import adapters.v1` 3.5 s
+# -> 2.5 s. An empty value is Python's "unset".
+BYTECODE_ENV = {"PYTHONDONTWRITEBYTECODE": ""}
+CPU_ENV = {"JAX_PLATFORMS": "cpu", **JAX_CACHE_ENV, **BYTECODE_ENV}
 
 
 def _goldens_scripts() -> list[str]:
