@@ -7,7 +7,11 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   MaxPooling1D/2D (MaxPool1D/2D), AveragePooling1D/2D (AvgPool1D/2D),
   GlobalAveragePooling2D, GlobalMaxPooling2D, Flatten, Dropout,
   BatchNormalization, Embedding, Activation, Reshape, Concatenate, Add,
-  Multiply, Lambda, Input/InputLayer, LeakyReLU, ReLU, Softmax, ZeroPadding2D,
+  Multiply, Subtract, Average, Maximum, Minimum, Dot and the functions add,
+  subtract, multiply, average, maximum, minimum, concatenate, dot
+  (tests/interop/test_keras_layers_more_interop.py), Lambda, Input/InputLayer,
+  LeakyReLU, ReLU, ELU, ThresholdedReLU, PReLU, Softmax, LayerNormalization,
+  RepeatVector, Permute, GlobalAveragePooling1D/GlobalMaxPooling1D, ZeroPadding2D,
   UpSampling2D (nearest), and ``Layer`` to subclass. Called on graph tensors,
   they name and create variables as Keras does (``dense/kernel:0``, resource
   variables, in ``GLOBAL_VARIABLES``/``TRAINABLE_VARIABLES``; nothing in

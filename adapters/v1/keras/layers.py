@@ -29,6 +29,12 @@ The math is jtrain's ``tf.layers`` where TF's is the same (Dense, the
 convolutions, pooling, Flatten, Dropout, BatchNormalization); the others are
 TF's ops named as Keras names them (``add/add``, ``concatenate/concat``,
 ``re_lu/Relu``, ``up_sampling2d`` ResizeNearestNeighbor...).
+
+Other modules add layers built on ``Layer`` here, re-exported below: the merge
+functions (``add``, ``subtract``, ``multiply``, ``average``, ``maximum``,
+``minimum``, ``concatenate``, ``dot``) and ``Dot`` (keras/merge.py); the recurrent
+layers (keras/recurrent.py); ``Bidirectional`` and ``TimeDistributed``
+(keras/wrappers.py).
 """
 
 from __future__ import annotations
@@ -118,6 +124,15 @@ __all__ = [
     "Softmax",
     "UpSampling2D",
     "ZeroPadding2D",
+    "Dot",
+    "add",
+    "average",
+    "concatenate",
+    "dot",
+    "maximum",
+    "minimum",
+    "multiply",
+    "subtract",
 ]
 
 _SHAPE_KWARGS = ("input_shape", "batch_input_shape", "batch_size", "input_dim")
@@ -1623,7 +1638,19 @@ AvgPool2D = AveragePooling2D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
 
-# The recurrent layers and wrappers (their modules build on ``Layer`` above).
+# The layers of other modules, which build on ``Layer`` above: the merge functions and
+# Dot (keras/merge.py), the recurrent layers and wrappers.
+from adapters.v1.keras.merge import (  # noqa: E402
+    Dot,
+    add,
+    average,
+    concatenate,
+    dot,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from adapters.v1.keras.recurrent import (  # noqa: E402
     GRU,
     LSTM,

@@ -1,0 +1,129 @@
+"""More ``tf.keras.layers`` in a TF1 graph, checked live against TF 2.21's legacy Keras
+(``tf.compat.v1.keras`` with ``TF_USE_LEGACY_KERAS=1``, classic TF1 graphs: ``twin.py``):
+the merge functions and ``Dot``.
+
+Each layer is called on placeholders, its variables get fixed values; compared: the
+output's name, static shape and dtype, the variables' names and shapes, the output's
+value and the gradients of ``sum(out ** 2)`` with respect to the inputs and the
+variables, and TF's errors for bad arguments. Each test failed before the layers
+existed in ``adapters.v1.keras.layers`` (AttributeError).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import assert_twins, run_both
+
+pytestmark = pytest.mark.interop
+
+RTOL, ATOL = 2e-5, 2e-6
+
+_RNG = np.random.RandomState(7)
+FEED = {
+    "vec": _RNG.uniform(-1, 1, (2, 3)).astype(np.float32),
+    "seq": _RNG.uniform(-1, 1, (2, 5, 3)).astype(np.float32),
+    "seq2": _RNG.uniform(-1, 1, (2, 3, 5)).astype(np.float32),
+    "img": _RNG.uniform(-1, 1, (2, 4, 4, 3)).astype(np.float32),
+}
+SHAPES = {
+    "vec": [None, 3],
+    "seq": [None, 5, 3],
+    "seq2": [None, 3, 5],
+    "img": [None, 4, 4, 3],
+}
+
+
+def _fixed(tf, variables):
+    """Assign ops giving each variable a fixed value drawn from its index and shape."""
+    ops = []
+    for i, v in enumerate(variables):
+        value = np.random.RandomState(i).uniform(-0.5, 0.5, v.shape.as_list()).astype(np.float32)
+        ops.append(tf.assign(v, value))
+    return ops
+
+
+# name -> build(K, x) -> output tensor, ``x`` the placeholders by FEED's keys
+LAYERS = {
+    "add": lambda K, x: K.layers.add([x["seq"], x["seq"] * 2.0, x["seq"]]),
+    "add broadcast": lambda K, x: K.layers.add([x["seq"], x["vec"][:, None, :]]),
+    "subtract named": lambda K, x: K.layers.subtract([x["vec"], x["vec"] * x["vec"]], name="sub"),
+    "multiply": lambda K, x: K.layers.multiply([x["seq"], x["seq"] + 1.0]),
+    "average": lambda K, x: K.layers.average([x["vec"], x["vec"] * 2.0, x["vec"] * x["vec"]]),
+    "maximum": lambda K, x: K.layers.maximum([x["seq"], -x["seq"], x["seq"] * 0.5]),
+    "minimum": lambda K, x: K.layers.minimum([x["vec"], -x["vec"]]),
+    "concatenate axis 1": lambda K, x: K.layers.concatenate([x["seq"], x["seq"] * 2.0], axis=1),
+    "concatenate": lambda K, x: K.layers.concatenate([x["img"], x["img"] * x["img"]]),
+    "dot vectors": lambda K, x: K.layers.dot([x["vec"], x["vec"] * 2.0], axes=1),
+    "dot vectors normalize": lambda K, x: K.layers.dot([x["vec"], x["vec"] + 1.0], 1, True),
+    "dot seq vec": lambda K, x: K.layers.Dot(axes=-1)([x["seq"], x["vec"]]),
+    "dot vec seq": lambda K, x: K.layers.Dot(axes=(1, 2))([x["vec"], x["seq"]]),
+    "dot seq seq2": lambda K, x: K.layers.Dot(axes=(1, 2))([x["seq"], x["seq2"]]),
+    "dot seq seq2 normalize": lambda K, x: K.layers.Dot((2, 1), normalize=True)(
+        [x["seq"], x["seq2"]]
+    ),
+    "dot img seq": lambda K, x: K.layers.Dot(axes=(3, 2))([x["img"], x["seq"]]),
+    "dot seq img": lambda K, x: K.layers.Dot(axes=(1, -1))([x["seq2"], x["img"]]),
+    "dot img img": lambda K, x: K.layers.Dot(axes=2)([x["img"], x["img"] * 0.5]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_layer_names_shapes_values_and_gradients(name):
+    """The layer's output (name, static shape, dtype, value), its variables (names and
+    shapes) and the gradients of ``sum(out ** 2)`` with respect to inputs and variables."""
+
+    def script(tf):
+        x = {k: tf.placeholder(tf.float32, SHAPES[k], name=k) for k in FEED}
+        out = LAYERS[name](tf.keras, x)
+        variables = tf.global_variables()
+        assigns = _fixed(tf, variables)
+        inputs = list(x.values())
+        grads = tf.gradients(tf.reduce_sum(out * out), [*inputs, *variables])
+        info = {
+            "out": [out.name, str(out.shape.as_list()), out.dtype.name],
+            "vars": [(v.name, str(v.shape.as_list())) for v in variables],
+            "trainable": [v.name for v in tf.trainable_variables()],
+            "grads": [g is None for g in grads],
+        }
+
+        def run(sess):
+            sess.run(assigns)
+            feed = {x[k]: FEED[k] for k in FEED}
+            dense = [tf.convert_to_tensor(g) for g in grads if g is not None]
+            return info, sess.run([out, dense], feed)
+
+        return run
+
+    assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+# name -> build(K, x), expected to raise
+ERRORS = {
+    "dot axes str": lambda K, x: K.layers.Dot(axes="1"),
+    "dot three axes": lambda K, x: K.layers.Dot(axes=(1, 2, 1)),
+    "dot float axes": lambda K, x: K.layers.Dot(axes=(1, 2.0)),
+    "dot three inputs": lambda K, x: K.layers.Dot(1)([x["vec"], x["vec"], x["vec"]]),
+    "dot sizes differ": lambda K, x: K.layers.dot([x["seq"], x["seq"]], axes=(1, 2)),
+    "dot not a list": lambda K, x: K.layers.Dot(1)(x["vec"]),
+    "subtract three": lambda K, x: K.layers.subtract([x["vec"], x["vec"], x["vec"]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_errors_as_tf(name):
+    """TF's error class and message for bad arguments and inputs."""
+
+    def script(tf):
+        x = {k: tf.placeholder(tf.float32, SHAPES[k], name=k) for k in FEED}
+        try:
+            ERRORS[name](tf.keras, x)
+        except (TypeError, ValueError) as e:
+            result = (type(e).__name__, str(e))
+            return lambda sess: result
+        return lambda sess: ("no error", "")
+
+    theirs, ours = run_both(script)
+    assert theirs[0] != "no error"
+    assert ours == theirs
