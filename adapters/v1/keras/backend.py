@@ -5,13 +5,26 @@ Keras keeps per-graph state: the learning phase (a ``keras_learning_phase``
 fixed), the layer-name counters (shared with ``tf.layers``: a ``tf.layers.Dense``
 then a ``tf.keras.layers.Dense`` are ``dense_1`` and ``dense_1``), and a session
 (``get_session``: the default session, else one Keras creates and keeps; either
-way the Keras variables not yet initialized are initialized first, as TF's).
+way the Keras variables not yet initialized are initialized first, as TF's, unless
+``manual_variable_initialization(True)``), and the image data format
+(``set_image_data_format``: what this module's functions taking ``data_format=None``
+use).
+
+The functions are TF's ops under Keras' names (TF's ``tf_keras/src/backend.py``
+builds each from the same ops): element-wise, reductions, shapes (``tile``,
+``repeat_elements``, the paddings, ``resize_images``...), ``batch_dot``, the
+losses on tensors, ``map_fn``/``foldl``/``foldr`` and the variable helpers. A
+function TF's backend has and this module lacks raises ``AttributeError``
+naming it.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+import contextlib
+import sys
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -26,8 +39,11 @@ __all__ = [
     "abs",
     "all",
     "any",
+    "arange",
     "argmax",
     "argmin",
+    "backend",
+    "batch_dot",
     "batch_flatten",
     "batch_get_value",
     "batch_set_value",
@@ -42,15 +58,21 @@ __all__ = [
     "constant",
     "cos",
     "count_params",
+    "cumprod",
+    "cumsum",
     "dot",
     "dtype",
+    "elu",
     "epsilon",
     "equal",
     "eval",
     "exp",
     "expand_dims",
+    "eye",
     "flatten",
     "floatx",
+    "foldl",
+    "foldr",
     "function",
     "gather",
     "get_session",
@@ -59,16 +81,22 @@ __all__ = [
     "gradients",
     "greater",
     "greater_equal",
+    "hard_sigmoid",
     "image_data_format",
     "in_test_phase",
+    "in_top_k",
     "in_train_phase",
     "int_shape",
     "is_keras_tensor",
+    "is_sparse",
     "l2_normalize",
     "learning_phase",
+    "learning_phase_scope",
     "less",
     "less_equal",
     "log",
+    "manual_variable_initialization",
+    "map_fn",
     "max",
     "maximum",
     "mean",
@@ -83,13 +111,20 @@ __all__ = [
     "permute_dimensions",
     "placeholder",
     "pow",
+    "print_tensor",
     "prod",
     "relu",
+    "repeat",
+    "repeat_elements",
     "reset_uids",
     "reshape",
+    "resize_images",
+    "resize_volumes",
+    "reverse",
     "round",
     "set_epsilon",
     "set_floatx",
+    "set_image_data_format",
     "set_learning_phase",
     "set_session",
     "set_value",
@@ -99,7 +134,10 @@ __all__ = [
     "sin",
     "softmax",
     "softplus",
+    "softsign",
     "sparse_categorical_crossentropy",
+    "spatial_2d_padding",
+    "spatial_3d_padding",
     "sqrt",
     "square",
     "squeeze",
@@ -109,6 +147,9 @@ __all__ = [
     "sum",
     "switch",
     "tanh",
+    "temporal_padding",
+    "tile",
+    "to_dense",
     "transpose",
     "update",
     "update_add",
@@ -121,6 +162,8 @@ __all__ = [
 
 _FLOATX = "float32"
 _EPSILON = 1e-7
+_IMAGE_DATA_FORMAT = "channels_last"
+_MANUAL_VAR_INIT = False
 _SESSION: dict[int, Any] = {}  # id(graph) -> the session Keras created or was given
 
 
@@ -156,8 +199,35 @@ def set_epsilon(value: float) -> None:
 
 
 def image_data_format() -> str:
-    """``"channels_last"``."""
-    return "channels_last"
+    """The default image data format (``"channels_last"`` unless set)."""
+    return _IMAGE_DATA_FORMAT
+
+
+def set_image_data_format(data_format: str) -> None:
+    """Sets ``image_data_format`` (``"channels_last"`` or ``"channels_first"``).
+
+    Raises:
+      ValueError: another value.
+    """
+    global _IMAGE_DATA_FORMAT
+    accepted_formats = {"channels_last", "channels_first"}
+    if data_format not in accepted_formats:
+        raise ValueError(
+            f"Unknown `data_format`: {data_format}. Expected one of {accepted_formats}"
+        )
+    _IMAGE_DATA_FORMAT = str(data_format)
+
+
+def backend() -> str:
+    """The name of the backend: ``"tensorflow"``."""
+    return "tensorflow"
+
+
+def manual_variable_initialization(value: bool) -> None:
+    """Whether ``get_session`` leaves the Keras variables uninitialized (default False:
+    it initializes those not yet initialized)."""
+    global _MANUAL_VAR_INIT
+    _MANUAL_VAR_INIT = value
 
 
 def cast_to_floatx(x: Any) -> np.ndarray:
@@ -217,6 +287,38 @@ def set_learning_phase(value: int) -> None:
     _state()["learning_phase"] = value
 
 
+@contextlib.contextmanager
+def learning_phase_scope(value: int) -> Iterator[None]:
+    """Fixes the learning phase to ``value`` (0 or 1) inside the block, then restores
+    the previous one (deprecated in TF: warns as TF's).
+
+    Raises:
+      ValueError: ``value`` is not 0 or 1.
+    """
+    warnings.warn(
+        "`tf.keras.backend.learning_phase_scope` is deprecated and "
+        "will be removed after 2020-10-11. To update it, simply "
+        "pass a True/False value to the `training` argument of the "
+        "`__call__` method of your layer or model.",
+        stacklevel=3,
+    )
+    if value not in {0, 1}:
+        raise ValueError("Expected learning phase to be 0 or 1.")
+    graph = ops.get_default_graph()
+    state = _state(graph)
+    unset = object()
+    previous = state.get("learning_phase", unset)
+    state["learning_phase"] = value
+    try:
+        yield
+    finally:
+        state = _state(graph)
+        if previous is unset:
+            state.pop("learning_phase", None)
+        else:
+            state["learning_phase"] = previous
+
+
 def _track_variable(variable: Any) -> None:
     _state(variable.graph).setdefault("variables", []).append(variable)
 
@@ -233,7 +335,8 @@ def get_session(op_input_list: Any = ()) -> Any:
         if session is None or getattr(session, "_closed", False) or session.graph is not graph:
             session = Session(graph=graph)
             _SESSION[id(graph)] = session
-    _initialize_variables(session)
+    if not _MANUAL_VAR_INIT:
+        _initialize_variables(session)
     return session
 
 
@@ -822,6 +925,380 @@ def function(
         return result[0] if single else list(result)
 
     return call
+
+
+# -- more of TF's ops under Keras' names ---------------------------------------------------
+def _tf() -> Any:
+    from adapters import v1
+
+    return v1
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = "int32") -> Any:
+    """``tf.range(start, stop, step, name="arange")``, cast to ``dtype`` unless int32
+    (a negative ``start`` with no ``stop`` is an empty range, as NumPy's)."""
+    if stop is None and start < 0:
+        start = 0
+    result = op("range")(start, limit=stop, delta=step, name="arange")
+    if dtype != "int32":
+        result = cast(result, dtype)
+    return result
+
+
+def eye(size: Any, dtype: Any = None, name: str | None = None) -> Any:
+    """A variable holding the identity matrix ``tf.eye(size, dtype or floatx())``."""
+    if dtype is None:
+        dtype = floatx()
+    return variable(op("eye")(size, dtype=dtypes.as_dtype(dtype)), dtype, name)
+
+
+def cumsum(x: Any, axis: int = 0) -> Any:
+    """``tf.cumsum(x, axis)``."""
+    return op("cumsum")(x, axis=axis)
+
+
+def cumprod(x: Any, axis: int = 0) -> Any:
+    """``tf.math.cumprod(x, axis)``."""
+    return op("cumprod")(x, axis=axis)
+
+
+def tile(x: Any, n: Any) -> Any:
+    """``tf.tile(x, n)`` (an int ``n`` is ``[n]``)."""
+    if isinstance(n, int):
+        n = [n]
+    return op("tile")(x, n)
+
+
+def repeat(x: Any, n: Any) -> Any:
+    """A 2-D ``x`` of ``[samples, dim]`` repeated ``n`` times: ``[samples, n, dim]``.
+
+    Raises:
+      AssertionError: ``x`` is not 2-D.
+    """
+    if ndim(x) != 2:
+        raise AssertionError
+    x = op("expand_dims")(x, 1)
+    return op("tile")(x, op("stack")([1, n, 1]))
+
+
+def repeat_elements(x: Any, rep: int, axis: int) -> Any:
+    """Each slice of ``x`` along ``axis`` repeated ``rep`` times, as ``np.repeat``."""
+    static = x.shape.as_list()
+    if static[axis] is not None:
+        splits = op("split")(x, static[axis], axis=axis)
+        return concatenate([s for s in splits for _ in range(rep)], axis)
+    # an unknown length: tile on a new axis after ``axis``, then merge the two
+    aux = axis + 1
+    dynamic = op("shape")(x)
+    reps = np.ones(len(static) + 1)
+    reps[aux] = rep
+    x_rep = op("tile")(op("expand_dims")(x, axis=aux), reps)
+    reps = np.delete(reps, aux)
+    reps[axis] = rep
+    x_rep = op("reshape")(x_rep, dynamic * op("cast")(reps, dtypes.int32))
+    x_rep.set_shape(static)
+    return x_rep
+
+
+def reverse(x: Any, axes: Any) -> Any:
+    """``tf.reverse(x, axes)`` (an int ``axes`` is ``[axes]``)."""
+    if isinstance(axes, int):
+        axes = [axes]
+    return op("reverse")(x, axes)
+
+
+def softsign(x: Any) -> Any:
+    """``tf.math.softsign(x)``."""
+    return op("nn.softsign")(x)
+
+
+def hard_sigmoid(x: Any) -> Any:
+    """``clip(0.2 * x + 0.5, 0, 1)``."""
+    x = ops.convert_to_tensor(x)
+    kind = x.dtype.base_dtype
+    x = op("multiply")(x, op("cast")(0.2, kind))
+    x = op("add")(x, op("cast")(0.5, kind))
+    return op("clip_by_value")(x, 0.0, 1.0)
+
+
+def elu(x: Any, alpha: float = 1.0) -> Any:
+    """``tf.nn.elu(x)``, its negative part scaled by ``alpha``."""
+    res = op("nn.elu")(x)
+    if alpha == 1:
+        return res
+    return op("where_v2")(op("greater")(x, 0), res, alpha * res)
+
+
+def in_top_k(predictions: Any, targets: Any, k: int) -> Any:
+    """``tf.compat.v1.math.in_top_k(predictions, targets, k)``."""
+    return op("math.in_top_k")(predictions, targets, k)
+
+
+def is_sparse(tensor: Any) -> bool:
+    """Whether ``tensor`` is a ``tf.SparseTensor``."""
+    return isinstance(tensor, _tf().SparseTensor)
+
+
+def to_dense(tensor: Any) -> Any:
+    """``tf.sparse.to_dense`` of a sparse tensor, any other ``tensor`` as it is."""
+    if is_sparse(tensor):
+        return _tf().sparse.to_dense(tensor)
+    return tensor
+
+
+def _check_pairs(padding: Any, count: int) -> None:
+    if len(padding) != count or builtins.any(len(p) != 2 for p in padding):
+        raise AssertionError
+
+
+def _data_format(data_format: str | None) -> str:
+    data_format = data_format or image_data_format()
+    if data_format not in {"channels_first", "channels_last"}:
+        raise ValueError("Unknown data_format: " + str(data_format))
+    return data_format
+
+
+def temporal_padding(x: Any, padding: Any = (1, 1)) -> Any:
+    """Zeros padded on the middle axis of a 3-D ``x`` (``padding``: before, after)."""
+    if len(padding) != 2:
+        raise AssertionError
+    return op("pad")(x, [[0, 0], [padding[0], padding[1]], [0, 0]])
+
+
+def spatial_2d_padding(
+    x: Any, padding: Any = ((1, 1), (1, 1)), data_format: str | None = None
+) -> Any:
+    """Zeros padded on the two spatial axes of a 4-D ``x``.
+
+    Raises:
+      ValueError: an unknown ``data_format``.
+    """
+    _check_pairs(padding, 2)
+    spatial = [list(p) for p in padding]
+    if _data_format(data_format) == "channels_first":
+        return op("pad")(x, [[0, 0], [0, 0], *spatial])
+    return op("pad")(x, [[0, 0], *spatial, [0, 0]])
+
+
+def spatial_3d_padding(
+    x: Any, padding: Any = ((1, 1), (1, 1), (1, 1)), data_format: str | None = None
+) -> Any:
+    """Zeros padded on the three spatial axes of a 5-D ``x``.
+
+    Raises:
+      ValueError: an unknown ``data_format``.
+    """
+    _check_pairs(padding, 3)
+    spatial = [[p[0], p[1]] for p in padding]
+    if _data_format(data_format) == "channels_first":
+        return op("pad")(x, [[0, 0], [0, 0], *spatial])
+    return op("pad")(x, [[0, 0], *spatial, [0, 0]])
+
+
+def batch_dot(x: Any, y: Any, axes: Any = None) -> Any:
+    """The dot product of each batch entry of ``x`` and ``y`` over ``axes`` (default:
+    ``x``'s last axis and ``y``'s second-to-last, or last if 2-D), as Keras'.
+
+    Raises:
+      ValueError: a rank below 2, different batch sizes, list axes, axis 0, or
+        axes of different sizes (TF's messages).
+    """
+    x_shape: Any = int_shape(x)
+    y_shape: Any = int_shape(y)
+    x_ndim, y_ndim = len(x_shape), len(y_shape)
+    if x_ndim < 2 or y_ndim < 2:
+        raise ValueError(
+            "Cannot do batch_dot on inputs with rank < 2. "
+            f"Received inputs with shapes {x_shape} and {y_shape}."
+        )
+    if x_shape[0] is not None and y_shape[0] is not None and x_shape[0] != y_shape[0]:
+        raise ValueError(
+            "Cannot do batch_dot on inputs with different batch sizes. "
+            f"Received inputs with shapes {x_shape} and {y_shape}."
+        )
+    if isinstance(axes, int):
+        axes = [axes, axes]
+    if axes is None:
+        axes = [x_ndim - 1, y_ndim - 1] if y_ndim == 2 else [x_ndim - 1, y_ndim - 2]
+    if builtins.any(isinstance(a, (list, tuple)) for a in axes):
+        raise ValueError(
+            "Multiple target dimensions are not supported. "
+            f"Expected: None, int, (int, int), Provided: {axes}"
+        )
+    axes = list(axes)
+    if axes[0] < 0:
+        axes[0] += x_ndim
+    if axes[1] < 0:
+        axes[1] += y_ndim
+    if 0 in axes:
+        raise ValueError(
+            "Cannot perform batch_dot over axis 0. If your inputs are not batched, "
+            "add a dummy batch dimension to your inputs using K.expand_dims(x, 0)"
+        )
+    a0, a1 = axes
+    d1, d2 = x_shape[a0], y_shape[a1]
+    if d1 is not None and d2 is not None and d1 != d2:
+        raise ValueError(
+            f"Cannot do batch_dot on inputs with shapes {x_shape} and {y_shape} with "
+            f"axes={axes}. x.shape[{axes[0]}] != y.shape[{axes[1]}] ({d1} != {d2})."
+        )
+    orig_x_ndim, orig_y_ndim = x_ndim, y_ndim
+    if x_ndim == 2:
+        x = op("expand_dims")(x, 1)
+        a0 += 1
+        x_ndim += 1
+    if y_ndim == 2:
+        y = op("expand_dims")(y, 2)
+        y_ndim += 1
+    if a0 != x_ndim - 1:  # x's contracted axis last
+        pattern = list(range(x_ndim))
+        pattern[a0:-1] = pattern[a0 + 1 :]
+        pattern[-1] = a0
+        x = op("transpose")(x, pattern)
+    if a1 != 1:  # y's contracted axis second
+        pattern = list(range(y_ndim))
+        pattern[2 : a1 + 1] = pattern[1:a1]
+        pattern[1] = a1
+        y = op("transpose")(y, pattern)
+    x_mid = y_trail = None
+    if x_ndim > 3:
+        xs = shape(x)
+        x_mid = xs[1:-1]
+        x = op("reshape")(x, op("stack")([xs[0], -1, xs[-1]]))
+    if y_ndim > 3:
+        ys = shape(y)
+        y_trail = ys[2:]
+        y = op("reshape")(y, op("stack")([ys[0], ys[1], -1]))
+    result = op("matmul")(x, y)
+    if x_mid is not None or y_trail is not None:
+        out_shape = op("shape")(result)
+        if x_mid is not None:
+            out_shape = op("concat")([out_shape[:1], x_mid, out_shape[-1:]], 0)
+        if y_trail is not None:
+            out_shape = op("concat")([out_shape[:-1], y_trail], 0)
+        result = op("reshape")(result, out_shape)
+    if orig_x_ndim == 2:
+        result = op("squeeze")(result, [1])
+    elif orig_y_ndim == 2:
+        result = op("squeeze")(result, [-1])
+    return result
+
+
+def resize_images(
+    x: Any,
+    height_factor: int,
+    width_factor: int,
+    data_format: str,
+    interpolation: str = "nearest",
+) -> Any:
+    """The rows and columns of a 4-D ``x`` scaled up by integer factors with TF 2's
+    ``tf.image.resize`` (half-pixel centers).
+
+    Args:
+      data_format: ``"channels_first"`` or ``"channels_last"``.
+      interpolation: ``"nearest"`` (default), ``"bilinear"``, ``"bicubic"`` or
+        ``"area"``; TF's ``"gaussian"``, ``"lanczos3"``, ``"lanczos5"`` and
+        ``"mitchellcubic"`` are not in adapters.v1 (NotImplementedError).
+
+    Raises:
+      ValueError: an unknown ``data_format`` or ``interpolation`` (TF's messages).
+    """
+    if data_format == "channels_first":
+        rows, cols = 2, 3
+    elif data_format == "channels_last":
+        rows, cols = 1, 2
+    else:
+        raise ValueError(f"Invalid `data_format` argument: {data_format}")
+    static = x.shape[rows : cols + 1]
+    if static.is_fully_defined():
+        size = np.asarray(static.as_list(), np.int32)
+    else:
+        size = op("shape")(x)[rows : cols + 1]
+    size = size * np.array([height_factor, width_factor], np.int32)
+    if data_format == "channels_first":
+        x = permute_dimensions(x, [0, 2, 3, 1])
+    methods = (
+        "area",
+        "bicubic",
+        "bilinear",
+        "gaussian",
+        "lanczos3",
+        "lanczos5",
+        "mitchellcubic",
+        "nearest",
+    )
+    if interpolation not in methods:
+        names = '"' + '", "'.join(methods) + '"'
+        raise ValueError(
+            f'`interpolation` argument should be one of: {names}. Received: "{interpolation}".'
+        )
+    if interpolation == "nearest":
+        x = op("image.resize_nearest_neighbor")(x, size, half_pixel_centers=True)
+    elif interpolation == "bilinear":
+        x = op("image.resize_bilinear")(x, size, half_pixel_centers=True)
+    elif interpolation == "bicubic":
+        x = op("image.resize_bicubic")(x, size, half_pixel_centers=True)
+    elif interpolation == "area":
+        x = op("image.resize_area")(x, size)
+    else:
+        raise NotImplementedError(
+            f"tf.keras.backend.resize_images: interpolation={interpolation!r} "
+            "(TF's ScaleAndTranslate) is not in adapters.v1"
+        )
+    if data_format == "channels_first":
+        x = permute_dimensions(x, [0, 3, 1, 2])
+    return x
+
+
+def resize_volumes(
+    x: Any, depth_factor: int, height_factor: int, width_factor: int, data_format: str
+) -> Any:
+    """The three spatial axes of a 5-D ``x`` repeated by integer factors.
+
+    Raises:
+      ValueError: an unknown ``data_format``.
+    """
+    if data_format == "channels_first":
+        first = 2
+    elif data_format == "channels_last":
+        first = 1
+    else:
+        raise ValueError("Invalid data_format: " + str(data_format))
+    out = repeat_elements(x, depth_factor, axis=first)
+    out = repeat_elements(out, height_factor, axis=first + 1)
+    return repeat_elements(out, width_factor, axis=first + 2)
+
+
+def map_fn(fn: Callable[..., Any], elems: Any, name: str | None = None, dtype: Any = None) -> Any:
+    """``tf.compat.v1.map_fn(fn, elems, name=name, dtype=dtype)``."""
+    return _tf().map_fn(fn, elems, name=name, dtype=dtype)
+
+
+def foldl(
+    fn: Callable[..., Any], elems: Any, initializer: Any = None, name: str | None = None
+) -> Any:
+    """``tf.compat.v1.foldl(fn, elems, initializer, name)``."""
+    return _tf().foldl(fn, elems, initializer=initializer, name=name)
+
+
+def foldr(
+    fn: Callable[..., Any], elems: Any, initializer: Any = None, name: str | None = None
+) -> Any:
+    """``tf.compat.v1.foldr(fn, elems, initializer, name)``."""
+    return _tf().foldr(fn, elems, initializer=initializer, name=name)
+
+
+def print_tensor(x: Any, message: str = "", summarize: int = 3) -> Any:
+    """``x`` through an identity that prints ``message`` and ``x`` to stdout when run
+    (``tf.print``); a value that is not a tensor is printed now and returned."""
+    tf = _tf()
+    if isinstance(x, ops.Tensor):
+        with x.graph.as_default():
+            printed = tf.print(message, x, output_stream=sys.stdout, summarize=summarize)
+            with tf.control_dependencies([printed]):
+                return tf.identity(x)
+    tf.print(message, x, output_stream=sys.stdout, summarize=summarize)
+    return x
 
 
 __getattr__ = missing_name_getattr("tf.keras.backend", globals())
