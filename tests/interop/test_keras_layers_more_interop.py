@@ -26,12 +26,14 @@ FEED = {
     "seq": _RNG.uniform(-1, 1, (2, 5, 3)).astype(np.float32),
     "seq2": _RNG.uniform(-1, 1, (2, 3, 5)).astype(np.float32),
     "img": _RNG.uniform(-1, 1, (2, 4, 4, 3)).astype(np.float32),
+    "vol": _RNG.uniform(-1, 1, (2, 4, 3, 4, 2)).astype(np.float32),
 }
 SHAPES = {
     "vec": [None, 3],
     "seq": [None, 5, 3],
     "seq2": [None, 3, 5],
     "img": [None, 4, 4, 3],
+    "vol": [None, 4, 3, 4, 2],
 }
 
 
@@ -44,7 +46,7 @@ def _fixed(tf, variables):
     return ops
 
 
-# name -> build(K, x) -> output tensor, ``x`` the placeholders by FEED's keys
+# "layer variant" -> build(K, x) -> output tensor, ``x`` the placeholders by FEED's keys
 LAYERS = {
     "add": lambda K, x: K.layers.add([x["seq"], x["seq"] * 2.0, x["seq"]]),
     "add broadcast": lambda K, x: K.layers.add([x["seq"], x["vec"][:, None, :]]),
@@ -66,33 +68,103 @@ LAYERS = {
     "dot img seq": lambda K, x: K.layers.Dot(axes=(3, 2))([x["img"], x["seq"]]),
     "dot seq img": lambda K, x: K.layers.Dot(axes=(1, -1))([x["seq2"], x["img"]]),
     "dot img img": lambda K, x: K.layers.Dot(axes=2)([x["img"], x["img"] * 0.5]),
+    # convolutions and poolings
+    "conv3d": lambda K, x: K.layers.Conv3D(2, 2, activation="relu")(x["vol"]),
+    "conv3d same strided": lambda K, x: K.layers.Convolution3D(
+        2, (2, 3, 2), strides=(1, 2, 2), padding="same"
+    )(x["vol"]),
+    "conv3d dilated": lambda K, x: K.layers.Conv3D(1, 2, dilation_rate=(1, 2, 1))(x["vol"]),
+    "conv3d_transpose": lambda K, x: K.layers.Conv3DTranspose(2, 2, strides=2)(x["vol"]),
+    "conv3d_transpose same": lambda K, x: K.layers.Convolution3DTranspose(
+        1, 3, strides=(1, 2, 1), padding="same", use_bias=False, activation="tanh"
+    )(x["vol"]),
+    "conv1d_transpose": lambda K, x: K.layers.Conv1DTranspose(2, 3, strides=2)(x["seq"]),
+    "conv1d_transpose same": lambda K, x: K.layers.Convolution1DTranspose(
+        2, 2, padding="same", activation="relu"
+    )(x["seq"]),
+    "separable_conv2d": lambda K, x: K.layers.SeparableConv2D(4, 2, depth_multiplier=2)(x["img"]),
+    "separable_conv2d same strided": lambda K, x: K.layers.SeparableConvolution2D(
+        2, 3, strides=2, padding="same", activation="relu"
+    )(x["img"]),
+    "separable_conv2d dilated": lambda K, x: K.layers.SeparableConv2D(2, 2, dilation_rate=2)(
+        x["img"]
+    ),
+    "separable_conv1d": lambda K, x: K.layers.SeparableConv1D(2, 2)(x["seq"]),
+    "separable_conv1d causal": lambda K, x: K.layers.SeparableConvolution1D(
+        2, 2, padding="causal", dilation_rate=2, depth_multiplier=2
+    )(x["seq"]),
+    "separable_conv1d same strided": lambda K, x: K.layers.SeparableConv1D(
+        2, 3, strides=2, padding="same", use_bias=False
+    )(x["seq"]),
+    "depthwise_conv2d": lambda K, x: K.layers.DepthwiseConv2D(2, depth_multiplier=2)(x["img"]),
+    "depthwise_conv2d same strided": lambda K, x: K.layers.DepthwiseConv2D(
+        3, strides=2, padding="same", activation="relu"
+    )(x["img"]),
+    "depthwise_conv2d channels_first": lambda K, x: K.layers.DepthwiseConv2D(
+        2, data_format="channels_first"
+    )(x["img"]),
+    "depthwise_conv2d dilated": lambda K, x: K.layers.DepthwiseConv2D(
+        2, dilation_rate=2, use_bias=False
+    )(x["img"]),
+    "depthwise_conv2d same dilated": lambda K, x: K.layers.DepthwiseConv2D(
+        3, dilation_rate=2, padding="same", depth_multiplier=2
+    )(x["img"]),
+    "max_pool3d": lambda K, x: K.layers.MaxPooling3D()(x["vol"]),
+    "max_pool3d same": lambda K, x: K.layers.MaxPool3D((2, 3, 2), strides=1, padding="same")(
+        x["vol"]
+    ),
+    "avg_pool3d": lambda K, x: K.layers.AveragePooling3D((1, 2, 2))(x["vol"]),
+    "avg_pool3d channels_first": lambda K, x: K.layers.AvgPool3D(2, data_format="channels_first")(
+        x["vol"]
+    ),
+    "global_avg_pool3d": lambda K, x: K.layers.GlobalAveragePooling3D()(x["vol"]),
+    "global_avg_pool3d channels_first keepdims": lambda K, x: K.layers.GlobalAvgPool3D(
+        "channels_first", keepdims=True
+    )(x["vol"]),
+    "global_max_pool3d": lambda K, x: K.layers.GlobalMaxPooling3D(keepdims=True)(x["vol"]),
+    "global_max_pool3d alias": lambda K, x: K.layers.GlobalMaxPool3D()(x["vol"]),
 }
 
 
-@pytest.mark.parametrize("name", sorted(LAYERS))
-def test_layer_names_shapes_values_and_gradients(name):
-    """The layer's output (name, static shape, dtype, value), its variables (names and
-    shapes) and the gradients of ``sum(out ** 2)`` with respect to inputs and variables."""
+# One test per layer (the first word of LAYERS' keys), its variants in one graph.
+KINDS = sorted({name.split()[0] for name in LAYERS})
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_layer_names_shapes_values_and_gradients(kind):
+    """Each variant of the layer: its output (name, static shape, dtype, value), its
+    variables (names, shapes, collections) and the gradients of ``sum(out ** 2)`` with
+    respect to the inputs and its variables."""
 
     def script(tf):
         x = {k: tf.placeholder(tf.float32, SHAPES[k], name=k) for k in FEED}
-        out = LAYERS[name](tf.keras, x)
-        variables = tf.global_variables()
-        assigns = _fixed(tf, variables)
         inputs = list(x.values())
-        grads = tf.gradients(tf.reduce_sum(out * out), [*inputs, *variables])
-        info = {
-            "out": [out.name, str(out.shape.as_list()), out.dtype.name],
-            "vars": [(v.name, str(v.shape.as_list())) for v in variables],
-            "trainable": [v.name for v in tf.trainable_variables()],
-            "grads": [g is None for g in grads],
-        }
+        outs, grads, info = [], [], []
+        for name in sorted(LAYERS):
+            if name.split()[0] != kind:
+                continue
+            before = len(tf.global_variables())
+            out = LAYERS[name](tf.keras, x)
+            variables = tf.global_variables()[before:]
+            grad = tf.gradients(tf.reduce_sum(out * out), [*inputs, *variables])
+            info.append(
+                [
+                    name,
+                    out.name,
+                    str(out.shape.as_list()),
+                    out.dtype.name,
+                    [(v.name, str(v.shape.as_list())) for v in variables],
+                    [g is None for g in grad],
+                ]
+            )
+            outs.append(out)
+            grads.append([tf.convert_to_tensor(g) for g in grad if g is not None])
+        info.append([v.name for v in tf.trainable_variables()])
+        assigns = _fixed(tf, tf.global_variables())
 
         def run(sess):
             sess.run(assigns)
-            feed = {x[k]: FEED[k] for k in FEED}
-            dense = [tf.convert_to_tensor(g) for g in grads if g is not None]
-            return info, sess.run([out, dense], feed)
+            return info, sess.run([outs, grads], {x[k]: FEED[k] for k in FEED})
 
         return run
 
@@ -108,6 +180,13 @@ ERRORS = {
     "dot sizes differ": lambda K, x: K.layers.dot([x["seq"], x["seq"]], axes=(1, 2)),
     "dot not a list": lambda K, x: K.layers.Dot(1)(x["vec"]),
     "subtract three": lambda K, x: K.layers.subtract([x["vec"], x["vec"], x["vec"]]),
+    "depthwise causal": lambda K, x: K.layers.DepthwiseConv2D(2, padding="causal"),
+    "depthwise strides and dilation": lambda K, x: K.layers.DepthwiseConv2D(
+        2, strides=2, dilation_rate=2
+    ),
+    "depthwise rank 5": lambda K, x: K.layers.DepthwiseConv2D(2)(x["vol"]),
+    "conv1d_transpose rank 4": lambda K, x: K.layers.Conv1DTranspose(2, 2)(x["img"]),
+    "conv3d kernel tuple": lambda K, x: K.layers.Conv3D(2, (2, 2)),
 }
 
 

@@ -3,17 +3,19 @@
 The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
 (``TF_USE_LEGACY_KERAS=1``) in tests/interop/test_keras_interop.py:
 
-- ``tf.keras.layers``: Dense, Conv1D, Conv2D (Convolution1D/2D), Conv2DTranspose,
-  MaxPooling1D/2D (MaxPool1D/2D), AveragePooling1D/2D (AvgPool1D/2D),
-  GlobalAveragePooling2D, GlobalMaxPooling2D, Flatten, Dropout,
+- ``tf.keras.layers``: Dense, Conv1D, Conv2D, Conv3D (Convolution1D/2D/3D),
+  Conv1DTranspose, Conv2DTranspose, Conv3DTranspose (Convolution*Transpose),
+  SeparableConv1D/2D (SeparableConvolution1D/2D), DepthwiseConv2D,
+  MaxPooling1D/2D/3D (MaxPool1D/2D/3D), AveragePooling1D/2D/3D (AvgPool1D/2D/3D),
+  GlobalAveragePooling1D/2D/3D, GlobalMaxPooling1D/2D/3D, Flatten, Dropout,
   BatchNormalization, Embedding, Activation, Reshape, Concatenate, Add,
   Multiply, Subtract, Average, Maximum, Minimum, Dot and the functions add,
   subtract, multiply, average, maximum, minimum, concatenate, dot
   (tests/interop/test_keras_layers_more_interop.py), Lambda, Input/InputLayer,
   LeakyReLU, ReLU, ELU, ThresholdedReLU, PReLU, Softmax, LayerNormalization,
-  RepeatVector, Permute, GlobalAveragePooling1D/GlobalMaxPooling1D, ZeroPadding2D,
-  UpSampling2D (nearest), and ``Layer`` to subclass. Called on graph tensors,
-  they name and create variables as Keras does (``dense/kernel:0``, resource
+  RepeatVector, Permute, ZeroPadding2D, UpSampling2D (nearest), and ``Layer`` to
+  subclass. Called on graph tensors, they name and create variables as Keras
+  does (``dense/kernel:0``, resource
   variables, in ``GLOBAL_VARIABLES``/``TRAINABLE_VARIABLES``; nothing in
   ``UPDATE_OPS`` or ``REGULARIZATION_LOSSES``: use ``layer.updates`` and
   ``layer.losses``); ``training`` defaults to ``backend.learning_phase()``.

@@ -32,9 +32,12 @@ TF's ops named as Keras names them (``add/add``, ``concatenate/concat``,
 
 Other modules add layers built on ``Layer`` here, re-exported below: the merge
 functions (``add``, ``subtract``, ``multiply``, ``average``, ``maximum``,
-``minimum``, ``concatenate``, ``dot``) and ``Dot`` (keras/merge.py); the recurrent
-layers (keras/recurrent.py); ``Bidirectional`` and ``TimeDistributed``
-(keras/wrappers.py).
+``minimum``, ``concatenate``, ``dot``) and ``Dot`` (keras/merge.py); ``Conv3D``,
+``Conv1DTranspose``, ``Conv3DTranspose``, ``SeparableConv1D``/``2D``,
+``DepthwiseConv2D``, ``MaxPooling3D``, ``AveragePooling3D``,
+``GlobalAveragePooling3D``, ``GlobalMaxPooling3D`` and their aliases
+(keras/convolutional.py); the recurrent layers (keras/recurrent.py);
+``Bidirectional`` and ``TimeDistributed`` (keras/wrappers.py).
 """
 
 from __future__ import annotations
@@ -133,6 +136,25 @@ __all__ = [
     "minimum",
     "multiply",
     "subtract",
+    "AveragePooling3D",
+    "AvgPool3D",
+    "Conv1DTranspose",
+    "Conv3D",
+    "Conv3DTranspose",
+    "Convolution1DTranspose",
+    "Convolution3D",
+    "Convolution3DTranspose",
+    "DepthwiseConv2D",
+    "GlobalAveragePooling3D",
+    "GlobalAvgPool3D",
+    "GlobalMaxPool3D",
+    "GlobalMaxPooling3D",
+    "MaxPool3D",
+    "MaxPooling3D",
+    "SeparableConv1D",
+    "SeparableConv2D",
+    "SeparableConvolution1D",
+    "SeparableConvolution2D",
 ]
 
 _SHAPE_KWARGS = ("input_shape", "batch_input_shape", "batch_size", "input_dim")
@@ -1639,7 +1661,29 @@ GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
 
 # The layers of other modules, which build on ``Layer`` above: the merge functions and
-# Dot (keras/merge.py), the recurrent layers and wrappers.
+# Dot (keras/merge.py), more convolutions and poolings (keras/convolutional.py), the
+# recurrent layers and wrappers.
+from adapters.v1.keras.convolutional import (  # noqa: E402
+    AveragePooling3D,
+    AvgPool3D,
+    Conv1DTranspose,
+    Conv3D,
+    Conv3DTranspose,
+    Convolution1DTranspose,
+    Convolution3D,
+    Convolution3DTranspose,
+    DepthwiseConv2D,
+    GlobalAveragePooling3D,
+    GlobalAvgPool3D,
+    GlobalMaxPool3D,
+    GlobalMaxPooling3D,
+    MaxPool3D,
+    MaxPooling3D,
+    SeparableConv1D,
+    SeparableConv2D,
+    SeparableConvolution1D,
+    SeparableConvolution2D,
+)
 from adapters.v1.keras.merge import (  # noqa: E402
     Dot,
     add,
