@@ -13,12 +13,12 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   subtract, multiply, average, maximum, minimum, concatenate, dot
   (tests/interop/test_keras_layers_more_interop.py), Lambda, Input/InputLayer,
   LeakyReLU, ReLU, ELU, ThresholdedReLU, PReLU, Softmax, LayerNormalization,
-  RepeatVector, Permute, ZeroPadding2D, UpSampling2D (nearest), and ``Layer`` to
-  subclass. Called on graph tensors, they name and create variables as Keras
-  does (``dense/kernel:0``, resource
-  variables, in ``GLOBAL_VARIABLES``/``TRAINABLE_VARIABLES``; nothing in
-  ``UPDATE_OPS`` or ``REGULARIZATION_LOSSES``: use ``layer.updates`` and
-  ``layer.losses``); ``training`` defaults to ``backend.learning_phase()``.
+  RepeatVector, Permute, Cropping1D/2D/3D, ZeroPadding1D/2D/3D, UpSampling1D/2D/3D
+  (nearest), and ``Layer`` to subclass. Called on graph tensors, they name and
+  create variables as Keras does (``dense/kernel:0``, resource variables, in
+  ``GLOBAL_VARIABLES``/``TRAINABLE_VARIABLES``; nothing in ``UPDATE_OPS`` or
+  ``REGULARIZATION_LOSSES``: use ``layer.updates`` and ``layer.losses``);
+  ``training`` defaults to ``backend.learning_phase()``.
 - ``tf.keras.Sequential``, the functional ``tf.keras.Model(inputs, outputs)`` and
   ``Model`` subclasses, called on tensors (``model(x)``), with ``weights``,
   ``trainable_weights``, ``updates``, ``losses``, ``layers``, ``get_layer``,

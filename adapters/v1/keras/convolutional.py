@@ -1,7 +1,10 @@
-"""More of ``tf.keras.layers``' convolution and pooling layers (legacy Keras 2 in a TF1
-graph): ``Conv3D``, ``Conv1DTranspose``, ``Conv3DTranspose``, ``SeparableConv1D``,
+"""More of ``tf.keras.layers``' convolution, pooling and reshaping layers (legacy Keras 2 in
+a TF1 graph): ``Conv3D``, ``Conv1DTranspose``, ``Conv3DTranspose``, ``SeparableConv1D``,
 ``SeparableConv2D``, ``DepthwiseConv2D``, ``MaxPooling3D``, ``AveragePooling3D``,
-``GlobalAveragePooling3D``, ``GlobalMaxPooling3D`` and their aliases.
+``GlobalAveragePooling3D``, ``GlobalMaxPooling3D`` and their aliases; ``Cropping1D``,
+``Cropping2D``, ``Cropping3D`` (a strided slice), ``ZeroPadding1D``, ``ZeroPadding3D``
+(``tf.pad``), ``UpSampling1D``, ``UpSampling3D`` (Keras' ``repeat_elements``: split
+and concatenate).
 
 As ``Conv2D`` and ``MaxPooling2D`` in keras/layers.py, each is jtrain's ``tf.layers``
 class under Keras' signature and defaults (``data_format=None`` is
@@ -17,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.v1.framework import ops
-from adapters.v1.keras import activations, constraints, initializers, regularizers
+from adapters.v1.framework import dtypes, ops
+from adapters.v1.keras import activations, backend, constraints, initializers, regularizers
 from adapters.v1.keras.layers import (
     Conv1D,
     InputSpec,
@@ -30,6 +33,7 @@ from adapters.v1.keras.layers import (
 from adapters.v1.layers import convolutional as tl_conv
 from adapters.v1.layers import core as tl_core
 from adapters.v1.layers.base import op, passed_arguments
+from adapters.v1.ops.constant_op import constant
 from adapters.v1.ops.nn_with_space_to_batch import with_space_to_batch
 
 __all__ = [
@@ -39,6 +43,9 @@ __all__ = [
     "Conv3D",
     "Conv3DTranspose",
     "Convolution1DTranspose",
+    "Cropping1D",
+    "Cropping2D",
+    "Cropping3D",
     "Convolution3D",
     "Convolution3DTranspose",
     "DepthwiseConv2D",
@@ -52,6 +59,10 @@ __all__ = [
     "SeparableConv2D",
     "SeparableConvolution1D",
     "SeparableConvolution2D",
+    "UpSampling1D",
+    "UpSampling3D",
+    "ZeroPadding1D",
+    "ZeroPadding3D",
 ]
 
 
@@ -521,6 +532,272 @@ class GlobalMaxPooling3D(_GlobalPooling3D):
     """
 
     _reduce = "reduce_max"
+
+
+def _normalize_tuple(value: Any, n: int, name: str, allow_zero: bool = False) -> tuple[Any, ...]:
+    """An int or ``n`` ints as a tuple (Keras' ``conv_utils.normalize_tuple``): each
+    ``>= 0`` (``allow_zero``) or ``> 0``.
+
+    Raises:
+      ValueError: another form, or a value out of range (Keras' messages).
+    """
+    message = f"The `{name}` argument must be a tuple of {n} integers. Received: {value}"
+    if isinstance(value, int):
+        values: tuple[Any, ...] = (value,) * n
+    else:
+        try:
+            values = tuple(value)
+        except TypeError:
+            raise ValueError(message) from None
+        if len(values) != n:
+            raise ValueError(message)
+        for single in values:
+            try:
+                int(single)
+            except (ValueError, TypeError):
+                message += f"including element {single} of type {type(single)}"
+                raise ValueError(message) from None
+    bad = {v for v in values if (v < 0 if allow_zero else v <= 0)}
+    if bad:
+        requirement = ">= 0" if allow_zero else "> 0"
+        message += f" including {bad} that does not satisfy the requirement `{requirement}`."
+        raise ValueError(message)
+    return values
+
+
+_ORDINALS = ("1st", "2nd", "3rd")
+
+
+def _pairs(value: Any, rank: int, what: str, long_message: str) -> tuple[tuple[Any, ...], ...]:
+    """Keras' ``padding``/``cropping`` of a 2-D or 3-D layer: an int, ``rank`` ints or
+    ``rank`` pairs, as ``rank`` (before, after) pairs."""
+    if isinstance(value, int):
+        return ((value, value),) * rank
+    if hasattr(value, "__len__"):
+        if len(value) != rank:
+            count = "two" if rank == 2 else "3"
+            raise ValueError(f"`{what}` should have {count} elements. Received: {value}.")
+        return tuple(
+            _normalize_tuple(v, 2, f"{_ORDINALS[i]} entry of {what}", allow_zero=True)
+            for i, v in enumerate(value)
+        )
+    raise ValueError(long_message.format(value))
+
+
+def _spatial_slices(layer: Any, inputs: Any) -> Any:
+    """``inputs`` cropped by ``layer.cropping`` on the spatial axes (one strided slice)."""
+    first = layer.data_format == "channels_first"
+    spatial = [slice(a, -b if b else None) for a, b in layer.cropping]
+    index = (slice(None), slice(None), *spatial) if first else (slice(None), *spatial, slice(None))
+    return inputs[index]
+
+
+class Cropping1D(Layer):
+    """Steps cut from the start and end of a sequence batch (``tf.keras.layers.Cropping1D``).
+
+    Args (TF's defaults): cropping=(1, 1) (an int or a pair), **kwargs.
+
+    Raises:
+      ValueError: a ``cropping`` of another form or negative; (when called) a
+        cropping as long as the steps (TF's messages).
+    """
+
+    def __init__(self, cropping: Any = (1, 1), **kwargs: Any):
+        super().__init__(**kwargs)
+        self.cropping = _normalize_tuple(cropping, 2, "cropping", allow_zero=True)
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs: Any) -> Any:
+        steps = inputs.shape.as_list()[1]
+        if steps is not None and sum(self.cropping) >= steps:
+            raise ValueError(
+                "cropping parameter of Cropping layer must be greater than the input shape. "
+                f"Received: inputs.shape={inputs.shape}, and cropping={self.cropping}"
+            )
+        start, end = self.cropping
+        return inputs[:, start : (-end if end else None), :]
+
+
+class Cropping2D(Layer):
+    """Rows and columns cut from the sides of an image batch (``tf.keras.layers.Cropping2D``).
+
+    Args (TF's defaults): cropping=((0, 0), (0, 0)) (an int, 2 ints or 2 pairs),
+    data_format=None, **kwargs.
+
+    Raises:
+      ValueError: a ``cropping`` of another form or negative; (when called) a
+        cropping as large as the image (TF's messages).
+    """
+
+    def __init__(
+        self, cropping: Any = ((0, 0), (0, 0)), data_format: str | None = None, **kwargs: Any
+    ):
+        super().__init__(**kwargs)
+        self.data_format = tl_core._data_format(data_format)
+        self.cropping = _pairs(
+            cropping,
+            2,
+            "cropping",
+            "`cropping` should be either an int, a tuple of 2 ints (symmetric_height_crop, "
+            "symmetric_width_crop), or a tuple of 2 tuples of 2 ints ((top_crop, "
+            "bottom_crop), (left_crop, right_crop)). Received: {}.",
+        )
+        self.input_spec = InputSpec(ndim=4)
+
+    def call(self, inputs: Any) -> Any:
+        dims = inputs.shape.as_list()
+        h, w = (dims[2], dims[3]) if self.data_format == "channels_first" else (dims[1], dims[2])
+        if (h is not None and sum(self.cropping[0]) >= h) or (
+            w is not None and sum(self.cropping[1]) >= w
+        ):
+            raise ValueError(
+                "Argument `cropping` must be greater than the input shape. Received: "
+                f"inputs.shape={inputs.shape}, and cropping={self.cropping}"
+            )
+        return _spatial_slices(self, inputs)
+
+
+class Cropping3D(Layer):
+    """Slices cut from the sides of a volume batch (``tf.keras.layers.Cropping3D``).
+
+    Args (TF's defaults): cropping=((1, 1), (1, 1), (1, 1)) (an int, 3 ints or 3
+    pairs), data_format=None, **kwargs.
+
+    Raises:
+      ValueError: a ``cropping`` of another form or negative (TF's messages).
+    """
+
+    def __init__(
+        self,
+        cropping: Any = ((1, 1), (1, 1), (1, 1)),
+        data_format: str | None = None,
+        **kwargs: Any,
+    ):
+        super().__init__(**kwargs)
+        self.data_format = tl_core._data_format(data_format)
+        self.cropping = _pairs(
+            cropping,
+            3,
+            "cropping",
+            "`cropping` should be either an int, a tuple of 3 ints (symmetric_dim1_crop, "
+            "symmetric_dim2_crop, symmetric_dim3_crop), or a tuple of 3 tuples of 2 ints "
+            "((left_dim1_crop, right_dim1_crop), (left_dim2_crop, right_dim2_crop), "
+            "(left_dim3_crop, right_dim2_crop)). Received: {}.",
+        )
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs: Any) -> Any:
+        return _spatial_slices(self, inputs)
+
+
+class ZeroPadding1D(Layer):
+    """Zero steps before and after a sequence batch (``tf.keras.layers.ZeroPadding1D``):
+    Keras' ``temporal_padding``.
+
+    Args (TF's defaults): padding=1 (an int or a pair), **kwargs.
+
+    Raises:
+      ValueError: a ``padding`` of another form or negative (TF's messages).
+    """
+
+    def __init__(self, padding: Any = 1, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.padding = _normalize_tuple(padding, 2, "padding", allow_zero=True)
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs: Any) -> Any:
+        return op("pad")(inputs, [[0, 0], list(self.padding), [0, 0]])
+
+
+class ZeroPadding3D(Layer):
+    """Zeros around a volume batch (``tf.keras.layers.ZeroPadding3D``): Keras'
+    ``spatial_3d_padding``.
+
+    Args (TF's defaults): padding=(1, 1, 1) (an int, 3 ints or 3 pairs),
+    data_format=None, **kwargs.
+
+    Raises:
+      ValueError: a ``padding`` of another form or negative (TF's messages).
+    """
+
+    def __init__(self, padding: Any = (1, 1, 1), data_format: str | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.data_format = tl_core._data_format(data_format)
+        self.padding = _pairs(
+            padding,
+            3,
+            "padding",
+            "`padding` should be either an int, a tuple of 3 ints (symmetric_dim1_pad, "
+            "symmetric_dim2_pad, symmetric_dim3_pad), or a tuple of 3 tuples of 2 ints "
+            "((left_dim1_pad, right_dim1_pad), (left_dim2_pad, right_dim2_pad), "
+            "(left_dim3_pad, right_dim2_pad)). Received: {}.",
+        )
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs: Any) -> Any:
+        pads = [list(p) for p in self.padding]
+        if self.data_format == "channels_first":
+            return op("pad")(inputs, [[0, 0], [0, 0], *pads])
+        return op("pad")(inputs, [[0, 0], *pads, [0, 0]])
+
+
+def _repeat_elements(x: Any, rep: int, axis: int) -> Any:
+    """Keras' ``backend.repeat_elements``: an axis of known size split into slices, each
+    concatenated ``rep`` times; of unknown size, tiled on a new axis and reshaped."""
+    size = x.shape.as_list()[axis]
+    if size is not None:
+        splits = op("split")(x, num_or_size_splits=size, axis=axis)
+        return backend.concatenate([s for s in splits for _ in range(rep)], axis)
+    rank = x.shape.ndims
+    shape = op("shape")(x)
+    multiples = [1] * (rank + 1)
+    multiples[axis + 1] = rep
+    tiled = op("tile")(op("expand_dims")(x, axis=axis + 1), multiples)
+    reps = [1] * rank
+    reps[axis] = rep
+    outputs = op("reshape")(tiled, shape * constant(reps, dtype=dtypes.int32))
+    outputs.set_shape(x.shape.as_list())
+    return outputs
+
+
+class UpSampling1D(Layer):
+    """Each step repeated ``size`` times (``tf.keras.layers.UpSampling1D``): Keras'
+    ``repeat_elements`` (the steps split and concatenated, or tiled if unknown).
+
+    Args (TF's defaults): size=2, **kwargs.
+    """
+
+    def __init__(self, size: int = 2, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.size = int(size)
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs: Any) -> Any:
+        return _repeat_elements(inputs, self.size, 1)
+
+
+class UpSampling3D(Layer):
+    """Each voxel repeated ``size`` times per axis (``tf.keras.layers.UpSampling3D``):
+    Keras' ``resize_volumes`` (``repeat_elements`` on each spatial axis in turn).
+
+    Args (TF's defaults): size=(2, 2, 2), data_format=None, **kwargs.
+
+    Raises:
+      ValueError: a ``size`` of another form or not positive (TF's messages).
+    """
+
+    def __init__(self, size: Any = (2, 2, 2), data_format: str | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.data_format = tl_core._data_format(data_format)
+        self.size = _normalize_tuple(size, 3, "size")
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs: Any) -> Any:
+        start = 2 if self.data_format == "channels_first" else 1
+        output = inputs
+        for i, factor in enumerate(self.size):
+            output = _repeat_elements(output, factor, start + i)
+        return output
 
 
 # Keras' aliases.

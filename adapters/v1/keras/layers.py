@@ -35,7 +35,8 @@ functions (``add``, ``subtract``, ``multiply``, ``average``, ``maximum``,
 ``minimum``, ``concatenate``, ``dot``) and ``Dot`` (keras/merge.py); ``Conv3D``,
 ``Conv1DTranspose``, ``Conv3DTranspose``, ``SeparableConv1D``/``2D``,
 ``DepthwiseConv2D``, ``MaxPooling3D``, ``AveragePooling3D``,
-``GlobalAveragePooling3D``, ``GlobalMaxPooling3D`` and their aliases
+``GlobalAveragePooling3D``, ``GlobalMaxPooling3D`` and their aliases, ``Cropping1D``/
+``2D``/``3D``, ``ZeroPadding1D``/``3D``, ``UpSampling1D``/``3D``
 (keras/convolutional.py); the recurrent layers (keras/recurrent.py);
 ``Bidirectional`` and ``TimeDistributed`` (keras/wrappers.py).
 """
@@ -155,6 +156,13 @@ __all__ = [
     "SeparableConv2D",
     "SeparableConvolution1D",
     "SeparableConvolution2D",
+    "Cropping1D",
+    "Cropping2D",
+    "Cropping3D",
+    "UpSampling1D",
+    "UpSampling3D",
+    "ZeroPadding1D",
+    "ZeroPadding3D",
 ]
 
 _SHAPE_KWARGS = ("input_shape", "batch_input_shape", "batch_size", "input_dim")
@@ -1672,6 +1680,9 @@ from adapters.v1.keras.convolutional import (  # noqa: E402
     Convolution1DTranspose,
     Convolution3D,
     Convolution3DTranspose,
+    Cropping1D,
+    Cropping2D,
+    Cropping3D,
     DepthwiseConv2D,
     GlobalAveragePooling3D,
     GlobalAvgPool3D,
@@ -1683,6 +1694,10 @@ from adapters.v1.keras.convolutional import (  # noqa: E402
     SeparableConv2D,
     SeparableConvolution1D,
     SeparableConvolution2D,
+    UpSampling1D,
+    UpSampling3D,
+    ZeroPadding1D,
+    ZeroPadding3D,
 )
 from adapters.v1.keras.merge import (  # noqa: E402
     Dot,
