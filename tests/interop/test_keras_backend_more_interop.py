@@ -26,6 +26,27 @@ X = _rng.uniform(-1, 1, (2, 3, 4)).astype(np.float32)
 M = _rng.uniform(-1, 1, (2, 3)).astype(np.float32)
 IM = _rng.uniform(-1, 1, (2, 3, 4, 2)).astype(np.float32)
 VOL = _rng.uniform(-1, 1, (2, 2, 3, 2, 2)).astype(np.float32)
+BATCHED = {"x": X, "m": M, "im": IM, "vol": VOL}  # fed to [None, ...] placeholders
+FIXED = {  # kernels and per-channel parameters, fed to placeholders of their shape
+    name: _rng.uniform(-1, 1, shape).astype(np.float32)
+    for name, shape in {
+        "imb": IM.shape,  # a batch of known size: see conv2d_transpose
+        "k1": (2, 4, 3),
+        "k2": (2, 2, 2, 3),
+        "kt": (2, 2, 3, 2),
+        "dk": (2, 2, 2, 2),
+        "pk": (1, 1, 4, 3),
+        "k3": (1, 2, 1, 2, 2),
+        "g": (4,),
+        "b": (4,),
+    }.items()
+}
+NCHW = [0, 3, 1, 2]
+
+
+LABELS = np.array([[1, 0, 1], [0, 0, 1]], np.float32)
+ONE_HOT = np.array([[0, 1, 0], [0, 0, 1]], np.float32)
+CTC_LABELS = np.array([[1, 2, 0], [2, 0, 0]], np.int32)
 
 
 def _sparse(tf):
@@ -33,23 +54,19 @@ def _sparse(tf):
 
 
 # name -> build(K, tf, inputs) -> output tensor; inputs: x [?, 3, 4], m [?, 3],
-# im [?, 3, 4, 2], vol [?, 2, 3, 2, 2]
+# im [?, 3, 4, 2], vol [?, 2, 3, 2, 2] and FIXED's
 CASES = {
     "arange": lambda K, tf, i: K.arange(1, 8, 2),
     "arange float": lambda K, tf, i: K.arange(0.5, 3, dtype="float32"),
     "arange negative start": lambda K, tf, i: K.arange(-3),
-    "arange int64": lambda K, tf, i: K.arange(2, 5, dtype="int64"),
     "eye": lambda K, tf, i: K.eye(3),
     "eye int": lambda K, tf, i: K.eye(2, dtype="int32"),
     "cumsum": lambda K, tf, i: K.cumsum(i["x"], axis=1),
     "cumprod": lambda K, tf, i: K.cumprod(i["x"]),
     "tile": lambda K, tf, i: K.tile(i["x"], [1, 2, 1]),
-    "tile int": lambda K, tf, i: K.tile(i["x"][0, 0], 2),
     "repeat": lambda K, tf, i: K.repeat(i["m"], 3),
     "repeat_elements": lambda K, tf, i: K.repeat_elements(i["x"], 2, axis=1),
-    "repeat_elements negative axis": lambda K, tf, i: K.repeat_elements(i["x"], 3, axis=-1),
     "repeat_elements unknown axis": lambda K, tf, i: K.repeat_elements(i["x"], 2, axis=0),
-    "reverse": lambda K, tf, i: K.reverse(i["x"], 1),
     "reverse axes": lambda K, tf, i: K.reverse(i["x"], [0, 2]),
     "softsign": lambda K, tf, i: K.softsign(i["x"] * 3.0),
     "hard_sigmoid": lambda K, tf, i: K.hard_sigmoid(i["x"] * 4.0),
@@ -59,22 +76,17 @@ CASES = {
     "to_dense sparse": lambda K, tf, i: K.to_dense(_sparse(tf)),
     "to_dense dense": lambda K, tf, i: K.to_dense(i["m"]),
     "temporal_padding": lambda K, tf, i: K.temporal_padding(i["x"], (1, 2)),
-    "temporal_padding default": lambda K, tf, i: K.temporal_padding(i["x"]),
     "spatial_2d_padding": lambda K, tf, i: K.spatial_2d_padding(i["im"], ((1, 0), (0, 2))),
     "spatial_2d_padding channels_first": lambda K, tf, i: K.spatial_2d_padding(
         i["im"], data_format="channels_first"
     ),
-    "spatial_3d_padding": lambda K, tf, i: K.spatial_3d_padding(i["vol"], ((0, 1), (1, 0), (2, 1))),
     "spatial_3d_padding channels_first": lambda K, tf, i: K.spatial_3d_padding(
         i["vol"], data_format="channels_first"
     ),
     "batch_dot": lambda K, tf, i: K.batch_dot(i["x"], tf.transpose(i["x"], [0, 2, 1])),
-    "batch_dot axes": lambda K, tf, i: K.batch_dot(i["x"], i["x"], axes=[2, 2]),
     "batch_dot 2d": lambda K, tf, i: K.batch_dot(i["m"], i["m"], axes=1),
-    "batch_dot 2d and 3d": lambda K, tf, i: K.batch_dot(i["m"], i["x"]),
     "batch_dot 4d": lambda K, tf, i: K.batch_dot(i["im"], i["x"], axes=(2, -1)),
     "batch_dot 3d and 4d": lambda K, tf, i: K.batch_dot(i["x"], i["im"], axes=(1, 1)),
-    "resize_images": lambda K, tf, i: K.resize_images(i["im"], 2, 3, "channels_last"),
     "resize_images bilinear": lambda K, tf, i: K.resize_images(
         i["im"], 2, 2, "channels_last", interpolation="bilinear"
     ),
@@ -89,36 +101,130 @@ CASES = {
     "foldl": lambda K, tf, i: K.foldl(lambda a, r: a * r + 1.0, i["x"]),
     "foldr": lambda K, tf, i: K.foldr(lambda a, r: a * 0.5 + r, i["m"], initializer=tf.zeros([3])),
     "print_tensor": lambda K, tf, i: K.print_tensor(i["x"] * 2.0, message="x:"),
+    "conv1d": lambda K, tf, i: K.conv1d(i["x"], i["k1"]),
+    "conv1d causal dilated": lambda K, tf, i: K.conv1d(
+        i["x"], i["k1"], padding="causal", dilation_rate=2
+    ),
+    "conv1d channels_first same": lambda K, tf, i: K.conv1d(
+        tf.transpose(i["x"], [0, 2, 1]), i["k1"], padding="same", data_format="channels_first"
+    ),
+    "conv2d": lambda K, tf, i: K.conv2d(i["im"], i["k2"]),
+    "conv2d strided same": lambda K, tf, i: K.conv2d(i["im"], i["k2"], (2, 2), "same"),
+    "conv2d channels_first": lambda K, tf, i: K.conv2d(
+        tf.transpose(i["im"], NCHW), i["k2"], data_format="channels_first"
+    ),
+    "conv2d_transpose": lambda K, tf, i: K.conv2d_transpose(
+        i["imb"], i["kt"], (2, 6, 8, 3), (2, 2), "same"
+    ),
+    "conv2d_transpose none batch": lambda K, tf, i: K.conv2d_transpose(
+        i["im"], i["kt"], (None, 4, 5, 3)
+    ),
+    "conv2d_transpose dilated": lambda K, tf, i: K.conv2d_transpose(
+        i["imb"], i["kt"], (2, 3, 4, 3), padding="same", dilation_rate=(2, 2)
+    ),
+    "depthwise_conv2d": lambda K, tf, i: K.depthwise_conv2d(i["im"], i["dk"]),
+    "depthwise_conv2d same dilated": lambda K, tf, i: K.depthwise_conv2d(
+        i["im"], i["dk"], padding="same", dilation_rate=(2, 2)
+    ),
+    "separable_conv2d": lambda K, tf, i: K.separable_conv2d(i["im"], i["dk"], i["pk"]),
+    "separable_conv2d strided same": lambda K, tf, i: K.separable_conv2d(
+        i["im"], i["dk"], i["pk"], [2, 2], "same"
+    ),
+    "conv3d": lambda K, tf, i: K.conv3d(i["vol"], i["k3"]),
+    "conv3d channels_first": lambda K, tf, i: K.conv3d(
+        tf.transpose(i["vol"], [0, 4, 1, 2, 3]), i["k3"], data_format="channels_first"
+    ),
+    "pool2d": lambda K, tf, i: K.pool2d(i["im"], (2, 2)),
+    "pool2d avg same": lambda K, tf, i: K.pool2d(i["im"], (2, 3), (2, 2), "same", pool_mode="avg"),
+    "pool3d": lambda K, tf, i: K.pool3d(i["vol"], (2, 2, 1)),
+    "pool3d avg same": lambda K, tf, i: K.pool3d(
+        i["vol"], (1, 2, 2), (1, 2, 1), "same", pool_mode="avg"
+    ),
+    "normalize_batch_in_training fused": lambda K, tf, i: K.normalize_batch_in_training(
+        i["im"], i["g"][:2], i["b"][:2], [0, 1, 2]
+    ),
+    "normalize_batch_in_training channels_first": lambda K, tf, i: K.normalize_batch_in_training(
+        i["im"], i["g"][:3], i["b"][:3], [0, 2, 3]
+    ),
+    "normalize_batch_in_training regular": lambda K, tf, i: K.normalize_batch_in_training(
+        i["x"], i["g"], i["b"], [0, 1]
+    ),
+    "batch_normalization": lambda K, tf, i: K.batch_normalization(
+        i["im"], i["g"][:2], tf.square(i["b"][:2]) + 0.5, i["b"][2:], i["g"][2:]
+    ),
+    "batch_normalization no beta gamma": lambda K, tf, i: K.batch_normalization(
+        i["im"], i["g"][:2], tf.square(i["b"][:2]) + 0.5, None, None, epsilon=0.01
+    ),
+    "batch_normalization rank 3": lambda K, tf, i: K.batch_normalization(
+        i["x"], i["g"], tf.square(i["b"]) + 0.5, i["b"], i["g"]
+    ),
+    "binary_focal_crossentropy": lambda K, tf, i: K.binary_focal_crossentropy(
+        tf.constant(LABELS), K.sigmoid(i["m"])
+    ),
+    "binary_focal_crossentropy balanced logits": lambda K, tf, i: K.binary_focal_crossentropy(
+        tf.constant(LABELS), i["m"], apply_class_balancing=True, alpha=0.3, from_logits=True
+    ),
+    "categorical_focal_crossentropy": lambda K, tf, i: K.categorical_focal_crossentropy(
+        tf.constant(ONE_HOT), K.softmax(i["m"])
+    ),
+    "categorical_focal_crossentropy logits": lambda K, tf, i: K.categorical_focal_crossentropy(
+        tf.constant(ONE_HOT), i["m"] * 2.0, alpha=0.5, gamma=1.0, from_logits=True
+    ),
+    "ctc_batch_cost": lambda K, tf, i: K.ctc_batch_cost(
+        tf.constant(CTC_LABELS), K.softmax(i["x"]), tf.constant([[3], [2]]), tf.constant([[2], [1]])
+    ),
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_function_values_shapes_and_gradients(name):
+FUNCTIONS = sorted({name.split()[0] for name in CASES})
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_function_values_shapes_and_gradients(function):
+    """The cases of ``function``, in one graph: their outputs' static shapes, dtypes
+    and values, and the gradients of ``sum(k * sum(out_k * out_k))`` over the float
+    cases ``k = 1, 2...`` with respect to every input."""
+    names = [name for name in CASES if name.split()[0] == function]
+
     def script(tf):
-        inputs = {
-            "x": tf.placeholder(tf.float32, [None, 3, 4]),
-            "m": tf.placeholder(tf.float32, [None, 3]),
-            "im": tf.placeholder(tf.float32, [None, 3, 4, 2]),
-            "vol": tf.placeholder(tf.float32, [None, 2, 3, 2, 2]),
-        }
-        out = CASES[name](tf.keras.backend, tf, inputs)
-        shape = out.shape.as_list() if out.shape.ndims is not None else None
-        info = [str(shape), out.dtype.base_dtype.name]
-        grads = []
-        if out.dtype.base_dtype.is_floating:
-            value = tf.convert_to_tensor(out)
-            grads = tf.gradients(tf.reduce_sum(value * value), list(inputs.values()))
-        feed = dict(zip(inputs.values(), [X, M, IM, VOL], strict=True))
+        inputs = {k: tf.placeholder(tf.float32, [None, *v.shape[1:]]) for k, v in BATCHED.items()}
+        inputs.update({k: tf.placeholder(tf.float32, v.shape) for k, v in FIXED.items()})
+        feed = dict(zip(inputs.values(), [*BATCHED.values(), *FIXED.values()], strict=True))
+        outs, losses = [], []
+        for name in names:
+            out = CASES[name](tf.keras.backend, tf, inputs)
+            out = [tf.convert_to_tensor(t) for t in (out if isinstance(out, tuple) else [out])]
+            outs.append(out)
+            if out[0].dtype.base_dtype.is_floating:  # each case weighted apart
+                weight = float(len(losses) + 1)
+                losses += [tf.reduce_sum(t * t) * weight for t in out]
+        info = [[[str(t.shape.as_list()), t.dtype.base_dtype.name] for t in out] for out in outs]
+        flat = tf.gradients(tf.add_n(losses), list(inputs.values())) if losses else []
 
         def run(sess):
-            dense = [tf.convert_to_tensor(g) for g in grads if g is not None]
-            value, computed = sess.run([out, dense], feed)
-            values = iter(computed)
-            return info, value, [None if g is None else next(values) for g in grads]
+            dense = [tf.convert_to_tensor(g) for g in flat if g is not None]
+            values, computed = sess.run([outs, dense], feed)
+            computed = iter(computed)
+            return info, values, [None if g is None else next(computed) for g in flat]
 
         return run
 
     assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+@contextlib.contextmanager
+def _tf2_disabled():
+    """TF's process as ``disable_v2_behavior()`` leaves it (``tf2.enabled()`` False: the
+    branch of Keras' backend a TF1 script takes), restored after."""
+    from tensorflow.python import tf2
+
+    enabled = tf2.enabled()
+    tf2.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            tf2.enable()
 
 
 @contextlib.contextmanager
@@ -162,6 +268,32 @@ ERRORS = {
     ),
     "resize_volumes format": lambda K, tf: K.resize_volumes(_x(tf, [1, 2, 2, 2, 1]), 2, 2, 2, None),
     "set_image_data_format": lambda K, tf: K.set_image_data_format("channels_middle"),
+    "conv2d format": lambda K, tf: K.conv2d(
+        _x(tf, [1, 3, 3, 1]), _x(tf, [1, 1, 1, 1]), data_format="NHWC"
+    ),
+    "conv2d padding": lambda K, tf: K.conv2d(
+        _x(tf, [1, 3, 3, 1]), _x(tf, [1, 1, 1, 1]), padding="causal"
+    ),
+    "conv1d padding": lambda K, tf: K.conv1d(_x(tf, [1, 3, 1]), _x(tf, [1, 1, 1]), padding="full"),
+    "conv3d format": lambda K, tf: K.conv3d(
+        _x(tf, [1, 2, 2, 2, 1]), _x(tf, [1, 1, 1, 1, 1]), data_format="x"
+    ),
+    "conv2d_transpose dilation": lambda K, tf: K.conv2d_transpose(
+        _x(tf, [1, 3, 3, 1]), _x(tf, [1, 1, 1, 1]), (1, 3, 3, 1), dilation_rate=(1, 2)
+    ),
+    "separable_conv2d strides": lambda K, tf: K.separable_conv2d(
+        _x(tf, [1, 3, 3, 1]), _x(tf, [1, 1, 1, 1]), _x(tf, [1, 1, 1, 1]), strides=(1, 1, 1)
+    ),
+    "depthwise_conv2d format": lambda K, tf: K.depthwise_conv2d(
+        _x(tf, [1, 3, 3, 1]), _x(tf, [1, 1, 1, 1]), data_format="channels"
+    ),
+    "pool2d mode": lambda K, tf: K.pool2d(_x(tf, [1, 3, 3, 1]), (2, 2), pool_mode="sum"),
+    "pool2d size": lambda K, tf: K.pool2d(_x(tf, [1, 3, 3, 1]), (2,)),
+    "pool2d strides": lambda K, tf: K.pool2d(_x(tf, [1, 3, 3, 1]), (2, 2), strides=(1, 1, 1)),
+    "pool3d mode": lambda K, tf: K.pool3d(_x(tf, [1, 2, 2, 2, 1]), (1, 1, 1), pool_mode="min"),
+    "categorical_focal_crossentropy shapes": lambda K, tf: K.categorical_focal_crossentropy(
+        _x(tf, [2, 3]), _x(tf, [2, 4])
+    ),
     "learning_phase_scope": lambda K, tf: K.learning_phase_scope(2).__enter__(),
 }
 
@@ -171,6 +303,47 @@ def test_argument_checks_raise_tfs_errors(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert _error(jtf, ERRORS[name]) == _error(tf1, ERRORS[name])
+
+
+def test_ctc_label_dense_to_sparse():
+    """The first ``label_lengths[i]`` labels of each row as a ``SparseTensor``: its
+    indices, values and dense shape, their dtypes and static shapes."""
+
+    def script(tf):
+        lengths = tf.placeholder(tf.int32, [None])
+        sparse = tf.keras.backend.ctc_label_dense_to_sparse(tf.constant(CTC_LABELS), lengths)
+        parts = [sparse.indices, sparse.values, sparse.dense_shape]
+        info = [[t.dtype.name, str(t.shape.as_list())] for t in parts]
+        return lambda sess: (info, sess.run(parts, {lengths: [2, 1]}))
+
+    assert_twins(*run_both(script))
+
+
+def test_moving_average_update():
+    """TF1's zero-debiased moving average (``disable_v2_behavior``): ``x`` after each of
+    three updates, the variables made (names, shapes), a second update's ``_1``
+    names."""
+
+    def script(tf):
+        K = tf.keras.backend
+        x = K.variable([1.0, -2.0], name="x")
+        value = tf.placeholder(tf.float32, [2])
+        update = K.moving_average_update(x, value, 0.9)
+        K.moving_average_update(x, value * 2.0, tf.constant(0.5))
+        names = [[v.op.name, str(v.shape.as_list())] for v in tf.global_variables()]
+
+        def run(sess):
+            seen = []
+            for row in ([3.0, 1.0], [-1.0, 0.5], [2.0, 2.0]):
+                seen.append(sess.run(update, {value: row}))
+                seen.append(sess.run(x))
+            return names, seen
+
+        return run
+
+    with _tf2_disabled():
+        theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
 
 
 def test_state_setters_and_plain_values():

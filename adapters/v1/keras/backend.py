@@ -13,9 +13,14 @@ use).
 The functions are TF's ops under Keras' names (TF's ``tf_keras/src/backend.py``
 builds each from the same ops): element-wise, reductions, shapes (``tile``,
 ``repeat_elements``, the paddings, ``resize_images``...), ``batch_dot``, the
-losses on tensors, ``map_fn``/``foldl``/``foldr`` and the variable helpers. A
+convolutions and poolings (``channels_first`` transposed to channels-last and
+back, as TF's backend does on a machine without GPUs), batch normalization,
+``moving_average_update`` (TF1's zero-debiased form), the losses on tensors
+(focal, CTC), ``map_fn``/``foldl``/``foldr`` and the variable helpers. A
 function TF's backend has and this module lacks raises ``AttributeError``
-naming it.
+naming it: ``ctc_decode`` (the decoders' sparse outputs are host values here,
+which ``tf.sparse.to_dense`` in the step cannot read), the random functions,
+``rnn``, ``local_conv1d``/``local_conv2d``.
 """
 
 from __future__ import annotations
@@ -46,20 +51,30 @@ __all__ = [
     "batch_dot",
     "batch_flatten",
     "batch_get_value",
+    "batch_normalization",
     "batch_set_value",
     "bias_add",
     "binary_crossentropy",
+    "binary_focal_crossentropy",
     "cast",
     "cast_to_floatx",
     "categorical_crossentropy",
+    "categorical_focal_crossentropy",
     "clear_session",
     "clip",
     "concatenate",
     "constant",
+    "conv1d",
+    "conv2d",
+    "conv2d_transpose",
+    "conv3d",
     "cos",
     "count_params",
+    "ctc_batch_cost",
+    "ctc_label_dense_to_sparse",
     "cumprod",
     "cumsum",
+    "depthwise_conv2d",
     "dot",
     "dtype",
     "elu",
@@ -102,14 +117,18 @@ __all__ = [
     "mean",
     "min",
     "minimum",
+    "moving_average_update",
     "name_scope",
     "ndim",
+    "normalize_batch_in_training",
     "not_equal",
     "one_hot",
     "ones",
     "ones_like",
     "permute_dimensions",
     "placeholder",
+    "pool2d",
+    "pool3d",
     "pow",
     "print_tensor",
     "prod",
@@ -122,6 +141,7 @@ __all__ = [
     "resize_volumes",
     "reverse",
     "round",
+    "separable_conv2d",
     "set_epsilon",
     "set_floatx",
     "set_image_data_format",
@@ -1299,6 +1319,485 @@ def print_tensor(x: Any, message: str = "", summarize: int = 3) -> Any:
                 return tf.identity(x)
     tf.print(message, x, output_stream=sys.stdout, summarize=summarize)
     return x
+
+
+# -- convolutions, pooling, batch normalization ---------------------------------------------
+# TF's ``_has_nchw_support()`` is False on a machine without GPUs (TF's CPU kernels lack
+# most NCHW forms): ``channels_first`` inputs are transposed to channels-last, the op
+# runs there and its output is transposed back. These functions do the same everywhere.
+def _padding(padding: str) -> str:
+    if padding == "same":
+        return "SAME"
+    if padding == "valid":
+        return "VALID"
+    raise ValueError("Invalid padding: " + str(padding))
+
+
+def _to_last(x: Any, first: bool, rank: int) -> Any:
+    """A channels-first ``x`` of ``rank`` transposed to channels-last."""
+    if not first:
+        return x
+    return op("transpose")(x, [0, *range(2, rank), 1])
+
+
+def _to_first(x: Any, first: bool, rank: int) -> Any:
+    """A channels-last result transposed back to channels-first."""
+    if not first:
+        return x
+    return op("transpose")(x, [0, rank - 1, *range(1, rank - 1)])
+
+
+def conv1d(
+    x: Any,
+    kernel: Any,
+    strides: int = 1,
+    padding: str = "valid",
+    data_format: str | None = None,
+    dilation_rate: int = 1,
+) -> Any:
+    """1-D convolution of ``x`` with ``kernel`` (``padding``: ``"valid"``, ``"same"`` or
+    ``"causal"``: zeros on the left).
+
+    Raises:
+      ValueError: an unknown ``data_format`` or ``padding``.
+    """
+    first = _data_format(data_format) == "channels_first"
+    if padding == "causal":
+        left = dilation_rate * (kernel.shape.as_list()[0] - 1)
+        x = temporal_padding(x, (left, 0))
+        padding = "valid"
+    padding = _padding(padding)
+    x = _to_last(x, first, 3)
+    x = op("nn.convolution")(
+        input=x,
+        filter=kernel,
+        dilation_rate=[dilation_rate] if isinstance(dilation_rate, int) else dilation_rate,
+        strides=[strides] if isinstance(strides, int) else strides,
+        padding=padding,
+        data_format="NWC",
+    )
+    return _to_first(x, first, 3)
+
+
+def conv2d(
+    x: Any,
+    kernel: Any,
+    strides: Any = (1, 1),
+    padding: str = "valid",
+    data_format: str | None = None,
+    dilation_rate: Any = (1, 1),
+) -> Any:
+    """2-D convolution of ``x`` with ``kernel`` (``[rows, cols, in, out]``).
+
+    Raises:
+      ValueError: an unknown ``data_format`` or ``padding``.
+    """
+    first = _data_format(data_format) == "channels_first"
+    x = _to_last(x, first, 4)
+    x = op("nn.convolution")(
+        input=x,
+        filter=kernel,
+        dilation_rate=dilation_rate,
+        strides=strides,
+        padding=_padding(padding),
+        data_format="NHWC",
+    )
+    return _to_first(x, first, 4)
+
+
+def conv2d_transpose(
+    x: Any,
+    kernel: Any,
+    output_shape: Any,
+    strides: Any = (1, 1),
+    padding: str = "valid",
+    data_format: str | None = None,
+    dilation_rate: Any = (1, 1),
+) -> Any:
+    """Transposed 2-D convolution of ``x`` to ``output_shape`` (a ``None`` batch size:
+    ``x``'s); a dilation rate uses ``tf.nn.atrous_conv2d_transpose``.
+
+    Raises:
+      ValueError: an unknown ``data_format`` or ``padding``, unequal dilation rates.
+    """
+    first = _data_format(data_format) == "channels_first"
+    x = _to_last(x, first, 4)
+    if first:
+        output_shape = (output_shape[0], output_shape[2], output_shape[3], output_shape[1])
+    if output_shape[0] is None:
+        output_shape = (shape(x)[0], *tuple(output_shape[1:]))
+    if isinstance(output_shape, (tuple, list)):
+        output_shape = op("stack")(list(output_shape))
+    padding = _padding(padding)
+    if dilation_rate == (1, 1):
+        x = op("nn.conv2d_transpose")(
+            x, kernel, output_shape, (1, *strides, 1), padding=padding, data_format="NHWC"
+        )
+    else:
+        if dilation_rate[0] != dilation_rate[1]:
+            raise ValueError(
+                "Expected the 2 dimensions of the `dilation_rate` argument "
+                "to be equal to each other. "
+                f"Received: dilation_rate={dilation_rate}"
+            )
+        x = op("nn.atrous_conv2d_transpose")(
+            x, kernel, output_shape, rate=dilation_rate[0], padding=padding
+        )
+    return _to_first(x, first, 4)
+
+
+def separable_conv2d(
+    x: Any,
+    depthwise_kernel: Any,
+    pointwise_kernel: Any,
+    strides: Any = (1, 1),
+    padding: str = "valid",
+    data_format: str | None = None,
+    dilation_rate: Any = (1, 1),
+) -> Any:
+    """``tf.nn.separable_conv2d``: a depthwise then a pointwise convolution.
+
+    Raises:
+      ValueError: an unknown ``data_format`` or ``padding``, ``strides`` not 2 ints.
+    """
+    first = _data_format(data_format) == "channels_first"
+    if len(strides) != 2:
+        raise ValueError("`strides` must be a tuple of 2 integers.")
+    x = _to_last(x, first, 4)
+    x = op("nn.separable_conv2d")(
+        x,
+        depthwise_kernel,
+        pointwise_kernel,
+        strides=(1, *tuple(strides), 1),
+        padding=_padding(padding),
+        dilations=dilation_rate,
+        data_format="NHWC",
+    )
+    return _to_first(x, first, 4)
+
+
+def depthwise_conv2d(
+    x: Any,
+    depthwise_kernel: Any,
+    strides: Any = (1, 1),
+    padding: str = "valid",
+    data_format: str | None = None,
+    dilation_rate: Any = (1, 1),
+) -> Any:
+    """``tf.nn.depthwise_conv2d`` of ``x``.
+
+    Raises:
+      ValueError: an unknown ``data_format`` or ``padding``.
+    """
+    first = _data_format(data_format) == "channels_first"
+    x = _to_last(x, first, 4)
+    x = op("nn.depthwise_conv2d")(
+        x,
+        depthwise_kernel,
+        strides=(1, *strides, 1),
+        padding=_padding(padding),
+        dilations=dilation_rate,
+        data_format="NHWC",
+    )
+    return _to_first(x, first, 4)
+
+
+def conv3d(
+    x: Any,
+    kernel: Any,
+    strides: Any = (1, 1, 1),
+    padding: str = "valid",
+    data_format: str | None = None,
+    dilation_rate: Any = (1, 1, 1),
+) -> Any:
+    """3-D convolution of ``x`` with ``kernel``.
+
+    Raises:
+      ValueError: an unknown ``data_format`` or ``padding``.
+    """
+    first = _data_format(data_format) == "channels_first"
+    x = _to_last(x, first, 5)
+    x = op("nn.convolution")(
+        input=x,
+        filter=kernel,
+        dilation_rate=dilation_rate,
+        strides=strides,
+        padding=_padding(padding),
+        data_format="NDHWC",
+    )
+    return _to_first(x, first, 5)
+
+
+def pool2d(
+    x: Any,
+    pool_size: Any,
+    strides: Any = (1, 1),
+    padding: str = "valid",
+    data_format: str | None = None,
+    pool_mode: str = "max",
+) -> Any:
+    """2-D max (``pool_mode="max"``) or average (``"avg"``) pooling.
+
+    Raises:
+      ValueError: an unknown ``data_format``, ``padding`` or ``pool_mode``, sizes or
+        strides not 2 ints.
+    """
+    first = _data_format(data_format) == "channels_first"
+    if len(pool_size) != 2:
+        raise ValueError("`pool_size` must be a tuple of 2 integers.")
+    if len(strides) != 2:
+        raise ValueError("`strides` must be a tuple of 2 integers.")
+    x = _to_last(x, first, 4)
+    padding = _padding(padding)
+    ksize, steps = (1, *pool_size, 1), (1, *strides, 1)
+    if pool_mode == "max":
+        x = op("nn.max_pool")(x, ksize, steps, padding=padding, data_format="NHWC")
+    elif pool_mode == "avg":
+        x = op("nn.avg_pool")(x, ksize, steps, padding=padding, data_format="NHWC")
+    else:
+        raise ValueError("Invalid pooling mode: " + str(pool_mode))
+    return _to_first(x, first, 4)
+
+
+def pool3d(
+    x: Any,
+    pool_size: Any,
+    strides: Any = (1, 1, 1),
+    padding: str = "valid",
+    data_format: str | None = None,
+    pool_mode: str = "max",
+) -> Any:
+    """3-D max (``pool_mode="max"``) or average (``"avg"``) pooling.
+
+    Raises:
+      ValueError: an unknown ``data_format``, ``padding`` or ``pool_mode``.
+    """
+    first = _data_format(data_format) == "channels_first"
+    x = _to_last(x, first, 5)
+    padding = _padding(padding)
+    ksize, steps = (1, *pool_size, 1), (1, *strides, 1)
+    if pool_mode == "max":
+        x = op("nn.max_pool3d")(x, ksize, steps, padding=padding, data_format="NDHWC")
+    elif pool_mode == "avg":
+        x = op("nn.avg_pool3d")(x, ksize, steps, padding=padding, data_format="NDHWC")
+    else:
+        raise ValueError("Invalid pooling mode: " + str(pool_mode))
+    return _to_first(x, first, 5)
+
+
+def _broadcast_normalize(x: Any, gamma: Any, beta: Any, axes: Any, epsilon: float) -> Any:
+    mean, var = op("nn.moments")(x, axes, None, None, False)
+    target = op("stack")(
+        [1 if axis in axes else op("shape")(x)[axis] for axis in range(x.shape.ndims)]
+    )
+
+    def spread(t: Any) -> Any:
+        return None if t is None else op("reshape")(t, target)
+
+    normed = op("nn.batch_normalization")(
+        x, spread(mean), spread(var), spread(beta), spread(gamma), epsilon
+    )
+    return normed, mean, var
+
+
+def normalize_batch_in_training(
+    x: Any, gamma: Any, beta: Any, reduction_axes: Any, epsilon: float = 1e-3
+) -> tuple[Any, Any, Any]:
+    """``(normalized x, mean, variance)`` over ``reduction_axes`` (a 4-D ``x``
+    normalized per channel of axis 3 goes through ``tf.nn.fused_batch_norm``, whose
+    variance is the unbiased one, as TF's)."""
+    axes = list(reduction_axes)
+    rank = ndim(x)
+    if rank == 4 and axes == [0, 1, 2]:
+        channels = x.shape[3]
+        if gamma is None:
+            gamma = op("fill")([channels], op("cast")(1.0, x.dtype.base_dtype))
+        if beta is None:
+            beta = op("fill")([channels], op("cast")(0.0, x.dtype.base_dtype))
+        return tuple(op("nn.fused_batch_norm")(x, gamma, beta, epsilon=epsilon))
+    if rank != 4 or axes != [0, 2, 3]:
+        if sorted(axes) == list(range(rank))[:-1]:
+            mean, var = op("nn.moments")(x, axes, None, None, False)
+            normed = op("nn.batch_normalization")(x, mean, var, beta, gamma, epsilon)
+            return normed, mean, var
+    return _broadcast_normalize(x, gamma, beta, axes, epsilon)
+
+
+def batch_normalization(
+    x: Any, mean: Any, var: Any, beta: Any, gamma: Any, axis: int = -1, epsilon: float = 1e-3
+) -> Any:
+    """``(x - mean) / sqrt(var + epsilon) * gamma + beta``: a 4-D ``x`` through
+    ``tf.nn.fused_batch_norm`` (inference), any other through
+    ``tf.nn.batch_normalization``."""
+    if ndim(x) != 4:
+        return op("nn.batch_normalization")(x, mean, var, beta, gamma, epsilon)
+    if axis in (3, -1):
+        fmt: str | None = "NHWC"
+        mean = op("reshape")(mean, [-1]) if ndim(mean) > 1 else mean
+        var = op("reshape")(var, [-1]) if ndim(var) > 1 else var
+        if beta is None:
+            beta = zeros_like(mean)
+        elif ndim(beta) > 1:
+            beta = op("reshape")(beta, [-1])
+        if gamma is None:
+            gamma = ones_like(mean)
+        elif ndim(gamma) > 1:
+            gamma = op("reshape")(gamma, [-1])
+    else:
+        fmt = "NCHW" if axis in (1, -3) else None
+    y, _, _ = op("nn.fused_batch_norm")(
+        x,
+        gamma,
+        beta,
+        epsilon=epsilon,
+        mean=mean,
+        variance=var,
+        data_format=fmt,
+        is_training=False,
+    )
+    return y
+
+
+def moving_average_update(x: Any, value: Any, momentum: Any) -> Any:
+    """TF1's ``assign_moving_average(x, value, momentum, zero_debias=True)``: ``x``
+    becomes the zero-debiased moving average of the values (with ``decay = 1 -
+    momentum``, a ``biased`` accumulator and a ``local_step`` counter created as
+    ``get_variable``s in the variable scope named after ``x``).
+
+    Returns:
+      The assignment of ``x`` (its new value).
+    """
+    from adapters.v1.ops import init_ops
+    from adapters.v1.ops import variable_scope as vs
+    from adapters.v1.training.moving_averages import _unique_in_scope
+
+    kind = x.dtype.base_dtype
+    with ops.name_scope(None, "AssignMovingAvg", [x, value, momentum]):
+        decay = ops.convert_to_tensor(1.0 - momentum, name="decay")
+        if decay.dtype.base_dtype != kind:
+            decay = op("cast")(decay, kind)
+        with vs.variable_scope(x.name[: -len(":0")], values=[x, value, decay]):
+            biased = vs.get_variable(
+                _unique_in_scope("biased"),
+                initializer=init_ops.zeros_initializer(),
+                shape=x.shape,
+                dtype=kind,
+                trainable=False,
+            )
+            local_step = vs.get_variable(
+                _unique_in_scope("local_step"),
+                shape=[],
+                dtype=kind,
+                initializer=init_ops.zeros_initializer(),
+                trainable=False,
+            )
+        update_biased = biased.assign_sub((biased - value) * decay)
+        update_step = local_step.assign_add(1)
+        bias_factor = 1 - op("pow")(1.0 - decay, update_step)
+        return x.assign(update_biased / bias_factor)
+
+
+# -- more losses on tensors -----------------------------------------------------------------
+def binary_focal_crossentropy(
+    target: Any,
+    output: Any,
+    apply_class_balancing: bool = False,
+    alpha: float = 0.25,
+    gamma: float = 2.0,
+    from_logits: bool = False,
+) -> Any:
+    """``binary_crossentropy`` scaled by ``(1 - p_t) ** gamma`` (and by ``alpha`` for
+    the positives, ``1 - alpha`` for the negatives with ``apply_class_balancing``)."""
+    sigmoidal = sigmoid(output) if from_logits else output
+    p_t = target * sigmoidal + (1 - target) * (1 - sigmoidal)
+    focal = op("pow")(1.0 - p_t, gamma) * binary_crossentropy(target, output, from_logits)
+    if apply_class_balancing:
+        focal = (target * alpha + (1 - target) * (1 - alpha)) * focal
+    return focal
+
+
+def categorical_focal_crossentropy(
+    target: Any,
+    output: Any,
+    alpha: float = 0.25,
+    gamma: float = 2.0,
+    from_logits: bool = False,
+    axis: int = -1,
+) -> Any:
+    """The categorical crossentropy of each class scaled by ``alpha * (1 - p) ** gamma``,
+    summed over ``axis``.
+
+    Raises:
+      ValueError: ``target`` and ``output`` of incompatible shapes.
+    """
+    from adapters.v1.keras import losses
+
+    target = ops.convert_to_tensor(target)
+    output = ops.convert_to_tensor(output)
+    target.shape.assert_is_compatible_with(output.shape)
+    output, from_logits = losses._get_logits(output, from_logits, "Softmax")
+    if from_logits:
+        output = op("nn.softmax")(output, axis=axis)
+    output = output / op("reduce_sum")(output, axis=axis, keepdims=True)
+    eps = op("cast")(epsilon(), output.dtype.base_dtype)
+    output = op("clip_by_value")(output, eps, 1.0 - eps)
+    cce = -target * op("log")(output)
+    weighting = op("multiply")(op("pow")(1.0 - output, gamma), alpha)
+    return op("reduce_sum")(op("multiply")(weighting, cce), axis=axis)
+
+
+def ctc_label_dense_to_sparse(labels: Any, label_lengths: Any) -> Any:
+    """The first ``label_lengths[i]`` labels of each row of the dense ``labels`` as a
+    ``tf.SparseTensor`` (int64 indices and dense shape)."""
+    tf = _tf()
+    label_shape = op("shape")(labels)
+    num_batches = op("stack")([label_shape[0]])
+    max_labels = op("stack")([label_shape[1]])
+
+    def range_less_than(old_input: Any, current_input: Any) -> Any:
+        return op("less")(
+            op("expand_dims")(op("range")(op("shape")(old_input)[1]), 0),
+            op("fill")(max_labels, current_input),
+        )
+
+    init = op("cast")(op("fill")([1, label_shape[1]], 0), dtypes.bool)
+    dense_mask = tf.scan(range_less_than, label_lengths, initializer=init, parallel_iterations=1)
+    dense_mask = dense_mask[:, 0, :]
+    label_array = op("reshape")(
+        op("tile")(op("range")(0, label_shape[1]), num_batches), label_shape
+    )
+    label_ind = op("boolean_mask")(label_array, dense_mask)
+    batch_array = op("transpose")(
+        op("reshape")(
+            op("tile")(op("range")(0, label_shape[0]), max_labels), reverse(label_shape, 0)
+        )
+    )
+    batch_ind = op("boolean_mask")(batch_array, dense_mask)
+    indices = op("transpose")(op("reshape")(concatenate([batch_ind, label_ind], axis=0), [2, -1]))
+    values = op("gather_nd")(labels, indices)
+    return tf.SparseTensor(
+        op("cast")(indices, dtypes.int64), values, op("cast")(label_shape, dtypes.int64)
+    )
+
+
+def ctc_batch_cost(y_true: Any, y_pred: Any, input_length: Any, label_length: Any) -> Any:
+    """The CTC loss of each batch entry, ``[batch, 1]``.
+
+    Args:
+      y_true: ``[batch, max_label_length]`` labels.
+      y_pred: ``[batch, time, classes]`` softmax outputs.
+      input_length, label_length: ``[batch, 1]`` lengths.
+    """
+    tf = _tf()
+    label_length = op("cast")(op("squeeze")(label_length, axis=-1), dtypes.int32)
+    input_length = op("cast")(op("squeeze")(input_length, axis=-1), dtypes.int32)
+    sparse = ctc_label_dense_to_sparse(y_true, label_length)
+    sparse = tf.SparseTensor(
+        sparse.indices, op("cast")(sparse.values, dtypes.int32), sparse.dense_shape
+    )
+    y_pred = op("log")(op("transpose")(y_pred, perm=[1, 0, 2]) + epsilon())
+    loss = tf.nn.ctc_loss(inputs=y_pred, labels=sparse, sequence_length=input_length)
+    return op("expand_dims")(loss, 1)
 
 
 __getattr__ = missing_name_getattr("tf.keras.backend", globals())
