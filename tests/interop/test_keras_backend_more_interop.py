@@ -170,6 +170,17 @@ CASES = {
     "categorical_focal_crossentropy logits": lambda K, tf, i: K.categorical_focal_crossentropy(
         tf.constant(ONE_HOT), i["m"] * 2.0, alpha=0.5, gamma=1.0, from_logits=True
     ),
+    "dropout": lambda K, tf, i: K.dropout(i["x"], 0.4, seed=3),
+    "dropout noise_shape": lambda K, tf, i: K.dropout(i["x"], 0.5, noise_shape=[2, 1, 4], seed=5),
+    "random_normal": lambda K, tf, i: K.random_normal((3, 4), 1.0, 2.0, seed=7),
+    "random_uniform": lambda K, tf, i: K.random_uniform((2, 5), -1.0, 3.0, seed=8),
+    "random_uniform int": lambda K, tf, i: K.random_uniform([4], 0, 10, dtype="int32", seed=8),
+    "truncated_normal": lambda K, tf, i: K.truncated_normal((3, 4), 0.5, 0.1, seed=9),
+    "random_bernoulli": lambda K, tf, i: K.random_bernoulli((3, 4), 0.3, seed=10),
+    "random_normal_variable": lambda K, tf, i: K.random_normal_variable((2, 3), 0.0, 1.5, seed=11),
+    "random_uniform_variable": lambda K, tf, i: K.random_uniform_variable(
+        (2, 3), -2.0, 2.0, dtype="float64", seed=12
+    ),
     "ctc_batch_cost": lambda K, tf, i: K.ctc_batch_cost(
         tf.constant(CTC_LABELS), K.softmax(i["x"]), tf.constant([[3], [2]]), tf.constant([[2], [1]])
     ),
@@ -317,6 +328,37 @@ def test_ctc_label_dense_to_sparse():
         return lambda sess: (info, sess.run(parts, {lengths: [2, 1]}))
 
     assert_twins(*run_both(script))
+
+
+def test_random_functions_without_a_seed_draw_it_from_numpy():
+    """No seed: Keras draws one from NumPy's global generator (below ``10e6``, or
+    ``10e8`` for the variables), so the same NumPy seed gives TF's values; and
+    ``random_binomial`` warns as TF's."""
+
+    def script(tf):
+        K = tf.keras.backend
+        np.random.seed(4)  # noqa: NPY002 - the generator Keras draws from
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            binomial = K.random_binomial((2, 3), 0.5)
+        outs = [
+            K.dropout(tf.ones([2, 3]), 0.5),
+            K.random_normal([3]),
+            K.random_uniform([3]),
+            K.truncated_normal([3]),
+            K.random_bernoulli([4], 0.5),
+            binomial,
+            K.random_normal_variable([2], 0.0, 1.0),
+            K.random_uniform_variable([2], 0.0, 1.0),
+        ]
+        messages = [(w.category.__name__, str(w.message)) for w in caught]
+        return lambda sess: (messages, sess.run(outs))
+
+    state = np.random.get_state()  # noqa: NPY002 - the generator Keras draws from
+    try:
+        assert_twins(*run_both(script))
+    finally:
+        np.random.set_state(state)  # noqa: NPY002
 
 
 def test_moving_average_update():

@@ -16,11 +16,12 @@ builds each from the same ops): element-wise, reductions, shapes (``tile``,
 convolutions and poolings (``channels_first`` transposed to channels-last and
 back, as TF's backend does on a machine without GPUs), batch normalization,
 ``moving_average_update`` (TF1's zero-debiased form), the losses on tensors
-(focal, CTC), ``map_fn``/``foldl``/``foldr`` and the variable helpers. A
-function TF's backend has and this module lacks raises ``AttributeError``
-naming it: ``ctc_decode`` (the decoders' sparse outputs are host values here,
-which ``tf.sparse.to_dense`` in the step cannot read), the random functions,
-``rnn``, ``local_conv1d``/``local_conv2d``.
+(focal, CTC), the random tensors (TF's seeded streams; without a seed, one drawn
+from NumPy's global generator, as Keras does), ``map_fn``/``foldl``/``foldr``
+and the variable helpers. A function TF's backend has and this module lacks
+raises ``AttributeError`` naming it: ``ctc_decode`` (the decoders' sparse
+outputs are host values here, which ``tf.sparse.to_dense`` in the step cannot
+read), ``rnn``, ``local_conv1d``/``local_conv2d``.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ __all__ = [
     "cumsum",
     "depthwise_conv2d",
     "dot",
+    "dropout",
     "dtype",
     "elu",
     "epsilon",
@@ -132,6 +134,12 @@ __all__ = [
     "pow",
     "print_tensor",
     "prod",
+    "random_bernoulli",
+    "random_binomial",
+    "random_normal",
+    "random_normal_variable",
+    "random_uniform",
+    "random_uniform_variable",
     "relu",
     "repeat",
     "repeat_elements",
@@ -171,6 +179,7 @@ __all__ = [
     "tile",
     "to_dense",
     "transpose",
+    "truncated_normal",
     "update",
     "update_add",
     "update_sub",
@@ -1798,6 +1807,98 @@ def ctc_batch_cost(y_true: Any, y_pred: Any, input_length: Any, label_length: An
     y_pred = op("log")(op("transpose")(y_pred, perm=[1, 0, 2]) + epsilon())
     loss = tf.nn.ctc_loss(inputs=y_pred, labels=sparse, sequence_length=input_length)
     return op("expand_dims")(loss, 1)
+
+
+# -- random tensors (TF's seeded streams; no seed: NumPy's global generator draws one) ----
+def _seed(seed: int | None, high: float = 10e6) -> int:
+    return int(np.random.randint(high)) if seed is None else seed  # noqa: NPY002 - as TF
+
+
+def dropout(x: Any, level: float, noise_shape: Any = None, seed: int | None = None) -> Any:
+    """``tf.nn.dropout(x, rate=level, noise_shape, seed)``."""
+    return _tf().nn.dropout(x, rate=level, noise_shape=noise_shape, seed=_seed(seed))
+
+
+def random_normal(
+    shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = None, seed: int | None = None
+) -> Any:
+    """``tf.random.normal(shape, mean, stddev, dtype or floatx(), seed)``."""
+    return _tf().random.normal(
+        shape, mean=mean, stddev=stddev, dtype=dtype or floatx(), seed=_seed(seed)
+    )
+
+
+def random_uniform(
+    shape: Any, minval: float = 0.0, maxval: float = 1.0, dtype: Any = None, seed: int | None = None
+) -> Any:
+    """``tf.random.uniform(shape, minval, maxval, dtype or floatx(), seed)``."""
+    return _tf().random.uniform(
+        shape, minval=minval, maxval=maxval, dtype=dtype or floatx(), seed=_seed(seed)
+    )
+
+
+def truncated_normal(
+    shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = None, seed: int | None = None
+) -> Any:
+    """``tf.random.truncated_normal(shape, mean, stddev, dtype or floatx(), seed)``."""
+    return _tf().random.truncated_normal(
+        shape, mean, stddev, dtype=dtype or floatx(), seed=_seed(seed)
+    )
+
+
+def random_bernoulli(shape: Any, p: float = 0.0, dtype: Any = None, seed: int | None = None) -> Any:
+    """1 where ``tf.random.uniform(shape, dtype, seed) <= p``, else 0."""
+    tf = _tf()
+    dtype = dtype or floatx()
+    draws = tf.random.uniform(shape, dtype=dtype, seed=_seed(seed))
+    return op("where_v2")(
+        op("less_equal")(draws, p), op("ones")(shape, dtype=dtype), op("zeros")(shape, dtype=dtype)
+    )
+
+
+def random_binomial(shape: Any, p: float = 0.0, dtype: Any = None, seed: int | None = None) -> Any:
+    """``random_bernoulli`` (deprecated in TF: warns as TF's)."""
+    warnings.warn(
+        "`tf.keras.backend.random_binomial` is deprecated, "
+        "and will be removed in a future version."
+        "Please use `tf.keras.backend.random_bernoulli` instead.",
+        stacklevel=2,
+    )
+    return random_bernoulli(shape, p, dtype, seed)
+
+
+def random_uniform_variable(
+    shape: Any,
+    low: float,
+    high: float,
+    dtype: Any = None,
+    name: str | None = None,
+    seed: int | None = None,
+) -> Any:
+    """A variable initialized by ``tf.compat.v1.random_uniform_initializer(low, high,
+    seed=seed)`` (no seed: one drawn below ``10e8`` from NumPy's generator)."""
+    dtype = dtype or floatx()
+    init = _tf().random_uniform_initializer(
+        low, high, dtype=dtypes.as_dtype(dtype), seed=_seed(seed, 10e8)
+    )
+    return variable(init(shape), dtype=dtype, name=name)
+
+
+def random_normal_variable(
+    shape: Any,
+    mean: float,
+    scale: float,
+    dtype: Any = None,
+    name: str | None = None,
+    seed: int | None = None,
+) -> Any:
+    """A variable initialized by ``tf.compat.v1.random_normal_initializer(mean, scale,
+    seed=seed)`` (no seed: one drawn below ``10e8`` from NumPy's generator)."""
+    dtype = dtype or floatx()
+    init = _tf().random_normal_initializer(
+        mean, scale, dtype=dtypes.as_dtype(dtype), seed=_seed(seed, 10e8)
+    )
+    return variable(init(shape), dtype=dtype, name=name)
 
 
 __getattr__ = missing_name_getattr("tf.keras.backend", globals())
