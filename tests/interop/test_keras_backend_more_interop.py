@@ -37,6 +37,8 @@ FIXED = {  # kernels and per-channel parameters, fed to placeholders of their sh
         "dk": (2, 2, 2, 2),
         "pk": (1, 1, 4, 3),
         "k3": (1, 2, 1, 2, 2),
+        "lk1": (2, 8, 3),
+        "lk2": (6, 8, 2),
         "g": (4,),
         "b": (4,),
     }.items()
@@ -170,6 +172,14 @@ CASES = {
     "categorical_focal_crossentropy logits": lambda K, tf, i: K.categorical_focal_crossentropy(
         tf.constant(ONE_HOT), i["m"] * 2.0, alpha=0.5, gamma=1.0, from_logits=True
     ),
+    "local_conv1d": lambda K, tf, i: K.local_conv1d(i["x"], i["lk1"], (2,), (1,)),
+    "local_conv1d channels_first": lambda K, tf, i: K.local_conv1d(
+        tf.transpose(i["x"][:, :2], [0, 2, 1]), i["lk1"][:1, :4], (1,), (2,), "channels_first"
+    ),
+    "local_conv2d": lambda K, tf, i: K.local_conv2d(i["im"], i["lk2"][:4], (2, 2), (1, 2), (2, 2)),
+    "local_conv2d channels_first": lambda K, tf, i: K.local_conv2d(
+        tf.transpose(i["im"], NCHW), i["lk2"][:4, :6], (3, 1), (1, 1), (1, 4), "channels_first"
+    ),
     "dropout": lambda K, tf, i: K.dropout(i["x"], 0.4, seed=3),
     "dropout noise_shape": lambda K, tf, i: K.dropout(i["x"], 0.5, noise_shape=[2, 1, 4], seed=5),
     "random_normal": lambda K, tf, i: K.random_normal((3, 4), 1.0, 2.0, seed=7),
@@ -297,6 +307,9 @@ ERRORS = {
     ),
     "depthwise_conv2d format": lambda K, tf: K.depthwise_conv2d(
         _x(tf, [1, 3, 3, 1]), _x(tf, [1, 1, 1, 1]), data_format="channels"
+    ),
+    "local_conv2d format": lambda K, tf: K.local_conv2d(
+        _x(tf, [1, 2, 2, 1]), _x(tf, [1, 4, 1]), (2, 2), (1, 1), (1, 1), "nchw"
     ),
     "pool2d mode": lambda K, tf: K.pool2d(_x(tf, [1, 3, 3, 1]), (2, 2), pool_mode="sum"),
     "pool2d size": lambda K, tf: K.pool2d(_x(tf, [1, 3, 3, 1]), (2,)),

@@ -16,18 +16,20 @@ builds each from the same ops): element-wise, reductions, shapes (``tile``,
 convolutions and poolings (``channels_first`` transposed to channels-last and
 back, as TF's backend does on a machine without GPUs), batch normalization,
 ``moving_average_update`` (TF1's zero-debiased form), the losses on tensors
-(focal, CTC), the random tensors (TF's seeded streams; without a seed, one drawn
-from NumPy's global generator, as Keras does), ``map_fn``/``foldl``/``foldr``
-and the variable helpers. A function TF's backend has and this module lacks
-raises ``AttributeError`` naming it: ``ctc_decode`` (the decoders' sparse
-outputs are host values here, which ``tf.sparse.to_dense`` in the step cannot
-read), ``rnn``, ``local_conv1d``/``local_conv2d``.
+(focal, CTC), the locally connected ``local_conv1d``/``local_conv2d``, the
+random tensors (TF's seeded streams; without a seed, one drawn from NumPy's
+global generator, as Keras does), ``map_fn``/``foldl``/``foldr`` and the
+variable helpers. A function TF's backend has and this module lacks raises
+``AttributeError`` naming it: ``ctc_decode`` (the decoders' sparse outputs are
+host values here, which ``tf.sparse.to_dense`` in the step cannot read) and
+``rnn``.
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
+import itertools
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -111,6 +113,8 @@ __all__ = [
     "learning_phase_scope",
     "less",
     "less_equal",
+    "local_conv1d",
+    "local_conv2d",
     "log",
     "manual_variable_initialization",
     "map_fn",
@@ -1704,6 +1708,69 @@ def moving_average_update(x: Any, value: Any, momentum: Any) -> Any:
         update_step = local_step.assign_add(1)
         bias_factor = 1 - op("pow")(1.0 - decay, update_step)
         return x.assign(update_biased / bias_factor)
+
+
+def _local_conv(
+    inputs: Any,
+    kernel: Any,
+    kernel_size: Any,
+    strides: Any,
+    output_shape: tuple[int, ...],
+    data_format: str | None,
+) -> Any:
+    """Keras' ``local_conv``: each output position's patch flattened, a batch of
+    patches times its own kernel slice (``batch_dot``)."""
+    first = _data_format(data_format) == "channels_first"
+    kernel_shape: Any = int_shape(kernel)
+    feature_dim, channels_out = kernel_shape[1], kernel_shape[-1]
+    ndims = len(output_shape)
+    patches = []
+    for position in itertools.product(*(range(n) for n in output_shape)):
+        window = [
+            slice(position[d] * strides[d], position[d] * strides[d] + kernel_size[d])
+            for d in range(ndims)
+        ]
+        index = (
+            (slice(None), slice(None), *window) if first else (slice(None), *window, slice(None))
+        )
+        patches.append(reshape(inputs[index], (1, -1, feature_dim)))
+    output = batch_dot(concatenate(patches, axis=0), kernel)
+    output = reshape(output, (*output_shape, -1, channels_out))
+    spatial = list(range(ndims))
+    if first:
+        return permute_dimensions(output, [ndims, ndims + 1, *spatial])
+    return permute_dimensions(output, [ndims, *spatial, ndims + 1])
+
+
+def local_conv1d(
+    inputs: Any, kernel: Any, kernel_size: Any, strides: Any, data_format: str | None = None
+) -> Any:
+    """1-D convolution with weights not shared: ``kernel`` is ``[output_length,
+    kernel_size * input_dim, filters]``.
+
+    Raises:
+      ValueError: an unknown ``data_format``.
+    """
+    output_shape = (int(kernel.shape.as_list()[0]),)
+    return _local_conv(inputs, kernel, kernel_size, strides, output_shape, data_format)
+
+
+def local_conv2d(
+    inputs: Any,
+    kernel: Any,
+    kernel_size: Any,
+    strides: Any,
+    output_shape: Any,
+    data_format: str | None = None,
+) -> Any:
+    """2-D convolution with weights not shared: ``kernel`` is ``[rows * cols,
+    kernel rows * kernel cols * input channels, filters]``, ``output_shape`` the
+    output's ``(rows, cols)``.
+
+    Raises:
+      ValueError: an unknown ``data_format``.
+    """
+    return _local_conv(inputs, kernel, kernel_size, strides, tuple(output_shape), data_format)
 
 
 # -- more losses on tensors -----------------------------------------------------------------
