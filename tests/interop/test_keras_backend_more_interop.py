@@ -289,6 +289,7 @@ ERRORS = {
     ),
     "resize_volumes format": lambda K, tf: K.resize_volumes(_x(tf, [1, 2, 2, 2, 1]), 2, 2, 2, None),
     "set_image_data_format": lambda K, tf: K.set_image_data_format("channels_middle"),
+    "bias_add format": lambda K, tf: K.bias_add(_x(tf, [1, 2]), _x(tf, [2]), "NC"),
     "conv2d format": lambda K, tf: K.conv2d(
         _x(tf, [1, 3, 3, 1]), _x(tf, [1, 1, 1, 1]), data_format="NHWC"
     ),
@@ -417,6 +418,8 @@ def test_state_setters_and_plain_values():
             try:
                 seen.append(K.image_data_format())
                 seen.append(K.spatial_2d_padding(_x(tf, [1, 2, 3, 4])).shape.as_list())
+                biased = K.bias_add(tf.zeros([1, 2, 1, 1]), tf.constant([1.0, 2.0]))
+                seen.append(K.get_value(biased).tolist())
             finally:
                 K.set_image_data_format("channels_last")
             seen.append(K.image_data_format())

@@ -685,11 +685,14 @@ def l2_normalize(x: Any, axis: Any = None) -> Any:
 
 
 def bias_add(x: Any, bias: Any, data_format: str | None = None) -> Any:
-    """``tf.nn.bias_add`` of a 1-D bias (``channels_first`` adds on axis 1).
+    """``tf.nn.bias_add`` of a 1-D bias (``channels_first`` adds on axis 1; None:
+    ``image_data_format()``).
 
     Raises:
+      ValueError: an unknown ``data_format``.
       NotImplementedError: a bias of rank > 1.
     """
+    data_format = _data_format(data_format)
     bias = ops.convert_to_tensor(bias)
     if bias.shape.ndims != 1:
         raise NotImplementedError(
