@@ -884,6 +884,35 @@ def test_dropout_follows_the_learning_phase():
     assert_twins(theirs, ours)
 
 
+def test_seeded_dropout_layers_draw_a_new_mask_per_call_as_tf():
+    """A seeded ``Dropout`` layer (Keras' or ``tf.layers``') called again builds its mask
+    with the next op seed (``seed``, ``seed + 1``...), so each call drops other elements;
+    a call that builds no mask (``training=False``) takes no seed, one with a bool tensor
+    does; the function ``tf.layers.dropout`` makes a new layer each call (same seed,
+    same mask). Masks compared exactly (before: every call of a layer repeated its first
+    mask)."""
+
+    def script(tf):
+        tf.set_random_seed(1)
+        x = tf.ones([3, 8])
+        keras = tf.keras.layers.Dropout(0.5, seed=7)
+        phase = tf.placeholder(tf.bool, [])
+        outs = [keras(x, training=phase), keras(x, training=False), keras(x, training=True)]
+        layer = tf.layers.Dropout(0.5, seed=3)
+        outs += [layer(x, training=True), layer(x, training=True)]
+        outs += [tf.layers.dropout(x, seed=3, training=True) for _ in range(2)]
+
+        def run(sess):
+            return sess.run(outs, {phase: True})
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert not np.array_equal(theirs[0], theirs[2]) and not np.array_equal(theirs[3], theirs[4])
+    assert np.array_equal(theirs[5], theirs[6])
+    assert_twins(theirs, ours, rtol=0, atol=0)
+
+
 def test_dtypes_and_input_arguments_as_tf():
     """A float64 layer casts float32 inputs (variables float64), float ids are cast for
     ``Embedding``, ``input_dim`` and ``batch_size`` build a Sequential's placeholder."""

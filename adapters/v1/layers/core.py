@@ -176,14 +176,25 @@ class Dropout(Layer):
         self.rate = rate
         self.noise_shape = noise_shape
         self.seed = seed
+        self._next_seed = seed
+
+    def _legacy_seed(self) -> int | None:
+        """The op seed of the next mask this layer builds: ``seed``, then ``seed + 1``...
+        (Keras' ``RandomGenerator.make_legacy_seed``); None without a seed."""
+        seed = self._next_seed
+        if seed is not None:
+            self._next_seed = seed + 1
+        return seed
 
     def call(self, inputs: Any, training: Any = False) -> Any:
         if isinstance(self.rate, (int, float)) and self.rate == 0:
             return identity(inputs)
 
         def dropped() -> Any:
+            # A seeded layer called again draws another mask (TF's Keras layers, which
+            # TF's tf.layers.Dropout is, take a new op seed for each mask they build).
             return nn_dropout.dropout(
-                inputs, noise_shape=self.noise_shape, seed=self.seed, rate=self.rate
+                inputs, noise_shape=self.noise_shape, seed=self._legacy_seed(), rate=self.rate
             )
 
         return smart_cond(training, dropped, lambda: identity(inputs))
