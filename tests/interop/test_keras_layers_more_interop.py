@@ -249,3 +249,44 @@ def test_errors_as_tf(name):
     theirs, ours = run_both(script)
     assert theirs[0] != "no error"
     assert ours == theirs
+
+
+def test_layers_default_to_the_backends_image_data_format():
+    """``data_format=None`` is ``tf.keras.backend.image_data_format()`` when the layer is
+    made, for Keras' layers and ``tf.layers`` alike: after
+    ``set_image_data_format("channels_first")`` the channels are axis 1 (before, a layer
+    without ``data_format`` stayed channels-last: other shapes, or silently other
+    values on square inputs). TF's CPU kernels refuse NCHW convolutions and poolings at
+    run time, so those are compared by their static shapes; the rest by values and
+    gradients too."""
+
+    def script(tf):
+        K = tf.keras
+        x = tf.placeholder(tf.float32, [None, 3, 4, 4])
+        K.backend.set_image_data_format("channels_first")
+        try:
+            conv = K.layers.Conv2D(2, 3)(x)
+            pool = K.layers.MaxPooling2D()(x)
+            tl_conv = tf.layers.Conv2D(2, 3, data_format=None)(x)
+            outs = [
+                K.layers.Flatten()(x),
+                K.layers.GlobalAveragePooling2D()(x),
+                K.layers.ZeroPadding2D(1)(x),
+                K.layers.UpSampling2D()(x),
+                K.layers.Cropping2D(1)(x),
+            ]
+        finally:
+            K.backend.set_image_data_format("channels_last")
+        static = [str(t.shape.as_list()) for t in (conv, pool, tl_conv, *outs)]
+        loss = sum(tf.reduce_sum(t * t) for t in outs)
+        (grad,) = tf.gradients(loss, [x])
+
+        def run(sess):
+            values = sess.run([*outs, grad], {x: FEED["img"].transpose(0, 3, 1, 2)})
+            return static, values
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert theirs[0][0] == "[None, 2, 2, 2]"
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)

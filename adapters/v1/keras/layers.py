@@ -727,7 +727,7 @@ class _Pooling(Layer, tl_pool._Pooling):
             pool_size,
             strides,
             padding,
-            data_format or "channels_last",
+            data_format,
             **kwargs,
         )
 

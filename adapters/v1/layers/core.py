@@ -265,8 +265,13 @@ def flatten(inputs: Any, name: str | None = None, data_format: str = "channels_l
 
 
 def _data_format(value: str | None) -> str:
-    """TF's ``normalize_data_format``: ``channels_last`` (default) or ``channels_first``."""
-    value = "channels_last" if value is None else str(value).lower()
+    """TF's ``normalize_data_format``: ``channels_last`` or ``channels_first``; None is
+    ``tf.keras.backend.image_data_format()`` (``channels_last`` unless set)."""
+    if value is None:
+        from adapters.v1.keras import backend  # tf.layers and Keras share the setting
+
+        value = backend.image_data_format()
+    value = str(value).lower()
     if value not in ("channels_first", "channels_last"):
         raise ValueError(
             'The `data_format` argument must be one of "channels_first", "channels_last". '
