@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework import ops
 from adapters.v1.keras import activations, backend, constraints, initializers, regularizers
 from adapters.v1.keras.layers import (
     Conv1D,
@@ -33,7 +33,6 @@ from adapters.v1.keras.layers import (
 from adapters.v1.layers import convolutional as tl_conv
 from adapters.v1.layers import core as tl_core
 from adapters.v1.layers.base import op, passed_arguments
-from adapters.v1.ops.constant_op import constant
 from adapters.v1.ops.nn_with_space_to_batch import with_space_to_batch
 
 __all__ = [
@@ -741,25 +740,6 @@ class ZeroPadding3D(Layer):
         return op("pad")(inputs, [[0, 0], *pads, [0, 0]])
 
 
-def _repeat_elements(x: Any, rep: int, axis: int) -> Any:
-    """Keras' ``backend.repeat_elements``: an axis of known size split into slices, each
-    concatenated ``rep`` times; of unknown size, tiled on a new axis and reshaped."""
-    size = x.shape.as_list()[axis]
-    if size is not None:
-        splits = op("split")(x, num_or_size_splits=size, axis=axis)
-        return backend.concatenate([s for s in splits for _ in range(rep)], axis)
-    rank = x.shape.ndims
-    shape = op("shape")(x)
-    multiples = [1] * (rank + 1)
-    multiples[axis + 1] = rep
-    tiled = op("tile")(op("expand_dims")(x, axis=axis + 1), multiples)
-    reps = [1] * rank
-    reps[axis] = rep
-    outputs = op("reshape")(tiled, shape * constant(reps, dtype=dtypes.int32))
-    outputs.set_shape(x.shape.as_list())
-    return outputs
-
-
 class UpSampling1D(Layer):
     """Each step repeated ``size`` times (``tf.keras.layers.UpSampling1D``): Keras'
     ``repeat_elements`` (the steps split and concatenated, or tiled if unknown).
@@ -773,7 +753,7 @@ class UpSampling1D(Layer):
         self.input_spec = InputSpec(ndim=3)
 
     def call(self, inputs: Any) -> Any:
-        return _repeat_elements(inputs, self.size, 1)
+        return backend.repeat_elements(inputs, self.size, 1)
 
 
 class UpSampling3D(Layer):
@@ -796,7 +776,7 @@ class UpSampling3D(Layer):
         start = 2 if self.data_format == "channels_first" else 1
         output = inputs
         for i, factor in enumerate(self.size):
-            output = _repeat_elements(output, factor, start + i)
+            output = backend.repeat_elements(output, factor, start + i)
         return output
 
 

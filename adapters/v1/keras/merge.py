@@ -3,15 +3,15 @@
 ``add``, ``subtract``, ``multiply``, ``average``, ``maximum``, ``minimum``,
 ``concatenate`` and ``dot`` build the layer of that name and call it on their
 inputs, as Keras' functional interface does (the layer is named as any other:
-``add``, ``add_1``...). ``Dot`` is Keras' ``backend.batch_dot`` of two inputs, with
-its transposes, reshapes, ``MatMul`` and squeezes as Keras builds them (checked
-live against TF 2.21 in tests/interop/test_keras_layers_more_interop.py).
+``add``, ``add_1``...). ``Dot`` is ``tf.keras.backend.batch_dot`` of two inputs, as
+Keras' (checked live against TF 2.21 in tests/interop/test_keras_layers_more_interop.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from adapters.v1.keras import backend
 from adapters.v1.keras.layers import (
     Add,
     Average,
@@ -35,83 +35,6 @@ __all__ = [
     "multiply",
     "subtract",
 ]
-
-
-def _batch_dot(x: Any, y: Any, axes: list[int]) -> Any:
-    """Keras' ``backend.batch_dot(x, y, axes)`` for two known-rank tensors."""
-    x_shape, y_shape = x.shape.as_list(), y.shape.as_list()
-    x_ndim, y_ndim = len(x_shape), len(y_shape)
-    if x_ndim < 2 or y_ndim < 2:
-        raise ValueError(
-            "Cannot do batch_dot on inputs with rank < 2. Received inputs with "
-            f"shapes {tuple(x_shape)} and {tuple(y_shape)}."
-        )
-    if x_shape[0] is not None and y_shape[0] is not None and x_shape[0] != y_shape[0]:
-        raise ValueError(
-            "Cannot do batch_dot on inputs with different batch sizes. Received inputs "
-            f"with shapes {tuple(x_shape)} and {tuple(y_shape)}."
-        )
-    a0, a1 = axes
-    if a0 < 0:
-        a0 += x_ndim
-    if a1 < 0:
-        a1 += y_ndim
-    if 0 in (a0, a1):
-        raise ValueError(
-            "Cannot perform batch_dot over axis 0. If your inputs are not batched, add a "
-            "dummy batch dimension to your inputs using K.expand_dims(x, 0)"
-        )
-    d1, d2 = x_shape[a0], y_shape[a1]
-    if d1 is not None and d2 is not None and d1 != d2:
-        raise ValueError(
-            f"Cannot do batch_dot on inputs with shapes {tuple(x_shape)} and "
-            f"{tuple(y_shape)} with axes={[a0, a1]}. x.shape[{a0}] != y.shape[{a1}] "
-            f"({d1} != {d2})."
-        )
-    orig_x_ndim, orig_y_ndim = x_ndim, y_ndim
-    if x_ndim == 2:
-        x = op("expand_dims")(x, 1)
-        a0 += 1
-        x_ndim += 1
-    if y_ndim == 2:
-        y = op("expand_dims")(y, 2)
-        y_ndim += 1
-    if a0 != x_ndim - 1:
-        pattern = list(range(x_ndim))
-        for i in range(a0, x_ndim - 1):
-            pattern[i] = pattern[i + 1]
-        pattern[-1] = a0
-        x = op("transpose")(x, pattern)
-    if a1 != 1:
-        pattern = list(range(y_ndim))
-        for i in range(a1, 1, -1):
-            pattern[i] = pattern[i - 1]
-        pattern[1] = a1
-        y = op("transpose")(y, pattern)
-    x_squashed = y_squashed = False
-    if x_ndim > 3:
-        shape = op("shape")(x)
-        x_mid_dims = shape[1:-1]
-        x = op("reshape")(x, op("stack")([shape[0], -1, shape[-1]]))
-        x_squashed = True
-    if y_ndim > 3:
-        shape = op("shape")(y)
-        y_trail_dims = shape[2:]
-        y = op("reshape")(y, op("stack")([shape[0], shape[1], -1]))
-        y_squashed = True
-    result = op("matmul")(x, y)
-    output_shape = op("shape")(result)
-    if x_squashed:
-        output_shape = op("concat")([output_shape[:1], x_mid_dims, output_shape[-1:]], 0)
-    if y_squashed:
-        output_shape = op("concat")([output_shape[:-1], y_trail_dims], 0)
-    if x_squashed or y_squashed:
-        result = op("reshape")(result, output_shape)
-    if orig_x_ndim == 2:
-        result = op("squeeze")(result, [1])
-    elif orig_y_ndim == 2:
-        result = op("squeeze")(result, [-1])
-    return result
 
 
 class Dot(_Merge):
@@ -189,7 +112,7 @@ class Dot(_Merge):
         if self.normalize:
             x1 = op("nn.l2_normalize")(x1, axis=axes[0])
             x2 = op("nn.l2_normalize")(x2, axis=axes[1])
-        return _batch_dot(x1, x2, axes)
+        return backend.batch_dot(x1, x2, axes)
 
 
 def add(inputs: list[Any], **kwargs: Any) -> Any:
