@@ -506,13 +506,7 @@ class AveragePooling3D(MaxPooling3D):
 
 
 class _GlobalPooling3D(_GlobalPooling2D):
-    def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs: Any):
-        super().__init__(data_format, keepdims, **kwargs)
-        self.input_spec = InputSpec(ndim=5)
-
-    def call(self, inputs: Any) -> Any:
-        axes = [1, 2, 3] if self.data_format == "channels_last" else [2, 3, 4]
-        return op(self._reduce)(inputs, axis=axes, keepdims=self.keepdims)
+    _rank = 3
 
 
 class GlobalAveragePooling3D(_GlobalPooling3D):

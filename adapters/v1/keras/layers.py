@@ -786,16 +786,20 @@ class AveragePooling2D(MaxPooling2D):
 
 
 class _GlobalPooling2D(Layer):
+    """A reduction over the ``_rank`` spatial axes (the 3-D layers set ``_rank = 3``)."""
+
     _reduce = "reduce_mean"
+    _rank = 2
 
     def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
         self.data_format = tl_core._data_format(data_format)
         self.keepdims = keepdims
-        self.input_spec = InputSpec(ndim=4)
+        self.input_spec = InputSpec(ndim=self._rank + 2)
 
     def call(self, inputs: Any) -> Any:
-        axes = [1, 2] if self.data_format == "channels_last" else [2, 3]
+        first = 1 if self.data_format == "channels_last" else 2
+        axes = list(range(first, first + self._rank))
         return op(self._reduce)(inputs, axis=axes, keepdims=self.keepdims)
 
 
