@@ -135,3 +135,36 @@ def test_with_space_to_batch_errors():
                 tf.nn.with_space_to_batch(x, [2, 2], "SAME", lambda i, n, p: i)
             with pytest.raises(ValueError, match="`dilation_rate` must be positive"):
                 tf.nn.with_space_to_batch(x, [0, 2], "VALID", lambda i, n, p: i)
+
+
+def test_convolution_takes_strides_and_rates_as_tf():
+    """``tf.nn.convolution``'s ``strides``/``dilation_rate``: an int, one entry per
+    spatial dimension, or ``n + 2`` entries, as TF's ``_get_sequence`` (an int raised
+    TypeError here before); another length is TF's ValueError."""
+
+    def script(tf):
+        x = tf.constant(X)
+        w = tf.constant(np.round(np.random.RandomState(2).randn(3, 3, 3, 2)).astype(np.float32))
+        outs = [
+            tf.nn.convolution(x, w, "SAME", strides=2),
+            tf.nn.convolution(x, w, "SAME", dilation_rate=2),
+            tf.nn.convolution(x, w, "VALID", strides=[2, 1]),
+            tf.nn.convolution(x, w, "SAME", strides=[1, 2, 2, 1]),
+            tf.nn.convolution(x, w, "VALID", dilation_rate=(1,)),
+        ]
+        grads = tf.gradients(sum(tf.reduce_sum(o * o) for o in outs), [x, w])
+        try:
+            tf.nn.convolution(x, w, "SAME", strides=[1, 2, 2])
+            error = None
+        except ValueError as e:
+            error = str(e)
+        shapes = [o.shape.as_list() for o in outs]
+
+        def run(sess):
+            return shapes, error, sess.run(outs + grads)
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert theirs[1] is not None
+    assert_twins(theirs, ours, rtol=1e-5, atol=1e-5)

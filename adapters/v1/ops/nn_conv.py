@@ -615,13 +615,9 @@ def _convolution(
     if n not in _FORMATS:
         raise OpValueError(f"`input` must be 3D, 4D or 5D. Received: input rank {input.ndim}")
     data_format = _FORMATS[n][1 if channels_first(data_format) else 0]
-    strides = [1] * n if strides is None else list(strides)
-    rates = [1] * n if dilation_rate is None else list(dilation_rate)
-    if len(strides) != n or len(rates) != n:
-        raise OpValueError(
-            f"`strides` and `dilation_rate` must have {n} entries (the spatial dimensions). "
-            f"Received: strides={strides}, dilation_rate={rates}"
-        )
+    # TF's rule: an int, n values or n + 2 (batch and channels 1), as every conv op's
+    strides = list(spatial(sequence(strides, n, data_format, "strides"), data_format))
+    rates = list(spatial(sequence(dilation_rate, n, data_format, "dilations"), data_format))
     if any(s != 1 for s in strides) and any(r != 1 for r in rates):
         raise OpValueError(
             "`strides > 1` not supported in conjunction with `dilation_rate > 1`. "
