@@ -1865,7 +1865,8 @@ def ctc_batch_cost(y_true: Any, y_pred: Any, input_length: Any, label_length: An
     Args:
       y_true: ``[batch, max_label_length]`` labels.
       y_pred: ``[batch, time, classes]`` softmax outputs.
-      input_length, label_length: ``[batch, 1]`` lengths.
+      input_length: ``[batch, 1]`` lengths of ``y_pred``'s sequences.
+      label_length: ``[batch, 1]`` lengths of ``y_true``'s labels.
     """
     tf = _tf()
     label_length = op("cast")(op("squeeze")(label_length, axis=-1), dtypes.int32)
