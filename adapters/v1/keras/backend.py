@@ -1382,17 +1382,25 @@ def conv1d(
         left = dilation_rate * (kernel.shape.as_list()[0] - 1)
         x = temporal_padding(x, (left, 0))
         padding = "valid"
-    padding = _padding(padding)
-    x = _to_last(x, first, 3)
+    return _convolution(x, kernel, strides, padding, first, dilation_rate, "NWC")
+
+
+def _convolution(
+    x: Any, kernel: Any, strides: Any, padding: str, first: bool, rates: Any, layout: str
+) -> Any:
+    """``tf.nn.convolution`` in the channels-last ``layout``, a channels-first ``x``
+    transposed to it and back, as Keras' backend does on CPU."""
+    rank = len(layout)
+    x = _to_last(x, first, rank)
     x = op("nn.convolution")(
         input=x,
         filter=kernel,
-        dilation_rate=[dilation_rate] if isinstance(dilation_rate, int) else dilation_rate,
-        strides=[strides] if isinstance(strides, int) else strides,
-        padding=padding,
-        data_format="NWC",
+        dilation_rate=rates,
+        strides=strides,
+        padding=_padding(padding),
+        data_format=layout,
     )
-    return _to_first(x, first, 3)
+    return _to_first(x, first, rank)
 
 
 def conv2d(
@@ -1409,16 +1417,7 @@ def conv2d(
       ValueError: an unknown ``data_format`` or ``padding``.
     """
     first = _data_format(data_format) == "channels_first"
-    x = _to_last(x, first, 4)
-    x = op("nn.convolution")(
-        input=x,
-        filter=kernel,
-        dilation_rate=dilation_rate,
-        strides=strides,
-        padding=_padding(padding),
-        data_format="NHWC",
-    )
-    return _to_first(x, first, 4)
+    return _convolution(x, kernel, strides, padding, first, dilation_rate, "NHWC")
 
 
 def conv2d_transpose(
@@ -1532,16 +1531,7 @@ def conv3d(
       ValueError: an unknown ``data_format`` or ``padding``.
     """
     first = _data_format(data_format) == "channels_first"
-    x = _to_last(x, first, 5)
-    x = op("nn.convolution")(
-        input=x,
-        filter=kernel,
-        dilation_rate=dilation_rate,
-        strides=strides,
-        padding=_padding(padding),
-        data_format="NDHWC",
-    )
-    return _to_first(x, first, 5)
+    return _convolution(x, kernel, strides, padding, first, dilation_rate, "NDHWC")
 
 
 def pool2d(
