@@ -15,6 +15,7 @@ under ``weighted_loss``: ``auto``/``sum_over_batch_size`` is
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -27,28 +28,55 @@ from adapters.v1.ops.constant_op import constant
 __all__ = [
     "KLD",
     "MAE",
+    "MAPE",
     "MSE",
+    "MSLE",
     "BinaryCrossentropy",
+    "BinaryFocalCrossentropy",
     "CategoricalCrossentropy",
+    "CategoricalFocalCrossentropy",
+    "CategoricalHinge",
+    "CosineSimilarity",
     "Hinge",
     "Huber",
     "KLDivergence",
+    "LogCosh",
     "Loss",
     "MeanAbsoluteError",
+    "MeanAbsolutePercentageError",
     "MeanSquaredError",
+    "MeanSquaredLogarithmicError",
+    "Poisson",
     "SparseCategoricalCrossentropy",
+    "SquaredHinge",
     "binary_crossentropy",
+    "binary_focal_crossentropy",
     "categorical_crossentropy",
+    "categorical_focal_crossentropy",
+    "categorical_hinge",
+    "cosine",
+    "cosine_proximity",
+    "cosine_similarity",
+    "deserialize",
     "get",
     "hinge",
     "huber",
     "kl_divergence",
     "kld",
+    "log_cosh",
+    "logcosh",
     "mae",
+    "mape",
     "mean_absolute_error",
+    "mean_absolute_percentage_error",
     "mean_squared_error",
+    "mean_squared_logarithmic_error",
     "mse",
+    "msle",
+    "poisson",
+    "serialize",
     "sparse_categorical_crossentropy",
+    "squared_hinge",
 ]
 
 _REDUCTIONS = ("auto", "none", "sum", "sum_over_batch_size")
@@ -258,9 +286,173 @@ def _binary(y_true: Any, y_pred: Any, from_logits: bool) -> Any:
     return bce
 
 
+def mean_absolute_percentage_error(y_true: Any, y_pred: Any) -> Any:
+    """``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), epsilon)), -1)``."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    diff = op("abs")(
+        op("truediv")(
+            op("subtract")(y_true, y_pred), op("maximum")(op("abs")(y_true), backend.epsilon())
+        )
+    )
+    return op("multiply")(100.0, backend.mean(diff, axis=-1))
+
+
+def mean_squared_logarithmic_error(y_true: Any, y_pred: Any) -> Any:
+    """``mean(square(log(maximum(y_pred, eps) + 1) - log(maximum(y_true, eps) + 1)), -1)``."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    eps = backend.epsilon()
+    first_log = op("log")(op("add")(op("maximum")(y_pred, eps), 1.0))
+    second_log = op("log")(op("add")(op("maximum")(y_true, eps), 1.0))
+    return backend.mean(op("math.squared_difference")(first_log, second_log), axis=-1)
+
+
+def squared_hinge(y_true: Any, y_pred: Any) -> Any:
+    """``mean(square(max(1 - y_true * y_pred, 0)), -1)``; 0/1 labels become -1/1."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    y_true = _convert_binary_labels(y_true)
+    return backend.mean(
+        op("square")(op("maximum")(op("subtract")(1.0, op("multiply")(y_true, y_pred)), 0.0)),
+        axis=-1,
+    )
+
+
+def categorical_hinge(y_true: Any, y_pred: Any) -> Any:
+    """``maximum(neg - pos + 1, 0)``: ``pos = sum(y_true * y_pred, -1)``,
+    ``neg = max((1 - y_true) * y_pred, -1)``."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    pos = op("reduce_sum")(op("multiply")(y_true, y_pred), axis=-1)
+    neg = op("reduce_max")(op("multiply")(op("subtract")(1.0, y_true), y_pred), axis=-1)
+    zero = op("cast")(0.0, y_pred.dtype)
+    return op("maximum")(op("add")(op("subtract")(neg, pos), 1.0), zero)
+
+
+def log_cosh(y_true: Any, y_pred: Any) -> Any:
+    """``mean(x + softplus(-2x) - log(2), -1)`` of ``x = y_pred - y_true`` (``log(2)``
+    computed in float32 and cast, as TF's)."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    x = op("subtract")(y_pred, y_true)
+    log2 = op("cast")(op("log")(constant(2.0)), x.dtype)
+    value = op("subtract")(
+        op("add")(x, op("nn.softplus")(op("multiply")(-2.0, x))),
+        log2,
+    )
+    return backend.mean(value, axis=-1)
+
+
+def poisson(y_true: Any, y_pred: Any) -> Any:
+    """``mean(y_pred - y_true * log(y_pred + epsilon), -1)``."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    return backend.mean(
+        op("subtract")(
+            y_pred, op("multiply")(y_true, op("log")(op("add")(y_pred, backend.epsilon())))
+        ),
+        axis=-1,
+    )
+
+
+def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
+    """``-sum(l2_normalize(y_true, axis) * l2_normalize(y_pred, axis), axis)`` (``y_true``
+    is not cast to ``y_pred``'s dtype, as TF's)."""
+    y_true = op("math.l2_normalize")(y_true, axis=axis)
+    y_pred = op("math.l2_normalize")(y_pred, axis=axis)
+    return op("negative")(op("reduce_sum")(op("multiply")(y_true, y_pred), axis=axis))
+
+
+def binary_focal_crossentropy(
+    y_true: Any,
+    y_pred: Any,
+    apply_class_balancing: bool = False,
+    alpha: float = 0.25,
+    gamma: float = 2.0,
+    from_logits: bool = False,
+    label_smoothing: float = 0.0,
+    axis: int = -1,
+) -> Any:
+    """``mean((1 - p_t)^gamma * bce, axis)``, ``p_t`` the probability of the true label
+    (``sigmoid(y_pred)`` when ``from_logits``), ``bce`` ``binary_crossentropy``'s
+    element-wise loss; with ``apply_class_balancing`` weighted by ``alpha`` (label 1)
+    or ``1 - alpha`` (label 0)."""
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    if label_smoothing:
+        smoothing = constant(label_smoothing, dtype=y_pred.dtype)
+        y_true = op("add")(
+            op("multiply")(y_true, op("subtract")(1.0, smoothing)), op("multiply")(0.5, smoothing)
+        )
+    # Keras' backend binary_focal_crossentropy (element-wise).
+    sigmoidal = op("sigmoid")(y_pred) if from_logits else y_pred
+    p_t = op("add")(
+        op("multiply")(y_true, sigmoidal),
+        op("multiply")(1 - y_true, 1 - sigmoidal),
+    )
+    focal_factor = op("pow")(op("subtract")(1.0, p_t), gamma)
+    focal_bce = op("multiply")(focal_factor, _binary(y_true, y_pred, from_logits))
+    if apply_class_balancing:
+        # ``1 - alpha`` in Python (double), as TF's.
+        weight = op("add")(
+            op("multiply")(y_true, alpha),
+            op("multiply")(1 - y_true, 1 - alpha),
+        )
+        focal_bce = op("multiply")(weight, focal_bce)
+    return backend.mean(focal_bce, axis=axis)
+
+
+def categorical_focal_crossentropy(
+    y_true: Any,
+    y_pred: Any,
+    alpha: float = 0.25,
+    gamma: float = 2.0,
+    from_logits: bool = False,
+    label_smoothing: float = 0.0,
+    axis: int = -1,
+) -> Any:
+    """``sum(alpha * (1 - p)^gamma * -y_true * log(p), axis)`` with ``p`` the probabilities
+    rescaled to sum to 1 and clipped (``softmax(y_pred, axis)`` when ``from_logits``).
+
+    Raises:
+      ValueError: ``axis`` a bool, or ``y_true`` and ``y_pred`` of incompatible shapes.
+    """
+    if isinstance(axis, bool):
+        raise ValueError(
+            f"`axis` must be of type `int`. Received: axis={axis} of type {type(axis)}"
+        )
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    if y_pred.shape.ndims and y_pred.shape.as_list()[-1] == 1:
+        warnings.warn(
+            "In loss categorical_focal_crossentropy, expected y_pred.shape to be "
+            "(batch_size, num_classes) with num_classes > 1. Received: "
+            f"y_pred.shape={y_pred.shape}. Consider using 'binary_crossentropy' if you "
+            "only have 2 classes.",
+            SyntaxWarning,
+            stacklevel=2,
+        )
+    if label_smoothing:
+        smoothing = constant(label_smoothing, dtype=y_pred.dtype)
+        classes = op("cast")(op("shape")(y_true)[-1], y_pred.dtype)
+        y_true = op("add")(
+            op("multiply")(y_true, op("subtract")(1.0, smoothing)),
+            op("truediv")(smoothing, classes),
+        )
+    # Keras' backend categorical_focal_crossentropy.
+    y_true.shape.assert_is_compatible_with(y_pred.shape)
+    output, from_logits = _get_logits(y_pred, from_logits, "Softmax")
+    if from_logits:
+        output = op("nn.softmax")(output, axis=axis)
+    output = op("truediv")(output, op("reduce_sum")(output, axis, keepdims=True))
+    eps = _epsilon(output.dtype)
+    output = op("clip_by_value")(output, eps, op("subtract")(1.0, eps))
+    cce = op("multiply")(op("negative")(y_true), op("log")(output))
+    modulating_factor = op("pow")(op("subtract")(1.0, output), gamma)
+    weighting_factor = op("multiply")(modulating_factor, alpha)
+    return op("reduce_sum")(op("multiply")(weighting_factor, cce), axis=axis)
+
+
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
 kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
+cosine = cosine_proximity = cosine_similarity
 
 
 def _squeeze_or_expand(losses: Any, weight: Any) -> Any:
@@ -329,6 +521,11 @@ class Loss:
     def get_config(self) -> dict[str, Any]:
         return {"reduction": self.reduction, "name": self.name}
 
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Loss:
+        """``cls(**config)``."""
+        return cls(**config)
+
 
 class LossFunctionWrapper(Loss):
     """A loss class around a loss function and its keyword arguments."""
@@ -346,6 +543,21 @@ class LossFunctionWrapper(Loss):
 
     def call(self, y_true: Any, y_pred: Any) -> Any:
         return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        """TF's: ``reduction``, ``name``, the function's keyword arguments and ``fn``,
+        the function's name."""
+        return {**super().get_config(), **self._fn_kwargs, "fn": self.fn.__name__}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Loss:
+        """``cls(**config)`` without ``fn`` (``LossFunctionWrapper`` itself: the loss
+        function ``fn`` names)."""
+        config = dict(config)
+        fn_name = config.pop("fn", None)
+        if fn_name and cls is LossFunctionWrapper:
+            config["fn"] = get(fn_name)
+        return cls(**config)
 
 
 class MeanSquaredError(LossFunctionWrapper):
@@ -427,6 +639,102 @@ class KLDivergence(LossFunctionWrapper):
         super().__init__(kl_divergence, reduction=reduction, name=name)
 
 
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    """``mean_absolute_percentage_error`` reduced (name 'mean_absolute_percentage_error')."""
+
+    def __init__(self, reduction: str = "auto", name: str = "mean_absolute_percentage_error"):
+        super().__init__(mean_absolute_percentage_error, reduction=reduction, name=name)
+
+
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    """``mean_squared_logarithmic_error`` reduced (name 'mean_squared_logarithmic_error')."""
+
+    def __init__(self, reduction: str = "auto", name: str = "mean_squared_logarithmic_error"):
+        super().__init__(mean_squared_logarithmic_error, reduction=reduction, name=name)
+
+
+class BinaryFocalCrossentropy(LossFunctionWrapper):
+    """``binary_focal_crossentropy`` reduced; Args (TF's defaults):
+    apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False,
+    label_smoothing=0.0, axis=-1, reduction='auto', name='binary_focal_crossentropy'."""
+
+    def __init__(
+        self,
+        apply_class_balancing: bool = False,
+        alpha: float = 0.25,
+        gamma: float = 2.0,
+        from_logits: bool = False,
+        label_smoothing: float = 0.0,
+        axis: int = -1,
+        reduction: str = "auto",
+        name: str = "binary_focal_crossentropy",
+    ):
+        super().__init__(binary_focal_crossentropy, **passed_arguments(locals()))
+        self.from_logits = from_logits
+        self.apply_class_balancing = apply_class_balancing
+        self.alpha = alpha
+        self.gamma = gamma
+
+
+class CategoricalFocalCrossentropy(LossFunctionWrapper):
+    """``categorical_focal_crossentropy`` reduced; Args (TF's defaults): alpha=0.25,
+    gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1, reduction='auto',
+    name='categorical_focal_crossentropy'."""
+
+    def __init__(
+        self,
+        alpha: float = 0.25,
+        gamma: float = 2.0,
+        from_logits: bool = False,
+        label_smoothing: float = 0.0,
+        axis: int = -1,
+        reduction: str = "auto",
+        name: str = "categorical_focal_crossentropy",
+    ):
+        super().__init__(categorical_focal_crossentropy, **passed_arguments(locals()))
+        self.from_logits = from_logits
+        self.alpha = alpha
+        self.gamma = gamma
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    """``cosine_similarity`` reduced; Args (TF's defaults): axis=-1, reduction='auto',
+    name='cosine_similarity'."""
+
+    def __init__(self, axis: int = -1, reduction: str = "auto", name: str = "cosine_similarity"):
+        super().__init__(cosine_similarity, **passed_arguments(locals()))
+
+
+class SquaredHinge(LossFunctionWrapper):
+    """``squared_hinge`` reduced (name 'squared_hinge')."""
+
+    def __init__(self, reduction: str = "auto", name: str = "squared_hinge"):
+        super().__init__(squared_hinge, reduction=reduction, name=name)
+
+
+class CategoricalHinge(LossFunctionWrapper):
+    """``categorical_hinge`` reduced (name 'categorical_hinge')."""
+
+    def __init__(self, reduction: str = "auto", name: str = "categorical_hinge"):
+        super().__init__(categorical_hinge, reduction=reduction, name=name)
+
+
+class Poisson(LossFunctionWrapper):
+    """``poisson`` reduced (name 'poisson')."""
+
+    def __init__(self, reduction: str = "auto", name: str = "poisson"):
+        super().__init__(poisson, reduction=reduction, name=name)
+
+
+class LogCosh(LossFunctionWrapper):
+    """``log_cosh`` reduced (name 'log_cosh')."""
+
+    def __init__(self, reduction: str = "auto", name: str = "log_cosh"):
+        super().__init__(log_cosh, reduction=reduction, name=name)
+
+
+# The names TF's ``get``/``deserialize`` resolve (tf_keras' losses module's globals):
+# loss functions, returned as they are...
 _BY_NAME: dict[str, Any] = {
     "mean_squared_error": mean_squared_error,
     "mse": mse,
@@ -434,28 +742,176 @@ _BY_NAME: dict[str, Any] = {
     "mean_absolute_error": mean_absolute_error,
     "mae": mae,
     "MAE": mae,
+    "mean_absolute_percentage_error": mean_absolute_percentage_error,
+    "mape": mape,
+    "MAPE": mape,
+    "mean_squared_logarithmic_error": mean_squared_logarithmic_error,
+    "msle": msle,
+    "MSLE": msle,
     "categorical_crossentropy": categorical_crossentropy,
+    "categorical_focal_crossentropy": categorical_focal_crossentropy,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
     "binary_crossentropy": binary_crossentropy,
+    "bce": binary_crossentropy,
+    "BCE": binary_crossentropy,
+    "binary_focal_crossentropy": binary_focal_crossentropy,
     "hinge": hinge,
+    "squared_hinge": squared_hinge,
+    "categorical_hinge": categorical_hinge,
     "huber": huber,
+    "huber_loss": huber,
+    "log_cosh": log_cosh,
+    "logcosh": log_cosh,
     "kl_divergence": kl_divergence,
     "kld": kld,
     "KLD": kld,
     "kullback_leibler_divergence": kl_divergence,
+    "poisson": poisson,
+    "cosine_similarity": cosine_similarity,
+}
+
+# ... and loss classes, built from a config (a name alone: with their defaults).
+_CLASSES: dict[str, type[Loss]] = {
+    cls.__name__: cls
+    for cls in (
+        MeanSquaredError,
+        MeanAbsoluteError,
+        MeanAbsolutePercentageError,
+        MeanSquaredLogarithmicError,
+        BinaryCrossentropy,
+        BinaryFocalCrossentropy,
+        CategoricalCrossentropy,
+        CategoricalFocalCrossentropy,
+        SparseCategoricalCrossentropy,
+        CosineSimilarity,
+        Hinge,
+        SquaredHinge,
+        CategoricalHinge,
+        Poisson,
+        LogCosh,
+        KLDivergence,
+        Huber,
+    )
 }
 
 
-def get(identifier: Any) -> Any:
-    """The loss function ``identifier`` names, or itself if callable.
+def _unknown(name: Any) -> ValueError:
+    return ValueError(
+        f"Unknown loss function: {name!r}. Please ensure you are using a "
+        "`keras.utils.custom_object_scope` and that this object is included in the scope. "
+        "See https://www.tensorflow.org/guide/keras/save_and_serialize"
+        "#registering_the_custom_object for details."
+    )
+
+
+def serialize(loss: Any, use_legacy_format: bool = False) -> Any:
+    """TF's serialization of ``loss``: a ``Loss`` as ``{'module': 'keras.losses',
+    'class_name': ..., 'config': loss.get_config(), 'registered_name': None}``
+    (``{'class_name': ..., 'config': ...}`` with ``use_legacy_format``); a loss function
+    as ``{'module': 'builtins', 'class_name': 'function', 'config': its name,
+    'registered_name': 'function'}`` (its name with ``use_legacy_format``); ``None`` as
+    ``None``.
 
     Raises:
-      ValueError: an unknown name.
+      ValueError: an object that is neither (a loss class or function of its own).
     """
-    if identifier is None or callable(identifier):
+    if loss is None:
+        return None
+    if not isinstance(loss, Loss):
+        warnings.warn(
+            "The `keras.losses.serialize()` API should only be used for objects of type "
+            f"`keras.losses.Loss`. Found an instance of type {type(loss)}, which may lead "
+            "to improper serialization.",
+            stacklevel=2,
+        )
+    if isinstance(loss, Loss):
+        class_name = type(loss).__name__
+        if _CLASSES.get(class_name) is not type(loss):
+            raise ValueError(
+                f"tf.keras.losses.serialize: {class_name} is not one of tf.keras.losses' "
+                "classes; adapters.v1 serializes only those"
+            )
+        config = loss.get_config()
+        if use_legacy_format:
+            return {"class_name": class_name, "config": config}
+        return {
+            "module": "keras.losses",
+            "class_name": class_name,
+            "config": config,
+            "registered_name": None,
+        }
+    name = getattr(loss, "__name__", None)
+    if not callable(loss) or _BY_NAME.get(name) is not loss:
+        raise ValueError(
+            f"tf.keras.losses.serialize: {loss!r} is not one of tf.keras.losses' loss "
+            "functions; adapters.v1 serializes only those"
+        )
+    if use_legacy_format:
+        return name
+    return {
+        "module": "builtins",
+        "class_name": "function",
+        "config": name,
+        "registered_name": "function",
+    }
+
+
+def deserialize(
+    name: Any, custom_objects: dict[str, Any] | None = None, use_legacy_format: bool = False
+) -> Any:
+    """The loss ``name`` describes: a loss function's or class's name (a class is built
+    with its defaults), or a dict ``serialize`` gives (either format): a class built
+    ``from_config``, a function by its name. ``custom_objects`` names more (looked up
+    first). Names only, never evaluated.
+
+    Raises:
+      ValueError: an unknown name or class (TF's message), a dict without ``class_name``
+        and ``config``.
+    """
+    del use_legacy_format  # both formats are read
+    custom = dict(custom_objects or {})
+
+    def lookup(key: Any) -> Any:
+        if isinstance(key, str):
+            if key in custom:
+                return custom[key]
+            if key in _CLASSES:
+                return _CLASSES[key]
+            if key in _BY_NAME:
+                return _BY_NAME[key]
+        raise _unknown(key)
+
+    if isinstance(name, dict):
+        if "class_name" not in name or "config" not in name:
+            raise ValueError(f"Unknown `config` as a `dict`, config={name}")
+        class_name, config = name["class_name"], name["config"]
+        if class_name == "function" and isinstance(config, str):
+            return lookup(config)
+        found = lookup(class_name)
+        if isinstance(found, type):
+            if hasattr(found, "from_config"):
+                return found.from_config(dict(config or {}))
+            return found(**(config or {}))
+        return found
+    if isinstance(name, str):
+        found = lookup(name)
+        return found() if isinstance(found, type) else found
+    raise ValueError(f"Could not interpret serialized loss function: {name}")
+
+
+def get(identifier: Any) -> Any:
+    """The loss ``identifier`` names (see ``deserialize``: a class's name gives an
+    instance with its defaults), the one a config dict describes, or the callable itself.
+
+    Raises:
+      ValueError: an unknown name (TF's message) or anything else.
+    """
+    if identifier is None:
+        return None
+    if isinstance(identifier, (str, dict)):
+        return deserialize(identifier)
+    if callable(identifier):
         return identifier
-    if isinstance(identifier, str) and identifier in _BY_NAME:
-        return _BY_NAME[identifier]
     raise ValueError(f"Could not interpret loss function identifier: {identifier}")
 
 
