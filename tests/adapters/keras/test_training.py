@@ -206,11 +206,23 @@ def test_functional_model_dict_inputs(graph):
     np.testing.assert_allclose(m.predict([xa, xb]), m.predict({"a": xa, "b": xb}))
 
 
-def test_metric_objects_standalone_raise(graph):
+def test_metric_objects_standalone(graph):
+    """Standalone metric objects work as TF's graph-mode Keras (values checked live in
+    tests/interop/test_keras_metrics_interop.py): variables in no collection, the update
+    an op, the result ``total / count``, a reset in the default session."""
     m = K.metrics.BinaryAccuracy()
     assert m.name == "binary_accuracy" and m.get_config()["threshold"] == 0.5
-    for call in (lambda: m([1.0], [1.0]), lambda: m.update_state([1.0], [1.0]), m.result):
-        with pytest.raises(NotImplementedError, match="Model.compile"):
-            call()
+    assert [v.name for v in m.variables] == ["total:0", "count:0"]
+    assert tf.global_variables() == [] and tf.local_variables() == []
+    update = m.update_state([[1.0], [0.0]], [[0.9], [0.7]])
+    assert isinstance(update, tf.Operation)
+    called = m([[1.0]], [[0.2]])
+    with tf.Session() as sess:
+        sess.run(tf.variables_initializer(m.variables))
+        assert sess.run(update) is None
+        assert sess.run(m.result()) == 0.5
+        assert sess.run(called) == np.float32(1 / 3)
+        m.reset_state()
+        assert sess.run(m.result()) == 0.0
     with pytest.raises(TypeError, match="unexpected keyword"):
         K.metrics.MeanSquaredError(threshold=0.1)

@@ -1,0 +1,205 @@
+"""``tf.keras.metrics``' stateful metrics used standalone in a TF1 graph, checked live
+against TF 2.21's legacy Keras (``TF_USE_LEGACY_KERAS=1``, classic TF1 graphs:
+``twin.py``).
+
+Each test builds several metrics in one graph on placeholders: ``update_state`` (with
+and without ``sample_weight``), ``result()``, a call (``m(y_true, y_pred)``: the update,
+then the result after it), ``reset_state()`` (run at once in the default session);
+compared: the results after each fed batch, the metrics' names, dtypes, configs and
+variables (names, shapes, dtypes), and that the variables are in no collection (TF's:
+``tf.variables_initializer(m.variables)`` initializes them, not the global or local
+initializers). Each test failed before the metrics were stateful in ``adapters.v1``
+(NotImplementedError or AttributeError).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.interop.twin import assert_twins, run_both
+
+pytestmark = pytest.mark.interop
+
+RTOL, ATOL = 2e-5, 2e-6
+
+_RNG = np.random.RandomState(11)
+
+
+def _batches(shape, n=3, low=0.0, high=1.0, dtype=np.float32):
+    return [_RNG.uniform(low, high, shape).astype(dtype) for _ in range(n)]
+
+
+def _stream(tf, metrics, updates, feeds, calls=(), call_feed=None):
+    """``run(sess)``: the metrics' variables initialized, each feed's ``updates`` run and
+    every result fetched, then the ``calls`` (fed ``call_feed``), then a reset."""
+    results = [m.result() for m in metrics]
+    init = tf.variables_initializer([v for m in metrics for v in m.variables])
+    collected = [
+        len(tf.global_variables()),
+        len(tf.local_variables()),
+        len(tf.trainable_variables()),
+    ]
+
+    def run(sess):
+        sess.run(init)
+        out = {
+            "names": [m.name for m in metrics],
+            "dtypes": [m.dtype for m in metrics],
+            "variables": [
+                [(v.name, v.shape.as_list(), v.dtype.name) for v in m.variables] for m in metrics
+            ],
+            "collected": collected,
+            "updates": [type(u).__name__ for u in updates],
+            "before": sess.run(results),
+            "steps": [],
+        }
+        for feed in feeds:
+            assert all(x is None for x in sess.run(updates, feed))
+            out["steps"].append(sess.run(results))
+        if calls:
+            out["calls"] = sess.run(list(calls), call_feed)
+            out["after calls"] = sess.run(results)
+        for m in metrics:
+            m.reset_state()
+        out["reset"] = sess.run(results)
+        return out
+
+    return run
+
+
+def test_mean_sum_and_mean_tensor():
+    """``Mean``/``Sum``/``MeanTensor`` with vector, column, scalar and lower-rank weights
+    (the values reduced to the weights' rank), float64 and int32 dtypes (an int32 mean
+    is a float64 ``div_no_nan``), names and name scopes."""
+    xs = _batches((4, 3), low=-2, high=3)
+    ws = _batches((4,))
+
+    def script(tf):
+        x = tf.placeholder(tf.float32, [None, 3])
+        w = tf.placeholder(tf.float32, [None])
+        cube = tf.reshape(x, [4, 3, 1]) * tf.constant([1.0, -0.5], shape=[1, 1, 2])
+        with tf.name_scope("scoped"):
+            mean = tf.keras.metrics.Mean()
+        metrics = [
+            mean,
+            tf.keras.metrics.Mean(name="weighted mean"),
+            tf.keras.metrics.Mean(name="column"),
+            tf.keras.metrics.Mean(name="scalar"),
+            tf.keras.metrics.Mean(name="cube", dtype="float64"),
+            tf.keras.metrics.Mean(name="ints", dtype="int32"),
+            tf.keras.metrics.Sum(),
+            tf.keras.metrics.Sum(name="weighted sum"),
+            tf.keras.metrics.Sum(name="cube sum"),
+            tf.keras.metrics.MeanTensor(),
+            tf.keras.metrics.MeanTensor(name="weighted tensor", shape=(4, 3), dtype=tf.float64),
+            tf.keras.metrics.MeanTensor(name="row weights"),
+        ]
+        updates = [
+            metrics[0].update_state(x),
+            metrics[1].update_state(x, sample_weight=w),
+            metrics[2].update_state(x, sample_weight=w[:, None]),
+            metrics[3].update_state(x, sample_weight=0.5),
+            metrics[4].update_state(cube, sample_weight=w),
+            metrics[5].update_state(tf.cast(x * 3.0, tf.int32)),
+            metrics[6].update_state(x),
+            metrics[7].update_state(x, w),
+            metrics[8].update_state(cube, w),
+            metrics[9].update_state(tf.reshape(x, [4, 3])),
+            metrics[10].update_state(tf.reshape(x, [4, 3]), tf.reshape(x, [4, 3]) + 2.0),
+            metrics[11].update_state(tf.reshape(cube, [4, 3, 2]), tf.reshape(x, [4, 3])),
+        ]
+        calls = [
+            metrics[0](x * 2.0),
+            metrics[7](x, sample_weight=w),
+            metrics[9](tf.reshape(x, [4, 3])),
+        ]
+        feeds = [{x: a, w: b} for a, b in zip(xs, ws, strict=True)]
+        return _stream(tf, metrics, updates, feeds, calls, feeds[0])
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
+
+
+def test_mean_tensor_errors():
+    """``MeanTensor``: ``result()`` before an update, an update of another shape, a
+    first update of a partially known shape: TF's ``ValueError``s."""
+
+    def script(tf):
+        m = tf.keras.metrics.MeanTensor()
+        errors = []
+        for call in (
+            m.result,
+            lambda: m.update_state(tf.placeholder(tf.float32, [None, 2])),
+            lambda: m.update_state(tf.zeros([2, 2])),
+            lambda: m.update_state(tf.zeros([3, 2])),
+        ):
+            try:
+                call()
+                errors.append(None)
+            except ValueError as e:
+                errors.append(str(e))
+        return lambda sess: errors
+
+    theirs, ours = run_both(script)
+    assert ours == theirs
+
+
+def _pairs(tf, specs, y_true, y_pred, w):
+    """``(metrics, updates, calls)``: each ``(metric, weighted)`` updated on the pair
+    (with ``w`` if weighted) and called on ``(y_true, 1 - y_pred)``."""
+    metrics = [m for m, _ in specs]
+    updates = [
+        m.update_state(y_true, y_pred, sample_weight=w if weighted else None)
+        for m, weighted in specs
+    ]
+    calls = [m(y_true, 1.0 - y_pred) for m in metrics]
+    return metrics, updates, calls
+
+
+def test_mean_metric_wrappers():
+    """The ``MeanMetricWrapper`` classes standalone: accuracies, errors and the
+    cross-entropies, weighted and not, a custom function wrapped (TF's default name
+    ``mean_metric_wrapper``), labels of rank one less (squeezed to match)."""
+    yts = [(_RNG.uniform(0, 1, (5, 3)) > 0.5).astype(np.float32) for _ in range(3)]
+    yps = _batches((5, 3), low=0.01, high=0.99)
+    ws = _batches((5,))
+
+    def script(tf):
+        K = tf.keras
+        yt = tf.placeholder(tf.float32, [None, 3])
+        yp = tf.placeholder(tf.float32, [None, 3])
+        w = tf.placeholder(tf.float32, [None])
+        specs = [
+            (K.metrics.BinaryAccuracy(), False),
+            (K.metrics.BinaryAccuracy(name="acc3", threshold=0.3), True),
+            (K.metrics.Accuracy(), True),
+            (K.metrics.CategoricalAccuracy(), True),
+            (K.metrics.MeanSquaredError(), False),
+            (K.metrics.MeanSquaredError(name="wmse"), True),
+            (K.metrics.MeanAbsoluteError(dtype="float64"), True),
+            (K.metrics.BinaryCrossentropy(label_smoothing=0.1), True),
+            (K.metrics.CategoricalCrossentropy(), True),
+            (K.metrics.MeanMetricWrapper(lambda a, b: tf.abs(a - b) * 2.0), True),
+            (K.metrics.MeanMetricWrapper(K.metrics.mean_squared_error, name="wrapped"), False),
+        ]
+        metrics, updates, calls = _pairs(tf, specs, yt, yp, w)
+        sparse = K.metrics.SparseCategoricalAccuracy()
+        labels = tf.cast(tf.argmax(yt, -1), tf.float32)
+        metrics.append(sparse)
+        updates.append(sparse.update_state(labels[:, None], yp, w))
+        calls.append(sparse(labels, yp))
+        feeds = [{yt: a, yp: b, w: c} for a, b, c in zip(yts, yps, ws, strict=True)]
+        run = _stream(tf, metrics, updates, feeds, calls, feeds[1])
+
+        def run_and_configs(sess):
+            out = run(sess)
+            out["configs"] = [
+                sorted((k, str(v)) for k, v in m.get_config().items() if k != "fn") for m in metrics
+            ]
+            return out
+
+        return run_and_configs
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
