@@ -38,7 +38,9 @@ functions (``add``, ``subtract``, ``multiply``, ``average``, ``maximum``,
 ``GlobalAveragePooling3D``, ``GlobalMaxPooling3D`` and their aliases, ``Cropping1D``/
 ``2D``/``3D``, ``ZeroPadding1D``/``3D``, ``UpSampling1D``/``3D``
 (keras/convolutional.py); the recurrent layers (keras/recurrent.py);
-``Bidirectional`` and ``TimeDistributed`` (keras/wrappers.py).
+``Bidirectional`` and ``TimeDistributed`` (keras/wrappers.py); ``GaussianNoise``,
+``GaussianDropout``, ``AlphaDropout``, ``SpatialDropout1D``/``2D``/``3D``,
+``ActivityRegularization``, ``Identity`` and ``Rescaling`` (keras/regularization.py).
 """
 
 from __future__ import annotations
@@ -163,6 +165,15 @@ __all__ = [
     "UpSampling3D",
     "ZeroPadding1D",
     "ZeroPadding3D",
+    "ActivityRegularization",
+    "AlphaDropout",
+    "GaussianDropout",
+    "GaussianNoise",
+    "Identity",
+    "Rescaling",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
+    "SpatialDropout3D",
 ]
 
 _SHAPE_KWARGS = ("input_shape", "batch_input_shape", "batch_size", "input_dim")
@@ -1723,6 +1734,17 @@ from adapters.v1.keras.recurrent import (  # noqa: E402
     SimpleRNN,
     SimpleRNNCell,
     StackedRNNCells,
+)
+from adapters.v1.keras.regularization import (  # noqa: E402
+    ActivityRegularization,
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    Identity,
+    Rescaling,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
 )
 from adapters.v1.keras.wrappers import Bidirectional, TimeDistributed  # noqa: E402
 
