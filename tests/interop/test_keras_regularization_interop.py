@@ -64,12 +64,16 @@ RANDOM = {
     "gaussian_noise float64": lambda K, x: _calls(
         K.layers.GaussianNoise(0.5, seed=12, dtype="float64"), x["img"]
     ),
+    "gaussian_noise unseeded float64": lambda K, x: _calls(
+        K.layers.GaussianNoise(1.5, dtype="float64"), x["seq"]
+    ),
     "gaussian_dropout": lambda K, x: _calls(K.layers.GaussianDropout(0.3, seed=4), x["seq"]),
     "gaussian_dropout high": lambda K, x: _calls(K.layers.GaussianDropout(0.9, seed=1), x["vol"]),
     "gaussian_dropout float64": lambda K, x: _calls(
         K.layers.GaussianDropout(0.5, seed=8, dtype="float64"), x["vec"]
     ),
     "alpha_dropout": lambda K, x: _calls(K.layers.AlphaDropout(0.3, seed=5), x["seq"]),
+    "alpha_dropout unseeded": lambda K, x: _calls(K.layers.AlphaDropout(0.5), x["vec"]),
     "alpha_dropout noise_shape": lambda K, x: _calls(
         K.layers.AlphaDropout(0.6, noise_shape=[3, 1, 4], seed=5), x["seq"]
     ),
@@ -80,6 +84,7 @@ RANDOM = {
     "spatial_dropout1d noise_shape ignored": lambda K, x: _calls(
         K.layers.SpatialDropout1D(0.3, noise_shape=[3, 5, 4], seed=2), x["seq"]
     ),
+    "spatial_dropout1d unseeded": lambda K, x: _calls(K.layers.SpatialDropout1D(0.5), x["seq"]),
     "spatial_dropout2d": lambda K, x: _calls(K.layers.SpatialDropout2D(0.5, seed=6), x["img"]),
     "spatial_dropout2d channels_first": lambda K, x: _calls(
         K.layers.SpatialDropout2D(0.4, data_format="channels_first", seed=7), x["img"]
@@ -103,7 +108,8 @@ KINDS = sorted({name.split()[0] for name in RANDOM})
 @pytest.mark.parametrize("kind", KINDS)
 def test_seeded_random_layers_draw_tfs_noise_as_tf(kind):
     """With a graph seed and a layer seed, each call of the layer while training draws
-    TF's noise (or mask), the next call with the next op seed; float64 layers draw
+    TF's noise (or mask), the next call with the next op seed (an unseeded layer: the
+    graph's next op seed, as every unseeded op's); float64 layers draw
     float64 noise (AlphaDropout's uniform stays floatx, as TF's). Outputs' names,
     shapes, dtypes, values and the gradients of ``sum(out ** 2)``: bit for bit, but
     for float32 Gaussian noise, where jtrain's ``tf.random.normal`` is 1-2 ulps from
