@@ -128,7 +128,7 @@ def _convert_binary_labels(y_true: Any) -> Any:
     is_binary = op("reduce_all")(
         op("logical_or")(op("equal")(y_true, 0.0), op("equal")(y_true, 1.0))
     )
-    return op("where_v2")(is_binary, op("subtract")(op("multiply")(2.0, y_true), 1.0), y_true)
+    return op("where_v2")(is_binary, 2.0 * y_true - 1.0, y_true)
 
 
 def huber(y_true: Any, y_pred: Any, delta: float = 1.0) -> Any:
@@ -289,20 +289,16 @@ def _binary(y_true: Any, y_pred: Any, from_logits: bool) -> Any:
 def mean_absolute_percentage_error(y_true: Any, y_pred: Any) -> Any:
     """``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), epsilon)), -1)``."""
     y_true, y_pred = _pred_true(y_true, y_pred)
-    diff = op("abs")(
-        op("truediv")(
-            op("subtract")(y_true, y_pred), op("maximum")(op("abs")(y_true), backend.epsilon())
-        )
-    )
-    return op("multiply")(100.0, backend.mean(diff, axis=-1))
+    diff = op("abs")((y_true - y_pred) / op("maximum")(op("abs")(y_true), backend.epsilon()))
+    return 100.0 * backend.mean(diff, axis=-1)
 
 
 def mean_squared_logarithmic_error(y_true: Any, y_pred: Any) -> Any:
     """``mean(square(log(maximum(y_pred, eps) + 1) - log(maximum(y_true, eps) + 1)), -1)``."""
     y_true, y_pred = _pred_true(y_true, y_pred)
     eps = backend.epsilon()
-    first_log = op("log")(op("add")(op("maximum")(y_pred, eps), 1.0))
-    second_log = op("log")(op("add")(op("maximum")(y_true, eps), 1.0))
+    first_log = op("log")(op("maximum")(y_pred, eps) + 1.0)
+    second_log = op("log")(op("maximum")(y_true, eps) + 1.0)
     return backend.mean(op("math.squared_difference")(first_log, second_log), axis=-1)
 
 
@@ -310,44 +306,32 @@ def squared_hinge(y_true: Any, y_pred: Any) -> Any:
     """``mean(square(max(1 - y_true * y_pred, 0)), -1)``; 0/1 labels become -1/1."""
     y_true, y_pred = _pred_true(y_true, y_pred)
     y_true = _convert_binary_labels(y_true)
-    return backend.mean(
-        op("square")(op("maximum")(op("subtract")(1.0, op("multiply")(y_true, y_pred)), 0.0)),
-        axis=-1,
-    )
+    return backend.mean(op("square")(op("maximum")(1.0 - y_true * y_pred, 0.0)), axis=-1)
 
 
 def categorical_hinge(y_true: Any, y_pred: Any) -> Any:
     """``maximum(neg - pos + 1, 0)``: ``pos = sum(y_true * y_pred, -1)``,
     ``neg = max((1 - y_true) * y_pred, -1)``."""
     y_true, y_pred = _pred_true(y_true, y_pred)
-    pos = op("reduce_sum")(op("multiply")(y_true, y_pred), axis=-1)
-    neg = op("reduce_max")(op("multiply")(op("subtract")(1.0, y_true), y_pred), axis=-1)
+    pos = op("reduce_sum")(y_true * y_pred, axis=-1)
+    neg = op("reduce_max")((1.0 - y_true) * y_pred, axis=-1)
     zero = op("cast")(0.0, y_pred.dtype)
-    return op("maximum")(op("add")(op("subtract")(neg, pos), 1.0), zero)
+    return op("maximum")(neg - pos + 1.0, zero)
 
 
 def log_cosh(y_true: Any, y_pred: Any) -> Any:
     """``mean(x + softplus(-2x) - log(2), -1)`` of ``x = y_pred - y_true`` (``log(2)``
     computed in float32 and cast, as TF's)."""
     y_true, y_pred = _pred_true(y_true, y_pred)
-    x = op("subtract")(y_pred, y_true)
+    x = y_pred - y_true
     log2 = op("cast")(op("log")(constant(2.0)), x.dtype)
-    value = op("subtract")(
-        op("add")(x, op("nn.softplus")(op("multiply")(-2.0, x))),
-        log2,
-    )
-    return backend.mean(value, axis=-1)
+    return backend.mean(x + op("nn.softplus")(-2.0 * x) - log2, axis=-1)
 
 
 def poisson(y_true: Any, y_pred: Any) -> Any:
     """``mean(y_pred - y_true * log(y_pred + epsilon), -1)``."""
     y_true, y_pred = _pred_true(y_true, y_pred)
-    return backend.mean(
-        op("subtract")(
-            y_pred, op("multiply")(y_true, op("log")(op("add")(y_pred, backend.epsilon())))
-        ),
-        axis=-1,
-    )
+    return backend.mean(y_pred - y_true * op("log")(y_pred + backend.epsilon()), axis=-1)
 
 
 def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
@@ -355,7 +339,7 @@ def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
     is not cast to ``y_pred``'s dtype, as TF's)."""
     y_true = op("math.l2_normalize")(y_true, axis=axis)
     y_pred = op("math.l2_normalize")(y_pred, axis=axis)
-    return op("negative")(op("reduce_sum")(op("multiply")(y_true, y_pred), axis=axis))
+    return -op("reduce_sum")(y_true * y_pred, axis=axis)
 
 
 def binary_focal_crossentropy(
@@ -375,24 +359,16 @@ def binary_focal_crossentropy(
     y_true, y_pred = _pred_true(y_true, y_pred)
     if label_smoothing:
         smoothing = constant(label_smoothing, dtype=y_pred.dtype)
-        y_true = op("add")(
-            op("multiply")(y_true, op("subtract")(1.0, smoothing)), op("multiply")(0.5, smoothing)
-        )
+        y_true = y_true * (1.0 - smoothing) + 0.5 * smoothing
     # Keras' backend binary_focal_crossentropy (element-wise).
     sigmoidal = op("sigmoid")(y_pred) if from_logits else y_pred
-    p_t = op("add")(
-        op("multiply")(y_true, sigmoidal),
-        op("multiply")(1 - y_true, 1 - sigmoidal),
-    )
-    focal_factor = op("pow")(op("subtract")(1.0, p_t), gamma)
-    focal_bce = op("multiply")(focal_factor, _binary(y_true, y_pred, from_logits))
+    p_t = y_true * sigmoidal + (1 - y_true) * (1 - sigmoidal)
+    focal_factor = op("pow")(1.0 - p_t, gamma)
+    focal_bce = focal_factor * _binary(y_true, y_pred, from_logits)
     if apply_class_balancing:
         # ``1 - alpha`` in Python (double), as TF's.
-        weight = op("add")(
-            op("multiply")(y_true, alpha),
-            op("multiply")(1 - y_true, 1 - alpha),
-        )
-        focal_bce = op("multiply")(weight, focal_bce)
+        weight = y_true * alpha + (1 - y_true) * (1 - alpha)
+        focal_bce = weight * focal_bce
     return backend.mean(focal_bce, axis=axis)
 
 
@@ -428,20 +404,17 @@ def categorical_focal_crossentropy(
     if label_smoothing:
         smoothing = constant(label_smoothing, dtype=y_pred.dtype)
         classes = op("cast")(op("shape")(y_true)[-1], y_pred.dtype)
-        y_true = op("add")(
-            op("multiply")(y_true, op("subtract")(1.0, smoothing)),
-            op("truediv")(smoothing, classes),
-        )
+        y_true = y_true * (1.0 - smoothing) + smoothing / classes
     # Keras' backend categorical_focal_crossentropy.
     y_true.shape.assert_is_compatible_with(y_pred.shape)
     output, from_logits = _get_logits(y_pred, from_logits, "Softmax")
     if from_logits:
         output = op("nn.softmax")(output, axis=axis)
-    output = op("truediv")(output, op("reduce_sum")(output, axis, keepdims=True))
+    output = output / op("reduce_sum")(output, axis=axis, keepdims=True)
     eps = _epsilon(output.dtype)
-    output = op("clip_by_value")(output, eps, op("subtract")(1.0, eps))
-    cce = op("multiply")(op("negative")(y_true), op("log")(output))
-    modulating_factor = op("pow")(op("subtract")(1.0, output), gamma)
+    output = op("clip_by_value")(output, eps, 1.0 - eps)
+    cce = -y_true * op("log")(output)
+    modulating_factor = op("pow")(1.0 - output, gamma)
     weighting_factor = op("multiply")(modulating_factor, alpha)
     return op("reduce_sum")(op("multiply")(weighting_factor, cce), axis=axis)
 
@@ -865,8 +838,8 @@ def deserialize(
     first). Names only, never evaluated.
 
     Raises:
-      ValueError: an unknown name or class (TF's message), a dict without ``class_name``
-        and ``config``.
+      ValueError: an unknown name or class (TF's message), a dict without
+        ``class_name``.
     """
     del use_legacy_format  # both formats are read
     custom = dict(custom_objects or {})
@@ -882,9 +855,9 @@ def deserialize(
         raise _unknown(key)
 
     if isinstance(name, dict):
-        if "class_name" not in name or "config" not in name:
+        if "class_name" not in name:
             raise ValueError(f"Unknown `config` as a `dict`, config={name}")
-        class_name, config = name["class_name"], name["config"]
+        class_name, config = name["class_name"], name.get("config")
         if class_name == "function" and isinstance(config, str):
             return lookup(config)
         found = lookup(class_name)
