@@ -157,6 +157,7 @@ def test_random_layers_follow_the_learning_phase_as_tf():
             (K.layers.SpatialDropout3D(0.6, data_format="channels_first", seed=6), x["vol"]),
         ]
         outs = [layer(inputs) for layer, inputs in layers]
+        outs.append(K.layers.SpatialDropout1D(0.5, seed=7).call(x["seq"]))  # None: the phase
         _, grads = _described(tf, outs, list(x.values()))
         phase = K.backend.learning_phase()
 
@@ -168,7 +169,7 @@ def test_random_layers_follow_the_learning_phase_as_tf():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=0, atol=0)
-    for t, key in zip(theirs[1][0], ["vec", "seq", "img", "seq", "img", "vol"], strict=True):
+    for t, key in zip(theirs[1][0], ["vec", "seq", "img", "seq", "img", "vol", "seq"], strict=True):
         np.testing.assert_array_equal(t, FEED[key].astype(t.dtype))
 
 
@@ -272,6 +273,8 @@ def test_identity_and_rescaling_as_tf():
         outs = [
             K.layers.Identity()(x["img"]),
             K.layers.Identity(name="same")(x["vol"]),
+            K.layers.Identity()(tf.cast(x["vec"], tf.float64)),
+            K.layers.Identity(dtype="float64")(x["seq"]),
             *identities,
             K.layers.Rescaling(1.0 / 255)(x["vec"]),
             K.layers.Rescaling(1.0 / 127.5, offset=-1)(x["img"]),

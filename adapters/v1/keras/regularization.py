@@ -219,6 +219,8 @@ class SpatialDropout1D(Dropout):
 
     def call(self, inputs: Any, training: Any = None) -> Any:
         # Dropout's call draws a mask of ``noise_shape``: this call's, for this call.
+        if training is None:
+            training = backend.learning_phase()
         given, self.noise_shape = self.noise_shape, self._get_noise_shape(inputs)
         try:
             return super().call(inputs, training=training)
