@@ -21,6 +21,22 @@ from tests.interop.twin import assert_twins, run_both
 
 pytestmark = pytest.mark.interop
 
+
+@pytest.fixture(autouse=True)
+def _tf1_behaviour():
+    """TF's Keras as a TF1 script runs it (``disable_v2_behavior()`` turns ``tf2`` off:
+    the legacy serialization, the TF1 names ``get`` knows), restored after."""
+    from tensorflow.python import tf2
+
+    enabled = tf2.enabled()
+    tf2.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            tf2.enable()
+
+
 RTOL, ATOL = 2e-5, 2e-6
 
 _RNG = np.random.RandomState(11)
@@ -203,3 +219,196 @@ def test_mean_metric_wrappers():
 
     theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
+
+
+def test_regression_and_probabilistic_wrappers():
+    """The wrappers of the loss functions (hinges, KL divergence, Poisson, log-cosh,
+    MAPE, MSLE), ``CosineSimilarity`` (positive, the loss's negative; ``axis``),
+    ``RootMeanSquaredError`` and ``MeanRelativeError`` (a normalizer), weighted and not;
+    TF's default names (``logcosh``, ``kullback_leibler_divergence``)."""
+    yts = _batches((5, 4), low=0.1, high=1.0)
+    yps = _batches((5, 4), low=0.05, high=1.2)
+    ws = _batches((5,))
+
+    def script(tf):
+        K = tf.keras
+        yt = tf.placeholder(tf.float32, [None, 4])
+        yp = tf.placeholder(tf.float32, [None, 4])
+        w = tf.placeholder(tf.float32, [None])
+        specs = [
+            (K.metrics.Hinge(), True),
+            (K.metrics.SquaredHinge(), False),
+            (K.metrics.CategoricalHinge(), True),
+            (K.metrics.KLDivergence(), True),
+            (K.metrics.Poisson(), False),
+            (K.metrics.LogCoshError(), True),
+            (K.metrics.MeanAbsolutePercentageError(), True),
+            (K.metrics.MeanSquaredLogarithmicError(), False),
+            (K.metrics.CosineSimilarity(), True),
+            (K.metrics.CosineSimilarity(name="cos0", axis=0), False),
+            (K.metrics.RootMeanSquaredError(), True),
+            (K.metrics.RootMeanSquaredError(name="rmse", dtype="float64"), False),
+            (K.metrics.MeanRelativeError(normalizer=[[1.0, 2.0, 0.0, 4.0]] * 5), True),
+        ]
+        metrics, updates, calls = _pairs(tf, specs, yt, yp, w)
+        feeds = [{yt: a, yp: b, w: c} for a, b, c in zip(yts, yps, ws, strict=True)]
+        return _stream(tf, metrics, updates, feeds, calls, feeds[2])
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
+
+
+def test_top_k_accuracies():
+    """``TopKCategoricalAccuracy``/``SparseTopKCategoricalAccuracy`` (k=5 by default,
+    ``k`` positional first as TF's), labels of shape ``[N]`` and ``[N, 1]``, 3-D
+    predictions flattened; the functions' values and shapes."""
+    classes = 7
+    labels = [_RNG.randint(0, classes, (6,)) for _ in range(3)]
+    yps = _batches((6, classes))
+    ws = _batches((6,))
+
+    def script(tf):
+        K = tf.keras
+        lab = tf.placeholder(tf.int32, [None])
+        yp = tf.placeholder(tf.float32, [None, classes])
+        w = tf.placeholder(tf.float32, [None])
+        onehot = tf.one_hot(lab, classes)
+        top = [K.metrics.TopKCategoricalAccuracy(), K.metrics.TopKCategoricalAccuracy(2, "top2")]
+        sparse = [
+            K.metrics.SparseTopKCategoricalAccuracy(),
+            K.metrics.SparseTopKCategoricalAccuracy(k=1, name="top1"),
+            K.metrics.SparseTopKCategoricalAccuracy(3),
+        ]
+        updates = [
+            top[0].update_state(onehot, yp),
+            top[1].update_state(onehot, yp, w),
+            sparse[0].update_state(lab, yp, w),
+            sparse[1].update_state(lab[:, None], yp),
+            sparse[2].update_state(tf.reshape(lab, [2, 3]), tf.reshape(yp, [2, 3, classes])),
+        ]
+        metrics = top + sparse
+        calls = [top[1](onehot, yp), sparse[1](lab, yp, w)]
+        values = [
+            K.metrics.top_k_categorical_accuracy(onehot, yp),
+            K.metrics.top_k_categorical_accuracy(onehot, yp, k=3),
+            K.metrics.sparse_top_k_categorical_accuracy(lab, yp, k=2),
+            K.metrics.sparse_top_k_categorical_accuracy(lab[:, None], yp, 1),
+            K.metrics.sparse_top_k_categorical_accuracy(
+                tf.reshape(lab, [3, 2]), tf.reshape(yp, [3, 2, classes]), 4
+            ),
+        ]
+        feeds = [{lab: a, yp: b, w: c} for a, b, c in zip(labels, yps, ws, strict=True)]
+        run = _stream(tf, metrics, updates, feeds, calls, feeds[0])
+
+        def run_and_values(sess):
+            out = run(sess)
+            out["values"] = sess.run(values, feeds[1])
+            return out
+
+        return run_and_values
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
+
+
+def test_metric_functions():
+    """The metric functions that are losses (``cosine``/``cosine_proximity``: the loss,
+    negative), the focal cross-entropies with their arguments, and what ``get`` gives
+    for the function names (``cosine_proximity``: the positive metric)."""
+    yt = (_RNG.uniform(0, 1, (4, 3)) > 0.5).astype(np.float32)
+    yp = _RNG.uniform(0.05, 0.95, (4, 3)).astype(np.float32)
+    names = [
+        "mape",
+        "MSLE",
+        "msle",
+        "poisson",
+        "logcosh",
+        "log_cosh",
+        "squared_hinge",
+        "categorical_hinge",
+        "hinge",
+        "kullback_leibler_divergence",
+        "cosine_similarity",
+        "cosine_proximity",
+        "top_k_categorical_accuracy",
+        "bce",
+        "acc",
+        "mse",
+    ]
+
+    def script(tf):
+        M = tf.keras.metrics
+        t, p = tf.constant(yt), tf.constant(yp)
+        values = [
+            M.mean_absolute_percentage_error(t, p),
+            M.mape(t, p),
+            M.MAPE(t, p),
+            M.mean_squared_logarithmic_error(t, p),
+            M.msle(t, p),
+            M.MSLE(t, p),
+            M.poisson(t, p),
+            M.log_cosh(t, p),
+            M.logcosh(t, p),
+            M.squared_hinge(t, p),
+            M.cosine(t, p),
+            M.cosine_proximity(t, p, axis=0),
+            M.binary_focal_crossentropy(t, p),
+            M.binary_focal_crossentropy(
+                t, p, apply_class_balancing=True, alpha=0.4, gamma=1.5, label_smoothing=0.1
+            ),
+            M.binary_focal_crossentropy(t, p * 4.0 - 2.0, from_logits=True),
+            M.categorical_focal_crossentropy(t, p),
+            M.categorical_focal_crossentropy(t, p, alpha=0.5, gamma=3.0, label_smoothing=0.2),
+        ]
+        values += [M.get(n)(t, p) for n in names]
+        return lambda sess: sess.run(values)
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
+
+
+def test_serialize_deserialize_get():
+    """``serialize`` (the legacy ``{'class_name', 'config'}`` format under TF1, a
+    function as its name), ``deserialize``/``get`` of class names (an instance with the
+    defaults), config dicts and function names; TF's errors for unknown names."""
+    bad = ["nope", "kld", "cosine", "binary_focal_crossentropy", "ce", 3]
+
+    def script(tf):
+        M = tf.keras.metrics
+        made = [
+            M.TopKCategoricalAccuracy(k=3, name="t3"),
+            M.BinaryAccuracy(threshold=0.7),
+            M.CosineSimilarity(axis=0),
+            M.Mean(),
+            M.Sum(name="s"),
+            M.MeanTensor(),
+            M.KLDivergence(),
+            M.SparseCategoricalCrossentropy(from_logits=True),
+            M.RootMeanSquaredError(),
+        ]
+        out = {
+            "serialized": [M.serialize(m) for m in made],
+            "functions": [M.serialize(f) for f in (M.mape, M.msle, M.poisson, M.cosine)],
+            "legacy": M.serialize(made[0], use_legacy_format=True),
+            "round trip": [M.deserialize(M.serialize(m)).get_config() for m in made],
+            "by class name": [
+                M.get(n).get_config()
+                for n in ("CategoricalAccuracy", "LogCoshError", "Poisson", "MeanTensor")
+            ],
+            "by dict": M.get({"class_name": "Hinge", "config": {"name": "h"}}).get_config(),
+            "function names": [
+                M.get(n).__name__ for n in ("mape", "MSLE", "bce", "acc", "cosine_proximity")
+            ],
+            "none": M.serialize(None),
+        }
+        errors = []
+        for name in bad:
+            try:
+                M.get(name)
+            except ValueError as e:
+                errors.append(str(e))
+        out["errors"] = errors
+        return lambda sess: out
+
+    theirs, ours = run_both(script)
+    assert ours == theirs

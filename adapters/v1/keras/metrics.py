@@ -11,13 +11,20 @@ categorical or categorical accuracy by the loss and the output's last dimension
 (``'crossentropy'``/``'ce'`` the matching cross-entropy), as Keras' v1 engine does.
 
 The stateful metrics (``Metric``, ``Mean``, ``Sum``, ``MeanTensor``,
-``MeanMetricWrapper`` and its classes: ``Accuracy``, ``BinaryAccuracy(threshold=0.5)``,
-``MeanSquaredError``, the cross-entropies...) work standalone as TF's graph-mode Keras:
-``update_state(...)`` returns the update op, ``result()`` the value, a call both (the
-result after the update), ``reset_state()`` zeroes the state at once in Keras' session.
-Their variables are in no collection (initialize them with
-``tf.variables_initializer(m.variables)``). ``compile(metrics=[...])`` takes the
-``MeanMetricWrapper`` ones.
+``MeanMetricWrapper`` and its classes: the accuracies incl. top-k, the errors, the
+hinges, the cross-entropies, ``CosineSimilarity``...; ``RootMeanSquaredError``,
+``MeanRelativeError``) work standalone as TF's graph-mode Keras: ``update_state(...)``
+returns the update op, ``result()`` the value, a call both (the result after the
+update), ``reset_state()`` zeroes the state at once in Keras' session. Their variables
+are in no collection (initialize them with ``tf.variables_initializer(m.variables)``).
+``compile(metrics=[...])`` takes the ``MeanMetricWrapper`` ones.
+
+``serialize``/``deserialize``/``get`` use a table of TF's names (never evaluated), in
+TF1's legacy format (``{'class_name', 'config'}``; a function by its name).
+
+.. note:: ``tf.keras.metrics.cosine``/``cosine_proximity`` are TF's loss (the negative
+   similarity), while ``get('cosine_proximity')`` and ``CosineSimilarity`` give the
+   positive metric, as TF's.
 """
 
 from __future__ import annotations
@@ -39,35 +46,68 @@ from adapters.v1.ops.variables import VariableAggregation, VariableSynchronizati
 __all__ = [
     "KLD",
     "MAE",
+    "MAPE",
     "MSE",
+    "MSLE",
     "Accuracy",
     "BinaryAccuracy",
     "BinaryCrossentropy",
     "CategoricalAccuracy",
     "CategoricalCrossentropy",
-    "MeanAbsoluteError",
+    "CategoricalHinge",
+    "CosineSimilarity",
+    "Hinge",
+    "KLDivergence",
+    "LogCoshError",
     "Mean",
+    "MeanAbsoluteError",
+    "MeanAbsolutePercentageError",
     "MeanMetricWrapper",
+    "MeanRelativeError",
     "MeanSquaredError",
+    "MeanSquaredLogarithmicError",
     "MeanTensor",
     "Metric",
+    "Poisson",
+    "RootMeanSquaredError",
     "SparseCategoricalAccuracy",
     "SparseCategoricalCrossentropy",
+    "SparseTopKCategoricalAccuracy",
+    "SquaredHinge",
     "Sum",
+    "TopKCategoricalAccuracy",
     "accuracy",
     "binary_accuracy",
     "binary_crossentropy",
+    "binary_focal_crossentropy",
     "categorical_accuracy",
     "categorical_crossentropy",
+    "categorical_focal_crossentropy",
+    "cosine",
+    "cosine_proximity",
+    "deserialize",
     "get",
     "hinge",
+    "kl_divergence",
     "kld",
+    "kullback_leibler_divergence",
+    "log_cosh",
+    "logcosh",
     "mae",
+    "mape",
     "mean_absolute_error",
+    "mean_absolute_percentage_error",
     "mean_squared_error",
+    "mean_squared_logarithmic_error",
     "mse",
+    "msle",
+    "poisson",
+    "serialize",
     "sparse_categorical_accuracy",
     "sparse_categorical_crossentropy",
+    "sparse_top_k_categorical_accuracy",
+    "squared_hinge",
+    "top_k_categorical_accuracy",
 ]
 
 mean_squared_error = mse = MSE = losses.mean_squared_error
@@ -77,6 +117,16 @@ categorical_crossentropy = losses.categorical_crossentropy
 sparse_categorical_crossentropy = losses.sparse_categorical_crossentropy
 hinge = losses.hinge
 kl_divergence = kld = KLD = kullback_leibler_divergence = losses.kl_divergence
+squared_hinge = losses.squared_hinge
+poisson = losses.poisson
+log_cosh = logcosh = losses.log_cosh
+mean_absolute_percentage_error = mape = MAPE = losses.mean_absolute_percentage_error
+mean_squared_logarithmic_error = msle = MSLE = losses.mean_squared_logarithmic_error
+binary_focal_crossentropy = losses.binary_focal_crossentropy
+categorical_focal_crossentropy = losses.categorical_focal_crossentropy
+# TF's ``tf.keras.metrics.cosine``/``cosine_proximity`` are the loss (the negative
+# similarity); ``CosineSimilarity`` averages the positive one (``_cosine_similarity``).
+cosine = cosine_proximity = losses.cosine_similarity
 
 
 def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Any:
@@ -149,6 +199,65 @@ def _binary_matches(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Any:
     limit = constant(threshold, dtype=y_pred.dtype.base_dtype)
     y_pred = op("cast")(op("greater")(y_pred, limit), y_pred.dtype.base_dtype)
     return op("cast")(op("equal")(y_true, y_pred), backend.floatx())
+
+
+def _sparse_top_k_matches(y_true: Any, y_pred: Any, k: int = 5) -> Any:
+    """Keras' ``sparse_top_k_categorical_matches``: ``in_top_k(y_pred, y_true, k)``
+    (floatx), ``y_pred`` flattened to ``[-1, classes]``, ``y_true`` to ``[-1]`` and the
+    matches back to ``y_true``'s shape."""
+    y_true = ops.convert_to_tensor(y_true)
+    y_pred = ops.convert_to_tensor(y_pred)
+    reshape = False
+    true_shape = op("shape")(y_true)
+    if y_true.shape.ndims is not None and y_pred.shape.ndims is not None:
+        if y_pred.shape.ndims > 2:
+            y_pred = op("reshape")(y_pred, [-1, y_pred.shape.as_list()[-1]])
+        if y_true.shape.ndims > 1:
+            reshape = True
+            y_true = op("reshape")(y_true, [-1])
+    found = op("math.in_top_k")(predictions=y_pred, targets=op("cast")(y_true, "int32"), k=k)
+    matches = op("cast")(found, backend.floatx())
+    return op("reshape")(matches, true_shape) if reshape else matches
+
+
+def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> Any:
+    """Whether the one-hot label's class is among the ``k`` highest predictions (floatx),
+    one per example.
+
+    Args:
+      y_true: the one-hot labels.
+      y_pred: the predictions.
+      k: how many top predictions count (TF's default 5).
+
+    Returns:
+      1.0 where the label's ``argmax`` is in the top ``k``, else 0.0.
+    """
+    return _sparse_top_k_matches(op("argmax")(y_true, axis=-1), y_pred, k)
+
+
+def sparse_top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> Any:
+    """Whether the integer label is among the ``k`` highest predictions (floatx).
+
+    Args:
+      y_true: the integer labels (a trailing axis of 1 is kept in the result's shape).
+      y_pred: the predictions.
+      k: how many top predictions count (TF's default 5).
+
+    Returns:
+      1.0 where the label is in the top ``k``, else 0.0, in ``y_true``'s shape.
+    """
+    return _sparse_top_k_matches(y_true, y_pred, k)
+
+
+def _cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
+    """Keras' metric ``cosine_similarity``: ``sum(l2_normalize(y_true) *
+    l2_normalize(y_pred), axis)`` (the loss's is its negative)."""
+    y_true = op("math.l2_normalize")(y_true, axis=axis)
+    y_pred = op("math.l2_normalize")(y_pred, axis=axis)
+    return op("reduce_sum")(op("multiply")(y_true, y_pred), axis=axis)
+
+
+_cosine_similarity.__name__ = "cosine_similarity"  # TF's name (serialize gives it)
 
 
 _SUM, _WEIGHTED_MEAN = "sum", "weighted_mean"
@@ -632,38 +741,322 @@ SparseCategoricalCrossentropy = _wrapper(
     axis=-1,
 )
 
+Hinge = _wrapper(
+    "Hinge", hinge, "hinge", "The hinge metric: ``mean(max(1 - y_true * y_pred, 0))``."
+)
+SquaredHinge = _wrapper("SquaredHinge", squared_hinge, "squared_hinge", "The squared hinge metric.")
+CategoricalHinge = _wrapper(
+    "CategoricalHinge",
+    losses.categorical_hinge,
+    "categorical_hinge",
+    "The categorical hinge metric (TF's compat.v1 has no ``categorical_hinge`` function).",
+)
+KLDivergence = _wrapper(
+    "KLDivergence",
+    kl_divergence,
+    "kullback_leibler_divergence",
+    "The Kullback-Leibler divergence (TF's default name ``kullback_leibler_divergence``).",
+)
+Poisson = _wrapper("Poisson", poisson, "poisson", "The Poisson metric.")
+LogCoshError = _wrapper(
+    "LogCoshError", log_cosh, "logcosh", "The log-cosh error (TF's default name ``logcosh``)."
+)
+MeanAbsolutePercentageError = _wrapper(
+    "MeanAbsolutePercentageError",
+    mean_absolute_percentage_error,
+    "mean_absolute_percentage_error",
+    "The mean absolute percentage error.",
+)
+MeanSquaredLogarithmicError = _wrapper(
+    "MeanSquaredLogarithmicError",
+    mean_squared_logarithmic_error,
+    "mean_squared_logarithmic_error",
+    "The mean squared logarithmic error.",
+)
+CosineSimilarity = _wrapper(
+    "CosineSimilarity",
+    _cosine_similarity,
+    "cosine_similarity",
+    "The mean cosine similarity (positive, unlike the loss), along ``axis`` (default -1).",
+    axis=-1,
+)
+
+
+class TopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the one-hot label's class is among the top ``k`` predictions.
+
+    Args:
+      k: how many top predictions count (TF's default 5).
+      name: the metric's name (TF's default ``'top_k_categorical_accuracy'``).
+      dtype: the dtype (TF's default ``None``: ``floatx()``).
+    """
+
+    def __init__(self, k: int = 5, name: str = "top_k_categorical_accuracy", dtype: Any = None):
+        super().__init__(top_k_categorical_accuracy, name, dtype=dtype, k=k)
+
+
+class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the integer label is among the top ``k`` predictions.
+
+    Args:
+      k: how many top predictions count (TF's default 5).
+      name: the metric's name (TF's default ``'sparse_top_k_categorical_accuracy'``).
+      dtype: the dtype (TF's default ``None``: ``floatx()``).
+    """
+
+    def __init__(
+        self, k: int = 5, name: str = "sparse_top_k_categorical_accuracy", dtype: Any = None
+    ):
+        super().__init__(_sparse_top_k_matches, name, dtype=dtype, k=k)
+
+
+class RootMeanSquaredError(Mean):
+    """``sqrt`` of the (weighted) mean of ``squared_difference(y_pred, y_true)``.
+
+    Args:
+      name: the metric's name (TF's default ``'root_mean_squared_error'``).
+      dtype: the dtype (TF's default ``None``: ``floatx()``).
+    """
+
+    def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None):
+        super().__init__(name, dtype=dtype)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:  # type: ignore[override]
+        """Adds the batch's squared errors to the mean.
+
+        Args:
+          y_true: the targets.
+          y_pred: the predictions.
+          sample_weight: optional weights (TF's default ``None``).
+
+        Returns:
+          The update op.
+        """
+        from adapters.v1.keras.training import _squeeze_or_expand
+
+        y_true = op("cast")(y_true, self._dtype)
+        y_pred = op("cast")(y_pred, self._dtype)
+        y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
+        error_sq = op("math.squared_difference")(y_pred, y_true)
+        return super().update_state(error_sq, sample_weight=sample_weight)
+
+    def result(self) -> Any:
+        """``sqrt(div_no_nan(total, count))``."""
+        value = op("div_no_nan")(self.total.read_value(), self.count.read_value())
+        return array_ops.identity(op("sqrt")(value))
+
+
+class MeanRelativeError(Mean):
+    """The (weighted) mean of ``div_no_nan(|y_true - y_pred|, normalizer)``.
+
+    Args:
+      normalizer: values of the predictions' shape (cast to the dtype when built).
+      name: the metric's name (TF's default ``None``: ``mean_relative_error``, unique).
+      dtype: the dtype (TF's default ``None``: ``floatx()``).
+
+    Raises:
+      ValueError: predictions whose shape is not the labels' (TF's message).
+    """
+
+    def __init__(self, normalizer: Any, name: str | None = None, dtype: Any = None):
+        super().__init__(name=name, dtype=dtype)
+        self.normalizer = op("cast")(normalizer, self._dtype)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:  # type: ignore[override]
+        """Adds the batch's relative errors to the mean.
+
+        Args:
+          y_true: the targets.
+          y_pred: the predictions.
+          sample_weight: optional weights (TF's default ``None``).
+
+        Returns:
+          The update op.
+        """
+        from adapters.v1.keras.training import _squeeze_or_expand
+
+        y_true = op("cast")(y_true, self._dtype)
+        y_pred = op("cast")(y_pred, self._dtype)
+        y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
+        self.normalizer, y_pred = _squeeze_or_expand(self.normalizer, y_pred)
+        y_pred.shape.assert_is_compatible_with(y_true.shape)
+        errors = op("div_no_nan")(op("abs")(op("subtract")(y_true, y_pred)), self.normalizer)
+        return super().update_state(errors, sample_weight=sample_weight)
+
+    def get_config(self) -> dict[str, Any]:
+        """The name, dtype and the normalizer's value (in Keras' session)."""
+        return {**super().get_config(), "normalizer": backend.get_value(self.normalizer)}
+
+
+# What ``get``/``deserialize`` resolve: TF's module names (not ``kld``, ``cosine``,
+# the focal cross-entropies: TF's ``get`` does not know them either).
 _BY_NAME: dict[str, Any] = {
+    "accuracy": accuracy,
+    "acc": accuracy,
+    "ACC": accuracy,
     "binary_accuracy": binary_accuracy,
     "categorical_accuracy": categorical_accuracy,
     "sparse_categorical_accuracy": sparse_categorical_accuracy,
+    "top_k_categorical_accuracy": top_k_categorical_accuracy,
+    "sparse_top_k_categorical_accuracy": sparse_top_k_categorical_accuracy,
     "mean_squared_error": mean_squared_error,
     "mse": mean_squared_error,
     "MSE": mean_squared_error,
     "mean_absolute_error": mean_absolute_error,
     "mae": mean_absolute_error,
     "MAE": mean_absolute_error,
+    "mean_absolute_percentage_error": mean_absolute_percentage_error,
+    "mape": mean_absolute_percentage_error,
+    "MAPE": mean_absolute_percentage_error,
+    "mean_squared_logarithmic_error": mean_squared_logarithmic_error,
+    "msle": mean_squared_logarithmic_error,
+    "MSLE": mean_squared_logarithmic_error,
     "binary_crossentropy": binary_crossentropy,
+    "bce": binary_crossentropy,
+    "BCE": binary_crossentropy,
     "categorical_crossentropy": categorical_crossentropy,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
     "hinge": hinge,
-    "kl_divergence": kl_divergence,
-    "kld": kl_divergence,
-    "KLD": kl_divergence,
+    "squared_hinge": squared_hinge,
+    "categorical_hinge": losses.categorical_hinge,
     "kullback_leibler_divergence": kl_divergence,
+    "poisson": poisson,
+    "logcosh": log_cosh,
+    "log_cosh": log_cosh,
+    "cosine_similarity": _cosine_similarity,
+    "cosine_proximity": _cosine_similarity,
+}
+
+_CLASSES: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (
+        Accuracy,
+        BinaryAccuracy,
+        BinaryCrossentropy,
+        CategoricalAccuracy,
+        CategoricalCrossentropy,
+        CategoricalHinge,
+        CosineSimilarity,
+        Hinge,
+        KLDivergence,
+        LogCoshError,
+        Mean,
+        MeanAbsoluteError,
+        MeanAbsolutePercentageError,
+        MeanRelativeError,
+        MeanSquaredError,
+        MeanSquaredLogarithmicError,
+        MeanTensor,
+        Poisson,
+        RootMeanSquaredError,
+        SparseCategoricalAccuracy,
+        SparseCategoricalCrossentropy,
+        SparseTopKCategoricalAccuracy,
+        SquaredHinge,
+        Sum,
+        TopKCategoricalAccuracy,
+    )
 }
 
 
-def get(identifier: Any) -> Any:
-    """The metric function ``identifier`` names, or itself if callable.
+def _unknown(name: Any) -> ValueError:
+    return ValueError(
+        f"Unknown metric function: '{name}'. Please ensure you are using a "
+        "`keras.utils.custom_object_scope` and that this object is included in the scope. "
+        "See https://www.tensorflow.org/guide/keras/save_and_serialize"
+        "#registering_the_custom_object for details."
+    )
+
+
+def serialize(metric: Any, use_legacy_format: bool = False) -> Any:
+    """TF1's serialization of ``metric``: a metric as ``{'class_name': ..., 'config':
+    metric.get_config()}``, a metric function as its name, ``None`` as ``None``.
+
+    Args:
+      metric: a metric of this module's classes, or one of its metric functions.
+      use_legacy_format: accepted; TF1 graphs get the legacy format either way.
+
+    Returns:
+      The config dict, or the function's name.
 
     Raises:
-      ValueError: an unknown name (TF's message).
+      ValueError: a metric of another class (adapters.v1 serializes only its own), or
+        neither a metric nor a named function.
     """
+    del use_legacy_format  # TF's format under TF1 behaviour is the legacy one
+    if metric is None:
+        return None
+    if isinstance(metric, Metric):
+        class_name = type(metric).__name__
+        if _CLASSES.get(class_name) is not type(metric):
+            raise ValueError(
+                f"tf.keras.metrics.serialize: {class_name} is not one of tf.keras.metrics' "
+                "classes; adapters.v1 serializes only those"
+            )
+        return {"class_name": class_name, "config": metric.get_config()}
+    name = getattr(metric, "__name__", None)
+    if not callable(metric) or name is None:
+        raise ValueError(f"tf.keras.metrics.serialize: cannot serialize {metric!r}")
+    return name
+
+
+def deserialize(
+    config: Any, custom_objects: dict[str, Any] | None = None, use_legacy_format: bool = False
+) -> Any:
+    """The metric ``config`` describes: a function's or class's name (a class is built
+    with its defaults), or a ``{'class_name', 'config'}`` dict (``from_config``). Names
+    only, never evaluated.
+
+    Args:
+      config: a name or a config dict.
+      custom_objects: more names (looked up first).
+      use_legacy_format: accepted; both formats are read.
+
+    Returns:
+      A metric function or a metric instance.
+
+    Raises:
+      ValueError: an unknown name (TF's message), a dict without ``class_name``.
+    """
+    del use_legacy_format
+    custom = dict(custom_objects or {})
+
+    def lookup(key: Any) -> Any:
+        if isinstance(key, str):
+            for table in (custom, _CLASSES, _BY_NAME):
+                if key in table:
+                    return table[key]
+        raise _unknown(key)
+
+    if isinstance(config, dict):
+        if "class_name" not in config:
+            raise ValueError(f"Unknown `config` as a `dict`, config={config}")
+        found = lookup(config["class_name"])
+        if isinstance(found, type):
+            return found.from_config(dict(config.get("config") or {}))
+        return found
+    found = lookup(config)
+    return found() if isinstance(found, type) else found
+
+
+def get(identifier: Any) -> Any:
+    """The metric ``identifier`` names (a function, or an instance of a named class), the
+    one a config dict describes, or the callable itself.
+
+    Args:
+      identifier: a name, a config dict or a callable.
+
+    Returns:
+      A metric function or a metric instance.
+
+    Raises:
+      ValueError: an unknown name (TF's message) or anything else.
+    """
+    if isinstance(identifier, (str, dict)):
+        return deserialize(identifier)
     if callable(identifier):
         return identifier
-    if isinstance(identifier, str) and identifier in _BY_NAME:
-        return _BY_NAME[identifier]
-    raise ValueError(f"Unknown metric function: '{identifier}'")
+    raise ValueError(f"Could not interpret metric identifier: {identifier}")
 
 
 __getattr__ = missing_name_getattr("tf.keras.metrics", globals())
