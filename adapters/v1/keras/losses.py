@@ -360,16 +360,17 @@ def binary_focal_crossentropy(
     if label_smoothing:
         smoothing = constant(label_smoothing, dtype=y_pred.dtype)
         y_true = y_true * (1.0 - smoothing) + 0.5 * smoothing
-    # Keras' backend binary_focal_crossentropy (element-wise).
-    sigmoidal = op("sigmoid")(y_pred) if from_logits else y_pred
-    p_t = y_true * sigmoidal + (1 - y_true) * (1 - sigmoidal)
-    focal_factor = op("pow")(1.0 - p_t, gamma)
-    focal_bce = focal_factor * _binary(y_true, y_pred, from_logits)
-    if apply_class_balancing:
-        # ``1 - alpha`` in Python (double), as TF's.
-        weight = y_true * alpha + (1 - y_true) * (1 - alpha)
-        focal_bce = weight * focal_bce
-    return backend.mean(focal_bce, axis=axis)
+    return backend.mean(
+        backend.binary_focal_crossentropy(
+            y_true,
+            y_pred,
+            apply_class_balancing=apply_class_balancing,
+            alpha=alpha,
+            gamma=gamma,
+            from_logits=from_logits,
+        ),
+        axis=axis,
+    )
 
 
 def categorical_focal_crossentropy(
@@ -405,18 +406,9 @@ def categorical_focal_crossentropy(
         smoothing = constant(label_smoothing, dtype=y_pred.dtype)
         classes = op("cast")(op("shape")(y_true)[-1], y_pred.dtype)
         y_true = y_true * (1.0 - smoothing) + smoothing / classes
-    # Keras' backend categorical_focal_crossentropy.
-    y_true.shape.assert_is_compatible_with(y_pred.shape)
-    output, from_logits = _get_logits(y_pred, from_logits, "Softmax")
-    if from_logits:
-        output = op("nn.softmax")(output, axis=axis)
-    output = output / op("reduce_sum")(output, axis=axis, keepdims=True)
-    eps = _epsilon(output.dtype)
-    output = op("clip_by_value")(output, eps, 1.0 - eps)
-    cce = -y_true * op("log")(output)
-    modulating_factor = op("pow")(1.0 - output, gamma)
-    weighting_factor = op("multiply")(modulating_factor, alpha)
-    return op("reduce_sum")(op("multiply")(weighting_factor, cce), axis=axis)
+    return backend.categorical_focal_crossentropy(
+        y_true, y_pred, alpha=alpha, gamma=gamma, from_logits=from_logits, axis=axis
+    )
 
 
 mse = MSE = mean_squared_error
