@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.v1._missing import missing_name_getattr
-from adapters.v1.framework import ops
+from adapters.v1.framework import ops, shape_values
 from adapters.v1.keras import backend
 from adapters.v1.layers.base import op, passed_arguments
 from adapters.v1.ops.constant_op import constant
@@ -321,11 +321,22 @@ def categorical_hinge(y_true: Any, y_pred: Any) -> Any:
 
 def log_cosh(y_true: Any, y_pred: Any) -> Any:
     """``mean(x + softplus(-2x) - log(2), -1)`` of ``x = y_pred - y_true`` (``log(2)``
-    computed in float32 and cast, as TF's)."""
+    computed in float32 and cast, as TF's).
+
+    Added as TF runs it: grappler sorts the inputs of ``x + softplus`` by name
+    (``Softplus`` before ``sub``), then its constant folding pushes the constant
+    ``log(2)`` down to the second (``ConstantPushDown``): ``softplus + (x - log(2))``;
+    not in float16 or where ``x`` folds to a constant (the whole loss does).
+    """
     y_true, y_pred = _pred_true(y_true, y_pred)
     x = y_pred - y_true
     log2 = op("cast")(op("log")(constant(2.0)), x.dtype)
-    return backend.mean(x + op("nn.softplus")(-2.0 * x) - log2, axis=-1)
+    softplus = op("nn.softplus")(-2.0 * x)
+    if x.dtype.base_dtype.name in ("float16", "bfloat16") or shape_values.is_static(x):
+        value = x + softplus - log2
+    else:
+        value = softplus + (x - log2)
+    return backend.mean(value, axis=-1)
 
 
 def poisson(y_true: Any, y_pred: Any) -> Any:
