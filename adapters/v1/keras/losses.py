@@ -286,6 +286,15 @@ def _binary(y_true: Any, y_pred: Any, from_logits: bool) -> Any:
     return bce
 
 
+def _pushes_down(x: Any, y: Any) -> bool:
+    """Whether grappler's ``ConstantPushDown`` rewrites ``(x op y) op2 c`` (a constant
+    ``c``, ``x op y`` read once): not in float16/bfloat16, nor where ``x`` and ``y``
+    both fold to constants (the whole expression folds, in the graph's order)."""
+    if x.dtype.base_dtype.name in ("float16", "bfloat16"):
+        return False
+    return not (shape_values.is_static(x) and shape_values.is_static(y))
+
+
 def mean_absolute_percentage_error(y_true: Any, y_pred: Any) -> Any:
     """``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), epsilon)), -1)``."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -311,11 +320,18 @@ def squared_hinge(y_true: Any, y_pred: Any) -> Any:
 
 def categorical_hinge(y_true: Any, y_pred: Any) -> Any:
     """``maximum(neg - pos + 1, 0)``: ``pos = sum(y_true * y_pred, -1)``,
-    ``neg = max((1 - y_true) * y_pred, -1)``."""
+    ``neg = max((1 - y_true) * y_pred, -1)``.
+
+    Added as TF runs it: grappler's constant folding pushes the constant down
+    (``ConstantPushDown``: ``(neg - pos) + 1`` becomes ``neg + (1 - pos)``); not in
+    float16 or where the loss folds to a constant.
+    """
     y_true, y_pred = _pred_true(y_true, y_pred)
     pos = op("reduce_sum")(y_true * y_pred, axis=-1)
     neg = op("reduce_max")((1.0 - y_true) * y_pred, axis=-1)
     zero = op("cast")(0.0, y_pred.dtype)
+    if _pushes_down(neg, pos):
+        return op("maximum")(neg + (1.0 - pos), zero)
     return op("maximum")(neg - pos + 1.0, zero)
 
 
@@ -332,10 +348,10 @@ def log_cosh(y_true: Any, y_pred: Any) -> Any:
     x = y_pred - y_true
     log2 = op("cast")(op("log")(constant(2.0)), x.dtype)
     softplus = op("nn.softplus")(-2.0 * x)
-    if x.dtype.base_dtype.name in ("float16", "bfloat16") or shape_values.is_static(x):
-        value = x + softplus - log2
-    else:
+    if _pushes_down(softplus, x):
         value = softplus + (x - log2)
+    else:
+        value = x + softplus - log2
     return backend.mean(value, axis=-1)
 
 
