@@ -388,16 +388,44 @@ def binary_focal_crossentropy(
         smoothing = constant(label_smoothing, dtype=y_pred.dtype)
         y_true = y_true * (1.0 - smoothing) + 0.5 * smoothing
     return backend.mean(
-        backend.binary_focal_crossentropy(
-            y_true,
-            y_pred,
-            apply_class_balancing=apply_class_balancing,
-            alpha=alpha,
-            gamma=gamma,
-            from_logits=from_logits,
-        ),
+        _binary_focal(y_true, y_pred, apply_class_balancing, alpha, gamma, from_logits),
         axis=axis,
     )
+
+
+def _binary_focal(
+    target: Any,
+    output: Any,
+    apply_class_balancing: bool,
+    alpha: float,
+    gamma: float,
+    from_logits: bool,
+) -> Any:
+    """Keras' backend ``binary_focal_crossentropy`` (element-wise) as TF runs it.
+
+    Grappler sorts the inputs of ``p_t = target * p + (1 - target) * (1 - p)`` by name
+    (``mul``, ``mul_1``) and pushes the constant of ``1 - p_t`` down
+    (``ConstantPushDown``): ``(1 - mul_1) - mul``. A constant class-balancing weight
+    goes into the product the same way: ``x * (weight * y)``, ``x`` the first by name of
+    ``Pow`` and the cross-entropy (``logistic_loss`` from logits, ``Neg`` otherwise).
+    """
+    sigmoidal = op("sigmoid")(output) if from_logits else output
+    first = target * sigmoidal
+    second = (1 - target) * (1 - sigmoidal)
+    if _pushes_down(first, second):
+        focal_factor = op("pow")(1.0 - second - first, gamma)
+    else:
+        focal_factor = op("pow")(1.0 - (first + second), gamma)
+    bce = _binary(target, output, from_logits)
+    if not apply_class_balancing:
+        return focal_factor * bce
+    # ``1 - alpha`` in Python (double), as TF's.
+    weight = target * alpha + (1 - target) * (1 - alpha)
+    if shape_values.is_static(weight) and _pushes_down(focal_factor, bce):
+        if _get_logits(output, from_logits, "Sigmoid")[1]:
+            return focal_factor * (weight * bce)
+        return bce * (weight * focal_factor)
+    return weight * (focal_factor * bce)
 
 
 def categorical_focal_crossentropy(
