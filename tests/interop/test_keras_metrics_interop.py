@@ -412,3 +412,134 @@ def test_serialize_deserialize_get():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+def test_confusion_counts_precision_recall():
+    """``TruePositives``...``FalseNegatives``, ``Precision`` and ``Recall``: one
+    threshold (a scalar result) or several (compared with each; evenly spaced ones
+    counted by buckets), ``top_k``, ``class_id``, weighted and not, a call and a reset;
+    the variables' names (``accumulator``, ``true_positives``...)."""
+    yts = [(_RNG.uniform(0, 1, (6, 4)) > 0.6).astype(np.float32) for _ in range(3)]
+    yps = _batches((6, 4))
+    ws = _batches((6,))
+
+    def script(tf):
+        K = tf.keras
+        yt = tf.placeholder(tf.float32, [None, 4])
+        yp = tf.placeholder(tf.float32, [None, 4])
+        w = tf.placeholder(tf.float32, [None])
+        specs = [
+            (K.metrics.TruePositives(), False),
+            (K.metrics.FalsePositives(thresholds=[0.2, 0.7]), True),
+            (K.metrics.TrueNegatives(thresholds=0.3), True),
+            (K.metrics.FalseNegatives(thresholds=[0.0, 0.5, 1.0]), True),
+            (K.metrics.Precision(), False),
+            (K.metrics.Precision(thresholds=[0.1, 0.4, 0.8], name="p3"), True),
+            (K.metrics.Precision(top_k=2), True),
+            (K.metrics.Precision(class_id=1, thresholds=0.4), False),
+            (K.metrics.Recall(), True),
+            (K.metrics.Recall(thresholds=[0.0, 0.25, 0.5, 0.75, 1.0]), True),
+            (K.metrics.Recall(top_k=1, class_id=2), False),
+        ]
+        metrics, updates, calls = _pairs(tf, specs, yt, yp, w)
+        feeds = [{yt: a, yp: b, w: c} for a, b, c in zip(yts, yps, ws, strict=True)]
+        run = _stream(tf, metrics, updates, feeds, calls, feeds[1])
+
+        def run_and_configs(sess):
+            out = run(sess)
+            out["configs"] = [
+                sorted((k, _plain(v)) for k, v in m.get_config().items()) for m in metrics
+            ]
+            return out
+
+        return run_and_configs
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
+
+
+def _plain(value):
+    """A config value with TF's ``ListWrapper`` (a layer's list attribute) as a list."""
+    return list(value) if type(value).__name__ == "ListWrapper" else value
+
+
+def test_auc():
+    """``AUC``: ROC, PR (interpolated, minoring, majoring) and PR-gain curves, few and
+    given thresholds, ``from_logits``, label weights, multi-label (built at the first
+    update or from ``num_labels``), weighted and not."""
+    yts = [(_RNG.uniform(0, 1, (8, 3)) > 0.5).astype(np.float32) for _ in range(3)]
+    yps = _batches((8, 3))
+    ws = _batches((8,))
+
+    def script(tf):
+        K = tf.keras
+        yt = tf.placeholder(tf.float32, [None, 3])
+        yp = tf.placeholder(tf.float32, [None, 3])
+        w = tf.placeholder(tf.float32, [None])
+        specs = [
+            (K.metrics.AUC(), False),
+            (K.metrics.AUC(num_thresholds=7, name="roc7"), True),
+            (K.metrics.AUC(curve="PR"), True),
+            (K.metrics.AUC(curve="PR", summation_method="minoring", num_thresholds=11), True),
+            (K.metrics.AUC(curve="pr", summation_method="majoring", num_thresholds=5), False),
+            (K.metrics.AUC(curve="PR_GAIN", num_thresholds=9), True),
+            (K.metrics.AUC(thresholds=[0.6, 0.2, 0.45]), True),
+            (K.metrics.AUC(thresholds=[0.25, 0.5, 0.75], curve="PR"), False),
+            (K.metrics.AUC(from_logits=True, num_thresholds=13), True),
+            (K.metrics.AUC(label_weights=[0.5, 1.0, 2.0], num_thresholds=10), True),
+            (K.metrics.AUC(multi_label=True, num_thresholds=8), True),
+            (K.metrics.AUC(multi_label=True, num_labels=3, curve="PR"), False),
+            (
+                K.metrics.AUC(
+                    multi_label=True, label_weights=[1.0, 0.0, 3.0], thresholds=[0.3, 0.6]
+                ),
+                True,
+            ),
+        ]
+        metrics, updates, calls = _pairs(tf, specs, yt, yp, w)
+        feeds = [{yt: a, yp: b, w: c} for a, b, c in zip(yts, yps, ws, strict=True)]
+        run = _stream(tf, metrics, updates, feeds, calls, feeds[0])
+
+        def run_and_configs(sess):
+            out = run(sess)
+            out["configs"] = [
+                sorted((k, str(v)) for k, v in m.get_config().items()) for m in metrics
+            ]
+            out["thresholds"] = [
+                np.float32(metrics[1].thresholds),
+                np.float32(metrics[6].thresholds),
+            ]
+            return out
+
+        return run_and_configs
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
+
+
+def test_confusion_errors():
+    """TF's ``ValueError``s: thresholds outside ``[0, 1]``, ``num_thresholds`` below 2,
+    unknown curve or summation method, ``num_labels`` without ``multi_label``,
+    multi-label predictions not of rank 2."""
+
+    def script(tf):
+        M = tf.keras.metrics
+        errors = []
+        for call in (
+            lambda: M.TruePositives(thresholds=[0.5, 1.5]),
+            lambda: M.Precision(thresholds=-0.1),
+            lambda: M.AUC(num_thresholds=1),
+            lambda: M.AUC(curve="XY"),
+            lambda: M.AUC(summation_method="left"),
+            lambda: M.AUC(num_labels=3),
+            lambda: M.AUC(multi_label=True).update_state(tf.zeros([2, 2, 2]), tf.zeros([2, 2, 2])),
+        ):
+            try:
+                call()
+                errors.append(None)
+            except ValueError as e:
+                errors.append(str(e))
+        return lambda sess: errors
+
+    theirs, ours = run_both(script)
+    assert ours == theirs

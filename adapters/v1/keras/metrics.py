@@ -44,6 +44,7 @@ from adapters.v1.ops.constant_op import constant
 from adapters.v1.ops.variables import VariableAggregation, VariableSynchronization
 
 __all__ = [
+    "AUC",
     "KLD",
     "MAE",
     "MAPE",
@@ -56,6 +57,8 @@ __all__ = [
     "CategoricalCrossentropy",
     "CategoricalHinge",
     "CosineSimilarity",
+    "FalseNegatives",
+    "FalsePositives",
     "Hinge",
     "KLDivergence",
     "LogCoshError",
@@ -69,6 +72,8 @@ __all__ = [
     "MeanTensor",
     "Metric",
     "Poisson",
+    "Precision",
+    "Recall",
     "RootMeanSquaredError",
     "SparseCategoricalAccuracy",
     "SparseCategoricalCrossentropy",
@@ -76,6 +81,8 @@ __all__ = [
     "SquaredHinge",
     "Sum",
     "TopKCategoricalAccuracy",
+    "TrueNegatives",
+    "TruePositives",
     "accuracy",
     "binary_accuracy",
     "binary_crossentropy",
@@ -1058,5 +1065,28 @@ def get(identifier: Any) -> Any:
         return identifier
     raise ValueError(f"Could not interpret metric identifier: {identifier}")
 
+
+from adapters.v1.keras.confusion_metrics import (  # noqa: E402 (they build on Metric)
+    AUC,
+    FalseNegatives,
+    FalsePositives,
+    Precision,
+    Recall,
+    TrueNegatives,
+    TruePositives,
+)
+
+_CLASSES.update(
+    (cls.__name__, cls)
+    for cls in (
+        AUC,
+        FalseNegatives,
+        FalsePositives,
+        Precision,
+        Recall,
+        TrueNegatives,
+        TruePositives,
+    )
+)
 
 __getattr__ = missing_name_getattr("tf.keras.metrics", globals())
