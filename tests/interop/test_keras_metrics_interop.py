@@ -543,3 +543,38 @@ def test_confusion_errors():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+def test_compile_with_metric_class_names_and_new_wrappers():
+    """``Model.compile(metrics=[...])`` with class names (``get`` gives an instance, run
+    as its function: before, adapters.v1 averaged the running result) and instances of
+    the new wrapper classes; the fit history and ``metrics_names``."""
+    rs = np.random.RandomState(0)
+    x = rs.randn(10, 4).astype(np.float32)
+    y = np.eye(3, dtype=np.float32)[rs.randint(0, 3, 10)]
+
+    def script(tf):
+        K = tf.keras
+        m = K.Sequential(
+            [K.layers.Dense(3, activation="softmax", input_shape=(4,), kernel_initializer="ones")]
+        )
+        m.compile(
+            tf.train.GradientDescentOptimizer(0.1),
+            "categorical_crossentropy",
+            metrics=[
+                "CategoricalAccuracy",
+                "TopKCategoricalAccuracy",
+                K.metrics.TopKCategoricalAccuracy(k=1, name="top1"),
+                K.metrics.CategoricalHinge(),
+                K.metrics.KLDivergence(),
+            ],
+        )
+
+        def run(sess):
+            h = m.fit(x, y, epochs=2, batch_size=5, verbose=0, shuffle=False)
+            return {"history": h.history, "names": m.metrics_names}
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)

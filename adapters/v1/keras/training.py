@@ -298,6 +298,10 @@ class _Compiled:
                         if hasattr(metric, "update_state"):
                             raise _unsupported(f"compile(metrics=[{metric!r}]) (metric objects)")
                         fn = _metric_function(metric, shape, self.loss_fns[i])
+                        if isinstance(fn, metrics_module.MeanMetricWrapper):  # a class name
+                            fn = fn._compile_fn()
+                        elif isinstance(fn, metrics_module.Metric):
+                            raise _unsupported(f"compile(metrics=[{metric!r}]) (metric objects)")
                         unique[_metric_name(metric)] = fn
                     for name, fn in unique.items():
                         if multi:
