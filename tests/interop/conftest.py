@@ -24,6 +24,11 @@ except ImportError as e:  # pragma: no cover
 
 import pytest  # noqa: E402
 
+# TF1's Keras dtypes, what `tf.compat.v1.disable_v2_behavior()` gives a script and
+# adapters.v1 reproduces: a layer without dtype takes its first input's, no input is
+# cast (the tests run TF 2's defaults otherwise, whose layers are float32 and cast).
+tf.compat.v1.keras.layers.disable_v2_dtype_behavior()
+
 
 def pytest_report_header(config):
     """The CPU kernels TF runs here, and whether they are the ones jtrain reproduces bit

@@ -23,7 +23,12 @@ TF1 graph (measured live, tests/interop/test_keras_interop.py):
   graph's ``keras_learning_phase`` bool placeholder (default False), so
   ``Dropout`` and ``BatchNormalization`` infer unless it is fed True (or
   ``set_learning_phase(1)`` fixed it).
-- Floating inputs are cast to the layer's dtype (``floatx``: float32).
+- dtypes as TF1's Keras (V2 dtype behaviour off, as after TF's
+  ``disable_v2_behavior()``): a layer without ``dtype`` takes its first input's (a
+  float64 placeholder gives float64 weights and outputs) and casts no input; ``Dense``
+  and the normalizations cast their input to their dtype.
+  ``enable_v2_dtype_behavior()`` gives TF 2's: ``floatx`` (float32) layers casting
+  floating inputs to their dtype.
 
 The math is jtrain's ``tf.layers`` where TF's is the same (Dense, the
 convolutions, pooling, Flatten, Dropout, BatchNormalization); the others are
@@ -130,6 +135,8 @@ __all__ = [
     "Softmax",
     "UpSampling2D",
     "ZeroPadding2D",
+    "disable_v2_dtype_behavior",
+    "enable_v2_dtype_behavior",
     "Dot",
     "add",
     "average",
@@ -205,8 +212,9 @@ def _flat(x: Any) -> list[Any]:
 
 
 def _setup(layer: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Keras' base-layer keywords: the name (unique zero-based), ``dtype`` (floatx), the
-    input shape a model's first layer may carry; returns the ``tf.layers`` keywords."""
+    """Keras' base-layer keywords: the name (unique zero-based), ``dtype`` (None: the
+    first input's, ``floatx()`` under the V2 dtype behaviour), ``autocast``, the input
+    shape a model's first layer may carry; returns the ``tf.layers`` keywords."""
     shape_args = {k: kwargs.pop(k) for k in _SHAPE_KWARGS if k in kwargs}
     batch = shape_args.get("batch_input_shape")
     if batch is None and "input_dim" in shape_args and "input_shape" not in shape_args:
@@ -220,14 +228,48 @@ def _setup(layer: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
             "layer.set_weights(values) after the layer is built"
         )
     kwargs.pop("weights", None)
-    for key in ("autocast", "dynamic"):
-        kwargs.pop(key, None)
+    kwargs.pop("dynamic", None)
+    v2_dtypes = _v2_dtype_behavior_enabled()
+    autocast = kwargs.pop("autocast", None)
+    layer._autocast = v2_dtypes if autocast is None else bool(autocast)
     name = kwargs.get("name")
     if not name:
         kwargs["name"] = backend.unique_object_name(tl_base._snake_case(type(layer).__name__))
-    if kwargs.get("dtype") is None:
+    if kwargs.get("dtype") is None and v2_dtypes:
         kwargs["dtype"] = backend.floatx()
     return kwargs
+
+
+# Keras' V2 dtype behaviour: None follows TF 2 behaviour, which adapters.v1 never has
+# (TF1's, and TF 2's under ``disable_v2_behavior()``): off.
+_V2_DTYPE_BEHAVIOR: list[bool | None] = [None]
+
+
+def enable_v2_dtype_behavior() -> None:
+    """Keras layers created after this default to ``floatx()`` and cast floating inputs
+    to their dtype (``tf.compat.v1.keras.layers.enable_v2_dtype_behavior``, TF 2's
+    behaviour).
+
+    .. note:: Off in adapters.v1 unless this is called, as in TF1 and in TF 2 after
+       ``tf.compat.v1.disable_v2_behavior()``: a layer without ``dtype`` takes its
+       first input's dtype (a float64 placeholder gives float64 weights and outputs)
+       and no input is cast; only ``Dense`` and the normalizations cast their input
+       to their dtype, as TF's do.
+    """
+    _V2_DTYPE_BEHAVIOR[0] = True
+
+
+def disable_v2_dtype_behavior() -> None:
+    """Keras layers created after this take their dtype from their first input and cast
+    no input (``tf.compat.v1.keras.layers.disable_v2_dtype_behavior``): TF1's
+    behaviour, adapters.v1's default."""
+    _V2_DTYPE_BEHAVIOR[0] = False
+
+
+def _v2_dtype_behavior_enabled() -> bool:
+    """Whether Keras layers created now get TF 2's dtype behaviour (see
+    ``enable_v2_dtype_behavior``)."""
+    return bool(_V2_DTYPE_BEHAVIOR[0])
 
 
 class Layer(tl_base.Layer):
@@ -237,7 +279,8 @@ class Layer(tl_base.Layer):
     ``add_weight``) and ``call(inputs, training=None...)``.
 
     Args (TF's defaults): trainable=True, name=None (``snake_case`` of the class,
-    unique zero-based), dtype=None (``floatx()``), **kwargs: ``input_shape``,
+    unique zero-based), dtype=None (the first input's; ``floatx()`` after
+    ``enable_v2_dtype_behavior()``), **kwargs: ``input_shape``,
     ``batch_input_shape``, ``batch_size``, ``input_dim`` (a model's first layer),
     ``activity_regularizer``.
 
@@ -442,7 +485,9 @@ class Layer(tl_base.Layer):
         return "training" in inspect.signature(self.call).parameters
 
     def _cast_inputs(self, inputs: Any) -> Any:
-        target = dtypes.as_dtype(self.dtype or backend.floatx())
+        if not self.__dict__.get("_autocast", True) or self.dtype is None:
+            return inputs
+        target = dtypes.as_dtype(self.dtype)
 
         def cast(x: Any) -> Any:
             if isinstance(x, ops.Tensor) and x.dtype.is_floating and x.dtype != target:
@@ -481,6 +526,10 @@ class Layer(tl_base.Layer):
         with graph.name_scope(self._name):
             if not self.built:
                 self._check_input(inputs)
+                first = _flat(inputs)[0] if _flat(inputs) else None
+                if self._dtype is None and isinstance(first, ops.Tensor):
+                    # Keras' "_infer" policy (V2 dtype behaviour off): the first input's
+                    self._dtype = first.dtype.base_dtype
                 shapes = (
                     [x.shape for x in inputs] if isinstance(inputs, (list, tuple)) else inputs.shape
                 )
@@ -944,6 +993,9 @@ class Embedding(Layer):
             )
         if "input_shape" not in kwargs and input_length is not None:
             kwargs["input_shape"] = (input_length,)
+        if kwargs.get("dtype") is None:
+            # TF's: floatx even where layers take their first input's dtype (ids here)
+            kwargs["dtype"] = backend.floatx()
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         self.embeddings_initializer = initializers.get(embeddings_initializer)
@@ -1066,18 +1118,43 @@ class Reshape(Layer):
         self.target_shape = tuple(int(d) for d in target_shape)
 
     def call(self, inputs: Any) -> Any:
+        known = inputs.shape.as_list()[1:] if inputs.shape.ndims else [None]
+        if None not in known:
+            self._check_size(known)
         batch = inputs.shape.as_list()[0] if inputs.shape.ndims else None
         if -1 not in self.target_shape:
             return op("reshape")(inputs, [-1, *self.target_shape])
         if batch is not None:
             return op("reshape")(inputs, [batch, *self.target_shape])
         outputs = op("reshape")(inputs, op("stack")([op("shape")(inputs)[0], *self.target_shape]))
-        known = [d for d in inputs.shape.as_list()[1:]]
-        if all(d is not None for d in known):
+        if None not in known:
             rest = math.prod(d for d in self.target_shape if d != -1)
             full = [None] + [math.prod(known) // rest if d == -1 else d for d in self.target_shape]
             outputs.set_shape(full)
         return outputs
+
+    def _check_size(self, input_shape: list[int]) -> None:
+        """TF's check of an input whose example shape is known (Keras'
+        ``_fix_unknown_dimension``).
+
+        Raises:
+          ValueError: ``target_shape`` holds two -1, or does not hold the example's
+            size (TF's messages).
+        """
+        output_shape = list(self.target_shape)
+        if output_shape.count(-1) > 1:
+            raise ValueError(
+                "There must be at most one unknown dimension in "
+                f"output_shape. Received: output_shape={output_shape}."
+            )
+        known = math.prod(d for d in output_shape if d != -1)
+        original = math.prod(input_shape)
+        fits = known != 0 and original % known == 0 if -1 in output_shape else known == original
+        if not fits:
+            raise ValueError(
+                "total size of new array must be unchanged, "
+                f"input_shape = {input_shape}, output_shape = {output_shape}"
+            )
 
 
 class Lambda(Layer):
@@ -1458,6 +1535,7 @@ class LayerNormalization(Layer):
         self.built = True
 
     def call(self, inputs: Any) -> Any:
+        inputs = self._to_compute_dtype(inputs)
         shape = inputs.shape.as_list()
         ndims = len(shape)
         broadcast_shape = [1] * ndims

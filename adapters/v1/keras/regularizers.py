@@ -27,20 +27,19 @@ class Regularizer:
 
 
 class L1L2(Regularizer):
-    """``l1 * sum(|x|) + l2 * sum(x ** 2)``; Args (TF's defaults): l1=0.0, l2=0.0."""
+    """``l1 * sum(|x|) + 2 * l2 * l2_loss(x)``; Args (TF's defaults): l1=0.0, l2=0.0."""
 
     def __init__(self, l1: float = 0.0, l2: float = 0.0):
         self.l1 = backend.cast_to_floatx(l1)
         self.l2 = backend.cast_to_floatx(l2)
 
     def __call__(self, x: Any) -> Any:
+        # TF's operators: the float32 factors convert to x's dtype (float64 weights)
         regularization = backend.constant(0.0, dtype=x.dtype.base_dtype)
         if self.l1:
-            l1 = op("multiply")(self.l1, op("reduce_sum")(op("abs")(x)), name="mul")
-            regularization = op("add")(regularization, l1, name="add")
+            regularization += self.l1 * op("reduce_sum")(op("abs")(x))
         if self.l2:
-            l2 = op("multiply")(self.l2, op("reduce_sum")(op("square")(x)), name="mul")
-            regularization = op("add")(regularization, l2, name="add")
+            regularization += 2.0 * self.l2 * op("nn.l2_loss")(x)
         return regularization
 
     def get_config(self) -> dict[str, Any]:
@@ -57,14 +56,14 @@ class L1(Regularizer):
         self.l1 = backend.cast_to_floatx(l1)
 
     def __call__(self, x: Any) -> Any:
-        return op("multiply")(self.l1, op("reduce_sum")(op("abs")(x)), name="mul")
+        return self.l1 * op("reduce_sum")(op("abs")(x))
 
     def get_config(self) -> dict[str, Any]:
         return {"l1": float(self.l1)}
 
 
 class L2(Regularizer):
-    """``l2 * sum(x ** 2)``; Args (TF's defaults): l2=0.01."""
+    """``2 * l2 * l2_loss(x)`` (``l2 * sum(x ** 2)``); Args (TF's defaults): l2=0.01."""
 
     def __init__(self, l2: float = 0.01, **kwargs: Any):
         l2 = kwargs.pop("l", l2)
@@ -73,7 +72,7 @@ class L2(Regularizer):
         self.l2 = backend.cast_to_floatx(l2)
 
     def __call__(self, x: Any) -> Any:
-        return op("multiply")(self.l2, op("reduce_sum")(op("square")(x)), name="mul")
+        return 2.0 * self.l2 * op("nn.l2_loss")(x)  # TF's: l2 * sum(square(x))
 
     def get_config(self) -> dict[str, Any]:
         return {"l2": float(self.l2)}

@@ -212,6 +212,14 @@ class Layer:
             with vs.variable_scope(scope) as captured:
                 self._scope = captured
 
+    def _to_compute_dtype(self, inputs: Any) -> Any:
+        """``inputs`` cast to the layer's dtype where it differs: TF's ``Dense``, batch
+        and layer normalization cast their input so (``tf.cast(inputs,
+        self.compute_dtype)``), whatever Keras' V2 dtype behaviour."""
+        if self._dtype is not None and inputs.dtype.base_dtype != self._dtype:
+            return op("cast")(inputs, self._dtype)
+        return inputs
+
     # -- properties ------------------------------------------------------------------
     @property
     def name(self) -> str:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from adapters.v1.framework import ops
+from adapters.v1.framework import dtypes, ops
 from adapters.v1.layers.base import InputSpec, Layer, op, passed_arguments
 from adapters.v1.ops import init_ops, nn_dropout
 from adapters.v1.ops.array_ops import identity
@@ -65,6 +65,12 @@ class Dense(Layer):
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape: Any) -> None:
+        dtype = dtypes.as_dtype(self.dtype or dtypes.float32)
+        if not (dtype.is_floating or dtype.is_complex):
+            raise TypeError(
+                "A Dense layer can only be built with a floating-point dtype. "
+                f"Received: dtype={dtype}"
+            )
         last_dim = input_shape.as_list()[-1] if input_shape.ndims else None
         if last_dim is None:
             raise ValueError(
@@ -95,6 +101,7 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs: Any) -> Any:
+        inputs = self._to_compute_dtype(inputs)
         dims = inputs.shape.as_list()
         if len(dims) == 2:
             outputs = op("matmul")(inputs, self.kernel)

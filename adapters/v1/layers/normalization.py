@@ -169,6 +169,7 @@ class BatchNormalization(Layer):
         self.built = True
 
     def call(self, inputs: Any, training: Any = False) -> Any:
+        inputs = self._to_compute_dtype(inputs)
         if isinstance(training, ops.Tensor) or hasattr(training, "_as_graph_tensor"):
             training_value = None  # decided at run time
         else:
