@@ -119,6 +119,72 @@ def _pow_jvp(primals, tangents):
     return z, dx * y * jnp.power(x, y - 1) + dy * z * log_x
 
 
+# -- Pow as TF runs it: grappler's ConvertPow, TF's _PowGrad ------------------------
+def _converted_pow(exponent: float, x: Any, y: Any) -> Any | None:
+    """``x ** exponent`` (``exponent`` the value of every element of ``y``) as the kernel
+    TF's grappler runs instead of ``Pow`` (``ConvertPowStage``): 2 ``Square``, 3
+    ``Mul(x, Square(x))`` (CPU), 0.5 ``Sqrt``, -0.5 ``Rsqrt``, -1 ``Reciprocal``, and, where
+    ``x`` has the output's shape, 1 ``Identity`` and 0 ones; ``None`` where it keeps the
+    ``Pow`` kernel. Real floating values only."""
+    shape = jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y))
+    if exponent in (1.0, 0.0) and jnp.shape(x) != shape:
+        return None
+    kernel = {
+        2.0: _square,
+        3.0: lambda v: rounded_product(v, _square(v)),
+        1.0: lambda v: v,
+        0.5: _sqrt,
+        0.0: jnp.ones_like,
+        -0.5: eigen_rsqrt.rsqrt,
+        -1.0: _reciprocal,
+    }.get(exponent)
+    return None if kernel is None else jnp.broadcast_to(kernel(x), shape)
+
+
+def _real_float(x: Any) -> bool:
+    return jnp.issubdtype(np_dtype(x.dtype), jnp.floating)
+
+
+def _tf_pow(exponent: float | None) -> Any:
+    """``Pow`` with TF's value and gradient where ``y`` folds to the constant ``exponent``
+    (``None``: any ``y``). The value: the kernel grappler substitutes
+    (:func:`_converted_pow`), else ``Pow``'s. The gradient: TF's ``_PowGrad``,
+    ``(g * y) * pow(x, y - 1)`` (grappler converts that ``Pow`` too: ``x ** 1.5``'s
+    gradient takes ``Sqrt``) and ``(g * z) * log(x)`` where ``x > 0``, else 0, each
+    product rounded, the broadcast operands' sums in TF's order (``tf_binary``).
+
+    .. note::
+       The ``Pow`` kernel itself is XLA's: TF's Eigen ``pow`` rounds differently on
+       about a quarter of float32 elements (exponents such as 1.5 or -2).
+    """
+
+    def power(x: Any, y: Any, e: float | None) -> Any:
+        if e is not None and _real_float(x):
+            converted = _converted_pow(e, x, y)
+            if converted is not None:
+                return converted
+        return _pow(x, y)
+
+    def forward(x: Any, y: Any) -> Any:
+        return power(x, y, exponent)
+
+    def gradient(x: Any, y: Any, z: Any, g: Any) -> tuple:
+        one = jnp.ones((), y.dtype)
+        below = None if exponent is None else exponent - 1.0
+        gx = rounded_product(rounded_product(g, y), power(x, y - one, below))
+        positive = x > 0
+        log_x = jnp.where(
+            positive, eigen_exp_log.log(jnp.where(positive, x, jnp.ones((), x.dtype))), 0
+        ).astype(x.dtype)
+        return gx, rounded_product(rounded_product(g, z), log_x)
+
+    return tf_binary(forward, gradient)
+
+
+# Exponents whose Pow, or whose gradient's Pow (``exponent - 1``), grappler converts.
+_CONSTANT_EXPONENTS = (2.0, 3.0, 1.0, 0.5, 0.0, -0.5, -1.0, 4.0, 1.5)
+
+
 # -- division as TF's kernels round it ----------------------------------------------
 def kernel_mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """``jnp.mean`` of a floating ``x`` as TF's ``Mean`` kernel computes it: Eigen's sum
@@ -300,7 +366,12 @@ _BINARY = [
     (("floormod", "mod", "math.floormod", "math.mod"), "FloorMod", "FloorMod", jnp.mod, REAL),
     (("truncatediv", "math.truncatediv"), "TruncateDiv", "TruncateDiv", _truncatediv, NUMERIC),
     (("truncatemod", "math.truncatemod"), "TruncateMod", "TruncateMod", _truncatemod, _TRUNCATEMOD),
-    (("pow", "math.pow"), "Pow", "Pow", _pow, _SIGNED),
+    (("pow", "math.pow"), "Pow", "Pow", _tf_pow(None), _SIGNED),
+    # The same op by an exponent TF's grappler folds to one constant (see _pow_as_tf).
+    *(
+        ((f"_constant.pow.{_e:g}",), "Pow", "Pow", _tf_pow(_e), _SIGNED)
+        for _e in _CONSTANT_EXPONENTS
+    ),
     (("maximum", "math.maximum"), "Maximum", "Maximum", _maximum, REAL),
     (("minimum", "math.minimum"), "Minimum", "Minimum", _minimum, REAL),
     (
@@ -490,6 +561,45 @@ for _full, _folded in (
     ("div", "div"),
 ):
     FUNCTIONS[_full] = _divide_as_tf(FUNCTIONS[_full], FUNCTIONS[f"_folded.{_folded}"])
+
+
+def _uniform_constant(value: Any) -> float | None:
+    """The one real value of every element of ``value`` where TF's grappler folds it to a
+    constant (``folds_to_constant``), else ``None``."""
+    from adapters.v1.framework import ops, shape_values
+
+    if not folds_to_constant(value):
+        return None
+    if isinstance(value, ops.Tensor):
+        array = shape_values.static_value(value)
+    else:
+        array = np.asarray(value)
+    if array is None or array.size == 0 or array.dtype.kind not in "biufc":
+        return None
+    flat = np.ravel(array)
+    if np.iscomplexobj(flat) and np.any(flat.imag != 0):
+        return None
+    flat = np.real(flat)
+    return float(flat[0]) if np.all(flat == flat[0]) else None
+
+
+def _pow_as_tf(table_fn: Any) -> Any:
+    """``tf.pow`` (and ``**``): where TF's grappler takes the exponent as one constant and
+    the base as no constant, the entry for that exponent (``_constant.pow.*``: the kernel
+    grappler substitutes, and its gradient's); otherwise the table's ``Pow`` (a constant
+    base and exponent fold to the ``Pow`` kernel's value first)."""
+
+    def choose(arguments: dict[str, Any]) -> Any:
+        exponent = None if folds_to_constant(arguments["x"]) else _uniform_constant(arguments["y"])
+        if exponent is None or exponent not in _CONSTANT_EXPONENTS:
+            return table_fn
+        return FUNCTIONS[f"_constant.pow.{exponent:g}"]
+
+    return chosen_by_arguments(table_fn, choose)
+
+
+for _full in ("pow", "math.pow"):
+    FUNCTIONS[_full] = _pow_as_tf(FUNCTIONS[_full])
 
 
 # TF's ``_TRUEDIV_TABLE``'s dtypes, in its order (its message lists them so).
