@@ -752,7 +752,9 @@ class SensitivitySpecificityBase(Metric):
         constrained = self._rate(self._constrained)
         dependent = self._rate(self._dependent)
         feasible = op("greater_equal")(constrained, self.value)
-        lowest = op("fill")(op("shape")(dependent), float("-inf"))
+        lowest = op("fill")(
+            op("shape")(dependent), constant(-np.inf, dtype=dependent.dtype.base_dtype)
+        )
         best = op("reduce_max")(op("where_v2")(feasible, dependent, lowest))
         value = op("where_v2")(op("reduce_any")(feasible), best, 0.0)
         return array_ops.identity(value)
