@@ -13,11 +13,19 @@ categorical or categorical accuracy by the loss and the output's last dimension
 The stateful metrics (``Metric``, ``Mean``, ``Sum``, ``MeanTensor``,
 ``MeanMetricWrapper`` and its classes: the accuracies incl. top-k, the errors, the
 hinges, the cross-entropies, ``CosineSimilarity``...; ``RootMeanSquaredError``,
-``MeanRelativeError``) work standalone as TF's graph-mode Keras: ``update_state(...)``
+``MeanRelativeError``, ``R2Score``; the confusion-matrix metrics of
+``confusion_metrics``, the IoU metrics of ``iou_metrics``, the F-scores of
+``f_score_metrics``) work standalone as TF's graph-mode Keras: ``update_state(...)``
 returns the update op, ``result()`` the value, a call both (the result after the
 update), ``reset_state()`` zeroes the state at once in Keras' session. Their variables
 are in no collection (initialize them with ``tf.variables_initializer(m.variables)``).
 ``compile(metrics=[...])`` takes the ``MeanMetricWrapper`` ones.
+
+.. note:: TF 2.21's ``R2Score``, ``FBetaScore`` and ``F1Score`` assign several
+   variables in ``update_state`` and return nothing; in a TF1 graph Keras returns the
+   graph's last op, so only the last assignment ever runs (the F-scores stay 0,
+   ``R2Score`` NaN, in ``compile`` too), and their ``reset_state()`` builds
+   assignments it does not run. These classes keep that behaviour.
 
 ``serialize``/``deserialize``/``get`` use a table of TF's names (never evaluated), in
 TF1's legacy format (``{'class_name', 'config'}``; a function by its name).
