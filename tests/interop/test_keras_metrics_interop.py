@@ -42,8 +42,8 @@ RTOL, ATOL = 2e-5, 2e-6
 _RNG = np.random.RandomState(11)
 
 
-def _batches(shape, n=3, low=0.0, high=1.0, dtype=np.float32):
-    return [_RNG.uniform(low, high, shape).astype(dtype) for _ in range(n)]
+def _batches(shape, n=3, low=0.0, high=1.0, dtype=np.float32, rng=_RNG):
+    return [rng.uniform(low, high, shape).astype(dtype) for _ in range(n)]
 
 
 def _stream(tf, metrics, updates, feeds, calls=(), call_feed=None, states=False):
