@@ -42,14 +42,16 @@ RTOL, ATOL = 2e-5, 2e-6
 _RNG = np.random.RandomState(11)
 
 
-def _batches(shape, n=3, low=0.0, high=1.0, dtype=np.float32):
-    return [_RNG.uniform(low, high, shape).astype(dtype) for _ in range(n)]
+def _batches(shape, n=3, low=0.0, high=1.0, dtype=np.float32, rng=_RNG):
+    return [rng.uniform(low, high, shape).astype(dtype) for _ in range(n)]
 
 
-def _stream(tf, metrics, updates, feeds, calls=(), call_feed=None):
+def _stream(tf, metrics, updates, feeds, calls=(), call_feed=None, states=False):
     """``run(sess)``: the metrics' variables initialized, each feed's ``updates`` run and
-    every result fetched, then the ``calls`` (fed ``call_feed``), then a reset."""
+    every result fetched, then the ``calls`` (fed ``call_feed``), then a reset;
+    ``states``: the variables' values too, after each step and the reset."""
     results = [m.result() for m in metrics]
+    variables = [list(m.variables) for m in metrics] if states else []
     init = tf.variables_initializer([v for m in metrics for v in m.variables])
     collected = [
         len(tf.global_variables()),
@@ -72,13 +74,21 @@ def _stream(tf, metrics, updates, feeds, calls=(), call_feed=None):
         }
         for feed in feeds:
             assert all(x is None for x in sess.run(updates, feed))
-            out["steps"].append(sess.run(results))
+            if states:
+                step, state = sess.run((results, variables))
+                out.setdefault("states", []).append(state)
+            else:
+                step = sess.run(results)
+            out["steps"].append(step)
         if calls:
             out["calls"] = sess.run(list(calls), call_feed)
             out["after calls"] = sess.run(results)
         for m in metrics:
             m.reset_state()
-        out["reset"] = sess.run(results)
+        if states:
+            out["reset"], out["states after reset"] = sess.run((results, variables))
+        else:
+            out["reset"] = sess.run(results)
         return out
 
     return run

@@ -1,6 +1,8 @@
 """``tf.keras.metrics``' confusion-matrix metrics (legacy Keras 2) in a TF1 graph:
 ``TruePositives``/``FalsePositives``/``TrueNegatives``/``FalseNegatives``,
-``Precision``, ``Recall`` and ``AUC``.
+``Precision``, ``Recall``, ``AUC`` and the rates at a constraint (Keras'
+``SensitivitySpecificityBase``): ``SensitivityAtSpecificity``,
+``SpecificityAtSensitivity``, ``PrecisionAtRecall``, ``RecallAtPrecision``.
 
 Each keeps its counts per threshold in variables as the other stateful metrics
 (:class:`adapters.v1.keras.metrics.Metric`: in no collection). A prediction is positive
@@ -27,6 +29,7 @@ from adapters.v1.framework.tensor_shape import TensorShape
 from adapters.v1.keras import backend, losses
 from adapters.v1.keras.metrics import Metric, _broadcast_weights
 from adapters.v1.layers.base import op
+from adapters.v1.ops import array_ops
 from adapters.v1.ops.constant_op import constant
 from adapters.v1.ops.control_flow_ops import group
 
@@ -35,7 +38,11 @@ __all__ = [
     "FalseNegatives",
     "FalsePositives",
     "Precision",
+    "PrecisionAtRecall",
     "Recall",
+    "RecallAtPrecision",
+    "SensitivityAtSpecificity",
+    "SpecificityAtSensitivity",
     "TrueNegatives",
     "TruePositives",
 ]
@@ -645,6 +652,263 @@ class AUC(Metric):
         if self._init_from_thresholds:
             config["thresholds"] = self.thresholds[1:-1]
         return config
+
+
+# Keras' rates of the confusion counts per threshold (``div_no_nan``): name -> (numerator,
+# the other count of the denominator).
+_RATES = {
+    "sensitivity": (_TP, _FN),
+    "recall": (_TP, _FN),
+    "specificity": (_TN, _FP),
+    "precision": (_TP, _FP),
+}
+
+
+class SensitivitySpecificityBase(Metric):
+    """Keras' ``SensitivitySpecificityBase``: the largest ``_dependent`` rate over the
+    thresholds whose ``_constrained`` rate is at least ``value`` (0 where none is).
+
+    The confusion counts are kept at ``num_thresholds`` thresholds: 0.5 for one, else
+    ``i / (num_thresholds - 1)`` (0 and 1 included, counted by buckets).
+
+    Args:
+      value: the constraint's lower bound.
+      num_thresholds: the number of thresholds (TF's default 200).
+      class_id: count only this class of the last axis (TF's default None).
+      name: the metric's name (TF's default ``None``: the class name in snake case).
+      dtype: the dtype (TF's default ``None``: ``floatx()``).
+
+    Raises:
+      ValueError: ``num_thresholds`` below 1 (TF's message).
+    """
+
+    _constrained = "sensitivity"
+    _dependent = "specificity"
+
+    def __init__(
+        self,
+        value: float,
+        num_thresholds: int = 200,
+        class_id: int | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+    ):
+        super().__init__(name=name, dtype=dtype)
+        if num_thresholds <= 0:
+            raise ValueError(
+                "Argument `num_thresholds` must be an integer > 0. "
+                f"Received: num_thresholds={num_thresholds}"
+            )
+        self.value = value
+        self.class_id = class_id
+        self.num_thresholds = num_thresholds
+        shape = (num_thresholds,)
+        for key in ("true_positives", "true_negatives", "false_positives", "false_negatives"):
+            setattr(self, key, self.add_weight(key, shape=shape, initializer="zeros"))
+        if num_thresholds == 1:
+            self.thresholds = [0.5]
+            self._thresholds_distributed_evenly = False
+        else:
+            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+            self.thresholds = [0.0, *inner, 1.0]
+            self._thresholds_distributed_evenly = True
+
+    def _counts(self) -> dict[str, Any]:
+        return {
+            _TP: self.true_positives,
+            _TN: self.true_negatives,
+            _FP: self.false_positives,
+            _FN: self.false_negatives,
+        }
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+        """Adds the batch's (weighted) confusion counts at each threshold.
+
+        Args:
+          y_true: the labels (nonzero: positive).
+          y_pred: the predictions.
+          sample_weight: optional weights (TF's default ``None``).
+
+        Returns:
+          The update op.
+        """
+        return update_confusion_matrix_variables(
+            self._counts(),
+            y_true,
+            y_pred,
+            thresholds=self.thresholds,
+            thresholds_distributed_evenly=self._thresholds_distributed_evenly,
+            class_id=self.class_id,
+            sample_weight=sample_weight,
+        )
+
+    def _rate(self, which: str) -> Any:
+        counts = {k: v.read_value() for k, v in self._counts().items()}
+        numerator, other = _RATES[which]
+        return op("div_no_nan")(counts[numerator], op("add")(counts[numerator], counts[other]))
+
+    def result(self) -> Any:
+        """The largest dependent rate where the constrained one is ``>= value``, else 0."""
+        constrained = self._rate(self._constrained)
+        dependent = self._rate(self._dependent)
+        feasible = op("greater_equal")(constrained, self.value)
+        lowest = op("fill")(
+            op("shape")(dependent), constant(-np.inf, dtype=dependent.dtype.base_dtype)
+        )
+        best = op("reduce_max")(op("where_v2")(feasible, dependent, lowest))
+        value = op("where_v2")(op("reduce_any")(feasible), best, 0.0)
+        return array_ops.identity(value)
+
+    def get_config(self) -> dict[str, Any]:
+        """The name, dtype, ``class_id``, ``num_thresholds`` and the constraint."""
+        return {
+            **super().get_config(),
+            "class_id": self.class_id,
+            "num_thresholds": self.num_thresholds,
+            self._constrained: self.value,
+        }
+
+
+def _check_rate(name: str, value: float) -> None:
+    """TF's check of the constraint's value.
+
+    Raises:
+      ValueError: ``value`` outside ``[0, 1]`` (TF's message, naming ``name``).
+    """
+    if value < 0 or value > 1:
+        raise ValueError(f"Argument `{name}` must be in the range [0, 1]. Received: {name}={value}")
+
+
+class SensitivityAtSpecificity(SensitivitySpecificityBase):
+    """The best sensitivity at a specificity of at least ``specificity``, over ``num_thresholds``
+    thresholds (0 where no threshold reaches it).
+
+    Args:
+      specificity: the specificity to reach, in ``[0, 1]``.
+      num_thresholds: the number of thresholds (TF's default 200).
+      class_id: count only this class of the last axis (TF's default None).
+      name: the metric's name (TF's default ``None``: the class name in snake case,
+        unique).
+      dtype: the dtype (TF's default ``None``: ``floatx()``).
+
+    Raises:
+      ValueError: ``specificity`` outside ``[0, 1]``, ``num_thresholds`` below 1 (TF's
+        messages).
+    """
+
+    _constrained = "specificity"
+    _dependent = "sensitivity"
+
+    def __init__(
+        self,
+        specificity: float,
+        num_thresholds: int = 200,
+        class_id: int | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+    ):
+        _check_rate("specificity", specificity)
+        self.specificity = specificity
+        super().__init__(specificity, num_thresholds, class_id, name, dtype)
+
+
+class SpecificityAtSensitivity(SensitivitySpecificityBase):
+    """The best specificity at a sensitivity of at least ``sensitivity``, over ``num_thresholds``
+    thresholds (0 where no threshold reaches it).
+
+    Args:
+      sensitivity: the sensitivity to reach, in ``[0, 1]``.
+      num_thresholds: the number of thresholds (TF's default 200).
+      class_id: count only this class of the last axis (TF's default None).
+      name: the metric's name (TF's default ``None``: the class name in snake case,
+        unique).
+      dtype: the dtype (TF's default ``None``: ``floatx()``).
+
+    Raises:
+      ValueError: ``sensitivity`` outside ``[0, 1]``, ``num_thresholds`` below 1 (TF's
+        messages).
+    """
+
+    _constrained = "sensitivity"
+    _dependent = "specificity"
+
+    def __init__(
+        self,
+        sensitivity: float,
+        num_thresholds: int = 200,
+        class_id: int | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+    ):
+        _check_rate("sensitivity", sensitivity)
+        self.sensitivity = sensitivity
+        super().__init__(sensitivity, num_thresholds, class_id, name, dtype)
+
+
+class PrecisionAtRecall(SensitivitySpecificityBase):
+    """The best precision at a recall of at least ``recall``, over ``num_thresholds``
+    thresholds (0 where no threshold reaches it).
+
+    Args:
+      recall: the recall to reach, in ``[0, 1]``.
+      num_thresholds: the number of thresholds (TF's default 200).
+      class_id: count only this class of the last axis (TF's default None).
+      name: the metric's name (TF's default ``None``: the class name in snake case,
+        unique).
+      dtype: the dtype (TF's default ``None``: ``floatx()``).
+
+    Raises:
+      ValueError: ``recall`` outside ``[0, 1]``, ``num_thresholds`` below 1 (TF's
+        messages).
+    """
+
+    _constrained = "recall"
+    _dependent = "precision"
+
+    def __init__(
+        self,
+        recall: float,
+        num_thresholds: int = 200,
+        class_id: int | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+    ):
+        _check_rate("recall", recall)
+        self.recall = recall
+        super().__init__(recall, num_thresholds, class_id, name, dtype)
+
+
+class RecallAtPrecision(SensitivitySpecificityBase):
+    """The best recall at a precision of at least ``precision``, over ``num_thresholds``
+    thresholds (0 where no threshold reaches it).
+
+    Args:
+      precision: the precision to reach, in ``[0, 1]``.
+      num_thresholds: the number of thresholds (TF's default 200).
+      class_id: count only this class of the last axis (TF's default None).
+      name: the metric's name (TF's default ``None``: the class name in snake case,
+        unique).
+      dtype: the dtype (TF's default ``None``: ``floatx()``).
+
+    Raises:
+      ValueError: ``precision`` outside ``[0, 1]``, ``num_thresholds`` below 1 (TF's
+        messages).
+    """
+
+    _constrained = "precision"
+    _dependent = "recall"
+
+    def __init__(
+        self,
+        precision: float,
+        num_thresholds: int = 200,
+        class_id: int | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+    ):
+        _check_rate("precision", precision)
+        self.precision = precision
+        super().__init__(precision, num_thresholds, class_id, name, dtype)
 
 
 __getattr__ = missing_name_getattr("tf.keras.metrics", globals())

@@ -13,11 +13,19 @@ categorical or categorical accuracy by the loss and the output's last dimension
 The stateful metrics (``Metric``, ``Mean``, ``Sum``, ``MeanTensor``,
 ``MeanMetricWrapper`` and its classes: the accuracies incl. top-k, the errors, the
 hinges, the cross-entropies, ``CosineSimilarity``...; ``RootMeanSquaredError``,
-``MeanRelativeError``) work standalone as TF's graph-mode Keras: ``update_state(...)``
+``MeanRelativeError``, ``R2Score``; the confusion-matrix metrics of
+``confusion_metrics``, the IoU metrics of ``iou_metrics``, the F-scores of
+``f_score_metrics``) work standalone as TF's graph-mode Keras: ``update_state(...)``
 returns the update op, ``result()`` the value, a call both (the result after the
 update), ``reset_state()`` zeroes the state at once in Keras' session. Their variables
 are in no collection (initialize them with ``tf.variables_initializer(m.variables)``).
 ``compile(metrics=[...])`` takes the ``MeanMetricWrapper`` ones.
+
+.. note:: TF 2.21's ``R2Score``, ``FBetaScore`` and ``F1Score`` assign several
+   variables in ``update_state`` and return nothing; in a TF1 graph Keras returns the
+   graph's last op, so only the last assignment ever runs (the F-scores stay 0,
+   ``R2Score`` NaN, in ``compile`` too), and their ``reset_state()`` builds
+   assignments it does not run. These classes keep that behaviour.
 
 ``serialize``/``deserialize``/``get`` use a table of TF's names (never evaluated), in
 TF1's legacy format (``{'class_name', 'config'}``; a function by its name).
@@ -53,31 +61,43 @@ __all__ = [
     "Accuracy",
     "BinaryAccuracy",
     "BinaryCrossentropy",
+    "BinaryIoU",
     "CategoricalAccuracy",
     "CategoricalCrossentropy",
     "CategoricalHinge",
     "CosineSimilarity",
+    "F1Score",
+    "FBetaScore",
     "FalseNegatives",
     "FalsePositives",
     "Hinge",
+    "IoU",
     "KLDivergence",
     "LogCoshError",
     "Mean",
     "MeanAbsoluteError",
     "MeanAbsolutePercentageError",
+    "MeanIoU",
     "MeanMetricWrapper",
     "MeanRelativeError",
     "MeanSquaredError",
     "MeanSquaredLogarithmicError",
     "MeanTensor",
     "Metric",
+    "OneHotIoU",
+    "OneHotMeanIoU",
     "Poisson",
     "Precision",
+    "PrecisionAtRecall",
+    "R2Score",
     "Recall",
+    "RecallAtPrecision",
     "RootMeanSquaredError",
+    "SensitivityAtSpecificity",
     "SparseCategoricalAccuracy",
     "SparseCategoricalCrossentropy",
     "SparseTopKCategoricalAccuracy",
+    "SpecificityAtSensitivity",
     "SquaredHinge",
     "Sum",
     "TopKCategoricalAccuracy",
@@ -289,6 +309,24 @@ def _broadcast_weights(sample_weight: Any, values: Any) -> Any:
         return sample_weight
     _assert_broadcastable(sample_weight, v_shape)
     return op("multiply")(sample_weight, op("ones_like")(values))
+
+
+def _last_update(updates: list[Any]) -> Any:
+    """What TF's graph-mode Keras returns from an ``update_state`` that assigns several
+    variables without returning an op: the graph's last op, here the last update's.
+
+    .. note:: So in a TF1 graph only that last update runs when the returned op (or the
+       metric's call) runs; the other updates are built and never run (TF 2.21's
+       ``FBetaScore``, ``F1Score``, ``R2Score``).
+    """
+    return _as_op(updates[-1])
+
+
+def _reset_not_run(metric: Metric) -> None:
+    """What TF's ``v.assign(zeros)`` resets do in a TF1 graph: build the assign ops,
+    run none (TF 2.21's ``FBetaScore``, ``F1Score``, ``R2Score``: the state is kept)."""
+    for variable in metric.variables:
+        variable.assign(op("zeros")(variable.shape, dtype=variable.dtype.base_dtype))
 
 
 def _weigh(values: Any, sample_weight: Any, reduce: str) -> tuple[Any, Any]:
@@ -895,6 +933,162 @@ class MeanRelativeError(Mean):
         return {**super().get_config(), "normalizer": backend.get_value(self.normalizer)}
 
 
+def _check_2d(cls_name: str, y_true_shape: Any, y_pred_shape: Any) -> int:
+    """The classes of 2-D inputs (Keras' ``FBetaScore``/``R2Score`` ``build``).
+
+    Raises:
+      ValueError: inputs not of rank 2, or of an unknown last dimension (TF's messages).
+    """
+    shapes = f"y_pred.shape={y_pred_shape} and y_true.shape={y_true_shape}."
+    expects = f"{cls_name} expects 2D inputs with shape (batch_size, output_dim)"
+    if len(y_pred_shape) != 2 or len(y_true_shape) != 2:
+        raise ValueError(f"{expects}. Received input shapes: {shapes}")
+    if y_pred_shape[-1] is None or y_true_shape[-1] is None:
+        raise ValueError(
+            f"{expects}, with output_dim fully defined (not None). Received input shapes: {shapes}"
+        )
+    return int(y_pred_shape[-1])
+
+
+_R2_AGGREGATIONS = (None, "uniform_average", "variance_weighted_average")
+
+
+class R2Score(Metric):
+    """The coefficient of determination ``1 - SS_res / SS_tot`` per output column,
+    aggregated (Keras' ``R2Score``).
+
+    Args:
+      class_aggregation: ``'uniform_average'`` (the mean of the columns'),
+        ``'variance_weighted_average'`` (weighted by their ``SS_tot``) or ``None``
+        (one per column) (TF's default ``'uniform_average'``).
+      num_regressors: the regressors of an adjusted R2 (TF's default 0).
+      name: the metric's name (TF's default ``'r2_score'``).
+      dtype: the dtype (TF's default ``None``: ``floatx()``).
+
+    Raises:
+      ValueError: an unknown ``class_aggregation``, a negative ``num_regressors``;
+        (at the first update) inputs not of rank 2 or of an unknown last dimension
+        (TF's messages).
+      TypeError: ``result()`` with ``num_regressors``: TF compares it with the
+        ``num_samples`` variable as a Python bool (``OperatorNotAllowedInGraphError``).
+
+    .. note:: In a TF1 graph TF 2.21's update runs only its last assignment (of the
+       int32 ``num_samples``, the number of elements): ``sum``, ``squared_sum``,
+       ``residual`` and ``count`` stay 0 and the result is NaN; ``reset_state()``
+       builds assignments and runs none. As TF's.
+    """
+
+    def __init__(
+        self,
+        class_aggregation: str | None = "uniform_average",
+        num_regressors: int = 0,
+        name: str = "r2_score",
+        dtype: Any = None,
+    ):
+        super().__init__(name=name, dtype=dtype)
+        if class_aggregation not in _R2_AGGREGATIONS:
+            raise ValueError(
+                "Invalid value for argument `class_aggregation`. Expected one of "
+                f"{_R2_AGGREGATIONS}. Received: class_aggregation={class_aggregation}"
+            )
+        if num_regressors < 0:
+            raise ValueError(
+                "Invalid value for argument `num_regressors`. Expected a value >= 0. "
+                f"Received: num_regressors={num_regressors}"
+            )
+        self.class_aggregation = class_aggregation
+        self.num_regressors = num_regressors
+        self.num_samples = self.add_weight("num_samples", dtype="int32")
+        self.built = False
+
+    def build(self, y_true_shape: Any, y_pred_shape: Any) -> None:
+        """Creates the per-column state for 2-D inputs."""
+        shape = (_check_2d("R2Score", y_true_shape, y_pred_shape),)
+        self.squared_sum = self.add_weight("squared_sum", shape=shape, initializer="zeros")
+        self.sum = self.add_weight("sum", shape=shape, initializer="zeros")
+        self.total_mse = self.add_weight("residual", shape=shape, initializer="zeros")
+        self.count = self.add_weight("count", shape=shape, initializer="zeros")
+        self.built = True
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+        """Adds the batch's (weighted) sums per column and its number of elements.
+
+        Args:
+          y_true: the ``[batch, outputs]`` targets (of the metric's dtype).
+          y_pred: the predictions, of the same dtype.
+          sample_weight: optional weights, one per example or broadcast to the targets
+            (TF's default ``None``: 1).
+
+        Returns:
+          The last update op (``num_samples``'s: TF's graph-mode Keras' return).
+
+        Raises:
+          ValueError: inputs of another dtype or not of rank 2 (TF's messages).
+        """
+        y_true = ops.convert_to_tensor(y_true, dtype=self._dtype)
+        y_pred = ops.convert_to_tensor(y_pred, dtype=self._dtype)
+        if not self.built:
+            self.build(y_true.shape, y_pred.shape)
+        weight = ops.convert_to_tensor(1 if sample_weight is None else sample_weight, self._dtype)
+        if weight.shape.ndims == 1:
+            weight = op("expand_dims")(weight, axis=1)
+        weight = _broadcast_weights(weight, y_true)
+        weighted = op("multiply")(y_true, weight)
+        residual = op("multiply")(op("pow")(op("subtract")(y_true, y_pred), 2), weight)
+        return _last_update(
+            [
+                self.sum.assign_add(op("reduce_sum")(weighted, axis=0)),
+                self.squared_sum.assign_add(
+                    op("reduce_sum")(op("multiply")(y_true, weighted), axis=0)
+                ),
+                self.total_mse.assign_add(op("reduce_sum")(residual, axis=0)),
+                self.count.assign_add(op("reduce_sum")(weight, axis=0)),
+                self.num_samples.assign_add(op("size")(y_true)),
+            ]
+        )
+
+    def result(self) -> Any:
+        """The aggregated ``1 - residual / (squared_sum - sum * sum / count)`` (an
+        infinite column's score is 0).
+
+        Raises:
+          TypeError: ``num_regressors`` given (TF's graph-mode error).
+        """
+        mean = op("truediv")(self.sum.read_value(), self.count.read_value())
+        total = op("subtract")(
+            self.squared_sum.read_value(), op("multiply")(self.sum.read_value(), mean)
+        )
+        raw = 1 - op("truediv")(self.total_mse.read_value(), total)
+        raw = op("where_v2")(op("math.is_inf")(raw), 0.0, raw)
+        if self.class_aggregation == "uniform_average":
+            score = op("reduce_mean")(raw)
+        elif self.class_aggregation == "variance_weighted_average":
+            score = op("truediv")(
+                op("reduce_sum")(op("multiply")(total, raw)), op("reduce_sum")(total)
+            )
+        else:
+            score = raw
+        if self.num_regressors != 0:
+            raise TypeError(
+                f"R2Score(num_regressors={self.num_regressors}).result(): TF's Keras "
+                "compares num_regressors with the num_samples variable as a Python bool, "
+                "which is not allowed in a graph (OperatorNotAllowedInGraphError)"
+            )
+        return array_ops.identity(score)
+
+    def reset_state(self) -> None:
+        """Builds assignments of zeros and runs none (TF's graph-mode ``reset_state``)."""
+        _reset_not_run(self)
+
+    def get_config(self) -> dict[str, Any]:
+        """The name, dtype, ``class_aggregation`` and ``num_regressors``."""
+        return {
+            **super().get_config(),
+            "class_aggregation": self.class_aggregation,
+            "num_regressors": self.num_regressors,
+        }
+
+
 # What ``get``/``deserialize`` resolve: TF's module names (not ``kld``, ``cosine``,
 # the focal cross-entropies: TF's ``get`` does not know them either).
 _BY_NAME: dict[str, Any] = {
@@ -955,6 +1149,7 @@ _CLASSES: dict[str, type] = {
         MeanSquaredLogarithmicError,
         MeanTensor,
         Poisson,
+        R2Score,
         RootMeanSquaredError,
         SparseCategoricalAccuracy,
         SparseCategoricalCrossentropy,
@@ -1071,19 +1266,42 @@ from adapters.v1.keras.confusion_metrics import (  # noqa: E402 (they build on M
     FalseNegatives,
     FalsePositives,
     Precision,
+    PrecisionAtRecall,
     Recall,
+    RecallAtPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
     TrueNegatives,
     TruePositives,
+)
+from adapters.v1.keras.f_score_metrics import F1Score, FBetaScore  # noqa: E402
+from adapters.v1.keras.iou_metrics import (  # noqa: E402
+    BinaryIoU,
+    IoU,
+    MeanIoU,
+    OneHotIoU,
+    OneHotMeanIoU,
 )
 
 _CLASSES.update(
     (cls.__name__, cls)
     for cls in (
         AUC,
+        BinaryIoU,
+        F1Score,
+        FBetaScore,
         FalseNegatives,
         FalsePositives,
+        IoU,
+        MeanIoU,
+        OneHotIoU,
+        OneHotMeanIoU,
         Precision,
+        PrecisionAtRecall,
         Recall,
+        RecallAtPrecision,
+        SensitivityAtSpecificity,
+        SpecificityAtSensitivity,
         TrueNegatives,
         TruePositives,
     )
