@@ -1,0 +1,397 @@
+"""TF's CPU ``Pow`` kernel, bit for bit: Eigen's ``generic_pow`` and glibc's ``powf``.
+
+TF 2.21's ``Pow`` (``cwise_op_pow.cc``, ``functor::pow``: Eigen's ``scalar_pow_op``)
+evaluates, on packets of 8 float32 (the AVX build of the x86 wheel, without FMA: each
+product is rounded before it meets an addition, :func:`jtrain._numerics.rounded`),
+Eigen's ``generic_pow`` (``Eigen/src/Core/arch/Default/GenericPacketMathFunctions.h``
+of the headers the wheel ships):
+
+- ``|x| = 2**e * m`` (``pfrexp``), ``m`` scaled into ``[sqrt(1/2), sqrt(2))``;
+- ``log2(m)`` as a double word (``accurate_log2<float>``: a degree-8 polynomial in
+  ``m - 1``, its last two Horner steps and the final product in double-word
+  arithmetic, Dekker's ``twoprod`` on Veltkamp's splitting as there is no FMA);
+- ``f = y * e + y * log2(m)`` as a double word, split into an integer ``n`` and a
+  fraction ``r`` in ``[-1/2, 1/2]`` (``absolute_split``, ``pround``: halves away from
+  zero);
+- ``2**r`` as ``exp(hi) * (1 + lo)`` with ``hi + lo = ln 2 * r`` (``generic_exp2`` on
+  Eigen's ``pexp_float``), times ``2**n`` (``pldexp``);
+- then C++'s special cases (``cppreference``'s ``pow``) by selects: ``x < 0`` with a
+  non-integer ``y`` NaN, ``+-0``, ``+-inf``, ``|y|`` from ``128 ln 2 / eps`` (about
+  7.4e8) on as infinite, NaN (``0x7FC00000``), ``y == 1`` gives ``x``, ``y == 0`` or
+  ``x == 1`` gives 1.
+
+The elements that do not fill a packet (the last ``size % 8`` of the output: TF's
+executor aligns its blocks to packets) go through the functor's scalar path,
+``std::pow(float, float)``: glibc 2.36's ``powf`` (ARM's optimized-routines, ``e_powf.c``:
+``log2`` from a 16-entry table and a degree-5 polynomial in float64, ``exp2`` from
+``__exp2f_data``'s 32 entries and a cubic), reproduced here in both of glibc's x86-64
+compilations (``__powf_fma`` where the CPU has FMA and AVX2, ``__powf_sse2`` elsewhere,
+:func:`jtrain._eigen._libm.fma_variant`; the FMA one's products that feed an addition
+fused, but ``y * log2(x)``, whose bits glibc also tests: GCC fuses a product only where
+every use of it is an addition). Its invalid results are x86's default NaN
+(``0xFFC00000``, sign bit set), the packets' Eigen's ``0x7FC00000``.
+
+TF's threads flush denormals (FTZ and DAZ), which both paths show: a denormal ``x`` is
+a signed zero to Eigen's comparisons (``pow(1e-45, 2)`` is 0 and ``pow(1e-45, -2)`` inf
+on packets, but ``pow(1e-45, 1)`` is ``x`` itself: a select), while glibc's normalization
+of it (``x * 2**23``, read as 0) leaves bits that decode to ``2**-150`` (``pow(1e-45, 0.5)``
+is ``2**-75`` on the scalar path); a denormal ``y`` is 0 to both; results below 2**-126
+are 0 (of the result's sign).
+
+``float16`` and ``bfloat16``: Eigen's half packets have no ``pow``
+(``packet_traits<half>::HasPow`` is unset), so every element goes through Eigen's scalar
+``pow(half, half)``: ``powf`` of the values widened to float, rounded back.
+
+``float64``: TF's kernel runs Eigen's ``generic_pow`` on packets of 4 doubles
+(``accurate_log2<double>``) and glibc's ``pow`` on the rest, which XLA's ``pow`` does
+not reproduce bit for bit; it is kept here, as are integer and complex dtypes (see
+:func:`pow`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jtrain._eigen import _libm, on_cpu
+from jtrain._eigen._packet import madd as _madd
+from jtrain._eigen._packet import packets as _packets
+from jtrain._eigen._packet import polevl as _polevl
+from jtrain._eigen.exp_log import _exp_f32
+from jtrain._eigen.trig import _round_bfloat16
+from jtrain._numerics import rounded
+
+__all__ = ["pow"]
+
+_F32 = np.float32
+_H = float.fromhex
+_TINY = _F32(np.finfo(np.float32).tiny)
+_INF = _F32(np.inf)
+_SIGN = np.int32(-0x80000000)
+_QUIET_NAN = np.int32(0x7FC00000)  # Eigen's quiet_NaN()
+_DEFAULT_NAN = np.int32(-0x00400000)  # 0xFFC00000: x86's (x - x) / (x - x)
+
+# accurate_log2<float>: log2(1 + x) / x in x = m - 1, the two lowest coefficients split
+# into double words (the float of the double, and the float of what is left).
+_LOG2_POLY = tuple(
+    _F32(c)
+    for c in (
+        9.7010828554630279541015625e-02,
+        -1.6896486282348632812500000e-01,
+        1.7200836539268493652343750e-01,
+        -1.7892272770404815673828125e-01,
+        2.0505344867706298828125000e-01,
+        -2.4046677350997924804687500e-01,
+        2.8857553005218505859375000e-01,
+        -3.6067414283752441406250000e-01,
+        4.8089790344238281250000000e-01,
+    )
+)
+
+
+def _double_word(c: float) -> tuple[np.float32, np.float32]:
+    hi = _F32(c)
+    return hi, _F32(c - float(hi))
+
+
+_LOG2_C0 = _double_word(1.442695041742110273474963832995854318141937255859375e00)
+_LOG2_C1 = _double_word(-7.2134751588268664068692714863573201000690460205078125e-01)
+_SQRT_HALF = _F32(0.70710678118654752440)
+_LN2 = _F32(np.log(2.0))
+_VELTKAMP = _F32(2**12 + 1)  # 2**((digits + 1) / 2) + 1 for float's 24 digits
+_ROUND_HALF_DOWN = np.int32(0x3EFFFFFF)  # the float just below 0.5, pround's offset
+# |y| from which (1 + eps)**y overflows: max_exponent * ln 2 / eps, in float.
+_HUGE_EXPONENT = _F32(128) * _LN2 / _F32(np.finfo(np.float32).eps)
+
+# glibc's __powf_log2_data (e_powf_log2_data.c; POWF_SCALE is 1 on x86-64): 1/c and
+# log2(c) for the 16 subintervals of [0x3f330000, 2 * 0x3f330000), and log1p(r)/ln2's
+# degree-5 polynomial (A[0] r**5 + ... + A[4] r).
+_POWF_INVC = np.array(
+    [_H(v) for v in (
+        "0x1.661ec79f8f3bep+0", "0x1.571ed4aaf883dp+0", "0x1.49539f0f010bp+0",
+        "0x1.3c995b0b80385p+0", "0x1.30d190c8864a5p+0", "0x1.25e227b0b8eap+0",
+        "0x1.1bb4a4a1a343fp+0", "0x1.12358f08ae5bap+0", "0x1.0953f419900a7p+0", "0x1p+0",
+        "0x1.e608cfd9a47acp-1", "0x1.ca4b31f026aap-1", "0x1.b2036576afce6p-1",
+        "0x1.9c2d163a1aa2dp-1", "0x1.886e6037841edp-1", "0x1.767dcf5534862p-1",
+    )],
+    np.float64,
+)  # fmt: skip
+_POWF_LOGC = np.array(
+    [_H(v) for v in (
+        "-0x1.efec65b963019p-2", "-0x1.b0b6832d4fca4p-2", "-0x1.7418b0a1fb77bp-2",
+        "-0x1.39de91a6dcf7bp-2", "-0x1.01d9bf3f2b631p-2", "-0x1.97c1d1b3b7afp-3",
+        "-0x1.2f9e393af3c9fp-3", "-0x1.960cbbf788d5cp-4", "-0x1.a6f9db6475fcep-5", "0x0p+0",
+        "0x1.338ca9f24f53dp-4", "0x1.476a9543891bap-3", "0x1.e840b4ac4e4d2p-3",
+        "0x1.40645f0c6651cp-2", "0x1.88e9c2c1b9ff8p-2", "0x1.ce0a44eb17bccp-2",
+    )],
+    np.float64,
+)  # fmt: skip
+_POWF_A = tuple(
+    _H(v)
+    for v in (
+        "0x1.27616c9496e0bp-2",
+        "-0x1.71969a075c67ap-2",
+        "0x1.ec70a6ca7baddp-2",
+        "-0x1.7154748bef6c8p-1",
+        "0x1.71547652ab82bp0",
+    )
+)
+_POWF_OFF = 0x3F330000
+# __exp2f_data's poly (unscaled: C0 r**3 + C1 r**2 + C2 r + 1 for r in [-1/64, 1/64])
+# and shift_scaled (1.5 * 2**52 / 32: k, xd's nearest multiple of 1/32, in the low bits).
+_EXP2F_C = (_H("0x1.c6af84b912394p-5"), _H("0x1.ebfce50fac4f3p-3"), _H("0x1.62e42ff0c52d6p-1"))
+_EXP2F_SHIFT = _H("0x1.8p+52") / 32
+_SIGN_BIAS = 1 << 16  # in k's bits: shifted by 47 it sets the result's sign bit
+_OVERFLOW = _H("0x1.fffffffd1d571p+6")  # above: |x**y| > 0x1.ffffffp127, inf
+_BIG = int(np.float64(126.0).view(np.uint64)) >> 47  # |y log2 x| from 126: checked
+# What glibc's normalization of a denormal x (``x * 0x1p23f``, read as 0 under DAZ)
+# leaves in ix: 0 - (23 << 23), which log2_inline reads as -150.
+_DENORMAL_IX = (-(23 << 23)) % 2**32
+
+
+def _bits(x: jax.Array) -> jax.Array:
+    return lax.bitcast_convert_type(x, jnp.int32)
+
+
+def _float(bits: jax.Array) -> jax.Array:
+    return lax.bitcast_convert_type(bits, jnp.float32)
+
+
+def _flush(x: jax.Array) -> jax.Array:
+    """DAZ: a denormal read as the zero of its sign."""
+    return jnp.where(jnp.abs(x) < _TINY, _float(_bits(x) & _SIGN), x)
+
+
+# Eigen's double-word arithmetic (GenericPacketMathFunctions.h), without FMA.
+
+
+def _veltkamp(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    gamma = rounded(_VELTKAMP * x)
+    rho = x - gamma
+    hi = rho + gamma
+    return hi, x - hi
+
+
+def _twoprod(x: jax.Array, y: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Dekker's exact product: ``x * y = hi + lo``."""
+    x_hi, x_lo = _veltkamp(x)
+    y_hi, y_lo = _veltkamp(y)
+    hi = rounded(x * y)
+    lo = _madd(x_hi, y_hi, -hi)
+    lo = _madd(x_hi, y_lo, lo)
+    lo = _madd(x_lo, y_hi, lo)
+    return hi, _madd(x_lo, y_lo, lo)
+
+
+def _fast_twosum(x: jax.Array, y: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``x + y = s + lo`` exactly where ``|x| >= |y|``; ``s`` behind a barrier, or XLA
+    simplifies ``(c + y) - c`` to ``y`` for a constant ``c``."""
+    s = rounded(x + y)
+    return s, y - (s - x)
+
+
+def _twosum_dw(
+    x_hi: jax.Array, x_lo: jax.Array, y_hi: jax.Array, y_lo: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """``fast_twosum`` of two double words (``|x_hi| >= |y_hi|``)."""
+    r_hi, r_lo = _fast_twosum(x_hi, y_hi)
+    return _fast_twosum(r_hi, (y_lo + r_lo) + x_lo)
+
+
+def _twoprod_dw(x_hi: jax.Array, x_lo: jax.Array, y: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``twoprod`` of a double word and a float (Muller's Algorithm 7)."""
+    c_hi, c_lo1 = _twoprod(x_hi, y)
+    t_hi, t_lo1 = _fast_twosum(c_hi, rounded(x_lo * y))
+    return _fast_twosum(t_hi, t_lo1 + c_lo1)
+
+
+def _pround(x: jax.Array) -> jax.Array:
+    """AVX's ``pround``: ``x`` plus the float below 1/2 of its sign, truncated."""
+    offset = _float((_bits(x) & _SIGN) | _ROUND_HALF_DOWN)
+    return jnp.trunc(x + offset)
+
+
+def _pow_impl(x: jax.Array, y: jax.Array) -> jax.Array:
+    """``generic_pow_impl`` of ``x >= 0`` (denormals read as 0) and ``y``."""
+    # pfrexp: x = 2**e * m, m in [0.5, 1); 0, inf and NaN kept with e = 0.
+    bits = _bits(x)
+    biased = lax.shift_right_logical(bits, np.int32(23))
+    special = (x == 0) | (biased == 255)
+    m = jnp.where(special, x, _float((bits & ~np.int32(0x7F800000)) | _bits(_F32(0.5))))
+    e = jnp.where(special, _F32(0), biased.astype(jnp.float32) - _F32(126))
+    low = m < _SQRT_HALF
+    m = jnp.where(low, _F32(2) * m, m)
+    e = jnp.where(low, e - _F32(1), e)
+    # accurate_log2<float>(m) = {rx_hi, rx_lo}.
+    t = m - _F32(1)
+    p = _polevl(t, _LOG2_POLY)
+    p_hi, p_lo = _twoprod(t, p)
+    p_hi, p_lo = _twosum_dw(*(jnp.full_like(t, c) for c in _LOG2_C1), p_hi, p_lo)
+    p_hi, p_lo = _twoprod_dw(p_hi, p_lo, t)
+    p_hi, p_lo = _twosum_dw(*(jnp.full_like(t, c) for c in _LOG2_C0), p_hi, p_lo)
+    rx_hi, rx_lo = _twoprod_dw(p_hi, p_lo, t)
+    # f = y * e + y * log2(m), split into n + r.
+    f1_hi, f1_lo = _twoprod(e, y)
+    f2_hi, f2_lo = _twoprod_dw(rx_hi, rx_lo, y)
+    f_hi, f_lo = _twosum_dw(f1_hi, f1_lo, f2_hi, f2_lo)
+    n = _pround(f_hi)
+    r = (f_hi - n) + f_lo
+    n_r = _pround(r)
+    r = r - n_r
+    n = n + n_r
+    # generic_exp2(r): exp(hi) * (1 + lo), hi + lo = ln 2 * r (clamped as Eigen does).
+    r = jnp.maximum(jnp.minimum(r, _F32(129)), _F32(-151))
+    e_hi, e_lo = _twoprod(jnp.full_like(r, _LN2), r)
+    e_r = _exp_f32(e_hi) * (_F32(1) + e_lo)
+    return _ldexp(e_r, n)
+
+
+def _ldexp(a: jax.Array, n: jax.Array) -> jax.Array:
+    """Eigen's ``pldexp`` (and ``pldexp_fast``, which gives the same values here): ``a *
+    2**n`` in four exact products of normal powers of two, ``n`` clamped to +-278; a
+    result below 2**-126 flushed to zero (FTZ)."""
+    e = jnp.clip(n, _F32(-278), _F32(278)).astype(jnp.int32)
+    b = lax.shift_right_arithmetic(e, np.int32(2))
+    c = _float(lax.shift_left(b + 127, np.int32(23)))
+    out = ((a * c) * c) * c
+    out = out * _float(lax.shift_left(e - 3 * b + 127, np.int32(23)))
+    return jnp.where(jnp.abs(out) < _TINY, _float(_bits(out) & _SIGN), out)
+
+
+def _pow_f32(x: jax.Array, y: jax.Array) -> jax.Array:
+    """Eigen's ``generic_pow`` (the packet path) of float32 ``x`` and ``y``."""
+    x_in = x
+    x, y = _flush(x), _flush(y)
+    x_abs = jnp.abs(x)
+    out = _pow_impl(x_abs, y)
+    inf, zero, one = _INF, _F32(0), _F32(1)
+    nan = _float(jnp.full(x.shape, _QUIET_NAN))
+    x_is_negative = x < 0
+    x_is_zero = x == 0
+    x_has_signbit = _bits(x) < 0
+    x_abs_gt_one = x_abs > one
+    y_abs = jnp.abs(y)
+    y_is_negative = y < 0
+    y_is_int = (jnp.floor(y) == y) & (y_abs != inf)
+    y_half = y * _F32(0.5)
+    y_is_odd_int = y_is_int & (_pround(y_half) != y_half)
+    out = jnp.where(x_is_negative & ~y_is_int, nan, out)
+    out = jnp.where(x_is_zero, jnp.where(y_is_negative, inf, zero), out)
+    out = jnp.where(x_has_signbit & y_is_odd_int, -out, out)
+    inf_y = jnp.where((y_is_negative & x_is_zero) | (y_is_negative ^ x_abs_gt_one), inf, zero)
+    inf_y = jnp.where(x == _F32(-1), one, inf_y)
+    out = jnp.where(y_abs >= _HUGE_EXPONENT, inf_y, out)
+    x_pos_inf = jnp.where(y_is_negative, zero, inf)
+    x_neg_inf = jnp.where(y_is_odd_int, -x_pos_inf, x_pos_inf)
+    out = jnp.where(x_abs == inf, jnp.where(x_is_negative, x_neg_inf, x_pos_inf), out)
+    out = jnp.where(jnp.isnan(x) | jnp.isnan(y), nan, out)
+    return jnp.where(y == one, x_in, jnp.where((x == one) | (y == 0), one, out))
+
+
+def _checkint(iy: jax.Array) -> jax.Array:
+    """glibc's ``checkint`` of non-zero finite ``y``'s bits: 0 not an integer, 1 odd, 2 even."""
+    e = lax.shift_right_logical(iy, np.uint32(23)) & np.uint32(0xFF)
+    shift = (np.uint32(0x7F + 23) - e) & np.uint32(31)
+    frac = iy & (lax.shift_left(np.uint32(1), shift) - np.uint32(1))
+    odd = (iy & lax.shift_left(np.uint32(1), shift)) != 0
+    out = jnp.where(frac != 0, 0, jnp.where(odd, 1, 2))
+    out = jnp.where(e > 0x7F + 23, 2, out)
+    return jnp.where(e < 0x7F, 0, out)
+
+
+def _powf(x: jax.Array, y: jax.Array, fma: bool) -> jax.Array:
+    """glibc's ``powf`` of float32 ``x`` and ``y`` under FTZ and DAZ (``fma``: the
+    compilation ``__powf_fma``, else ``__powf_sse2``)."""
+    mul = _libm._mul
+    u32 = jnp.uint32
+    ix = lax.bitcast_convert_type(x, u32)
+    iy = lax.bitcast_convert_type(y, u32)
+    ix2, iy2 = ix + ix, iy + iy  # 2 * ix (mod 2**32): the bits less the sign
+    inf2 = np.uint32(2 * 0x7F800000)
+    y_zeroinfnan = iy2 - np.uint32(1) >= inf2 - np.uint32(1)
+    x_zeroinfnan = ix2 - np.uint32(1) >= inf2 - np.uint32(1)
+    x_negative = (ix & np.uint32(0x80000000)) != 0
+    yint = _checkint(iy)
+    # The main path: |x| (denormals as DAZ leaves them), the result's sign.
+    ax = ix & np.uint32(0x7FFFFFFF)
+    ax = jnp.where(ax < np.uint32(0x00800000), np.uint32(_DENORMAL_IX), ax)
+    sign_bias = jnp.where(x_negative & (yint == 1), np.uint64(_SIGN_BIAS), np.uint64(0))
+    # log2_inline
+    tmp = ax - np.uint32(_POWF_OFF)
+    i = (lax.shift_right_logical(tmp, np.uint32(19)) & np.uint32(15)).astype(jnp.int32)
+    top = tmp & np.uint32(0xFF800000)
+    k = lax.shift_right_arithmetic(lax.bitcast_convert_type(top, jnp.int32), np.int32(23))
+    z = lax.bitcast_convert_type(ax - top, jnp.float32).astype(jnp.float64)
+    invc = jnp.asarray(_POWF_INVC)[i]
+    logc = jnp.asarray(_POWF_LOGC)[i]
+    a = _POWF_A
+    r = mul(z, invc, fma) - 1.0
+    y0 = logc + k.astype(jnp.float64)
+    r2 = r * r
+    p1 = mul(r, a[0], fma) + a[1]
+    p2 = mul(r, a[2], fma) + a[3]
+    r4 = r2 * r2
+    q = mul(r, a[4], fma) + y0
+    q = mul(p2, r2, fma) + q
+    logx = mul(p1, r4, fma) + q
+    ylogx = rounded(_flush(y).astype(jnp.float64) * logx)  # no variant fuses it
+    # exp2_inline
+    shifted = ylogx + _EXP2F_SHIFT
+    kd = rounded(shifted) - _EXP2F_SHIFT  # the barrier: XLA simplifies (a + c) - c to a
+    rr = ylogx - kd
+    ki = lax.bitcast_convert_type(shifted, jnp.uint64)
+    t = jnp.asarray(_libm._EXP2F_TAB)[(ki % np.uint64(32)).astype(jnp.int32)]
+    s = lax.bitcast_convert_type(t + lax.shift_left(ki + sign_bias, np.uint64(47)), jnp.float64)
+    c = _EXP2F_C
+    zz = mul(rr, c[0], fma) + c[1]
+    rr2 = rr * rr
+    yy = mul(rr, c[2], fma) + 1.0
+    yy = mul(zz, rr2, fma) + yy
+    yy = yy * s
+    out = yy.astype(jnp.float32)
+    signed_zero = _float(jnp.where(sign_bias != 0, _SIGN, np.int32(0)))
+    out = jnp.where(jnp.abs(yy) < _libm._FLUSH_BELOW, signed_zero, out)
+    big = (lax.shift_right_logical(lax.bitcast_convert_type(ylogx, jnp.uint64), np.uint64(47))
+           & np.uint64(0xFFFF)) >= np.uint64(_BIG)  # fmt: skip
+    signed_inf = _float(_bits(signed_zero) | np.int32(0x7F800000))
+    out = jnp.where(big & (ylogx > _OVERFLOW), signed_inf, out)
+    out = jnp.where(big & (ylogx <= -150.0), signed_zero, out)
+    # x < 0 with y not an integer: (x - x) / (x - x).
+    invalid = _float(jnp.full(x.shape, _DEFAULT_NAN))
+    out = jnp.where(x_negative & (yint == 0), invalid, out)
+    # x zero, infinite or NaN: x * x, negated for x < 0 and odd y, inverted for y < 0.
+    x2 = x * x
+    x2 = jnp.where(x_negative & (yint == 1), -x2, x2)
+    y_negative = (iy & np.uint32(0x80000000)) != 0
+    out = jnp.where(x_zeroinfnan, jnp.where(y_negative, _F32(1) / x2, x2), out)
+    # y zero, infinite or NaN.
+    x_snan = _is_signaling(ix)
+    y_snan = _is_signaling(iy)
+    special_y = jnp.where(
+        (ix2 > inf2) | (iy2 > inf2),
+        x + y,
+        jnp.where(
+            ix2 == np.uint32(2 * 0x3F800000),
+            _F32(1),
+            jnp.where((ix2 < np.uint32(2 * 0x3F800000)) == ~y_negative, _F32(0), y * y),
+        ),
+    )
+    special_y = jnp.where(ix == np.uint32(0x3F800000), jnp.where(y_snan, x + y, _F32(1)), special_y)
+    special_y = jnp.where(iy2 == 0, jnp.where(x_snan, x + y, _F32(1)), special_y)
+    return jnp.where(y_zeroinfnan, special_y, out)
+
+
+def _is_signaling(bits: jax.Array) -> jax.Array:
+    quiet_clear = (bits & np.uint32(0x7FC00000)) == np.uint32(0x7F800000)
+    return quiet_clear & ((bits & np.uint32(0x003FFFFF)) != 0)
+
+
+def _powf_tf(x: jax.Array, y: jax.Array) -> jax.Array:
+    """``powf`` as TF's threads call it: this machine's glibc variant, in a loop of its
+    own (:func:`jtrain._eigen._libm._separate`)."""
+    with jax.enable_x64(True):  # float64 and uint64 whatever jax_enable_x64 says (scoped)
+        return _libm._separate(_powf(x, y, _libm.fma_variant()))
