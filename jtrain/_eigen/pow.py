@@ -57,6 +57,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jtrain import errors
 from jtrain._eigen import _libm, on_cpu
 from jtrain._eigen._packet import madd as _madd
 from jtrain._eigen._packet import packets as _packets
@@ -221,7 +222,7 @@ def _pow_impl(x: jax.Array, y: jax.Array) -> jax.Array:
     bits = _bits(x)
     biased = lax.shift_right_logical(bits, np.int32(23))
     special = (x == 0) | (biased == 255)
-    m = jnp.where(special, x, _float((bits & ~np.int32(0x7F800000)) | _bits(_F32(0.5))))
+    m = jnp.where(special, x, _float((bits & ~np.int32(0x7F800000)) | np.int32(0x3F000000)))  # 0.5
     e = jnp.where(special, _F32(0), biased.astype(jnp.float32) - _F32(126))
     low = m < _SQRT_HALF
     m = jnp.where(low, _F32(2) * m, m)
@@ -230,9 +231,11 @@ def _pow_impl(x: jax.Array, y: jax.Array) -> jax.Array:
     t = m - _F32(1)
     p = _polevl(t, _LOG2_POLY)
     p_hi, p_lo = _twoprod(t, p)
-    p_hi, p_lo = _twosum_dw(*(jnp.full_like(t, c) for c in _LOG2_C1), p_hi, p_lo)
+    c1_hi, c1_lo = (jnp.full_like(t, c) for c in _LOG2_C1)
+    p_hi, p_lo = _twosum_dw(c1_hi, c1_lo, p_hi, p_lo)
     p_hi, p_lo = _twoprod_dw(p_hi, p_lo, t)
-    p_hi, p_lo = _twosum_dw(*(jnp.full_like(t, c) for c in _LOG2_C0), p_hi, p_lo)
+    c0_hi, c0_lo = (jnp.full_like(t, c) for c in _LOG2_C0)
+    p_hi, p_lo = _twosum_dw(c0_hi, c0_lo, p_hi, p_lo)
     rx_hi, rx_lo = _twoprod_dw(p_hi, p_lo, t)
     # f = y * e + y * log2(m), split into n + r.
     f1_hi, f1_lo = _twoprod(e, y)
@@ -395,3 +398,201 @@ def _powf_tf(x: jax.Array, y: jax.Array) -> jax.Array:
     own (:func:`jtrain._eigen._libm._separate`)."""
     with jax.enable_x64(True):  # float64 and uint64 whatever jax_enable_x64 says (scoped)
         return _libm._separate(_powf(x, y, _libm.fma_variant()))
+
+
+# TF's BinaryOp on CPU: which elements of the output Eigen's executor evaluates on the
+# scalar path. Flat (same shapes, or one operand of one element): the last size % 8.
+# Broadcasting (2 to 5 dimensions once TF's BCast has merged them): Eigen's tiled
+# executor cuts the output into blocks of about 40000 / cost elements (TensorExecutor.h,
+# TensorCostModel.h), the cost per element of a block being 11/64 cycle per byte loaded
+# or stored (4 of each for every operand that is broadcast) and pow's 5 / 8; the block
+# takes the innermost dimensions whole as far as the target lets it (kSkewedInnerDims),
+# and each of its contiguous runs ends in a scalar tail of run % 8 elements.
+_TASK_CYCLES = 40000  # TensorCostModel::kTaskSize
+_BYTE_CYCLES = 11 / 64  # an L2 load or store, per byte
+_POW_CYCLES = 5 / 8  # scalar_pow_op's Cost (5 * MulCost) per element of a packet of 8
+_MAX_BCAST_DIMS = 5
+
+
+def _bcast_dims(x_shape: tuple[int, ...], y_shape: tuple[int, ...]) -> tuple[tuple, tuple, tuple]:
+    """TF's ``BCast`` (``fewer_dims_optimization``): the output's dimensions with the
+    adjacent ones of one broadcast pattern merged and size-1 ones dropped, and whether each
+    operand is broadcast along each (``x_bcast``, ``y_bcast``)."""
+    if x_shape == y_shape:
+        return (int(np.prod(x_shape, dtype=np.int64)),), (False,), (False,)
+    rank = max(len(x_shape), len(y_shape))
+    xs = (1,) * (rank - len(x_shape)) + tuple(x_shape)
+    ys = (1,) * (rank - len(y_shape)) + tuple(y_shape)
+    out: list[int] = []
+    xb: list[bool] = []
+    yb: list[bool] = []
+    prev: tuple[bool, bool] | None = None
+    for a, b in zip(reversed(xs), reversed(ys), strict=True):
+        if a == 1 and b == 1:
+            continue
+        pattern = (a == 1, b == 1)
+        dim = b if a == 1 else a
+        if pattern == prev:
+            out[-1] *= dim
+        else:
+            out.append(dim)
+            xb.append(pattern[0])
+            yb.append(pattern[1])
+        prev = pattern
+    if not out:
+        return (1,), (False,), (False,)
+    return tuple(reversed(out)), tuple(reversed(xb)), tuple(reversed(yb))
+
+
+def _block_target(x_bcast: tuple, y_bcast: tuple) -> int:
+    """Eigen's target block size for TF's broadcasting expression: both operands
+    broadcast in 2 dimensions (``pow`` takes no ``use_bcast_optimization``), in 3 to 5
+    only those whose broadcast is not all ones."""
+    ndims = len(x_bcast)
+    broadcast = 2 if ndims == 2 else int(any(x_bcast)) + int(any(y_bcast))
+    cost = broadcast * 8 * _BYTE_CYCLES + _POW_CYCLES
+    return int(1.0 / (cost / _TASK_CYCLES))
+
+
+def _run_lengths(dims: tuple[int, ...], target: int) -> np.ndarray:
+    """The lengths of the contiguous runs, in the output's order, in which Eigen's tiled
+    executor evaluates a row-major output of ``dims`` with blocks of about ``target``."""
+    size = int(np.prod(dims, dtype=np.int64))
+    if size <= target:
+        return np.array([size], np.int64)
+    block = [0] * len(dims)
+    left = target
+    for k in reversed(range(len(dims))):
+        block[k] = min(left, dims[k])
+        left = -(-left // max(1, block[k]))
+    # A run: the block's inner dimensions while they span the tensor's, and the next.
+    k = len(dims) - 1
+    while k > 0 and block[k] == dims[k]:
+        k -= 1
+    # Along dimension k the block holds block[k] slices of run = prod(dims[k+1:]); the
+    # last block along it fewer; the dimensions outside k repeat the pattern.
+    inner = int(np.prod(dims[k + 1 :], dtype=np.int64))
+    full, rest = divmod(dims[k], block[k])
+    along = [block[k] * inner] * full + ([rest * inner] if rest else [])
+    outer = int(np.prod(dims[:k], dtype=np.int64))
+    return np.tile(np.array(along, np.int64), outer)
+
+
+def _scalar_positions(x_shape: tuple[int, ...], y_shape: tuple[int, ...]) -> np.ndarray:
+    """The flat indices of the output that TF's ``Pow`` computes on the scalar path."""
+    dims, x_bcast, y_bcast = _bcast_dims(x_shape, y_shape)
+    if len(dims) <= 1:
+        runs = np.array([int(np.prod(dims, dtype=np.int64))], np.int64)
+    else:
+        runs = _run_lengths(dims, _block_target(x_bcast, y_bcast))
+    ends = np.cumsum(runs)
+    tails = runs % 8
+    return np.concatenate([np.arange(e - t, e) for e, t in zip(ends, tails, strict=True)]).astype(
+        np.int64
+    )
+
+
+def _shape_text(shape: tuple) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _check_shapes(x_shape: tuple, y_shape: tuple) -> None:
+    """TF's ``BinaryOp`` checks: broadcastable shapes, at most 5 merged dimensions."""
+    if not all(isinstance(d, int) for d in (*x_shape, *y_shape)):
+        return  # symbolic: jax.numpy's broadcasting checks what it can
+    try:
+        np.broadcast_shapes(x_shape, y_shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Incompatible shapes: {_shape_text(x_shape)} vs. {_shape_text(y_shape)} "
+            "(Pow's x and y)",
+        ) from None
+    if len(_bcast_dims(x_shape, y_shape)[0]) > _MAX_BCAST_DIMS:
+        raise errors.UnimplementedError(
+            None,
+            None,
+            f"Broadcast between {_shape_text(x_shape)} and {_shape_text(y_shape)} is not "
+            "supported yet (Pow's x and y).",
+        )
+
+
+def _pow_cpu_f32(x: jax.Array, y: jax.Array) -> jax.Array:
+    """TF's float32 ``Pow`` on a CPU: packets, and ``powf`` where TF's executor leaves
+    elements to the scalar path (:func:`_scalar_positions`)."""
+    shape = jnp.broadcast_shapes(x.shape, y.shape)
+    xb = jnp.broadcast_to(x, shape)
+    yb = jnp.broadcast_to(y, shape)
+    static = all(isinstance(d, int) for d in (*x.shape, *y.shape))
+    dims = _bcast_dims(x.shape, y.shape)[0] if static else ()
+    if not static or len(dims) <= 1:
+        # Flat: the last size % 8 (with symbolic dimensions, as if flat).
+        return _packets(_pow_f32, _powf_tf)(xb, yb)
+    at = _scalar_positions(x.shape, y.shape)
+    flat_x, flat_y = xb.reshape(-1), yb.reshape(-1)
+    out = _pow_f32(flat_x, flat_y)
+    if at.size:
+        out = out.at[at].set(_powf_tf(flat_x[at], flat_y[at]), unique_indices=True)
+    return out.reshape(shape)
+
+
+def _pow_cpu_half(x: jax.Array, y: jax.Array) -> jax.Array:
+    """TF's float16 / bfloat16 ``Pow`` on a CPU: Eigen's scalar ``pow`` of the half types,
+    ``powf`` of the values widened to float, rounded back (to nearest, ties to even)."""
+    dtype = x.dtype
+    shape = jnp.broadcast_shapes(x.shape, y.shape)
+    wide = _powf_tf(*(jnp.broadcast_to(a, shape).astype(jnp.float32) for a in (x, y)))
+    return _round_bfloat16(wide) if dtype == jnp.bfloat16 else wide.astype(dtype)
+
+
+def _xla_pow(x: jax.Array, y: jax.Array) -> jax.Array:
+    return jnp.power(x, y)
+
+
+_POW_F32 = on_cpu(_pow_cpu_f32, _xla_pow)
+_POW_HALF = on_cpu(_pow_cpu_half, _xla_pow)
+
+
+def pow(x: Any, y: Any) -> jax.Array:  # noqa: A001 - TF's name
+    """``x ** y`` as TF 2.21's CPU ``Pow`` kernel computes it, broadcast as TF's
+    ``BinaryOp`` broadcasts.
+
+    Args:
+      x: a tensor (array) of a numeric dtype.
+      y: a tensor of ``x``'s dtype, broadcastable with ``x``.
+
+    Returns:
+      ``x ** y`` of the broadcast shape and ``x``'s dtype. On CPUs: float32 through
+      Eigen's ``generic_pow`` on the elements TF's executor evaluates as packets of 8 and
+      glibc's ``powf`` on the rest (see the module's docstring); float16 and bfloat16
+      through ``powf`` of the widened values, rounded back. Elsewhere, and for float64,
+      integer and complex dtypes, XLA's ``pow``. No custom gradient: differentiating it
+      differentiates its operations, not TF's ``_PowGrad``; the caller builds that.
+
+    Raises:
+      TypeError: ``x`` and ``y`` are not of one dtype (TF's ``Pow`` takes one ``T``).
+      InvalidArgumentError: the shapes do not broadcast (TF's "Incompatible shapes").
+      UnimplementedError: the broadcast needs more than 5 dimensions once TF has merged
+        adjacent ones of one pattern (TF's ``BinaryOp`` stops there).
+
+    .. note::
+       TF's float32 results are not the correctly rounded ones (Eigen's ``generic_pow``
+       is within 3 ulps, ``powf`` 0.82 ulp), and where an element falls (packet or
+       scalar path) depends on the output's size and on how TF cuts a broadcast output
+       into blocks: ``pow(x, 1.5)`` and ``pow(x[-1:], 1.5)`` may differ in their last
+       element. A denormal ``x`` or ``y`` is read as zero, a result below 2**-126 is zero
+       (TF's threads flush denormals), except ``pow(x, 1)``, which is ``x`` itself.
+    """
+    x, y = jnp.asarray(x), jnp.asarray(y)
+    if x.dtype != y.dtype:
+        raise TypeError(
+            f"pow: x and y must have one dtype (TF's Pow takes one T), got x {x.dtype} "
+            f"and y {y.dtype}"
+        )
+    _check_shapes(x.shape, y.shape)
+    if x.dtype == jnp.float32:
+        return _POW_F32(x, y)
+    if x.dtype in (jnp.float16, jnp.bfloat16):
+        return _POW_HALF(x, y)
+    return jnp.power(x, y)
