@@ -550,8 +550,10 @@ def _xla_pow(x: jax.Array, y: jax.Array) -> jax.Array:
     return jnp.power(x, y)
 
 
-_POW_F32 = on_cpu(_pow_cpu_f32, _xla_pow)
-_POW_HALF = on_cpu(_pow_cpu_half, _xla_pow)
+# Compiled as one program (a call outside jax.jit would run its hundred-odd operations
+# one by one); inlined into a caller's trace.
+_POW_F32 = jax.jit(on_cpu(_pow_cpu_f32, _xla_pow))
+_POW_HALF = jax.jit(on_cpu(_pow_cpu_half, _xla_pow))
 
 
 def pow(x: Any, y: Any) -> jax.Array:  # noqa: A001 - TF's name
