@@ -5,12 +5,13 @@ grappler rewrites no constant exponent: float32 bases over several ranges (negat
 with integer and non-integer exponents, signed zeros, infinities, NaN, denormals), the
 exponents 1.5, -2, 4, 2.5, -1.5, 0.3 as scalars, tensor exponents, sizes that are not
 multiples of 8, broadcast shapes (with the scalar tails inside Eigen's blocks), float16
-and bfloat16. NaN's bits are compared too (Eigen's ``0x7FC00000``, x86's default NaN
-``0xFFC00000`` on the scalar path).
+and bfloat16 (every element through ``powf``), float64 (Eigen's packets of 4, glibc's
+``pow`` on the rest). NaN's bits are compared too (Eigen's ``0x7FC00000``, x86's
+default NaN ``0xFFC00000`` on the scalar path).
 
 Before: ``jtrain._eigen.pow`` did not exist; ``tf.pow`` computed XLA's ``pow``, which
 differs from TF's kernel on 27% of float32 ``x ** 1.5`` for x in [0.5, 10] (9% for
-``x ** -2``, 17% for ``x ** 4``).
+``x ** -2``, 17% for ``x ** 4``; float64: 17% of random pairs).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pytest
 
 from jtrain._eigen import pow as pow_module
 from tests.interop.twin import run_once, tf1
-from tests.test_eigen_pow import _TABLE
+from tests.test_eigen_pow import _TABLE, _TABLE_F64
 
 pytestmark = pytest.mark.interop
 
@@ -36,7 +37,7 @@ _EDGES = np.float32(
 EXPONENTS = [1.5, -2.0, 4.0, 2.5, -1.5, 0.3]
 # 4133 = 516 packets and 5, 93 = 11 and 5, 7 (no packet), 1024, rank 0.
 SHAPES = [(4133,), (31, 3), (7,), (32, 32), ()]
-_POW = jax.jit(pow_module.pow)
+_POW = pow_module.pow  # compiled within; 64-bit values stay 64-bit
 
 
 def _bases(shape, seed=0):
@@ -82,23 +83,26 @@ def _assert_bits(ours, theirs):
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("exponent", EXPONENTS)
-def test_scalar_exponent_bit_for_bit(exponent, shape):
-    """A tensor to a rank-0 exponent (TF's ``Right`` functor: flat, the last size % 8 on
-    the scalar path), and the exponent's negation: a scalar base to a tensor (``Left``)."""
-    x = _bases(shape)
-    y = np.float32(exponent)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_scalar_exponent_bit_for_bit(dtype, exponent, shape):
+    """A tensor to a rank-0 exponent (TF's ``Right`` functor: flat, the last size % 8
+    (float64: % 4) on the scalar path), and a scalar base to a tensor (``Left``)."""
+    x = _bases(shape).astype(dtype)
+    y = np.array(exponent, dtype)
     _assert_bits(_POW(x, y), _tf_pow(x, y))
-    base = np.float32(1.7)
+    base = np.array(1.7, dtype)
     ys = np.resize(np.float32(EXPONENTS + [-e for e in EXPONENTS]), x.shape) * np.float32(exponent)
+    ys = ys.astype(dtype)
     _assert_bits(_POW(base, ys), _tf_pow(base, ys))
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-def test_tensor_exponents_bit_for_bit(shape):
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_tensor_exponents_bit_for_bit(dtype, shape):
     """Bases and exponents of one shape: non-integer, integer (odd and even, with
-    negative bases), huge (from 7.4e8 Eigen treats them as infinite), zero, one, the
-    edges; every pair of the edges."""
-    x = _bases(shape, seed=1)
+    negative bases), huge (from 7.4e8 Eigen treats them as infinite in float32, 3.2e18
+    in float64), zero, one, the edges; every pair of the edges."""
+    x = _bases(shape, seed=1).astype(dtype)
     size = x.size
     y = np.concatenate(
         [
@@ -107,28 +111,37 @@ def test_tensor_exponents_bit_for_bit(shape):
             _RNG.uniform(-60, 60, size),
         ]
     )
-    y = _RNG.permutation(y.astype(np.float32))[:size].reshape(shape)
+    y = _RNG.permutation(y.astype(np.float32))[:size].reshape(shape).astype(dtype)
     _assert_bits(_POW(x, y), _tf_pow(x, y))
     special = np.concatenate([_EDGES, np.float32([7.45e8, -7.45e8, 1.5, -2.5, 3.0, 126.0, -150.0])])
+    special = special.astype(dtype)
+    if dtype == "float64":
+        wide = [5e-324, -1e-310, 2.2250738585072014e-308, 1.7976931348623157e308, 3.3e18, -1075.0]
+        special = np.concatenate([special, wide])
     gx, gy = (a.ravel() for a in np.meshgrid(special, special))
     _assert_bits(_POW(gx, gy), _tf_pow(gx, gy))
 
 
 @functools.cache
-def _discriminating_pool():
+def _discriminating_pool(dtype):
     """Bases ``x`` for which the packet and scalar paths round ``x ** 2.5`` differently
-    (about a quarter of those in [0.5, 10])."""
-    x = np.random.RandomState(62).uniform(0.5, 10, 2**16).astype(np.float32)
+    (about a quarter of those in [0.5, 10] in float32, a fifth in float64)."""
+    x = np.random.RandomState(62).uniform(0.5, 10, 2**16).astype(dtype)
     y = np.full_like(x, 2.5)
-    packet = np.asarray(jax.jit(pow_module._pow_f32)(x, y))
-    scalar = np.asarray(jax.jit(pow_module._powf_tf)(x, y))
+    with jax.enable_x64(dtype == np.float64):
+        if dtype == np.float32:
+            packet_fn, scalar_fn = pow_module._pow_f32, pow_module._powf_tf
+        else:
+            packet_fn, scalar_fn = pow_module._pow_f64, pow_module._pow_c64
+        packet = np.asarray(jax.jit(packet_fn)(x, y))
+        scalar = np.asarray(jax.jit(scalar_fn)(x, y))
     return x[packet != scalar]
 
 
-def _discriminating(n, seed):
+def _discriminating(n, seed, dtype):
     """``n`` bases from :func:`_discriminating_pool`: each element of ``x ** 2.5`` shows
     which path TF took."""
-    return np.random.RandomState(seed).choice(_discriminating_pool(), n)
+    return np.random.RandomState(seed).choice(_discriminating_pool(dtype), n)
 
 
 @pytest.mark.parametrize(
@@ -148,13 +161,14 @@ def _discriminating(n, seed):
     ],
     ids=str,
 )
-def test_broadcast_bit_for_bit(x_shape, y_shape):
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_broadcast_bit_for_bit(dtype, x_shape, y_shape):
     """General broadcasting: TF's ``BCast`` merges dimensions and Eigen's tiled executor
     cuts the output into blocks whose contiguous runs end in scalar tails; bases chosen
     so that every element tells the two paths apart."""
     size = int(np.prod(x_shape))
-    x = _discriminating(size, size % 97).reshape(x_shape)
-    y = np.full(y_shape, 2.5, np.float32)
+    x = _discriminating(size, size % 97, dtype).reshape(x_shape)
+    y = np.full(y_shape, 2.5, dtype)
     _assert_bits(_POW(x, y), _tf_pow(x, y))
 
 
@@ -195,3 +209,14 @@ def test_committed_table_is_tfs():
     packet, scalar = run_once(tf1, script)
     np.testing.assert_array_equal(packet.view(np.uint32), _TABLE[:, 2])
     np.testing.assert_array_equal(scalar.view(np.uint32), _TABLE[:, 3])
+
+
+def test_committed_float64_table_is_tfs():
+    """``tests/test_eigen_pow.py``'s float64 table, written again by TF (a tensor padded
+    with ones to a multiple of 4: every pair on packets)."""
+    x, y = _TABLE_F64[:, 0].view(np.float64), _TABLE_F64[:, 1].view(np.float64)
+    n = x.size
+    padded = -(-n // 4) * 4
+    xs, ys = np.ones(padded), np.ones(padded)
+    xs[:n], ys[:n] = x, y
+    np.testing.assert_array_equal(_tf_pow(xs, ys)[:n].view(np.uint64), _TABLE_F64[:, 2])
