@@ -657,3 +657,19 @@ def test_errors_are_tfs():
         tf_pow(np.ones((2, 3), np.float32), np.ones(4, np.float32))
     with pytest.raises(errors.UnimplementedError, match=r"Broadcast between \[64,3,2,5,7,3\]"):
         tf_pow(np.ones((64, 3, 2, 5, 7, 3), np.float32), np.ones((1, 3, 1, 5, 1, 3), np.float32))
+
+
+def test_symbolic_shapes_split_as_flat():
+    """Exported with a symbolic size (``jax.export``, a graph of unknown batch size), the
+    last ``size % 8`` take the scalar path as in the concrete program: the table's pairs
+    on which TF's two paths differ, so that each element shows its path."""
+    from jax import export
+
+    (n,) = export.symbolic_shape("n")
+    spec = jax.ShapeDtypeStruct((n,), jnp.float32)
+    exported = export.export(jax.jit(tf_pow))(spec, spec)
+    differ = np.nonzero(_PACKET != _SCALAR)[0]
+    assert differ.size % 8
+    x, y = _X[differ], _Y[differ]
+    expected = np.where(np.arange(x.size) < x.size - x.size % 8, _PACKET[differ], _SCALAR[differ])
+    _assert_bits(exported.call(x, y), expected)
