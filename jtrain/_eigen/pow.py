@@ -79,7 +79,6 @@ __all__ = ["pow"]
 
 _F32 = np.float32
 _H = float.fromhex
-_INF = _F32(np.inf)
 _SIGN = np.int32(-0x80000000)
 _DEFAULT_NAN = np.int32(-0x00400000)  # 0xFFC00000: x86's (x - x) / (x - x)
 
