@@ -38,6 +38,7 @@ from adapters.v1.framework.op_def import (
 from adapters.v1.framework.tensor_shape import TensorShape
 from jtrain._eigen import exp_log as eigen_exp_log
 from jtrain._eigen import matmul as eigen_matmul
+from jtrain._eigen import pow as eigen_pow
 from jtrain._eigen import reciprocal as eigen_reciprocal
 from jtrain._eigen import rsqrt as eigen_rsqrt
 from jtrain._eigen import sqrt as eigen_sqrt
@@ -153,9 +154,9 @@ def _tf_pow(exponent: float | None) -> Any:
     gradient takes ``Sqrt``) and ``(g * z) * log(x)`` where ``x > 0``, else 0, each
     product rounded, the broadcast operands' sums in TF's order (``tf_binary``).
 
-    .. note::
-       The ``Pow`` kernel itself is XLA's: TF's Eigen ``pow`` rounds differently on
-       about a quarter of float32 elements (exponents such as 1.5 or -2).
+    The ``Pow`` kernel is TF's CPU kernel (``jtrain._eigen.pow``: Eigen's ``generic_pow``
+    on packets, glibc's ``powf`` on the rest); integers and complex values take XLA's
+    ``pow`` (and JAX's derivative).
     """
 
     def power(x: Any, y: Any, e: float | None) -> Any:
@@ -163,6 +164,8 @@ def _tf_pow(exponent: float | None) -> Any:
             converted = _converted_pow(e, x, y)
             if converted is not None:
                 return converted
+        if _real_float(x):
+            return eigen_pow.pow(x, y)
         return _pow(x, y)
 
     def forward(x: Any, y: Any) -> Any:
