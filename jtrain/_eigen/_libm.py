@@ -7,8 +7,9 @@ evaluation rounded to float32 differs from them on a few values (``logf(1.028571
 glibc 0.028170932, correctly rounded 0.028170934). TF's float32 normal draws
 (``BoxMullerFloat``) call ``logf`` and ``sincosf`` for every value.
 
-Both are ARM's optimized-routines algorithms (glibc's ``sysdeps/ieee754/flt-32/e_expf.c``,
-``e_logf.c`` and their data files), float64 arithmetic on a table:
+All three are ARM's optimized-routines algorithms (glibc's
+``sysdeps/ieee754/flt-32/e_expf.c``, ``e_logf.c``, ``s_sincosf.c`` and their data
+files), float64 arithmetic on a table:
 
 - ``expf``: ``x * 32 / ln 2 = k + r`` (``k`` rounded to nearest by adding ``1.5 * 2**52``),
   ``2**(k / 32)`` from a 32-entry table whose exponent field takes ``k // 32``, and a
@@ -16,7 +17,7 @@ Both are ARM's optimized-routines algorithms (glibc's ``sysdeps/ieee754/flt-32/e
 - ``logf``: ``x = 2**k * z`` with ``z`` near 1, ``log(z) = log(c) + log1p(z / c - 1)``
   with ``1 / c`` and ``log(c)`` from a 16-entry table (by ``z``'s leading mantissa bits)
   and a cubic for ``log1p``;
-- ``sincosf`` (``s_sincosf.c``, ``s_sincosf.h``, ``sincosf_poly.h``, 0.56 ulp): ``x``
+- ``sincosf`` (with ``s_sincosf.h`` and ``sincosf_poly.h``; 0.56 ulp): ``x``
   less the nearest multiple ``n`` of pi/2, then a sine and a cosine polynomial of the
   remainder (odd of degree 7, even of degree 8), swapped and negated by ``n``'s low
   bits. Below ``|x| < 0.75`` no reduction (below 2**-12 the result is ``(x, 1)``);
@@ -24,15 +25,15 @@ Both are ARM's optimized-routines algorithms (glibc's ``sysdeps/ieee754/flt-32/e
   above, the 24-bit mantissa times a 96-bit window of 4/pi, in integers.
 
 glibc picks one of two compilations of that C source when it is loaded (an ``ifunc``):
-``__expf_fma`` / ``__logf_fma`` where the CPU has FMA and AVX2 (the compiler contracted
-``a * b + c`` into fused multiply-adds, read from the disassembly of Debian's
-``libm.so.6``: every product that feeds an addition, the product ``x * 32 / ln 2`` of
-``expf`` twice, once per use; ``sincosf``'s reduction ``x - n * pi / 2`` and its seven
-polynomial steps), ``__expf_sse2`` / ``__logf_sse2`` / ``__sincosf_sse2`` (each product
-rounded) elsewhere. :func:`fma_variant` reads the same flags from ``/proc/cpuinfo``; XLA's CPU
-backend contracts the same products into FMAs where the CPU has them (the variant's
-computation below leaves them to it), and :func:`jtrain._numerics.rounded` keeps each
-product rounded for the other variant.
+``__expf_fma`` / ``__logf_fma`` / ``__sincosf_fma`` where the CPU has FMA and AVX2 (the
+compiler contracted ``a * b + c`` into fused multiply-adds, read from the disassembly of
+Debian's ``libm.so.6``: every product that feeds an addition, the product
+``x * 32 / ln 2`` of ``expf`` twice, once per use; ``sincosf``'s reduction
+``x - n * pi / 2`` and its seven polynomial steps), ``__expf_sse2`` / ``__logf_sse2`` /
+``__sincosf_sse2`` (each product rounded) elsewhere. :func:`fma_variant` reads the same
+flags from ``/proc/cpuinfo``; XLA's CPU backend contracts the same products into FMAs
+where the CPU has them (the variant's computation below leaves them to it), and
+:func:`jtrain._numerics.rounded` keeps each product rounded for the other variant.
 
 TF runs its kernels with denormals flushed (``ScopedFlushDenormal``: FTZ and DAZ), and so
 do the C functions it calls: an ``expf`` result below 2**-126 is 0 (measured on TF 2.21:
@@ -51,8 +52,8 @@ or folded at compile time (all its inputs constants), it is evaluated without FM
 the plain variant.
 
 ``sincosf``'s table (``__sincosf_table``, ``__inv_pio4``) is read from ``libm.so.6``
-too; its two compilations are not exported (called here at the two addresses its
-``ifunc`` resolver returns). Measured against both with FTZ and DAZ set: identical
+too. Its two compilations are not exported symbols: they were measured by calling the
+two addresses its ``ifunc`` resolver returns, with FTZ and DAZ set: identical
 sines and cosines on every one of the 2**23 arguments of TF's normal draws
 (``float(2 * pi * k / 2**23)``), on 2**24 bit patterns spread over all 2**32 (NaN's
 included), and on the 34 arguments where the two compilations differ from each other
