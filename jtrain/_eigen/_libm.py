@@ -173,7 +173,8 @@ _SC_INF = 0x7F8
 
 @functools.cache
 def fma_variant() -> bool:
-    """Whether glibc runs the FMA compilation of ``expf`` / ``logf`` on this CPU.
+    """Whether glibc runs the FMA compilation of ``expf`` / ``logf`` / ``sincosf`` on this
+    CPU (their three ``ifunc`` resolvers test the same two features).
 
     glibc's x86-64 ``ifunc`` selector picks it where the CPU's FMA and AVX2 are usable;
     read here once from the ``flags`` line of ``/proc/cpuinfo`` (the kernel lists
