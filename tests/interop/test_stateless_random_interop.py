@@ -300,9 +300,9 @@ def test_stateless_categorical_errors():
 def test_stateless_parameterized_truncated_normal_matches_tf(seed):
     # Normal, uniform and exponential rejection, flipped bounds, one-sided bounds;
     # small outputs, which TF's CPU kernel draws as one shard. The normal-rejection
-    # float32 samples are Box-Muller values (glibc's logf/sinf/cosf in TF, see
-    # jtrain/random/philox.py): measured 99% bit-identical, the rest 1-2 ulps away;
-    # the accepted candidates are TF's (a different one would be far off).
+    # float32 samples are Box-Muller values (glibc's logf/sincosf, reproduced: see
+    # jtrain/random/philox.py): bit for bit (before, 99% bit-identical, the rest 1-2
+    # ulps away).
     def script(tf):
         s = tf.constant(seed, tf.int64)
         f64 = lambda v: tf.constant(v, tf.float64)  # noqa: E731
@@ -327,7 +327,7 @@ def test_stateless_parameterized_truncated_normal_matches_tf(seed):
         assert outs[2].dtype == tf.float64
         return lambda sess: sess.run(outs)
 
-    _assert_close_bits(*run_both(script), 0.97, 4)
+    _assert_close_bits(*run_both(script), 1.0, 0)
 
 
 def test_stateless_parameterized_truncated_normal_errors():

@@ -30,8 +30,8 @@ TF's values: ``RandomUniform``, ``RandomUniformInt``, ``RandomStandardNormal`` a
 ``tf.truncated_normal``, ``tf.nn.dropout``...) draw from TF's Philox stream
 (``jtrain.random.philox``): key ``(seed, 0)`` and counter ``(position, seed2)`` for
 TF's op attributes ``seed``/``seed2``, so a seeded graph gives TF 2.21's bits run
-after run (normal draws: ~99% of float32 elements, the others 1-2 ulps away, see
-``jtrain/random/philox.py``). ``RandomShuffle`` (``tf.random_shuffle``) and
+after run (normal draws too: their ``logf``/``sincosf`` are glibc 2.36's bit for bit,
+see ``jtrain/random/philox.py``). ``RandomShuffle`` (``tf.random_shuffle``) and
 ``Multinomial`` (``tf.multinomial``, ``tf.random.categorical``) draw from the same
 stream with their kernels' own reservations (``ceil((n - 1) / 4)`` calls per
 shuffle of ``n`` rows; ``256 * batch * 2 * ceil4(num_samples)`` per multinomial).

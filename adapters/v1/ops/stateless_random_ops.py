@@ -31,12 +31,12 @@ TF's (``kernel_divide``).
 
 .. note::
    TF's kernels call glibc's ``log``/``pow``/``sin``/``cos``; here they are XLA's
-   (float32 ones computed in float64 and rounded). Integer outputs and float32/float16
-   gamma samples equal TF's on every seed and shape the interop tests try
+   (float32 ones computed in float64 and rounded), but for the Box-Muller normals,
+   whose ``logf``/``sincosf`` are glibc's (``jtrain/random/philox.py``). Integer
+   outputs, float32/float16 gamma samples and the parameterized truncated normals equal
+   TF's on every seed and shape the interop tests try
    (``tests/interop/test_stateless_random_interop.py``); float64 gamma samples are
-   97-99% bit-identical there (at most 12 ulps apart), and normal-rejection float32
-   truncated normals carry the Box-Muller normals' 1-2 ulp differences
-   (``jtrain/random/philox.py``).
+   97-99% bit-identical there (at most 12 ulps apart).
 """
 
 from __future__ import annotations
