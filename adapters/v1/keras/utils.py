@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from adapters.v1._missing import missing_name_getattr
+from adapters.v1.keras.data_utils import Sequence
 
-__all__ = ["to_categorical"]
+__all__ = ["Sequence", "to_categorical"]
 
 
 def to_categorical(y: Any, num_classes: int | None = None, dtype: Any = "float32") -> np.ndarray:
