@@ -4,7 +4,10 @@ Provided: ``Sequence``, ``pad_sequences``, ``get_file`` (keras/data_utils.py),
 ``Progbar`` (keras/generic_utils.py), ``to_categorical``, ``to_ordinal``,
 ``normalize`` (keras/np_utils.py), ``enable_interactive_logging``,
 ``disable_interactive_logging``, ``is_interactive_logging_enabled``
-(keras/io_utils.py). Checked live against TF in
+(keras/io_utils.py), ``CustomObjectScope``/``custom_object_scope``,
+``get_custom_objects``, ``register_keras_serializable``, ``get_registered_name``,
+``get_registered_object``, ``serialize_keras_object``, ``deserialize_keras_object``
+(keras/serialization.py). Checked live against TF in
 tests/interop/test_keras_utils_interop.py.
 """
 
@@ -19,16 +22,34 @@ from adapters.v1.keras.io_utils import (
     is_interactive_logging_enabled,
 )
 from adapters.v1.keras.np_utils import normalize, to_categorical, to_ordinal
+from adapters.v1.keras.serialization import (
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    serialize_keras_object,
+)
 
 __all__ = [
+    "CustomObjectScope",
     "Progbar",
     "Sequence",
+    "custom_object_scope",
+    "deserialize_keras_object",
     "disable_interactive_logging",
     "enable_interactive_logging",
+    "get_custom_objects",
     "get_file",
+    "get_registered_name",
+    "get_registered_object",
     "is_interactive_logging_enabled",
     "normalize",
     "pad_sequences",
+    "register_keras_serializable",
+    "serialize_keras_object",
     "to_categorical",
     "to_ordinal",
 ]
