@@ -533,3 +533,37 @@ def test_keras_modules_deserialize_custom_objects(_tf1_behaviour_off):
     theirs, ours = run(tf1.keras), run(jtf.keras)
     assert ours == theirs
     assert theirs[:4] == [True, True, ("MySGD", 0.5), True]
+
+
+def test_get_source_inputs_and_plot_model():
+    """``get_source_inputs`` walks Keras' layer calls back to the ``Input`` tensors
+    (each once, in TF's order; a tensor no layer made is returned as is);
+    ``plot_model``/``model_to_dot`` raise TF's ``ImportError`` without pydot."""
+    from tests.interop.test_keras_fit_interop import _both
+
+    def body(tf):
+        a = tf.keras.Input((3,), name="a")
+        b = tf.keras.Input((2,), name="b")
+        d = tf.keras.layers.Dense(4)(a)
+        c = tf.keras.layers.Concatenate()([d, b, a])
+        out = tf.keras.layers.Dense(1)(tf.keras.layers.Dense(2)(c))
+        plain = tf.placeholder(tf.float32, [None, 3], name="plain")
+        model = tf.keras.Model([a, b], out)
+        sources = tf.keras.utils.get_source_inputs(out)
+        errors = []
+        for draw in (tf.keras.utils.plot_model, tf.keras.utils.model_to_dot):
+            try:
+                draw(model)
+            except ImportError as e:
+                errors.append(("ImportError", str(e).split(" for ")[0]))
+        return {
+            "sources": [t.name for t in sources],
+            "input": [t.name for t in tf.keras.utils.get_source_inputs(a)],
+            "plain": tf.keras.utils.get_source_inputs(plain) is plain,
+            "dense": [t.name for t in tf.keras.utils.get_source_inputs(d)],
+            "errors": errors,
+        }
+
+    theirs, ours = _both(body)
+    assert theirs["sources"] == ["a:0", "b:0"] and theirs["plain"] is True
+    assert ours == theirs

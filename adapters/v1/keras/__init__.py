@@ -52,7 +52,12 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
 
 - ``tf.keras.utils.Sequence`` (and Python generators) in ``fit``/``evaluate``/
   ``predict`` and the ``*_generator`` methods, as TF's v1 generator loop
-  (tests/interop/test_keras_sequence_fit_interop.py).
+  (tests/interop/test_keras_sequence_fit_interop.py); the rest of ``tf.keras.utils``
+  but the enqueuers and TF2-only helpers (tests/interop/test_keras_utils_interop.py:
+  ``Progbar``, ``pad_sequences``, ``get_file``, the image helpers, custom objects and
+  ``serialize_keras_object``...) and ``tf.keras.preprocessing``'s ``sequence``,
+  ``text`` and ``image`` helpers (no ``ImageDataGenerator``:
+  tests/interop/test_keras_preprocessing_interop.py).
 
 Not provided: ``Model.save`` and the HDF5 weights format (``NotImplementedError``),
 stateful metric classes beyond the
@@ -74,6 +79,7 @@ from adapters.v1.keras import (
     metrics,
     models,
     optimizers,
+    preprocessing,
     regularizers,
     utils,
 )
@@ -94,6 +100,7 @@ __all__ = [
     "metrics",
     "models",
     "optimizers",
+    "preprocessing",
     "regularizers",
     "utils",
 ]

@@ -7,7 +7,10 @@ Provided: ``Sequence``, ``pad_sequences``, ``get_file`` (keras/data_utils.py),
 (keras/io_utils.py), ``CustomObjectScope``/``custom_object_scope``,
 ``get_custom_objects``, ``register_keras_serializable``, ``get_registered_name``,
 ``get_registered_object``, ``serialize_keras_object``, ``deserialize_keras_object``
-(keras/serialization.py). Checked live against TF in
+(keras/serialization.py), ``array_to_img``, ``img_to_array``, ``load_img``,
+``save_img`` (keras/image_utils.py, Pillow), ``get_source_inputs``
+(keras/layer_utils.py); ``plot_model``/``model_to_dot`` raise Keras'
+``ImportError`` (no pydot: keras/vis_utils.py). Checked live against TF in
 tests/interop/test_keras_utils_interop.py.
 """
 
@@ -16,11 +19,13 @@ from __future__ import annotations
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.keras.data_utils import Sequence, get_file, pad_sequences
 from adapters.v1.keras.generic_utils import Progbar
+from adapters.v1.keras.image_utils import array_to_img, img_to_array, load_img, save_img
 from adapters.v1.keras.io_utils import (
     disable_interactive_logging,
     enable_interactive_logging,
     is_interactive_logging_enabled,
 )
+from adapters.v1.keras.layer_utils import get_source_inputs
 from adapters.v1.keras.np_utils import normalize, to_categorical, to_ordinal
 from adapters.v1.keras.serialization import (
     CustomObjectScope,
@@ -32,11 +37,13 @@ from adapters.v1.keras.serialization import (
     register_keras_serializable,
     serialize_keras_object,
 )
+from adapters.v1.keras.vis_utils import model_to_dot, plot_model
 
 __all__ = [
     "CustomObjectScope",
     "Progbar",
     "Sequence",
+    "array_to_img",
     "custom_object_scope",
     "deserialize_keras_object",
     "disable_interactive_logging",
@@ -45,10 +52,16 @@ __all__ = [
     "get_file",
     "get_registered_name",
     "get_registered_object",
+    "get_source_inputs",
+    "img_to_array",
     "is_interactive_logging_enabled",
+    "load_img",
+    "model_to_dot",
     "normalize",
     "pad_sequences",
+    "plot_model",
     "register_keras_serializable",
+    "save_img",
     "serialize_keras_object",
     "to_categorical",
     "to_ordinal",

@@ -1,0 +1,405 @@
+"""``tf.keras.preprocessing``'s ``sequence``, ``text`` and ``image`` helpers, checked
+live against TF 2.21's legacy Keras (``tf.compat.v1.keras.preprocessing`` with
+``TF_USE_LEGACY_KERAS=1``).
+
+Compared: the arrays (dtype, shape, bits), lists and JSON they give, the batches of
+``TimeseriesGenerator`` (``shuffle=True`` after the same ``np.random.seed``),
+``skipgrams`` after the same ``random.seed`` (and with its ``seed``), ``Tokenizer``'s
+indices, matrices and JSON, ``one_hot``/``hashing_trick`` (md5 across the two; Python's
+``hash`` within this process only), the images (mode, size, pixels, the PNG files
+written) and TF's errors (class; the message names the argument). Each test failed
+before ``adapters.v1.keras.preprocessing`` existed (``AttributeError``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+import tensorflow as real_tf
+
+from adapters import v1 as jtf
+from tests.interop.test_keras_fit_interop import (  # noqa: F401 (the autouse fixture)
+    _both,
+    _close,
+    _fix,
+    _tf1_behaviour,
+)
+
+pytestmark = pytest.mark.interop
+
+tf1 = real_tf.compat.v1
+
+
+def _each(call: Callable[[Any], Any], seed: int | None = None) -> tuple[Any, Any]:
+    """``call(preprocessing)`` with TF's ``tf.keras.preprocessing`` and adapters.v1's
+    (Python's and NumPy's global streams seeded with ``seed`` before each); an
+    exception comes back as ``(class name, message)``."""
+    out = []
+    for module in (tf1.keras.preprocessing, jtf.keras.preprocessing):
+        if seed is not None:
+            random.seed(seed)
+            np.random.seed(seed)  # noqa: NPY002 (the streams Keras draws from)
+        try:
+            out.append(call(module))
+        except Exception as e:  # noqa: BLE001 (compared: the class and the message)
+            out.append((type(e).__name__, str(e)))
+    return out[0], out[1]
+
+
+def _same(theirs: Any, ours: Any) -> None:
+    """Equal structures; arrays of the same dtype, shape and bytes."""
+    if isinstance(theirs, np.ndarray):
+        assert isinstance(ours, np.ndarray), ours
+        assert (theirs.dtype, theirs.shape) == (ours.dtype, ours.shape), (theirs, ours)
+        assert theirs.tobytes() == ours.tobytes(), (theirs, ours)
+    elif isinstance(theirs, (list, tuple)):
+        assert type(theirs) is type(ours) and len(theirs) == len(ours), (theirs, ours)
+        for t, o in zip(theirs, ours, strict=True):
+            _same(t, o)
+    elif isinstance(theirs, dict):
+        assert list(theirs) == list(ours), (theirs, ours)
+        for k in theirs:
+            _same(theirs[k], ours[k])
+    else:
+        assert type(theirs) is type(ours) and theirs == ours, (theirs, ours)
+
+
+# -- sequence ----------------------------------------------------------------------------
+_SERIES = np.arange(40, dtype=np.float32).reshape(20, 2)
+_TARGETS = np.arange(20) * 10
+
+
+def _batches(gen: Any) -> Any:
+    return {"len": len(gen), "batches": [gen[i] for i in range(len(gen))]}
+
+
+SEQUENCE_CASES = {
+    "timeseries": lambda p: _batches(
+        p.sequence.TimeseriesGenerator(_SERIES, _TARGETS, length=3, batch_size=4)
+    ),
+    "timeseries_strided": lambda p: _batches(
+        p.sequence.TimeseriesGenerator(
+            _SERIES,
+            _TARGETS,
+            length=6,
+            sampling_rate=2,
+            stride=3,
+            start_index=1,
+            end_index=17,
+            reverse=True,
+            batch_size=2,
+        )
+    ),
+    "timeseries_shuffle": lambda p: _batches(
+        p.sequence.TimeseriesGenerator(
+            _SERIES[:, 0], _TARGETS, length=2, shuffle=True, batch_size=5
+        )
+    ),
+    "timeseries_lists_config": lambda p: (
+        lambda g: (g.get_config(), json.loads(g.to_json()), g.to_json(indent=1), _batches(g))
+    )(p.sequence.TimeseriesGenerator([[1], [2], [3], [4], [5]], [0, 1, 2, 3, 4], length=2)),
+    "sampling_table": lambda p: p.sequence.make_sampling_table(12),
+    "sampling_table_factor": lambda p: p.sequence.make_sampling_table(7, sampling_factor=0.3),
+    "skipgrams": lambda p: p.sequence.skipgrams([1, 2, 0, 3, 4, 2, 5], 6, window_size=2),
+    "skipgrams_seed_categorical": lambda p: p.sequence.skipgrams(
+        [3, 1, 4, 1, 5, 9, 2, 6],
+        10,
+        window_size=1,
+        negative_samples=0.5,
+        categorical=True,
+        seed=11,
+    ),
+    "skipgrams_table_no_shuffle": lambda p: p.sequence.skipgrams(
+        [1, 2, 3, 4, 5, 6], 8, shuffle=False, sampling_table=np.linspace(0, 1, 8)
+    ),
+    "skipgrams_no_negatives": lambda p: p.sequence.skipgrams(
+        [1, 2, 3], 4, negative_samples=0, shuffle=False
+    ),
+    "pad_sequences": lambda p: p.sequence.pad_sequences([[1, 2, 3], [4]], maxlen=2),
+}
+SEQUENCE_ERRORS = {
+    "lengths": (
+        lambda p: p.sequence.TimeseriesGenerator(_SERIES, _TARGETS[:5], length=2),
+        "ValueError",
+        "length",
+    ),
+    "no_rows": (
+        lambda p: p.sequence.TimeseriesGenerator(_SERIES, _TARGETS, length=25),
+        "ValueError",
+        "end_index",
+    ),
+    "json": (
+        lambda p: p.sequence.TimeseriesGenerator([object()] * 4, [0] * 4, length=1).get_config(),
+        "TypeError",
+        "JSON",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SEQUENCE_CASES))
+def test_sequence(case):
+    theirs, ours = _each(SEQUENCE_CASES[case], seed=3)
+    _same(theirs, ours)
+
+
+@pytest.mark.parametrize("case", list(SEQUENCE_ERRORS))
+def test_sequence_errors(case):
+    call, cls, word = SEQUENCE_ERRORS[case]
+    theirs, ours = _each(call)
+    assert theirs[0] == ours[0] == cls
+    assert word in theirs[1] and word in ours[1], (theirs, ours)
+
+
+def test_timeseries_generator_is_a_sequence_fit_takes():
+    """``fit`` runs a ``TimeseriesGenerator`` (a ``Sequence``) as any: TF's History."""
+    series = np.sin(np.arange(30, dtype=np.float32) / 3).reshape(30, 1)
+
+    def body(tf):
+        gen = tf.keras.preprocessing.sequence.TimeseriesGenerator(
+            series, series[:, 0], length=4, batch_size=6
+        )
+        m = tf.keras.Sequential(
+            [tf.keras.layers.Flatten(input_shape=(4, 1)), tf.keras.layers.Dense(1)]
+        )
+        _fix(m)
+        m.compile(tf.train.GradientDescentOptimizer(0.1), "mse")
+        h = m.fit(gen, epochs=2, verbose=0, shuffle=False)
+        return {"history": h.history, "weights": m.get_weights()}
+
+    theirs, ours = _both(body)
+    _close(theirs, ours)
+
+
+# -- text --------------------------------------------------------------------------------
+_TEXTS = [
+    "The cat sat on the mat.",
+    "The dog ate my homework!",
+    "A cat, a dog; and THE bird?",
+    "",
+]
+
+
+def _tokenizer_summary(tok: Any, texts: list[Any], probe: list[Any]) -> dict[str, Any]:
+    tok.fit_on_texts(texts)
+    seqs = tok.texts_to_sequences(probe)
+    out = {
+        "word_index": tok.word_index,
+        "index_word": tok.index_word,
+        "word_counts": dict(tok.word_counts),
+        "word_docs": dict(tok.word_docs),
+        "index_docs": dict(tok.index_docs),
+        "document_count": tok.document_count,
+        "sequences": seqs,
+        "generator": list(tok.texts_to_sequences_generator(probe)),
+        "texts": tok.sequences_to_texts(seqs + [[1, 99, 2]]),
+        "json": json.loads(tok.to_json()),
+    }
+    for mode in ("binary", "count", "freq", "tfidf"):
+        out[mode] = tok.texts_to_matrix(probe, mode=mode)
+    return out
+
+
+TEXT_CASES = {
+    "word_sequence": lambda p: p.text.text_to_word_sequence("Hello, World! It's  a TEST.\tx"),
+    "word_sequence_args": lambda p: p.text.text_to_word_sequence(
+        "a-b_c d-E", filters="_", lower=False, split="-"
+    ),
+    "hashing_md5": lambda p: p.text.hashing_trick("the quick brown fox, the end", 17, "md5"),
+    "hashing_function_analyzer": lambda p: p.text.hashing_trick(
+        "ab cd", 5, hash_function=len, analyzer=lambda s: s.split() + ["xyz"]
+    ),
+    "tokenizer": lambda p: _tokenizer_summary(
+        p.text.Tokenizer(), _TEXTS, ["the cat ate the unknown bird", "dog dog dog", ""]
+    ),
+    "tokenizer_oov_num_words": lambda p: _tokenizer_summary(
+        p.text.Tokenizer(num_words=4, oov_token="<unk>"),
+        _TEXTS,
+        ["the cat ate the unknown bird", "mat"],
+    ),
+    "tokenizer_char_level_lists": lambda p: _tokenizer_summary(
+        p.text.Tokenizer(char_level=True, lower=False),
+        ["abca", ["Ab", "c"], "CC"],
+        ["abcZ", ["c", "Ab"]],
+    ),
+    "tokenizer_sequences": lambda p: (
+        lambda t: (
+            t.fit_on_sequences([[1, 2, 2], [3], [2, 5]]),
+            t.document_count,
+            dict(t.index_docs),
+            t.sequences_to_matrix([[1, 2, 2, 7], [5]], "tfidf"),
+            t.sequences_to_matrix([[1, 2, 2, 7], []], "count"),
+        )
+    )(p.text.Tokenizer(num_words=6, document_count=2)),
+    "tokenizer_from_json": lambda p: (
+        lambda t: (
+            t.fit_on_texts(_TEXTS),
+            (
+                lambda r: (
+                    r.word_index,
+                    r.index_word,
+                    dict(r.index_docs),
+                    r.word_counts,
+                    r.texts_to_sequences(["the dog sat"]),
+                    r.texts_to_matrix(["a cat"]),
+                )
+            )(p.text.tokenizer_from_json(t.to_json())),
+        )
+    )(p.text.Tokenizer(num_words=9, filters="!.", oov_token="?")),
+}
+TEXT_ERRORS = {
+    "kwargs": (lambda p: p.text.Tokenizer(bad=1), "TypeError", "bad"),
+    "no_dimension": (
+        lambda p: p.text.Tokenizer().sequences_to_matrix([[1]]),
+        "ValueError",
+        "num_words",
+    ),
+    "tfidf_unfitted": (
+        lambda p: p.text.Tokenizer(num_words=3).sequences_to_matrix([[1]], mode="tfidf"),
+        "ValueError",
+        "tfidf",
+    ),
+    "mode": (
+        lambda p: p.text.Tokenizer(num_words=3).sequences_to_matrix([[1]], mode="bad"),
+        "ValueError",
+        "mode",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(TEXT_CASES))
+def test_text(case):
+    theirs, ours = _each(TEXT_CASES[case])
+    _same(theirs, ours)
+
+
+@pytest.mark.parametrize("case", list(TEXT_ERRORS))
+def test_text_errors(case):
+    call, cls, word = TEXT_ERRORS[case]
+    theirs, ours = _each(call)
+    assert theirs[0] == ours[0] == cls
+    assert word in theirs[1] and word in ours[1], (theirs, ours)
+
+
+def test_one_hot_and_default_hash_within_a_process():
+    """Python's ``hash`` differs between processes: compared within this one."""
+    text = "Some words, some more WORDS"
+    theirs, ours = _each(lambda p: (p.text.one_hot(text, 50), p.text.hashing_trick(text, 9)))
+    _same(theirs, ours)
+    with pytest.warns(UserWarning, match="num_words"):
+        tok = jtf.keras.preprocessing.text.Tokenizer(nb_words=3)
+    assert tok.num_words == 3
+
+
+# -- image -------------------------------------------------------------------------------
+_RS = np.random.RandomState(4)
+_RGB = _RS.uniform(-3, 9, (5, 7, 3)).astype(np.float32)
+_GRAY_BIG = _RS.uniform(0, 2000, (4, 3, 1))
+_FIRST4 = _RS.uniform(0, 1, (4, 3, 2))
+
+
+def _img(img: Any) -> Any:
+    return (img.mode, img.size, np.asarray(img).copy())
+
+
+IMAGE_CASES = {
+    "rgb_scaled": lambda p: _img(p.image.array_to_img(_RGB)),
+    "rgb_unscaled": lambda p: _img(p.image.array_to_img(np.abs(_RGB) * 20, scale=False)),
+    "rgba_channels_first": lambda p: _img(
+        p.image.array_to_img(_FIRST4, data_format="channels_first")
+    ),
+    "gray": lambda p: _img(p.image.array_to_img(_RGB[:, :, :1])),
+    "gray_int32": lambda p: _img(p.image.array_to_img(_GRAY_BIG, scale=False)),
+    "float64_dtype": lambda p: _img(p.image.array_to_img(_RGB, dtype="float64")),
+    "to_array": lambda p: p.image.img_to_array(p.image.array_to_img(_RGB)),
+    "to_array_first_dtype": lambda p: p.image.img_to_array(
+        p.image.array_to_img(_RGB[:, :, :1]), data_format="channels_first", dtype="uint8"
+    ),
+    "to_array_2d": lambda p: p.image.img_to_array(np.ones((2, 3))),
+}
+IMAGE_ERRORS = {
+    "rank": (lambda p: p.image.array_to_img(np.ones((2, 2))), "ValueError", "rank"),
+    "format": (
+        lambda p: p.image.array_to_img(_RGB, data_format="nhwc"),
+        "ValueError",
+        "data_format",
+    ),
+    "channels": (lambda p: p.image.array_to_img(np.ones((2, 2, 2))), "ValueError", "channel"),
+    "to_array_format": (
+        lambda p: p.image.img_to_array(np.ones((2, 2)), data_format="x"),
+        "ValueError",
+        "data_format",
+    ),
+    "to_array_shape": (lambda p: p.image.img_to_array(np.ones(3)), "ValueError", "shape"),
+    "load_type": (lambda p: p.image.load_img(3), "TypeError", "path"),
+}
+
+
+@pytest.mark.parametrize("case", list(IMAGE_CASES))
+def test_image_arrays(case):
+    theirs, ours = _each(IMAGE_CASES[case])
+    _same(theirs, ours)
+
+
+@pytest.mark.parametrize("case", list(IMAGE_ERRORS))
+def test_image_errors(case):
+    call, cls, word = IMAGE_ERRORS[case]
+    theirs, ours = _each(call)
+    assert theirs[0] == ours[0] == cls
+    assert word in theirs[1] and word in ours[1], (theirs, ours)
+
+
+def test_save_and_load_img(tmp_path):
+    """The PNG files each writes (the same bytes; each reads the other's), and
+    ``load_img``'s color modes, resizing and cropping."""
+    rgba = _RS.uniform(0, 1, (6, 8, 4)).astype(np.float32)
+    results = []
+    for name, p in (("tf", tf1.keras.preprocessing), ("ours", jtf.keras.preprocessing)):
+        d = tmp_path / name
+        d.mkdir()
+        p.image.save_img(str(d / "rgb.png"), _RGB)
+        p.image.save_img(d / "rgba.png", rgba)
+        p.image.save_img(str(d / "gray.bmp"), _RGB[:, :, :1], scale=False)
+        buf = io.BytesIO()
+        p.image.save_img(buf, _RGB, file_format="png")
+        files = {f.name: f.read_bytes() for f in sorted(d.iterdir())}
+        loads = {}
+        for mode in ("rgb", "rgba", "grayscale"):
+            loads[mode] = _img(p.image.load_img(str(d / "rgba.png"), color_mode=mode))
+        loads["pathlib"] = _img(p.image.load_img(d / "rgb.png"))
+        loads["bytesio"] = _img(p.image.load_img(io.BytesIO(buf.getvalue())))
+        for interpolation in ("nearest", "bilinear", "bicubic", "lanczos", "box", "hamming"):
+            loads[interpolation] = _img(
+                p.image.load_img(
+                    str(d / "rgba.png"), target_size=(3, 5), interpolation=interpolation
+                )
+            )
+        loads["aspect"] = _img(
+            p.image.load_img(str(d / "rgb.png"), target_size=(4, 2), keep_aspect_ratio=True)
+        )
+        loads["aspect_wide"] = _img(
+            p.image.load_img(str(d / "rgb.png"), target_size=(2, 6), keep_aspect_ratio=True)
+        )
+        errors = []
+        for kwargs in (
+            dict(color_mode="cmyk"),
+            dict(target_size=(2, 2), interpolation="x"),
+        ):
+            try:
+                p.image.load_img(str(d / "rgb.png"), **kwargs)
+            except ValueError as e:
+                errors.append(str(e).split(" ")[0])
+        with pytest.warns(UserWarning, match="grayscale"):
+            loads["deprecated_grayscale"] = _img(p.image.load_img(d / "rgb.png", grayscale=True))
+        results.append((files, buf.getvalue(), loads, errors))
+    theirs, ours = results
+    _same(theirs, ours)
+    assert len(theirs[3]) == 2
+    # each reads the other's files
+    cross = jtf.keras.preprocessing.image.load_img(str(tmp_path / "tf" / "rgb.png"))
+    _same(np.asarray(cross), theirs[2]["pathlib"][2])
