@@ -246,3 +246,48 @@ def test_sequence_base_class():
 
     theirs, ours = _both(body)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_array_validation_data(workers):
+    """Arrays as ``validation_data`` of a generator loop: TF batches them by the last
+    training batch's size (3 here: 11 samples in batches of 4), ``validation_steps``
+    ignored; the loss is the mean over those batches (failed before:
+    NotImplementedError)."""
+    x, y = _data(11, 3, seed=37)
+    xv, yv = _data(7, 3, seed=38)
+    wv = np.random.RandomState(39).uniform(0.5, 1.5, 7)
+
+    def body(tf):
+        random.seed(5)  # fit_generator shuffles the Sequence's batches (workers=1)
+        m = _model(tf)
+        seen = []
+        record = tf.keras.callbacks.LambdaCallback(
+            on_test_batch_end=lambda batch, logs: seen.append(dict(logs))
+        )
+        h = m.fit(
+            _sequence(tf, x, y, 4),
+            epochs=2,
+            verbose=0,
+            shuffle=False,
+            workers=workers,
+            validation_data=(xv, yv),
+            validation_steps=1,
+            callbacks=[record],
+        )
+        h2 = m.fit_generator(
+            _sequence(tf, x, y, 5),
+            epochs=1,
+            verbose=0,
+            workers=workers,
+            validation_data=(xv, yv, wv),
+        )
+        return {
+            "history": (h.history, h2.history),
+            "weights": m.get_weights(),
+            "test_batches": [(b["batch"], b["size"]) for b in seen],
+        }
+
+    theirs, ours = _both(body)
+    assert theirs["test_batches"][:3] == [(0, 3), (1, 3), (2, 1)]
+    _close(theirs, ours)

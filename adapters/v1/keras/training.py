@@ -53,12 +53,13 @@ or as dicts by output name; ``metrics_names`` ``['loss', '<out>_loss'...,
 Not supported (``NotImplementedError`` naming the argument): an output without a
 loss, sample or class weights with several outputs, ``sample_weight_mode``,
 ``weighted_metrics``, ``target_tensors``, metric objects, ``steps_per_epoch``
-with arrays and validation, arrays with dataset or generator validation (and the
-reverse).
+with arrays and validation, arrays with dataset or generator validation, a dataset
+with array validation.
 
 ``fit``/``evaluate``/``predict`` and ``fit_generator``/``evaluate_generator``/
 ``predict_generator`` on Python generators and ``keras.utils.Sequence`` run TF's v1
-generator loop (see ``generator_iteration``).
+generator loop (see ``generator_iteration``; its ``validation_data`` may be a
+generator, a ``Sequence`` or a tuple of arrays).
 
 ``steps_per_epoch``/``steps`` with arrays run as TF's: every step feeds all the
 arrays; ``validation_freq`` (a number or the epochs listed) as TF's.
@@ -1398,6 +1399,35 @@ class _SequenceBatches:
             self.sequence.on_epoch_end()
 
 
+def _is_array_tuple(data: Any) -> bool:
+    """``(x, y)`` or ``(x, y, sample_weight)`` arrays given as a generator loop's
+    ``validation_data`` (a tuple: TF batches it; a list it does not)."""
+    return isinstance(data, tuple) and len(data) in (2, 3)
+
+
+def _array_batches(data: tuple[Any, ...], batch_size: int) -> tuple[Iterator[Any], int]:
+    """TF's ``convert_to_generator_like`` for a generator loop's array validation data:
+    its ``None`` entries dropped, one pass of in-order batches of ``batch_size`` (TF
+    passes the size of the last training batch), and the number of batches (which
+    replaces ``validation_steps``)."""
+    parts = [part for part in data if part is not None]
+    first = parts[0][0] if isinstance(parts[0], (list, tuple)) else parts[0]
+    size = int(np.shape(first)[0])
+
+    def rows(part: Any, start: int, stop: int) -> Any:
+        if isinstance(part, (list, tuple)):
+            return [np.asarray(p)[start:stop] for p in part]
+        if isinstance(part, dict):
+            return {k: np.asarray(v)[start:stop] for k, v in part.items()}
+        return np.asarray(part)[start:stop]
+
+    batches = (
+        tuple(rows(part, start, min(start + batch_size, size)) for part in parts)
+        for start in range(0, size, batch_size)
+    )
+    return batches, -(-size // batch_size)
+
+
 def _check_generator_arguments(y: Any, sample_weight: Any, validation_split: Any = 0.0) -> None:
     """TF's ``check_generator_arguments`` for ``fit``/``evaluate`` on a generator or
     ``Sequence``."""
@@ -1472,8 +1502,10 @@ def generator_iteration(
         if isinstance(validation_data, Sequence):
             if validation_steps is None:
                 validation_steps = len(validation_data)
+        elif _is_array_tuple(validation_data):
+            pass  # batched by the last training batch's size (see _array_batches)
         elif not _is_generator_or_sequence(validation_data):
-            raise _unsupported("fit_generator(validation_data=arrays)")
+            raise _unsupported("fit_generator(validation_data=a list or a dataset)")
         elif not validation_steps:
             raise ValueError("Please specify the `validation_steps` argument.")
     gen: Any = (
@@ -1500,6 +1532,7 @@ def generator_iteration(
     callback_list._call_begin_hook(mode)
     results: Any = None
     agg: list[Any] = []
+    last_size = 0  # the last batch's size: array validation data is batched by it
     for epoch in range(initial_epoch, epochs):
         if model.__dict__.get("stop_training"):
             break
@@ -1530,7 +1563,8 @@ def generator_iteration(
                 if isinstance(x, dict)
                 else x
             )
-            batch_logs: dict[str, Any] = {"batch": step, "size": int(np.shape(first)[0])}
+            last_size = int(np.shape(first)[0])
+            batch_logs: dict[str, Any] = {"batch": step, "size": last_size}
             callback_list._call_batch_hook(mode, "begin", step, batch_logs)
             if mode == "train":  # the metrics run over the epoch: no reset per batch
                 outs = train_on_batch(model, x, y, sw, class_weight, reset_metrics=False)
@@ -1563,10 +1597,13 @@ def generator_iteration(
             and _should_run_validation(validation_freq, epoch)
             and not model.__dict__.get("stop_training")
         ):
+            val_source, val_steps = validation_data, validation_steps
+            if _is_array_tuple(validation_data):
+                val_source, val_steps = _array_batches(validation_data, last_size)
             val_results = generator_iteration(
                 model,
-                validation_data,
-                validation_steps,
+                val_source,
+                val_steps,
                 callbacks=callback_list,
                 verbose=verbose,
                 class_weight=class_weight,
