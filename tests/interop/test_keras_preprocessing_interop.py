@@ -52,6 +52,17 @@ def _each(call: Callable[[Any], Any], seed: int | None = None) -> tuple[Any, Any
     return out[0], out[1]
 
 
+def _result(theirs: Any) -> Any:
+    """``theirs``, asserted not to be an error ``_each`` caught."""
+    assert not (
+        isinstance(theirs, tuple)
+        and len(theirs) == 2
+        and all(isinstance(t, str) for t in theirs)
+        and theirs[0].endswith(("Error", "Exception"))
+    ), theirs
+    return theirs
+
+
 def _same(theirs: Any, ours: Any) -> None:
     """Equal structures; arrays of the same dtype, shape and bytes."""
     if isinstance(theirs, np.ndarray):
@@ -145,7 +156,7 @@ SEQUENCE_ERRORS = {
 @pytest.mark.parametrize("case", list(SEQUENCE_CASES))
 def test_sequence(case):
     theirs, ours = _each(SEQUENCE_CASES[case], seed=3)
-    _same(theirs, ours)
+    _same(_result(theirs), ours)
 
 
 @pytest.mark.parametrize("case", list(SEQUENCE_ERRORS))
@@ -275,7 +286,7 @@ TEXT_ERRORS = {
 @pytest.mark.parametrize("case", list(TEXT_CASES))
 def test_text(case):
     theirs, ours = _each(TEXT_CASES[case])
-    _same(theirs, ours)
+    _same(_result(theirs), ours)
 
 
 @pytest.mark.parametrize("case", list(TEXT_ERRORS))
@@ -343,7 +354,7 @@ IMAGE_ERRORS = {
 @pytest.mark.parametrize("case", list(IMAGE_CASES))
 def test_image_arrays(case):
     theirs, ours = _each(IMAGE_CASES[case])
-    _same(theirs, ours)
+    _same(_result(theirs), ours)
 
 
 @pytest.mark.parametrize("case", list(IMAGE_ERRORS))
@@ -403,3 +414,230 @@ def test_save_and_load_img(tmp_path):
     # each reads the other's files
     cross = jtf.keras.preprocessing.image.load_img(str(tmp_path / "tf" / "rgb.png"))
     _same(np.asarray(cross), theirs[2]["pathlib"][2])
+
+
+# -- ImageDataGenerator ------------------------------------------------------------------
+_IMAGES = np.random.RandomState(8).uniform(0, 255, (6, 9, 7, 3)).astype(np.float32)
+_LABELS = np.array([0, 1, 0, 1, 1, 0])
+
+
+def _flow_batches(p: Any, kwargs: dict[str, Any], flow: dict[str, Any], count: int = 3) -> Any:
+    gen = p.image.ImageDataGenerator(**kwargs)
+    it = gen.flow(_IMAGES, _LABELS, **flow)
+    return {
+        "len": len(it),
+        "next": [next(it) for _ in range(count)],
+        "getitem": it[1],
+    }
+
+
+GENERATOR_CASES = {
+    "plain": (dict(), dict(batch_size=4, shuffle=False)),
+    "shuffled_rescale": (dict(rescale=1 / 255.0), dict(batch_size=4)),
+    "rotation_shift_zoom": (
+        dict(rotation_range=30, width_shift_range=0.2, height_shift_range=2, zoom_range=0.3),
+        dict(batch_size=3, seed=4),
+    ),
+    "shear_flips_fill": (
+        dict(
+            shear_range=20, horizontal_flip=True, vertical_flip=True, fill_mode="constant", cval=7.0
+        ),
+        dict(batch_size=5, shuffle=False),
+    ),
+    "shift_lists_reflect_order": (
+        dict(
+            width_shift_range=[1, 2],
+            height_shift_range=[-1, 3],
+            fill_mode="reflect",
+            interpolation_order=3,
+        ),
+        dict(batch_size=2),
+    ),
+    "channel_brightness": (
+        dict(channel_shift_range=40.0, brightness_range=(0.5, 1.5)),
+        dict(batch_size=4, shuffle=False),
+    ),
+    "samplewise": (
+        dict(samplewise_std_normalization=True, zoom_range=(0.8, 1.0)),
+        dict(batch_size=4),
+    ),
+    "channels_first": (
+        dict(data_format="channels_first", rotation_range=10, dtype="float64"),
+        dict(batch_size=4, shuffle=False),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(GENERATOR_CASES))
+def test_image_data_generator_flow(case):
+    kwargs, flow = GENERATOR_CASES[case]
+    if kwargs.get("data_format") == "channels_first":
+
+        def call(p):
+            gen = p.image.ImageDataGenerator(**kwargs)
+            it = gen.flow(_IMAGES.transpose(0, 3, 1, 2), _LABELS, **flow)
+            return [next(it) for _ in range(2)]
+
+    else:
+
+        def call(p):
+            return _flow_batches(p, kwargs, flow)
+
+    theirs, ours = _each(call, seed=21)
+    _same(_result(theirs), ours)
+
+
+def test_image_data_generator_fit_standardize_and_extras():
+    """``fit`` (feature-wise statistics, ZCA, augmented rounds), ``standardize``,
+    ``random_transform`` with a seed, subsets, passed-through arrays and sample
+    weights, and the transform functions."""
+
+    def call(p):
+        out = {}
+        gen = p.image.ImageDataGenerator(
+            featurewise_center=True, featurewise_std_normalization=True, rotation_range=15
+        )
+        gen.fit(_IMAGES, augment=True, rounds=2, seed=3)
+        out["mean_std"] = (gen.mean, gen.std)
+        out["standardize"] = gen.standardize(_IMAGES[0].copy())
+        zca = p.image.ImageDataGenerator(zca_whitening=True, zca_epsilon=0.1)
+        zca.fit(_IMAGES[:, :3, :3, :])
+        out["zca"] = (
+            zca.mean,
+            zca.zca_whitening_matrix,
+            zca.standardize(_IMAGES[:2, :3, :3, :].copy()),
+        )
+        out["random_transform"] = gen.random_transform(_IMAGES[1], seed=9)
+        out["params"] = gen.get_random_transform((9, 7, 3), seed=2)
+        split = p.image.ImageDataGenerator(validation_split=0.5, width_shift_range=0.1)
+        weights = np.arange(6.0)
+        out["training"] = next(
+            split.flow(
+                (_IMAGES, [weights, weights * 2]),
+                _LABELS,
+                sample_weight=weights,
+                subset="training",
+                batch_size=2,
+            )
+        )
+        out["validation"] = split.flow(_IMAGES, _LABELS, subset="validation", shuffle=False)[0]
+        out["no_y"] = next(split.flow(_IMAGES, batch_size=4, shuffle=False))
+        x = _IMAGES[0].transpose(2, 0, 1)
+        out["functions"] = [
+            p.image.random_rotation(x, 40),
+            p.image.random_shift(x, 0.2, 0.3),
+            p.image.random_shear(x, 25, fill_mode="wrap"),
+            p.image.random_zoom(x, (0.7, 1.2)),
+            p.image.random_channel_shift(x, 30.0),
+            p.image.random_brightness(_IMAGES[0], (0.2, 0.9)),
+            p.image.apply_affine_transform(
+                _IMAGES[0],
+                theta=12,
+                tx=1,
+                ty=-2,
+                shear=5,
+                zx=0.9,
+                zy=1.1,
+                row_axis=0,
+                col_axis=1,
+                channel_axis=2,
+            ),
+            p.image.apply_brightness_shift(_IMAGES[0] - 100, 1.3, scale=False),
+        ]
+        return out
+
+    theirs, ours = _each(call, seed=5)
+    assert isinstance(theirs, dict), theirs
+    _same(theirs, ours)
+
+
+IMAGE_GENERATOR_ERRORS = {
+    "data_format": (
+        lambda p: p.image.ImageDataGenerator(data_format="nchw"),
+        "ValueError",
+        "data_format",
+    ),
+    "validation_split": (
+        lambda p: p.image.ImageDataGenerator(validation_split=1.5),
+        "ValueError",
+        "validation_split",
+    ),
+    "zoom_range": (
+        lambda p: p.image.ImageDataGenerator(zoom_range=(1, 2, 3)),
+        "ValueError",
+        "zoom_range",
+    ),
+    "brightness_range": (
+        lambda p: p.image.ImageDataGenerator(brightness_range=0.5),
+        "ValueError",
+        "brightness_range",
+    ),
+    "rank": (lambda p: p.image.ImageDataGenerator().flow(np.ones((2, 3, 3))), "ValueError", "rank"),
+    "fit_rank": (
+        lambda p: p.image.ImageDataGenerator().fit(np.ones((2, 3, 3))),
+        "ValueError",
+        "rank",
+    ),
+    "lengths": (
+        lambda p: p.image.ImageDataGenerator().flow(_IMAGES, _LABELS[:2]),
+        "ValueError",
+        "same length",
+    ),
+    "subset": (
+        lambda p: p.image.ImageDataGenerator(validation_split=0.5).flow(_IMAGES, subset="test"),
+        "ValueError",
+        "subset",
+    ),
+    "getitem": (
+        lambda p: p.image.ImageDataGenerator().flow(_IMAGES, batch_size=4)[2],
+        "ValueError",
+        "length",
+    ),
+    "axes": (
+        lambda p: p.image.apply_affine_transform(_IMAGES[0], theta=3, channel_axis=1),
+        "ValueError",
+        "distinct",
+    ),
+    "random_zoom": (
+        lambda p: p.image.random_zoom(_IMAGES[0], (1, 2, 3)),
+        "ValueError",
+        "zoom_range",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(IMAGE_GENERATOR_ERRORS))
+def test_image_data_generator_errors(case):
+    call, cls, word = IMAGE_GENERATOR_ERRORS[case]
+    theirs, ours = _each(call)
+    assert theirs[0] == ours[0] == cls
+    assert word in theirs[1] and word in ours[1], (theirs, ours)
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_fit_generator_on_image_data_generator_flow(workers):
+    """The TF1 augmentation recipe: ``fit_generator(datagen.flow(x, y), steps_per_epoch=
+    len(x) / batch_size)`` (a float), the batches shuffled (Python's ``random``) and
+    augmented (NumPy's stream) as TF's; History and weights as TF's."""
+
+    def body(tf):
+        random.seed(2)
+        datagen = tf.keras.preprocessing.image.ImageDataGenerator(
+            rotation_range=20, width_shift_range=0.1, horizontal_flip=True, rescale=1 / 255.0
+        )
+        m = tf.keras.Sequential(
+            [tf.keras.layers.Flatten(input_shape=(9, 7, 3)), tf.keras.layers.Dense(1)]
+        )
+        _fix(m)
+        m.compile(tf.train.GradientDescentOptimizer(0.01), "mse")
+        h = m.fit_generator(
+            datagen.flow(_IMAGES, _LABELS.astype(np.float32), batch_size=4),
+            steps_per_epoch=len(_IMAGES) / 4,
+            epochs=3,
+            verbose=0,
+            workers=workers,
+        )
+        return {"history": h.history, "weights": m.get_weights()}
+
+    theirs, ours = _both(body)
+    _close(theirs, ours)

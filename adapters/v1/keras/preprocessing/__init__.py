@@ -1,8 +1,10 @@
 """``tf.keras.preprocessing`` as TF 2.21's legacy Keras: ``sequence``
 (``pad_sequences``, ``TimeseriesGenerator``, ``make_sampling_table``, ``skipgrams``),
 ``text`` (``Tokenizer``, ``tokenizer_from_json``, ``text_to_word_sequence``,
-``one_hot``, ``hashing_trick``) and ``image`` (``array_to_img``, ``img_to_array``,
-``load_img``, ``save_img``), checked live against TF in
+``one_hot``, ``hashing_trick``) and ``image`` (``ImageDataGenerator`` with ``flow``
+on arrays, ``NumpyArrayIterator``, the random transforms, ``array_to_img``,
+``img_to_array``, ``load_img``, ``save_img``; no ``flow_from_directory``), checked
+live against TF in
 tests/interop/test_keras_preprocessing_interop.py.
 """
 
