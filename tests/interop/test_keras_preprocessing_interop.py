@@ -641,3 +641,95 @@ def test_fit_generator_on_image_data_generator_flow(workers):
 
     theirs, ours = _both(body)
     _close(theirs, ours)
+
+
+def _image_tree(root: Any) -> None:
+    """Two classes of small PNG/JPEG/BMP images (other files ignored), a nested
+    folder, a third class directory."""
+    from PIL import Image
+
+    rs = np.random.RandomState(12)
+    for cls, count in (("cats", 3), ("dogs", 4), ("zebras", 1)):
+        (root / cls / "more").mkdir(parents=True)
+        for i in range(count):
+            pixels = rs.randint(0, 256, (10 + i, 12, 3)).astype(np.uint8)
+            ext = ("png", "jpg", "bmp")[i % 3]
+            folder = root / cls / ("more" if i == 2 else "")
+            Image.fromarray(pixels).save(folder / f"{cls}{i}.{ext}")
+        (root / cls / "notes.txt").write_text("not an image")
+
+
+DIRECTORY_CASES = {
+    "categorical": (dict(), dict(target_size=(8, 6), batch_size=3, shuffle=False)),
+    "binary_classes_seed": (
+        dict(rotation_range=15, horizontal_flip=True),
+        dict(
+            target_size=(5, 5), classes=["dogs", "cats"], class_mode="binary", seed=3, batch_size=2
+        ),
+    ),
+    "sparse_grayscale_bilinear": (
+        dict(rescale=1 / 255.0),
+        dict(
+            target_size=(6, 6),
+            color_mode="grayscale",
+            class_mode="sparse",
+            interpolation="bilinear",
+        ),
+    ),
+    "input_rgba_aspect": (
+        dict(),
+        dict(
+            target_size=(4, 7),
+            color_mode="rgba",
+            class_mode="input",
+            keep_aspect_ratio=True,
+            shuffle=False,
+        ),
+    ),
+    "none_subsets": (
+        dict(validation_split=0.5),
+        dict(target_size=(4, 4), class_mode=None, subset="training", shuffle=False),
+    ),
+    "validation_subset": (
+        dict(validation_split=0.5, zoom_range=0.2),
+        dict(target_size=(4, 4), subset="validation", batch_size=2),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(DIRECTORY_CASES))
+def test_flow_from_directory(case, tmp_path, capsys):
+    _image_tree(tmp_path)
+    kwargs, flow = DIRECTORY_CASES[case]
+
+    def call(p):
+        it = p.image.ImageDataGenerator(**kwargs).flow_from_directory(str(tmp_path), **flow)
+        return {
+            "filenames": it.filenames,
+            "classes": it.classes,
+            "class_indices": it.class_indices,
+            "samples": (it.samples, it.num_classes, len(it)),
+            "batches": [next(it) for _ in range(len(it) + 1)],
+            "first": it[0],
+        }
+
+    theirs, ours = _each(call, seed=7)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == printed[1] and printed[0].startswith("Found ")
+    _same(_result(theirs), ours)
+
+
+def test_flow_from_directory_errors(tmp_path):
+    _image_tree(tmp_path)
+    for kwargs, word in (
+        (dict(color_mode="cmyk"), "color mode"),
+        (dict(class_mode="multi"), "class_mode"),
+        (dict(subset="test"), "subset"),
+    ):
+        theirs, ours = _each(
+            lambda p, kw=kwargs: p.image.ImageDataGenerator().flow_from_directory(
+                str(tmp_path), **kw
+            )
+        )
+        assert theirs[0] == ours[0] == "ValueError"
+        assert word in theirs[1] and word in ours[1], (theirs, ours)

@@ -56,8 +56,9 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   but the enqueuers and TF2-only helpers (tests/interop/test_keras_utils_interop.py:
   ``Progbar``, ``pad_sequences``, ``get_file``, the image helpers, custom objects and
   ``serialize_keras_object``...) and ``tf.keras.preprocessing``'s ``sequence``,
-  ``text`` and ``image`` helpers (``ImageDataGenerator.flow`` on arrays, not
-  ``flow_from_directory``: tests/interop/test_keras_preprocessing_interop.py).
+  ``text`` and ``image`` helpers (``ImageDataGenerator``'s ``flow`` and
+  ``flow_from_directory``, not ``flow_from_dataframe``:
+  tests/interop/test_keras_preprocessing_interop.py).
 
 Not provided: ``Model.save`` and the HDF5 weights format (``NotImplementedError``),
 stateful metric classes beyond the

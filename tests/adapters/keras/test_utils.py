@@ -99,9 +99,9 @@ def test_empty_sequence_runs_out():
 
 
 def test_missing_names_say_so():
-    with pytest.raises(AttributeError, match="DirectoryIterator"):
-        K.preprocessing.image.DirectoryIterator  # noqa: B018
-    with pytest.raises(NotImplementedError, match="flow_from_directory"):
-        K.preprocessing.image.ImageDataGenerator().flow_from_directory("images")
+    with pytest.raises(AttributeError, match="DataFrameIterator"):
+        K.preprocessing.image.DataFrameIterator  # noqa: B018
+    with pytest.raises(NotImplementedError, match="flow_from_dataframe"):
+        K.preprocessing.image.ImageDataGenerator().flow_from_dataframe(None)
     with pytest.raises(AttributeError, match="OrderedEnqueuer"):
         K.utils.OrderedEnqueuer  # noqa: B018

@@ -2,8 +2,8 @@
 (``pad_sequences``, ``TimeseriesGenerator``, ``make_sampling_table``, ``skipgrams``),
 ``text`` (``Tokenizer``, ``tokenizer_from_json``, ``text_to_word_sequence``,
 ``one_hot``, ``hashing_trick``) and ``image`` (``ImageDataGenerator`` with ``flow``
-on arrays, ``NumpyArrayIterator``, the random transforms, ``array_to_img``,
-``img_to_array``, ``load_img``, ``save_img``; no ``flow_from_directory``), checked
+and ``flow_from_directory``, the iterators, the random transforms, ``array_to_img``,
+``img_to_array``, ``load_img``, ``save_img``; no ``flow_from_dataframe``), checked
 live against TF in
 tests/interop/test_keras_preprocessing_interop.py.
 """

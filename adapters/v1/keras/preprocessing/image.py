@@ -1,15 +1,16 @@
 """``tf.keras.preprocessing.image`` as TF 2.21's legacy Keras
 (``tf_keras/preprocessing/image.py``): ``ImageDataGenerator`` (``flow`` over NumPy
-arrays, ``standardize``, ``fit``, the random transforms), ``Iterator``,
-``NumpyArrayIterator``, the transform functions (``apply_affine_transform`` on
-SciPy's ``ndimage``, rotation, shift, shear, zoom, channel and brightness shifts) and
+arrays, ``flow_from_directory``, ``standardize``, ``fit``, the random transforms),
+``Iterator``, ``NumpyArrayIterator``, ``DirectoryIterator``, the transform functions
+(``apply_affine_transform`` on SciPy's ``ndimage``, rotation, shift, shear, zoom,
+channel and brightness shifts) and
 ``array_to_img``/``img_to_array``/``load_img``/``save_img`` (keras/image_utils.py).
 
 The random draws are Keras': NumPy's global stream (``np.random.seed`` gives TF's
 augmented batches; an iterator's ``seed`` reseeds it before each batch as TF's).
 
-Not provided: ``flow_from_directory``/``DirectoryIterator`` and
-``flow_from_dataframe``/``DataFrameIterator`` (``NotImplementedError``/a missing name).
+Not provided: ``flow_from_dataframe``/``DataFrameIterator`` (pandas;
+``NotImplementedError``/a missing name).
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from adapters.v1._missing import missing_name_getattr
 from adapters.v1.keras import backend
 from adapters.v1.keras.data_utils import Sequence
 from adapters.v1.keras.image_utils import array_to_img, img_to_array, load_img, save_img
+from adapters.v1.keras.io_utils import print_msg
 
 __all__ = [
+    "DirectoryIterator",
     "ImageDataGenerator",
     "Iterator",
     "NumpyArrayIterator",
@@ -266,6 +269,183 @@ class NumpyArrayIterator(Iterator):
         return inputs, self.y[index_array], self.sample_weight[index_array]
 
 
+def _image_files(directory: str, formats: tuple[str, ...], follow_links: bool) -> list[str]:
+    """Keras' walk: the files with an image extension under ``directory``, by
+    directory then name (sorted), with TF's warning for ``.tiff``."""
+    found = []
+    for root, _, files in sorted(os.walk(directory, followlinks=follow_links), key=lambda w: w[0]):
+        for name in sorted(files):
+            if name.lower().endswith(".tiff"):
+                warnings.warn(
+                    'Using ".tiff" files with multiple bands will cause distortion. Please '
+                    "verify your output.",
+                    stacklevel=3,
+                )
+            if name.lower().endswith(formats):
+                found.append(os.path.join(root, name))
+    return found
+
+
+class DirectoryIterator(Iterator):
+    """Batches of augmented images read from ``directory``'s class subdirectories
+    (``ImageDataGenerator.flow_from_directory``).
+
+    Args (TF's defaults): directory, image_data_generator (None: no transform),
+    target_size=(256, 256), color_mode='rgb' ('grayscale', 'rgba'), classes=None
+    (the subdirectories, sorted), class_mode='categorical' ('binary', 'sparse',
+    'input', None), batch_size=32, shuffle=True, seed=None, data_format=None,
+    save_to_dir=None, save_prefix='', save_format='png', follow_links=False,
+    subset=None ('validation': the first ``validation_split`` of each class's files,
+    'training' the rest), interpolation='nearest', keep_aspect_ratio=False,
+    dtype=None (``floatx()``).
+
+    Attributes: ``filenames`` (relative to ``directory``), ``filepaths``,
+    ``classes``/``labels`` (int32), ``class_indices``, ``num_classes``, ``samples``.
+    Prints TF's ``Found N images belonging to K classes.``
+
+    Raises:
+      ValueError: another ``color_mode``, ``subset`` or ``class_mode`` (TF's
+        messages).
+    """
+
+    allowed_class_modes = {"categorical", "binary", "sparse", "input", None}
+
+    def __init__(
+        self,
+        directory: str,
+        image_data_generator: ImageDataGenerator | None,
+        target_size: tuple[int, int] = (256, 256),
+        color_mode: str = "rgb",
+        classes: list[str] | None = None,
+        class_mode: str | None = "categorical",
+        batch_size: int = 32,
+        shuffle: bool = True,
+        seed: int | None = None,
+        data_format: str | None = None,
+        save_to_dir: str | None = None,
+        save_prefix: str = "",
+        save_format: str = "png",
+        follow_links: bool = False,
+        subset: str | None = None,
+        interpolation: str = "nearest",
+        keep_aspect_ratio: bool = False,
+        dtype: Any = None,
+    ):
+        data_format = backend.image_data_format() if data_format is None else data_format
+        self.image_data_generator = image_data_generator
+        self.target_size = tuple(target_size)
+        self.keep_aspect_ratio = keep_aspect_ratio
+        channels = {"rgb": 3, "rgba": 4, "grayscale": 1}.get(color_mode)
+        if channels is None:
+            raise ValueError(
+                "Invalid color mode:", color_mode, '; expected "rgb", "rgba", or "grayscale".'
+            )
+        self.color_mode = color_mode
+        self.data_format = data_format
+        self.image_shape = (
+            (*self.target_size, channels)
+            if data_format == "channels_last"
+            else (channels, *self.target_size)
+        )
+        self.save_to_dir = save_to_dir
+        self.save_prefix = save_prefix
+        self.save_format = save_format
+        self.interpolation = interpolation
+        split: tuple[float, float] | None = None
+        if subset is not None:
+            fraction = image_data_generator._validation_split if image_data_generator else 0.0
+            if subset not in ("validation", "training"):
+                raise ValueError(
+                    f'Invalid subset name: {subset};expected "training" or "validation"'
+                )
+            split = (0, fraction) if subset == "validation" else (fraction, 1)
+        self.split = split
+        self.subset = subset
+        self.directory = directory
+        if class_mode not in self.allowed_class_modes:
+            raise ValueError(
+                f"Invalid class_mode: {class_mode}; expected one of: {self.allowed_class_modes}"
+            )
+        self.class_mode = class_mode
+        self.dtype = backend.floatx() if dtype is None else dtype
+        if not classes:
+            classes = [
+                d
+                for d in sorted(os.listdir(directory))
+                if os.path.isdir(os.path.join(directory, d))
+            ]
+        self.num_classes = len(classes)
+        self.class_indices = {name: i for i, name in enumerate(classes)}
+        self.filenames: list[str] = []
+        labels: list[int] = []
+        for name in classes:
+            class_dir = os.path.join(directory, name)
+            files = _image_files(class_dir, self.white_list_formats, follow_links)
+            if split is not None:
+                files = files[int(split[0] * len(files)) : int(split[1] * len(files))]
+            labels += [self.class_indices[name]] * len(files)
+            self.filenames += [
+                os.path.join(os.path.basename(class_dir), os.path.relpath(f, class_dir))
+                for f in files
+            ]
+        self.samples = len(self.filenames)
+        self.classes = np.array(labels, dtype="int32").reshape(self.samples)
+        print_msg(f"Found {self.samples} images belonging to {self.num_classes} classes.")
+        self._filepaths = [os.path.join(directory, f) for f in self.filenames]
+        super().__init__(self.samples, batch_size, shuffle, seed)
+
+    @property
+    def filepaths(self) -> list[str]:
+        """The images' paths (``directory`` joined with ``filenames``)."""
+        return self._filepaths
+
+    @property
+    def labels(self) -> np.ndarray:
+        """The images' class indices (``classes``)."""
+        return self.classes
+
+    @property
+    def sample_weight(self) -> None:
+        """None: a directory gives no sample weights."""
+        return None
+
+    def _get_batches_of_transformed_samples(self, index_array: np.ndarray) -> Any:
+        gen = self.image_data_generator
+        batch_x = np.zeros((len(index_array), *self.image_shape), dtype=self.dtype)
+        for i, j in enumerate(index_array):
+            img = load_img(
+                self._filepaths[j],
+                color_mode=self.color_mode,
+                target_size=self.target_size,
+                interpolation=self.interpolation,
+                keep_aspect_ratio=self.keep_aspect_ratio,
+            )
+            x = img_to_array(img, data_format=self.data_format)
+            img.close()
+            if gen:
+                x = gen.standardize(gen.apply_transform(x, gen.get_random_transform(x.shape)))
+            batch_x[i] = x
+        if self.save_to_dir:
+            for i, j in enumerate(index_array):
+                img = array_to_img(batch_x[i], self.data_format, scale=True)
+                tag = np.random.randint(1e7)  # noqa: NPY002 (Keras' file names)
+                img.save(
+                    os.path.join(
+                        self.save_to_dir, f"{self.save_prefix}_{j}_{tag}.{self.save_format}"
+                    )
+                )
+        if self.class_mode is None:
+            return batch_x
+        if self.class_mode == "input":
+            batch_y = batch_x.copy()
+        elif self.class_mode in ("binary", "sparse"):
+            batch_y = self.classes[index_array].astype(self.dtype)
+        else:  # categorical
+            batch_y = np.zeros((len(batch_x), len(self.class_indices)), dtype=self.dtype)
+            batch_y[np.arange(len(index_array)), self.classes[index_array]] = 1.0
+        return batch_x, batch_y
+
+
 def _flip_axis(x: np.ndarray, axis: int) -> np.ndarray:
     return np.flip(np.asarray(x), axis)
 
@@ -438,17 +618,46 @@ class ImageDataGenerator:
             dtype=self.dtype,
         )
 
-    def flow_from_directory(self, directory: str, *args: Any, **kwargs: Any) -> Any:
-        """Not provided by adapters.v1.
-
-        Raises:
-          NotImplementedError: always (list the files and ``load_img`` them into a
-            ``Sequence``, or use ``flow`` on arrays).
-        """
-        raise NotImplementedError(
-            "tf.keras.preprocessing.image.ImageDataGenerator.flow_from_directory is not "
-            "provided by adapters.v1: load the images with "
-            "tf.keras.preprocessing.image.load_img and use flow(x, y)"
+    def flow_from_directory(
+        self,
+        directory: str,
+        target_size: tuple[int, int] = (256, 256),
+        color_mode: str = "rgb",
+        classes: list[str] | None = None,
+        class_mode: str | None = "categorical",
+        batch_size: int = 32,
+        shuffle: bool = True,
+        seed: int | None = None,
+        save_to_dir: str | None = None,
+        save_prefix: str = "",
+        save_format: str = "png",
+        follow_links: bool = False,
+        subset: str | None = None,
+        interpolation: str = "nearest",
+        keep_aspect_ratio: bool = False,
+    ) -> DirectoryIterator:
+        """A ``DirectoryIterator`` of augmented batches of the images under
+        ``directory`` (one subdirectory per class; see it for the arguments, TF's
+        defaults)."""
+        return DirectoryIterator(
+            directory,
+            self,
+            target_size=target_size,
+            color_mode=color_mode,
+            keep_aspect_ratio=keep_aspect_ratio,
+            classes=classes,
+            class_mode=class_mode,
+            data_format=self.data_format,
+            batch_size=batch_size,
+            shuffle=shuffle,
+            seed=seed,
+            save_to_dir=save_to_dir,
+            save_prefix=save_prefix,
+            save_format=save_format,
+            follow_links=follow_links,
+            subset=subset,
+            interpolation=interpolation,
+            dtype=self.dtype,
         )
 
     def flow_from_dataframe(self, dataframe: Any, *args: Any, **kwargs: Any) -> Any:
@@ -459,7 +668,7 @@ class ImageDataGenerator:
         """
         raise NotImplementedError(
             "tf.keras.preprocessing.image.ImageDataGenerator.flow_from_dataframe is not "
-            "provided by adapters.v1: load the images with "
+            "provided by adapters.v1: use flow_from_directory, or load the images with "
             "tf.keras.preprocessing.image.load_img and use flow(x, y)"
         )
 
