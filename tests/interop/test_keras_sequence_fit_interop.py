@@ -19,6 +19,8 @@ NotImplementedError on a Sequence, ``fit`` refused a generator).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
 from typing import Any
 
@@ -291,3 +293,30 @@ def test_array_validation_data(workers):
     theirs, ours = _both(body)
     assert theirs["test_batches"][:3] == [(0, 3), (1, 3), (2, 1)]
     _close(theirs, ours)
+
+
+def test_verbose_2_text_and_params():
+    """``fit(seq, verbose=2)`` prints TF's lines (steps counted; times masked) and sets
+    TF's callback params; ``evaluate(seq, verbose=0)`` prints nothing."""
+    from tests.interop.test_keras_fit_interop import _mask
+
+    x, y = _data(9, 3, seed=40)
+    xv, yv = _data(4, 3, seed=41)
+
+    def body(tf):
+        m = _model(tf)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            h = m.fit(
+                _sequence(tf, x, y, 4),
+                epochs=2,
+                verbose=2,
+                shuffle=False,
+                validation_data=_sequence(tf, xv, yv, 3),
+            )
+            m.evaluate(_sequence(tf, x, y, 5), verbose=0)
+        return _mask(out.getvalue()), h.params
+
+    theirs, ours = _both(body)
+    assert "Epoch 2/2" in theirs[0] and "val_loss" in theirs[0]
+    assert ours == theirs
