@@ -567,3 +567,33 @@ def test_get_source_inputs_and_plot_model():
     theirs, ours = _both(body)
     assert theirs["sources"] == ["a:0", "b:0"] and theirs["plain"] is True
     assert ours == theirs
+
+
+def test_deserialize_precedence_and_legacy_namespace(_tf1_behaviour_off):
+    """``deserialize_keras_object`` merges ``custom_objects`` under the registered
+    objects (a registered name wins); ``utils.legacy.deserialize_keras_object``
+    (``identifier, module_objects, custom_objects``) looks in ``custom_objects``
+    first."""
+
+    def run(keras: Any) -> Any:
+        def registered(x):
+            return x
+
+        def given(x):
+            return x
+
+        keras.utils.get_custom_objects()["jt_prec"] = registered
+        try:
+            legacy = keras.utils.legacy
+            return [
+                keras.utils.deserialize_keras_object("jt_prec", {"jt_prec": given}).__name__,
+                legacy.deserialize_keras_object("jt_prec", None, {"jt_prec": given}).__name__,
+                legacy.deserialize_keras_object("m", {"m": given}).__name__,
+                legacy.serialize_keras_object(keras.regularizers.L1(0.5)),
+            ]
+        finally:
+            del keras.utils.get_custom_objects()["jt_prec"]
+
+    theirs, ours = run(tf1.keras), run(jtf.keras)
+    assert theirs[:3] == ["registered", "given", "given"]
+    assert ours == theirs

@@ -35,6 +35,7 @@ __all__ = [
     "get_custom_objects",
     "get_registered_name",
     "get_registered_object",
+    "legacy_deserialize_keras_object",
     "register_keras_serializable",
     "serialize_keras_object",
 ]
@@ -203,11 +204,8 @@ def _class_and_config(
         if key == "name":
             continue
         if isinstance(item, dict) and "__passive_serialization__" in item:
-            inner[key] = deserialize_keras_object(
-                item,
-                module_objects=module_objects,
-                custom_objects=custom_objects,
-                printable_module_name="config_item",
+            inner[key] = legacy_deserialize_keras_object(
+                item, module_objects, custom_objects, "config_item"
             )
         elif isinstance(item, str) and inspect.isfunction(
             found := get_registered_object(item, custom_objects)
@@ -222,31 +220,54 @@ def deserialize_keras_object(
     safe_mode: bool = True,
     **kwargs: Any,
 ) -> Any:
-    """The object ``identifier`` describes, as Keras' legacy deserialization (TF 1
-    behaviour): a ``{'class_name', 'config'}`` dict built with the class's
-    ``from_config`` (given ``custom_objects`` when it takes them; else inside a
-    ``custom_object_scope`` of them) or its constructor; a name looked up in
-    ``custom_objects``, the scope, the registered objects, then ``module_objects``
-    (a class is instantiated with no arguments); a function returned as is.
+    """The object ``identifier`` describes, as TF's ``tf.keras.utils.
+    deserialize_keras_object`` with TF 2 behaviour off: ``custom_objects`` merged with
+    the scope's and the registered objects (those win a name), then Keras' legacy
+    deserialization (``legacy_deserialize_keras_object``).
 
     Args (TF's defaults): identifier, custom_objects=None, safe_mode=True (nothing is
     ever evaluated here), module_objects=None and printable_module_name='object'
     (keywords, as TF).
 
     Raises:
-      ValueError: an unknown name (TF's message, naming it), a dict without
-        ``class_name``/``config``, anything else; other keywords (TF's message).
-
-    .. note:: As TF's: the nested objects of ``identifier['config']`` are replaced
-       in place by what they deserialize to; a name found nowhere without
-       ``module_objects`` raises TF's ``AttributeError`` (TF calls
-       ``None.get``); the message here says which name was unknown.
+      ValueError: other keywords (TF's message); see
+        ``legacy_deserialize_keras_object``.
     """
     del safe_mode  # no lambda or code is ever loaded
     module_objects = kwargs.pop("module_objects", None)
     kind = kwargs.pop("printable_module_name", "object")
     if kwargs:
         raise ValueError(f"The following argument(s) are not supported: {list(kwargs.keys())}")
+    merged = {**(custom_objects or {}), **_scoped(), **_GLOBAL_CUSTOM_OBJECTS}
+    return legacy_deserialize_keras_object(identifier, module_objects, merged, kind)
+
+
+def legacy_deserialize_keras_object(
+    identifier: Any,
+    module_objects: Any = None,
+    custom_objects: dict[str, Any] | None = None,
+    printable_module_name: str = "object",
+) -> Any:
+    """Keras' legacy deserialization (``tf.keras.utils.legacy.deserialize_keras_object``):
+    a ``{'class_name', 'config'}`` dict built with the class's ``from_config`` (given
+    the custom objects when it takes them; else inside a ``custom_object_scope`` of
+    them) or its constructor; a name looked up in ``custom_objects``, the scope, the
+    registered objects, then ``module_objects`` (a class is instantiated with no
+    arguments); a function returned as is.
+
+    Args (TF's defaults): identifier, module_objects=None, custom_objects=None,
+    printable_module_name='object' (the kind named in the errors).
+
+    Raises:
+      ValueError: an unknown name (TF's message, naming it), a dict without
+        ``class_name``/``config``, anything else.
+      AttributeError: a name found nowhere without ``module_objects`` (TF calls
+        ``None.get``; the message here says which name).
+
+    .. note:: As TF's: the nested objects of ``identifier['config']`` are replaced
+       in place by what they deserialize to.
+    """
+    kind = printable_module_name
     if identifier is None:
         return None
     if isinstance(identifier, dict):

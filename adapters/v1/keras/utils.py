@@ -6,8 +6,8 @@ Provided: ``Sequence``, ``pad_sequences``, ``get_file`` (keras/data_utils.py),
 ``disable_interactive_logging``, ``is_interactive_logging_enabled``
 (keras/io_utils.py), ``CustomObjectScope``/``custom_object_scope``,
 ``get_custom_objects``, ``register_keras_serializable``, ``get_registered_name``,
-``get_registered_object``, ``serialize_keras_object``, ``deserialize_keras_object``
-(keras/serialization.py), ``array_to_img``, ``img_to_array``, ``load_img``,
+``get_registered_object``, ``serialize_keras_object``, ``deserialize_keras_object``,
+``legacy`` (keras/serialization.py), ``array_to_img``, ``img_to_array``, ``load_img``,
 ``save_img`` (keras/image_utils.py, Pillow), ``get_source_inputs``
 (keras/layer_utils.py); ``plot_model``/``model_to_dot`` raise Keras'
 ``ImportError`` (no pydot: keras/vis_utils.py). Checked live against TF in
@@ -15,6 +15,8 @@ tests/interop/test_keras_utils_interop.py.
 """
 
 from __future__ import annotations
+
+import types
 
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.keras.data_utils import Sequence, get_file, pad_sequences
@@ -34,6 +36,7 @@ from adapters.v1.keras.serialization import (
     get_custom_objects,
     get_registered_name,
     get_registered_object,
+    legacy_deserialize_keras_object,
     register_keras_serializable,
     serialize_keras_object,
 )
@@ -55,6 +58,7 @@ __all__ = [
     "get_source_inputs",
     "img_to_array",
     "is_interactive_logging_enabled",
+    "legacy",
     "load_img",
     "model_to_dot",
     "normalize",
@@ -66,5 +70,16 @@ __all__ = [
     "to_categorical",
     "to_ordinal",
 ]
+
+
+def _legacy_namespace() -> types.ModuleType:
+    """``tf.keras.utils.legacy``: Keras' legacy (de)serialization functions."""
+    ns = types.ModuleType("adapters.v1.keras.utils.legacy")
+    ns.serialize_keras_object = serialize_keras_object
+    ns.deserialize_keras_object = legacy_deserialize_keras_object
+    return ns
+
+
+legacy = _legacy_namespace()
 
 __getattr__ = missing_name_getattr("tf.keras.utils", globals())
