@@ -9,7 +9,8 @@ TF's one thread asks in order) and TF's errors. ``shuffle=True`` shuffles the ba
 order with Python's ``random`` (seeded here: TF's order); ``on_epoch_end`` runs between
 epochs (a Sequence that permutes its samples there trains to TF's weights). Every test
 failed before ``adapters.v1.keras.utils.Sequence`` existed (``fit_generator`` raised
-NotImplementedError on a Sequence, ``fit`` refused a generator).
+NotImplementedError on a Sequence, ``fit`` refused a generator); the enqueuers are
+compared directly too.
 
 .. note:: TF's enqueuer thread prefetches batches beyond the last step it runs and
    calls ``on_epoch_end`` after the last epoch only if it notices the pass consumed
@@ -27,12 +28,14 @@ from typing import Any
 import numpy as np
 import pytest
 
+from adapters import v1 as jtf
 from tests.interop.test_keras_fit_interop import (  # noqa: F401 (the autouse fixture)
     _both,
     _close,
     _data,
     _fix,
     _tf1_behaviour,
+    tf1,
 )
 
 pytestmark = pytest.mark.interop
@@ -319,4 +322,41 @@ def test_verbose_2_text_and_params():
 
     theirs, ours = _both(body)
     assert "Epoch 2/2" in theirs[0] and "val_loss" in theirs[0]
+    assert ours == theirs
+
+
+def test_enqueuers():
+    """``tf.keras.utils.OrderedEnqueuer`` (one worker: TF's batch order, shuffled with
+    Python's ``random`` each pass, ``on_epoch_end`` between passes) and
+    ``GeneratorEnqueuer`` (the generator's items in order, ``None`` skipped)."""
+    x, y = _data(8, 3, seed=42)
+
+    def run(tf: Any) -> Any:
+        random.seed(6)
+        seq = _sequence(tf, x, np.arange(8), 3)
+        enqueuer = tf.keras.utils.OrderedEnqueuer(seq, shuffle=True)
+        running = [enqueuer.is_running()]
+        enqueuer.start(workers=1, max_queue_size=2)
+        running.append(enqueuer.is_running())
+        batches = enqueuer.get()
+        got = [next(batches)[1].tolist() for _ in range(7)]
+        ends = seq.ends  # passes 1 and 2 ended before pass 3's first batch
+        enqueuer.stop()
+        running.append(enqueuer.is_running())
+
+        def items():
+            i = 0
+            while True:
+                i += 1
+                yield None if i % 3 == 0 else i
+
+        gen_enqueuer = tf.keras.utils.GeneratorEnqueuer(items())
+        gen_enqueuer.start(workers=1, max_queue_size=3)
+        stream = gen_enqueuer.get()
+        from_generator = [next(stream) for _ in range(5)]
+        gen_enqueuer.stop()
+        return got, ends, running, from_generator
+
+    theirs, ours = run(tf1), run(jtf)
+    assert theirs[1] == 2 and theirs[3] == [1, 2, 4, 5, 7]
     assert ours == theirs

@@ -1,5 +1,6 @@
 """Keras' data helpers, as TF 2.21's legacy Keras (``tf_keras/utils/data_utils.py``):
-``tf.keras.utils.Sequence`` (batches by index), ``pad_sequences`` (also
+``tf.keras.utils.Sequence`` (batches by index), the enqueuers ``OrderedEnqueuer``,
+``GeneratorEnqueuer`` and their base ``SequenceEnqueuer``, ``pad_sequences`` (also
 ``tf.keras.preprocessing.sequence.pad_sequences``) and ``get_file``.
 
 ``Model.fit``/``evaluate``/``predict`` (and the ``*_generator`` methods) take a
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import tarfile
 import tempfile
 import urllib.error
@@ -25,7 +27,16 @@ import numpy as np
 from adapters.v1.keras.generic_utils import Progbar
 from adapters.v1.keras.io_utils import print_msg
 
-__all__ = ["Sequence", "get_file", "pad_sequences", "validate_file"]
+__all__ = [
+    "GeneratorEnqueuer",
+    "OrderedEnqueuer",
+    "Sequence",
+    "SequenceEnqueuer",
+    "get_file",
+    "iter_sequence_infinite",
+    "pad_sequences",
+    "validate_file",
+]
 
 
 class Sequence:
@@ -63,6 +74,134 @@ class Sequence:
         """The batches in order, ``len(self)`` read once (no ``on_epoch_end``)."""
         for index in range(len(self)):
             yield self[index]
+
+
+def iter_sequence_infinite(seq: Sequence) -> Iterator[Any]:
+    """``seq``'s batches in order, pass after pass (no shuffle, no ``on_epoch_end``:
+    how TF's v1 loop reads a ``Sequence`` with ``workers=0``); an empty ``seq`` ends
+    the iteration (TF's loops forever)."""
+    while len(seq):
+        yield from seq
+
+
+class SequenceEnqueuer:
+    """Keras' base of the enqueuers: ``start``, ``get`` (a generator of batches),
+    ``stop``, ``is_running``.
+
+    Args (TF's defaults): sequence (a ``Sequence``, or a generator for
+    ``GeneratorEnqueuer``), use_multiprocessing=False.
+
+    .. note:: TF reads ahead in ``workers`` threads (or processes), up to
+       ``max_queue_size`` batches. adapters.v1 reads each batch in the calling thread
+       when ``get`` yields it, in the order TF's queue gives (the batches, and the
+       draws a ``Sequence`` makes from the global random streams, are TF's with one
+       worker); ``workers``, ``max_queue_size`` and ``use_multiprocessing`` are
+       recorded only.
+    """
+
+    def __init__(self, sequence: Any, use_multiprocessing: bool = False):
+        self.sequence = sequence
+        self.use_multiprocessing = use_multiprocessing
+        self.workers = 0
+        self.max_queue_size = 0
+        self._running = False
+
+    def is_running(self) -> bool:
+        """Between ``start`` and ``stop``."""
+        return self._running
+
+    def start(self, workers: int = 1, max_queue_size: int = 10) -> None:
+        """Starts reading (TF's defaults: workers=1, max_queue_size=10)."""
+        self.workers, self.max_queue_size = workers, max_queue_size
+        self._running = True
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Stops reading: ``get``'s generator ends (``timeout`` accepted)."""
+        del timeout
+        self._running = False
+
+    def get(self) -> Iterator[Any]:
+        """The batches, while running."""
+        raise NotImplementedError
+
+
+class OrderedEnqueuer(SequenceEnqueuer):
+    """A ``Sequence``'s batches pass after pass, as TF's ``OrderedEnqueuer`` queues
+    them: each pass over ``list(range(len(seq)))`` (read once), shuffled in place with
+    Python's ``random.shuffle`` at its start when ``shuffle`` (``random.seed`` gives
+    TF's order), ``seq.on_epoch_end()`` after it.
+
+    Args (TF's defaults): sequence, use_multiprocessing=False, shuffle=False.
+
+    .. note:: TF's thread calls ``on_epoch_end`` once it sees a pass consumed (it
+       polls every 0.1 s), so after the last pass of a loop only if that comes before
+       ``stop``. Here a pass read entirely is ended when the next batch is asked for
+       or at ``stop``.
+    """
+
+    def __init__(
+        self, sequence: Sequence, use_multiprocessing: bool = False, shuffle: bool = False
+    ):
+        super().__init__(sequence, use_multiprocessing)
+        self.shuffle = shuffle
+        self._pass_consumed = False
+        self._passes: Iterator[Any] | None = None
+
+    def _read(self) -> Iterator[Any]:
+        order = list(range(len(self.sequence)))
+        while order:
+            if self.shuffle:
+                random.shuffle(order)
+            for k, index in enumerate(order):
+                batch = self.sequence[index]
+                self._pass_consumed = k == len(order) - 1
+                yield batch
+            self._pass_consumed = False
+            self.sequence.on_epoch_end()
+
+    def start(self, workers: int = 1, max_queue_size: int = 10) -> None:
+        """Starts the passes (TF's defaults: workers=1, max_queue_size=10)."""
+        super().start(workers, max_queue_size)
+        self._passes = self._read()
+
+    def get(self) -> Iterator[Any]:
+        """The batches while running (ends when the ``Sequence`` is empty)."""
+        while self.is_running() and self._passes is not None:
+            try:
+                batch = next(self._passes)
+            except StopIteration:
+                return
+            yield batch
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Stops; a pass read entirely is ended first (``on_epoch_end``)."""
+        if self._pass_consumed:
+            self._pass_consumed = False
+            self.sequence.on_epoch_end()
+        super().stop(timeout)
+
+
+class GeneratorEnqueuer(SequenceEnqueuer):
+    """A Python generator's items, as TF's ``GeneratorEnqueuer`` gives them with one
+    worker (see ``SequenceEnqueuer``'s note).
+
+    Args (TF's defaults): generator, use_multiprocessing=False, random_seed=None
+    (TF seeds its worker processes with it; recorded only).
+    """
+
+    def __init__(self, generator: Any, use_multiprocessing: bool = False, random_seed: Any = None):
+        super().__init__(generator, use_multiprocessing)
+        self.random_seed = random_seed
+
+    def get(self) -> Iterator[Any]:
+        """The generator's items (``None`` skipped, as TF) while running, until it ends."""
+        while self.is_running():
+            try:
+                item = next(self.sequence)
+            except StopIteration:
+                return
+            if item is not None:
+                yield item
 
 
 def pad_sequences(

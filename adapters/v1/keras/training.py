@@ -69,7 +69,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import random
 from collections.abc import Container, Iterator
 from typing import Any
 
@@ -80,7 +79,7 @@ from adapters.v1.keras import backend, losses
 from adapters.v1.keras import callbacks as cbks
 from adapters.v1.keras import layers as layers_module
 from adapters.v1.keras import metrics as metrics_module
-from adapters.v1.keras.data_utils import Sequence
+from adapters.v1.keras.data_utils import OrderedEnqueuer, Sequence, iter_sequence_infinite
 from adapters.v1.keras.layers import _history
 from adapters.v1.layers.base import op
 from adapters.v1.ops import array_ops, control_flow_ops
@@ -1348,57 +1347,6 @@ def _is_generator_or_sequence(x: Any) -> bool:
     return inspect.isgenerator(x) or isinstance(x, (Sequence, Iterator))
 
 
-class _SequenceBatches:
-    """A ``keras.utils.Sequence`` read as TF's v1 engine reads it, in this thread.
-
-    ``workers`` > 0: TF's ``OrderedEnqueuer``: passes over ``list(range(len(seq)))``,
-    shuffled in place with Python's ``random.shuffle`` at the start of each pass when
-    ``shuffle``, ``seq.on_epoch_end()`` after each pass (so ``random.seed`` gives TF's
-    batch order). ``workers=0``: TF's ``iter_sequence_infinite``: the batches in order,
-    pass after pass, never shuffled and no ``on_epoch_end``.
-
-    .. note:: TF's enqueuer thread prefetches up to ``max_queue_size`` batches and
-       calls ``on_epoch_end`` once it sees the pass consumed (it polls every 0.1 s):
-       after the last epoch, timing dependent. Here each batch is read when the loop
-       runs it, and ``close`` ends a pass the loop consumed entirely.
-    """
-
-    def __init__(self, sequence: Sequence, shuffle: bool, workers: int):
-        self.sequence = sequence
-        self._pass_consumed = False
-        self._batches = self._enqueued(shuffle) if workers > 0 else self._in_order()
-
-    def _in_order(self) -> Iterator[Any]:
-        while True:
-            if len(self.sequence) == 0:
-                return
-            yield from self.sequence
-
-    def _enqueued(self, shuffle: bool) -> Iterator[Any]:
-        order = list(range(len(self.sequence)))
-        while order:
-            if shuffle:
-                random.shuffle(order)
-            for k, index in enumerate(order):
-                batch = self.sequence[index]
-                self._pass_consumed = k == len(order) - 1
-                yield batch
-            self._pass_consumed = False
-            self.sequence.on_epoch_end()
-
-    def __iter__(self) -> _SequenceBatches:
-        return self
-
-    def __next__(self) -> Any:
-        return next(self._batches)
-
-    def close(self) -> None:
-        """Ends the pass the loop consumed last (``on_epoch_end``), if it was whole."""
-        if self._pass_consumed:
-            self._pass_consumed = False
-            self.sequence.on_epoch_end()
-
-
 def _is_array_tuple(data: Any) -> bool:
     """``(x, y)`` or ``(x, y, sample_weight)`` arrays given as a generator loop's
     ``validation_data`` (a tuple: TF batches it; a list it does not)."""
@@ -1477,19 +1425,20 @@ def generator_iteration(
     the loss averaged over steps for the result and weighted by batch size for
     History.
 
-    A ``Sequence`` runs ``len(seq)`` steps when ``steps`` is None, its batch order
-    shuffled each pass when ``shuffle`` (training only) and ``workers`` > 0 (see
-    ``_SequenceBatches``); a validation ``Sequence`` runs from its first batch, in
-    order, each validation pass. ``max_queue_size``, ``workers`` > 1 and
-    ``use_multiprocessing`` change nothing here (every batch is read in this thread,
-    in TF's order).
+    A ``Sequence`` runs ``len(seq)`` steps when ``steps`` is None, read as TF's: with
+    ``workers`` > 0 through an ``OrderedEnqueuer`` (its batch order shuffled each
+    pass when ``shuffle``, training only; ``on_epoch_end`` after each pass), with
+    ``workers=0`` by ``iter_sequence_infinite`` (in order, no ``on_epoch_end``); a
+    validation ``Sequence`` runs from its first batch, in order, each validation
+    pass. ``max_queue_size``, ``workers`` > 1 and ``use_multiprocessing`` change
+    nothing here (every batch is read in this thread, in TF's order: see
+    ``keras.data_utils.OrderedEnqueuer``).
 
     .. note:: TF reads a generator through a thread (``workers=1``) that
        prefetches up to ``max_queue_size`` elements and drops the prefetched
        remainder at the end of each validation pass (timing dependent); adapters.v1
        reads exactly the elements it runs, as TF with ``workers=0``.
     """
-    del max_queue_size, use_multiprocessing  # nothing is read ahead or in processes
     is_sequence = isinstance(generator, Sequence)
     if _is_dataset(generator):
         raise _unsupported(f"{mode}_generator on a dataset (pass it to fit/evaluate/predict)")
@@ -1508,11 +1457,13 @@ def generator_iteration(
             raise _unsupported("fit_generator(validation_data=a list or a dataset)")
         elif not validation_steps:
             raise ValueError("Please specify the `validation_steps` argument.")
-    gen: Any = (
-        _SequenceBatches(generator, shuffle and mode == "train", workers)
-        if is_sequence
-        else iter(generator)
-    )
+    enqueuer: OrderedEnqueuer | None = None
+    if is_sequence and workers > 0:
+        enqueuer = OrderedEnqueuer(generator, use_multiprocessing, shuffle and mode == "train")
+        enqueuer.start(workers, max_queue_size)
+        gen: Any = enqueuer.get()
+    else:
+        gen = iter_sequence_infinite(generator) if is_sequence else iter(generator)
     do_validation = validation_data is not None
     callback_list = _callback_list(
         model,
@@ -1617,8 +1568,8 @@ def generator_iteration(
         if mode == "train":
             callback_list.on_epoch_end(epoch, epoch_logs)
     callback_list._call_end_hook(mode)
-    if is_sequence:
-        gen.close()
+    if enqueuer is not None:
+        enqueuer.stop()
     if mode == "train":
         return model.__dict__["history"]
     return results

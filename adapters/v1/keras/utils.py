@@ -1,6 +1,7 @@
 """``tf.keras.utils`` as TF 2.21's legacy Keras (``tf.compat.v1.keras.utils``).
 
-Provided: ``Sequence``, ``pad_sequences``, ``get_file`` (keras/data_utils.py),
+Provided: ``Sequence``, ``OrderedEnqueuer``, ``GeneratorEnqueuer``,
+``SequenceEnqueuer``, ``pad_sequences``, ``get_file`` (keras/data_utils.py),
 ``Progbar`` (keras/generic_utils.py), ``to_categorical``, ``to_ordinal``,
 ``normalize`` (keras/np_utils.py), ``enable_interactive_logging``,
 ``disable_interactive_logging``, ``is_interactive_logging_enabled``
@@ -19,7 +20,14 @@ from __future__ import annotations
 import types
 
 from adapters.v1._missing import missing_name_getattr
-from adapters.v1.keras.data_utils import Sequence, get_file, pad_sequences
+from adapters.v1.keras.data_utils import (
+    GeneratorEnqueuer,
+    OrderedEnqueuer,
+    Sequence,
+    SequenceEnqueuer,
+    get_file,
+    pad_sequences,
+)
 from adapters.v1.keras.generic_utils import Progbar
 from adapters.v1.keras.image_utils import array_to_img, img_to_array, load_img, save_img
 from adapters.v1.keras.io_utils import (
@@ -44,8 +52,11 @@ from adapters.v1.keras.vis_utils import model_to_dot, plot_model
 
 __all__ = [
     "CustomObjectScope",
+    "GeneratorEnqueuer",
+    "OrderedEnqueuer",
     "Progbar",
     "Sequence",
+    "SequenceEnqueuer",
     "array_to_img",
     "custom_object_scope",
     "deserialize_keras_object",

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from adapters import v1 as tf
-from adapters.v1.keras.training import _SequenceBatches
+from adapters.v1.keras.data_utils import iter_sequence_infinite
 
 K = tf.keras
 
@@ -76,14 +76,23 @@ class _Seq(K.utils.Sequence):
     [(0, True, 7, 0, 0), (1, False, 6, 1, 2), (1, False, 5, 1, 1), (2, True, 3, 0, 1)],
 )
 def test_sequence_reader_passes(workers, shuffle, reads, ends_before_close, ends_after_close):
-    """Passes of 3 batches: ``on_epoch_end`` once a pass is read entirely (enqueued
-    reading only), the last one at ``close``; no shuffle with ``workers=0``."""
+    """Passes of 3 batches: ``on_epoch_end`` once a pass is read entirely (the
+    ``OrderedEnqueuer``, ``workers`` > 0), the last one at ``stop``; no shuffle and no
+    ``on_epoch_end`` with ``iter_sequence_infinite`` (``workers=0``)."""
     seq = _Seq(3)
     random.seed(1)
-    reader = _SequenceBatches(seq, shuffle, workers)
+    if workers:
+        enqueuer = K.utils.OrderedEnqueuer(seq, shuffle=shuffle)
+        enqueuer.start(workers=workers)
+        reader = enqueuer.get()
+    else:
+        reader = iter_sequence_infinite(seq)
     got = [next(reader) for _ in range(reads)]
     assert seq.ends == ends_before_close
-    reader.close()
+    if workers:
+        assert enqueuer.is_running()
+        enqueuer.stop()
+        assert not enqueuer.is_running() and list(reader) == []
     assert seq.ends == ends_after_close
     for start in range(0, reads, 3):
         one_pass = got[start : start + 3]
@@ -94,8 +103,17 @@ def test_sequence_reader_passes(workers, shuffle, reads, ends_before_close, ends
 
 
 def test_empty_sequence_runs_out():
-    for workers in (0, 1):
-        assert list(_SequenceBatches(_Seq(0), False, workers)) == []
+    assert list(iter_sequence_infinite(_Seq(0))) == []
+    enqueuer = K.utils.OrderedEnqueuer(_Seq(0))
+    enqueuer.start()
+    assert list(enqueuer.get()) == []
+
+
+def test_generator_enqueuer_skips_none_and_ends():
+    enqueuer = K.utils.GeneratorEnqueuer(iter([1, None, 2]))
+    assert not enqueuer.is_running()
+    enqueuer.start(workers=1, max_queue_size=2)
+    assert list(enqueuer.get()) == [1, 2]
 
 
 def test_missing_names_say_so():
@@ -103,5 +121,5 @@ def test_missing_names_say_so():
         K.preprocessing.image.DataFrameIterator  # noqa: B018
     with pytest.raises(NotImplementedError, match="flow_from_dataframe"):
         K.preprocessing.image.ImageDataGenerator().flow_from_dataframe(None)
-    with pytest.raises(AttributeError, match="OrderedEnqueuer"):
-        K.utils.OrderedEnqueuer  # noqa: B018
+    with pytest.raises(AttributeError, match="StepsPerExecutionTuner"):
+        K.utils.StepsPerExecutionTuner  # noqa: B018
