@@ -118,14 +118,17 @@ def test_fit_sequence_history_weights_order(workers, shuffle):
         assert theirs["ends"] in (epochs - 1, epochs) and ours["ends"] == epochs
     # A validation pass reads its Sequence from the first batch, in order (TF: a new
     # enqueuer per pass, whose thread may start another pass before it is stopped).
-    assert ours["val_asked"] == [0, 1, 2] * epochs and theirs["val_asked"][:3] == [0, 1, 2]
+    # (two threads may ask for a pass's first batches in either order)
+    first_pass = theirs["val_asked"][:3]
+    assert (sorted(first_pass) if workers == 2 else first_pass) == [0, 1, 2]
+    assert ours["val_asked"] == [0, 1, 2] * epochs
     n = epochs * 3  # TF's thread may have asked for more ahead
     if workers == 2:  # two threads ask in either order; the queue keeps TF's order
         assert sorted(ours["asked"]) == sorted(theirs["asked"]) == sorted([0, 1, 2] * epochs)
     else:
         assert ours["asked"] == theirs["asked"] and len(ours["asked"]) == n
-    if shuffle and workers:
-        assert ours["asked"] != sorted(ours["asked"])
+    if shuffle and workers:  # some pass out of order
+        assert any(ours["asked"][i : i + 3] != [0, 1, 2] for i in range(0, n, 3))
     for name in ("ends", "asked", "val_asked"):
         del theirs[name], ours[name]
     _close(theirs, ours)
