@@ -50,8 +50,18 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   jtrain TF's, the same keys and object graph) and
   ``tf.keras.callbacks.ModelCheckpoint(save_weights_only=True)``.
 
+- ``tf.keras.utils.Sequence`` (and Python generators) in ``fit``/``evaluate``/
+  ``predict`` and the ``*_generator`` methods, as TF's v1 generator loop
+  (tests/interop/test_keras_sequence_fit_interop.py); the rest of ``tf.keras.utils``
+  but the enqueuers and TF2-only helpers (tests/interop/test_keras_utils_interop.py:
+  ``Progbar``, ``pad_sequences``, ``get_file``, the image helpers, custom objects and
+  ``serialize_keras_object``...) and ``tf.keras.preprocessing``'s ``sequence``,
+  ``text`` and ``image`` helpers (``ImageDataGenerator``'s ``flow`` and
+  ``flow_from_directory``, not ``flow_from_dataframe``:
+  tests/interop/test_keras_preprocessing_interop.py).
+
 Not provided: ``Model.save`` and the HDF5 weights format (``NotImplementedError``),
-``keras.utils.Sequence`` inputs, stateful metric classes beyond the
+stateful metric classes beyond the
 mean-of-a-function ones. The recurrent layers (``LSTM``, ``GRU``, ``SimpleRNN``, their
 cells, ``RNN``, ``Bidirectional``, ``TimeDistributed``: keras/recurrent.py, wrappers.py)
 take a mask only as their explicit ``mask=`` argument (no ``Masking`` layer, no mask
@@ -70,6 +80,7 @@ from adapters.v1.keras import (
     metrics,
     models,
     optimizers,
+    preprocessing,
     regularizers,
     utils,
 )
@@ -90,6 +101,7 @@ __all__ = [
     "metrics",
     "models",
     "optimizers",
+    "preprocessing",
     "regularizers",
     "utils",
 ]

@@ -22,6 +22,7 @@ from typing import Any
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework import ops, shape_values
 from adapters.v1.keras import backend
+from adapters.v1.keras.serialization import custom_objects_in_scope
 from adapters.v1.layers.base import op, passed_arguments
 from adapters.v1.ops.constant_op import constant
 
@@ -882,14 +883,15 @@ def deserialize(
     """The loss ``name`` describes: a loss function's or class's name (a class is built
     with its defaults), or a dict ``serialize`` gives (either format): a class built
     ``from_config``, a function by its name. ``custom_objects`` names more (looked up
-    first). Names only, never evaluated.
+    first), then the ``custom_object_scope``'s and registered objects (TF's). Names
+    only, never evaluated.
 
     Raises:
       ValueError: an unknown name or class (TF's message), a dict without
         ``class_name``.
     """
     del use_legacy_format  # both formats are read
-    custom = dict(custom_objects or {})
+    custom = {**custom_objects_in_scope(), **(custom_objects or {})}
 
     def lookup(key: Any) -> Any:
         if isinstance(key, str):

@@ -48,6 +48,7 @@ from adapters.v1.client import _replicas
 from adapters.v1.framework import dtypes, ops
 from adapters.v1.framework.indexed_slices import IndexedSlices
 from adapters.v1.keras import optimizer_schedules as schedules
+from adapters.v1.keras.serialization import custom_objects_in_scope
 from adapters.v1.ops.variables import Variable
 from adapters.v1.training.optimizer import _warn_async_once
 from jtrain import optimizers as joptimizers
@@ -2091,7 +2092,8 @@ def deserialize(
     **kwargs: Any,
 ) -> Any:
     """The optimizer of a :func:`serialize` dict (class names case-insensitive for
-    the built-in ones).
+    the built-in ones; others looked up in ``custom_objects``, then the
+    ``custom_object_scope``'s and registered objects).
 
     Raises:
       ValueError: an unknown class name.
@@ -2105,8 +2107,8 @@ def deserialize(
         # as TF, the built-in names are made lower case in the caller's dict
         config["class_name"] = name = str(name).lower()
     cls = classes.get(name)
-    if cls is None and custom_objects:
-        cls = custom_objects.get(name)
+    if cls is None:
+        cls = {**custom_objects_in_scope(), **(custom_objects or {})}.get(name)
     if cls is None:
         raise ValueError(
             f"Unknown optimizer: '{name}'. Please ensure you are using a "

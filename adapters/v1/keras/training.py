@@ -53,11 +53,13 @@ or as dicts by output name; ``metrics_names`` ``['loss', '<out>_loss'...,
 Not supported (``NotImplementedError`` naming the argument): an output without a
 loss, sample or class weights with several outputs, ``sample_weight_mode``,
 ``weighted_metrics``, ``target_tensors``, metric objects, ``steps_per_epoch``
-with arrays and validation, ``keras.utils.Sequence``, arrays with dataset or
-generator validation (and the reverse).
+with arrays and validation, arrays with dataset or generator validation, a dataset
+with array validation.
 
-``fit_generator``/``evaluate_generator``/``predict_generator`` on Python generators
-run TF's v1 generator loop (see ``generator_iteration``).
+``fit``/``evaluate``/``predict`` and ``fit_generator``/``evaluate_generator``/
+``predict_generator`` on Python generators and ``keras.utils.Sequence`` run TF's v1
+generator loop (see ``generator_iteration``; its ``validation_data`` may be a
+generator, a ``Sequence`` or a tuple of arrays).
 
 ``steps_per_epoch``/``steps`` with arrays run as TF's: every step feeds all the
 arrays; ``validation_freq`` (a number or the epochs listed) as TF's.
@@ -65,8 +67,9 @@ arrays; ``validation_freq`` (a number or the epochs listed) as TF's.
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from typing import Any
 
 import numpy as np
@@ -76,6 +79,7 @@ from adapters.v1.keras import backend, losses
 from adapters.v1.keras import callbacks as cbks
 from adapters.v1.keras import layers as layers_module
 from adapters.v1.keras import metrics as metrics_module
+from adapters.v1.keras.data_utils import OrderedEnqueuer, Sequence, iter_sequence_infinite
 from adapters.v1.keras.layers import _history
 from adapters.v1.layers.base import op
 from adapters.v1.ops import array_ops, control_flow_ops
@@ -1075,7 +1079,7 @@ def model_iteration(
 
 
 def _batch_size(batch_size: Any, steps: Any, what: str, x: Any = None) -> Any:
-    if _is_dataset(x):
+    if _is_dataset(x) or inspect.isgenerator(x) or isinstance(x, Sequence):
         if batch_size is not None:
             raise ValueError(
                 "The `batch_size` argument must not be specified for the given input type. "
@@ -1109,9 +1113,28 @@ def fit(
     """``Model.fit`` on NumPy arrays or a ``tf.data`` dataset (see ``Model.fit``)."""
     if "nb_epoch" in kwargs:
         epochs = kwargs.pop("nb_epoch")
+    enqueuer = _enqueuer_arguments(kwargs)
     if kwargs:
         raise TypeError(f"Unrecognized keyword arguments: {kwargs}")
     size = _batch_size(batch_size, steps_per_epoch, "fit", x)
+    if _is_generator_or_sequence(x):
+        _check_generator_arguments(y, sample_weight, validation_split)
+        return generator_iteration(
+            model,
+            x,
+            steps_per_epoch,
+            epochs=epochs,
+            verbose=verbose,
+            callbacks=callbacks,
+            validation_data=validation_data,
+            validation_steps=validation_steps,
+            validation_freq=validation_freq,
+            class_weight=class_weight,
+            shuffle=shuffle,
+            initial_epoch=initial_epoch,
+            mode="train",
+            **enqueuer,
+        )
     if _is_dataset(x):
         if y is not None or sample_weight is not None or class_weight is not None:
             raise ValueError(
@@ -1221,9 +1244,15 @@ def evaluate(
     callbacks: Any = None,
     **kwargs: Any,
 ) -> Any:
-    """``Model.evaluate`` on NumPy arrays or a ``tf.data`` dataset (see
-    ``Model.evaluate``)."""
+    """``Model.evaluate`` on NumPy arrays, a ``tf.data`` dataset, a generator or a
+    ``keras.utils.Sequence`` (see ``Model.evaluate``)."""
+    enqueuer = _enqueuer_arguments(kwargs)
     size = _batch_size(batch_size, steps, "evaluate", x)
+    if _is_generator_or_sequence(x):
+        _check_generator_arguments(y, sample_weight)
+        return generator_iteration(
+            model, x, steps, verbose=verbose, callbacks=callbacks, mode="test", **enqueuer
+        )
     if _is_dataset(x):
         _compiled(model, "evaluate")
         n = _dataset_steps(x, steps, 1, "steps")
@@ -1259,9 +1288,14 @@ def predict(
     callbacks: Any = None,
     **kwargs: Any,
 ) -> Any:
-    """``Model.predict`` on NumPy arrays or a ``tf.data`` dataset (see
-    ``Model.predict``)."""
+    """``Model.predict`` on NumPy arrays, a ``tf.data`` dataset, a generator or a
+    ``keras.utils.Sequence`` (see ``Model.predict``)."""
+    enqueuer = _enqueuer_arguments(kwargs)
     size = _batch_size(batch_size, steps, "predict", x)
+    if _is_generator_or_sequence(x):
+        return generator_iteration(
+            model, x, steps, verbose=verbose, callbacks=callbacks, mode="predict", **enqueuer
+        )
     if _is_dataset(x):
         n = _dataset_steps(x, steps, 1, "steps")
         feed = _dataset_feed(model, x, False)
@@ -1305,6 +1339,68 @@ def _generator_batch(batch: Any, mode: str) -> tuple[Any, Any, Any]:
     return batch[0], batch[1], batch[2] if len(batch) == 3 else None
 
 
+def _is_generator_or_sequence(x: Any) -> bool:
+    """TF's ``is_generator_or_sequence``: a Python generator or iterator, or a
+    ``keras.utils.Sequence`` (not arrays, tensors, lists, tuples, dicts or sets)."""
+    if isinstance(x, (np.ndarray, str, list, tuple, dict, set, frozenset)) or _is_dataset(x):
+        return False
+    return inspect.isgenerator(x) or isinstance(x, (Sequence, Iterator))
+
+
+def _is_array_tuple(data: Any) -> bool:
+    """``(x, y)`` or ``(x, y, sample_weight)`` arrays given as a generator loop's
+    ``validation_data`` (a tuple: TF batches it; a list it does not)."""
+    return isinstance(data, tuple) and len(data) in (2, 3)
+
+
+def _array_batches(data: tuple[Any, ...], batch_size: int) -> tuple[Iterator[Any], int]:
+    """TF's ``convert_to_generator_like`` for a generator loop's array validation data:
+    its ``None`` entries dropped, one pass of in-order batches of ``batch_size`` (TF
+    passes the size of the last training batch), and the number of batches (which
+    replaces ``validation_steps``)."""
+    parts = [part for part in data if part is not None]
+    first = parts[0][0] if isinstance(parts[0], (list, tuple)) else parts[0]
+    size = int(np.shape(first)[0])
+
+    def rows(part: Any, start: int, stop: int) -> Any:
+        if isinstance(part, (list, tuple)):
+            return [np.asarray(p)[start:stop] for p in part]
+        if isinstance(part, dict):
+            return {k: np.asarray(v)[start:stop] for k, v in part.items()}
+        return np.asarray(part)[start:stop]
+
+    batches = (
+        tuple(rows(part, start, min(start + batch_size, size)) for part in parts)
+        for start in range(0, size, batch_size)
+    )
+    return batches, -(-size // batch_size)
+
+
+def _check_generator_arguments(y: Any, sample_weight: Any, validation_split: Any = 0.0) -> None:
+    """TF's ``check_generator_arguments`` for ``fit``/``evaluate`` on a generator or
+    ``Sequence``."""
+    for name, value, where in (
+        ("y", y, "targets as the second"),
+        ("sample_weight", sample_weight, "sample weights as the third"),
+    ):
+        if value is not None:
+            raise ValueError(
+                f"`{name}` argument is not supported when data is a generator or Sequence "
+                f"instance. Instead pass {where} element of the generator."
+            )
+    if validation_split:
+        raise ValueError(
+            "If your data is in the form of a Python generator, you cannot use `validation_split`."
+        )
+
+
+def _enqueuer_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``max_queue_size``, ``workers`` and ``use_multiprocessing`` out of ``kwargs``
+    (TF's defaults 10, 1, False; NumPy arrays and datasets ignore them, as TF)."""
+    defaults = {"max_queue_size": 10, "workers": 1, "use_multiprocessing": False}
+    return {name: kwargs.pop(name, default) for name, default in defaults.items()}
+
+
 def generator_iteration(
     model: Any,
     generator: Any,
@@ -1316,34 +1412,58 @@ def generator_iteration(
     validation_steps: Any = None,
     validation_freq: Any = 1,
     class_weight: Any = None,
+    max_queue_size: int = 10,
     workers: int = 1,
     use_multiprocessing: bool = False,
+    shuffle: bool = True,
     initial_epoch: int = 0,
     mode: str = "train",
 ) -> Any:
-    """TF's ``training_generator_v1.model_iteration`` for Python generators: each
-    step is ``train_on_batch``/``test_on_batch``/``predict_on_batch`` on the next
-    element (the metrics running over the epoch), the loss averaged over steps for
-    the result and weighted by batch size for History.
+    """TF's ``training_generator_v1.model_iteration`` for Python generators and
+    ``keras.utils.Sequence``: each step is ``train_on_batch``/``test_on_batch``/
+    ``predict_on_batch`` on the next element (the metrics running over the epoch),
+    the loss averaged over steps for the result and weighted by batch size for
+    History.
 
-    .. note:: TF reads the generator through a thread (``workers=1``) that
+    A ``Sequence`` runs ``len(seq)`` steps when ``steps`` is None, read as TF's: with
+    ``workers`` > 0 through an ``OrderedEnqueuer`` (its batch order shuffled each
+    pass when ``shuffle``, training only; ``on_epoch_end`` after each pass), with
+    ``workers=0`` by ``iter_sequence_infinite`` (in order, no ``on_epoch_end``); a
+    validation ``Sequence`` runs from its first batch, in order, each validation
+    pass. ``max_queue_size``, ``workers`` > 1 and ``use_multiprocessing`` change
+    nothing here (every batch is read in this thread, in TF's order: see
+    ``keras.data_utils.OrderedEnqueuer``).
+
+    .. note:: TF reads a generator through a thread (``workers=1``) that
        prefetches up to ``max_queue_size`` elements and drops the prefetched
        remainder at the end of each validation pass (timing dependent); adapters.v1
        reads exactly the elements it runs, as TF with ``workers=0``.
     """
-    if hasattr(generator, "__getitem__") and hasattr(generator, "__len__"):
-        raise _unsupported(f"{mode} on a keras.utils.Sequence")
+    is_sequence = isinstance(generator, Sequence)
     if _is_dataset(generator):
         raise _unsupported(f"{mode}_generator on a dataset (pass it to fit/evaluate/predict)")
+    if is_sequence and steps is None:
+        steps = len(generator)
     if steps is None:
         name = "steps_per_epoch" if mode == "train" else "steps"
         raise ValueError(f"Please specify the number of steps via the `{name}` argument.")
     if validation_data is not None:
-        if isinstance(validation_data, (list, tuple)) or not hasattr(validation_data, "__next__"):
-            raise _unsupported("fit_generator(validation_data=arrays)")
-        if not validation_steps:
+        if isinstance(validation_data, Sequence):
+            if validation_steps is None:
+                validation_steps = len(validation_data)
+        elif _is_array_tuple(validation_data):
+            pass  # batched by the last training batch's size (see _array_batches)
+        elif not _is_generator_or_sequence(validation_data):
+            raise _unsupported("fit_generator(validation_data=a list or a dataset)")
+        elif not validation_steps:
             raise ValueError("Please specify the `validation_steps` argument.")
-    gen = iter(generator)
+    enqueuer: OrderedEnqueuer | None = None
+    if is_sequence and workers > 0:
+        enqueuer = OrderedEnqueuer(generator, use_multiprocessing, shuffle and mode == "train")
+        enqueuer.start(workers, max_queue_size)
+        gen: Any = enqueuer.get()
+    else:
+        gen = iter_sequence_infinite(generator) if is_sequence else iter(generator)
     do_validation = validation_data is not None
     callback_list = _callback_list(
         model,
@@ -1363,6 +1483,7 @@ def generator_iteration(
     callback_list._call_begin_hook(mode)
     results: Any = None
     agg: list[Any] = []
+    last_size = 0  # the last batch's size: array validation data is batched by it
     for epoch in range(initial_epoch, epochs):
         if model.__dict__.get("stop_training"):
             break
@@ -1393,7 +1514,8 @@ def generator_iteration(
                 if isinstance(x, dict)
                 else x
             )
-            batch_logs: dict[str, Any] = {"batch": step, "size": int(np.shape(first)[0])}
+            last_size = int(np.shape(first)[0])
+            batch_logs: dict[str, Any] = {"batch": step, "size": last_size}
             callback_list._call_batch_hook(mode, "begin", step, batch_logs)
             if mode == "train":  # the metrics run over the epoch: no reset per batch
                 outs = train_on_batch(model, x, y, sw, class_weight, reset_metrics=False)
@@ -1426,13 +1548,18 @@ def generator_iteration(
             and _should_run_validation(validation_freq, epoch)
             and not model.__dict__.get("stop_training")
         ):
+            val_source, val_steps = validation_data, validation_steps
+            if _is_array_tuple(validation_data):
+                val_source, val_steps = _array_batches(validation_data, last_size)
             val_results = generator_iteration(
                 model,
-                validation_data,
-                validation_steps,
+                val_source,
+                val_steps,
                 callbacks=callback_list,
                 verbose=verbose,
                 class_weight=class_weight,
+                workers=workers,
+                shuffle=False,
                 mode="test",
             )
             if not isinstance(val_results, list):
@@ -1441,6 +1568,8 @@ def generator_iteration(
         if mode == "train":
             callback_list.on_epoch_end(epoch, epoch_logs)
     callback_list._call_end_hook(mode)
+    if enqueuer is not None:
+        enqueuer.stop()
     if mode == "train":
         return model.__dict__["history"]
     return results
