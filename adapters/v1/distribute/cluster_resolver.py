@@ -48,8 +48,14 @@ class ClusterResolver(abc.ABC):
     def num_accelerators(
         self, task_type: str | None = None, task_id: int | None = None, config_proto: Any = None
     ) -> dict[str, int]:
-        """This machine's accelerators by type (``{"GPU": 2}``; ``{}`` on CPUs)."""
-        counts: dict[str, int] = {}
+        """This machine's devices by type, as TF counts a local session's devices: its
+        CPU (one, however many host devices JAX was told to make) and each GPU
+        (``{"CPU": 1, "GPU": 2}``).
+
+        .. note:: TF opens a session on the master to list a remote task's devices;
+           jtrain counts this process's.
+        """
+        counts: dict[str, int] = {"CPU": 1}
         for device in jax.local_devices():
             if device.platform != "cpu":
                 kind = device.platform.upper()

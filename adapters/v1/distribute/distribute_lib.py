@@ -37,6 +37,7 @@ from adapters.v1 import nest
 from adapters.v1.distribute.reduce_util import ReduceOp, as_reduce_op
 from adapters.v1.framework import dtypes, ops
 from adapters.v1.framework.op_def import FUNCTIONS
+from adapters.v1.framework.scopes import colocate_with
 from adapters.v1.ops import array_ops, control_flow_ops
 from adapters.v1.ops.constant_op import constant
 
@@ -88,17 +89,21 @@ def _mode() -> _Mode:
     return _Mode(strategy, _default_replica_context())
 
 
+def _pop(mode: _Mode) -> None:
+    stack = _stack()
+    for i in range(len(stack) - 1, -1, -1):
+        if stack[i] is mode:
+            del stack[i]
+            return
+
+
 @contextlib.contextmanager
 def _entered(mode: _Mode) -> Iterator[None]:
-    stack = _stack()
-    stack.append(mode)
+    _stack().append(mode)
     try:
         yield
     finally:
-        for i in range(len(stack) - 1, -1, -1):
-            if stack[i] is mode:
-                del stack[i]
-                break
+        _pop(mode)
 
 
 def get_strategy() -> Strategy:
@@ -254,44 +259,48 @@ class RunOptions(
 
 class _InputIterator:
     """The iterator of ``make_dataset_iterator``/``make_input_fn_iterator``: an
-    initializable iterator of the dataset, whose ``get_next()`` is one replica's input."""
+    initializable iterator of the dataset, whose ``get_next()`` is one replica's input.
 
-    def __init__(self, dataset: Any):
+    Args:
+      dataset: the dataset.
+      grouped: whether ``initialize()`` is one operation (TF's strategies) or a list
+        of operations (TF's default strategy).
+    """
+
+    def __init__(self, dataset: Any, grouped: bool):
         from adapters.v1.data import iterator_ops
 
         self._iterator = iterator_ops.make_initializable_iterator(dataset)
+        self._grouped = grouped
 
     def get_next(self, name: str | None = None) -> Any:
         """The next element (one replica's batch)."""
         return self._iterator.get_next(name=name) if name else self._iterator.get_next()
 
-    def initialize(self) -> list[ops.Operation]:
-        """The operations that (re)initialize the iterator (run them first)."""
+    def initialize(self) -> Any:
+        """What (re)initializes the iterator (run it first): one operation (a list of
+        them under the default strategy)."""
+        if self._grouped:
+            return control_flow_ops.group(self._iterator.initializer)
         return [self._iterator.initializer]
 
     @property
-    def initializer(self) -> list[ops.Operation]:
-        """The operations that (re)initialize the iterator (``initialize()``)."""
+    def initializer(self) -> Any:
+        """``initialize()``."""
         return self.initialize()
 
 
 class DistributedDataset:
-    """``experimental_distribute_dataset``'s result for a one-replica strategy: the
-    dataset's batches, each one replica's (TF re-batches a global batch into the
-    replicas' batches: over one replica that is the batch itself)."""
+    """``experimental_distribute_dataset``'s result: the dataset's global batches for
+    the replicas.
+
+    .. note:: In TF1 graphs TF's distributed datasets cannot be iterated (``iter``
+       raises ``RuntimeError``: only in ``tf.function`` or eagerly); TF1 scripts read
+       a strategy's input through ``make_dataset_iterator``.
+    """
 
     def __init__(self, dataset: Any):
         self._dataset = dataset
-
-    def make_initializable_iterator(self) -> _InputIterator:
-        """An iterator to initialize (``initialize()``/``initializer``) before use."""
-        return _InputIterator(self._dataset)
-
-    def make_one_shot_iterator(self) -> Any:
-        """An iterator needing no initialization."""
-        from adapters.v1.data import iterator_ops
-
-        return iterator_ops.make_one_shot_iterator(self._dataset)
 
     def __iter__(self) -> Any:
         raise RuntimeError(
@@ -542,7 +551,7 @@ class StrategyExtended:
     # -- variables
     def colocate_vars_with(self, colocate_with_variable: Any) -> Any:
         """A scope placing the variables created inside with ``colocate_with_variable``."""
-        return ops.colocate_with(colocate_with_variable)
+        return colocate_with(colocate_with_variable)
 
     def read_var(self, v: Any) -> ops.Tensor:
         """The value of variable ``v`` (an ``Identity`` of it)."""
@@ -590,7 +599,7 @@ class StrategyExtended:
         scope = (
             ops.name_scope(self._replica_scope) if self._replica_scope else contextlib.nullcontext()
         )
-        colocation = ops.colocate_with(where) if _has_op(where) else contextlib.nullcontext()
+        colocation = colocate_with(where) if _has_op(where) else contextlib.nullcontext()
         with colocation, scope:
             result = fn(*args, **(kwargs or {}))
         if group:
@@ -668,15 +677,12 @@ class Strategy:
         return None
 
     # -- contexts
-    @contextlib.contextmanager
-    def _scope(self) -> Iterator[Strategy]:
+    def _check_scope(self) -> None:
         mode = _mode()
         if mode.strategy is not self and mode.strategy is not _default_strategy():
             raise RuntimeError(_mixing(mode.strategy, self))
         if mode.strategy is self and mode.replica_context is not None:
             raise RuntimeError(_CROSS_REPLICA_ONLY)
-        with _entered(_Mode(self, None)):
-            yield self
 
     def scope(self) -> contextlib.AbstractContextManager[Strategy]:
         """A context in which this strategy is current (cross-replica context):
@@ -686,7 +692,7 @@ class Strategy:
           RuntimeError: another strategy's scope is active, or the scope is entered
             from one of this strategy's replicas.
         """
-        return self._scope()
+        return _StrategyScope(self)
 
     def colocate_vars_with(self, colocate_with_variable: Any) -> Any:
         """A scope placing variables created inside with ``colocate_with_variable``."""
@@ -809,7 +815,7 @@ class Strategy:
     def make_dataset_iterator(self, dataset: Any) -> Any:
         """An iterator whose ``get_next()`` gives each replica its batch of ``dataset``
         (initialize it first: ``initialize()`` or ``initializer``)."""
-        return _InputIterator(dataset)
+        return _InputIterator(dataset, self is not _default_strategy())
 
     def make_input_fn_iterator(
         self,
@@ -823,7 +829,7 @@ class Strategy:
         """
         if replication_mode != InputReplicationMode.PER_WORKER:
             raise ValueError(f"Input replication mode not supported: {replication_mode!r}")
-        return _InputIterator(input_fn(self._input_context()))
+        return _InputIterator(input_fn(self._input_context()), self is not _default_strategy())
 
     # -- configuration
     def update_config_proto(self, config_proto: Any) -> Any:
@@ -852,6 +858,29 @@ class Strategy:
         if session_config is not None:
             updated = self.update_config_proto(session_config)
             session_config.CopyFrom(updated)
+
+
+class _StrategyScope:
+    """``strategy.scope()``: the strategy's cross-replica context while entered (a
+    plain object, so that a scope entered by hand stays entered, as TF's does)."""
+
+    def __init__(self, strategy: Strategy):
+        self._strategy = strategy
+        self._modes: list[tuple[ops.Graph, _Mode]] = []
+
+    def __enter__(self) -> Strategy:
+        strategy = self._strategy
+        strategy._check_scope()
+        mode = _Mode(strategy, None)
+        if strategy is not _default_strategy():
+            _stack().append(mode)
+        self._modes.append((ops.get_default_graph(), mode))
+        return strategy
+
+    def __exit__(self, *exc: Any) -> None:
+        graph, mode = self._modes.pop()
+        with graph.as_default():
+            _pop(mode)
 
 
 def _mean_parts(value: Any, axis: Any) -> tuple[Any, Any]:
@@ -887,16 +916,19 @@ def _mean_parts(value: Any, axis: Any) -> tuple[Any, Any]:
 class _DefaultStrategy(Strategy):
     """The strategy in effect outside any ``scope()``: one replica, no devices."""
 
-    @contextlib.contextmanager
-    def _scope(self) -> Iterator[Strategy]:
+    def _check_scope(self) -> None:
         mode = _mode()
         if mode.strategy is not self:
             raise RuntimeError(_mixing(mode.strategy, self))
-        yield self
 
     def experimental_distribute_dataset(self, dataset: Any, options: Any = None) -> Any:
         """``dataset`` itself."""
         return dataset
+
+    def reduce(self, reduce_op: Any, value: Any, axis: Any) -> Any:  # type: ignore[override]
+        """``Strategy.reduce``; ``axis`` has no default here (TF 2.21's default
+        strategy requires it: ``TypeError`` without it)."""
+        return super().reduce(reduce_op, value, axis)
 
     def distribute_datasets_from_function(
         self, dataset_fn: Callable[..., Any], options: Any = None
