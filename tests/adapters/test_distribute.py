@@ -135,3 +135,38 @@ def test_distributed_dataset_cannot_be_iterated_in_a_graph():
     dist = tf.distribute.MirroredStrategy().experimental_distribute_dataset(dataset)
     with pytest.raises(RuntimeError, match="only supported inside of tf.function"):
         iter(dist)
+
+
+@pytest.mark.parametrize(
+    "mode, n, batch_size, extra, says",
+    [
+        ("train", 10, 4, {}, "batch_size=4 for 10 samples"),
+        ("train", 40, None, {}, "batch_size=32 for 40 samples"),
+        ("train", 2000, 8, {"shuffle": True}, "more samples than TF's shuffle buffer"),
+        ("train", 8, 4, {"shuffle": True, "seed": 1}, "with a graph seed"),
+        ("train", 8, 4, {"steps": 2}, "steps_per_epoch=... with arrays"),
+        ("test", 8, None, {"steps": 2}, "Model.evaluate(arrays, steps=...)"),
+        ("predict", 8, None, {"steps": 2}, "Model.predict(arrays, steps=...)"),
+    ],
+)
+def test_keras_arrays_where_tf_batches_otherwise(mode, n, batch_size, extra, says):
+    from adapters.v1.distribute.distributed_training_utils import check_keras_arrays
+
+    extra = dict(extra)
+    if extra.pop("seed", None) is not None:
+        tf.set_random_seed(1)
+    with pytest.raises(
+        errors.UnimplementedError, match=says.replace("(", r"\(").replace(")", r"\)")
+    ):
+        check_keras_arrays(tf.distribute.MirroredStrategy(), mode, n, batch_size, **extra)
+    check_keras_arrays(None, mode, n, batch_size, **extra)  # compiled outside any strategy
+
+
+@pytest.mark.parametrize("n, batch_size", [(8, 4), (24, None), (1024, 8)])
+def test_keras_arrays_tf_batches_alike_pass(n, batch_size):
+    from adapters.v1.distribute.distributed_training_utils import check_keras_arrays
+
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    check_keras_arrays(strategy, "train", n, batch_size, shuffle=True)
+    check_keras_arrays(strategy, "test", n, batch_size)
+    check_keras_arrays(strategy, "predict", n, batch_size)

@@ -594,3 +594,50 @@ def test_errors(case):
         assert ours[1].split(".", 1)[1] == theirs[1].split(".", 1)[1]
     else:
         assert ours[1] == theirs[1]
+
+
+KERAS_REFUSALS = {
+    "evaluate partial batch": ("test", 10, 4, {}),
+    "predict partial batch": ("predict", 10, 4, {}),
+    "predict default batch": ("predict", 40, None, {}),
+    "fit validation_split": ("train", 10, 5, {"validation_split": 0.2}),
+    "fit class_weight": ("train", 10, 5, {"class_weight": {0: 1.0, 1: 2.0}}),
+}
+
+
+@pytest.mark.usefixtures("_tf1_keras")
+@pytest.mark.parametrize("case", list(KERAS_REFUSALS))
+def test_keras_array_loop_refusals(case):
+    """What TF's distributed Keras loop refuses for arrays, raised by
+    ``distributed_training_utils.check_keras_arrays`` with TF's class and message."""
+    from adapters.v1.distribute.distributed_training_utils import check_keras_arrays
+
+    mode, n, batch_size, extra = KERAS_REFUSALS[case]
+    x = np.zeros((n, 3), np.float32)
+    y = np.zeros((n, 1), np.float32)
+
+    def theirs(tf):
+        strategy = tf.distribute.MirroredStrategy()
+        with tf.Session(graph=tf.get_default_graph()).as_default():
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+                model.compile(optimizer=tf.train.GradientDescentOptimizer(0.1), loss="mse")
+            call = {
+                "train": lambda: model.fit(
+                    x, y, batch_size=batch_size, verbose=0, shuffle=False, **extra
+                ),
+                "test": lambda: model.evaluate(x, y, batch_size=batch_size, verbose=0),
+                "predict": lambda: model.predict(x, batch_size=batch_size),
+            }[mode]
+            with pytest.raises(Exception) as info:
+                call()
+            return type(info.value).__name__, str(info.value)
+
+    def ours(tf):
+        strategy = tf.distribute.MirroredStrategy()
+        with pytest.raises(Exception) as info:
+            check_keras_arrays(strategy, mode, n, batch_size, **extra)
+        check_keras_arrays(tf.distribute.get_strategy(), mode, n, batch_size, **extra)
+        return type(info.value).__name__, str(info.value)
+
+    assert _in_graph(jtf, ours) == _in_graph(tf1, theirs)

@@ -937,6 +937,11 @@ class _DefaultStrategy(Strategy):
         return dataset_fn(InputContext())
 
 
+def default_strategy() -> Strategy:
+    """The default strategy (what ``get_strategy()`` is outside any scope)."""
+    return _default_strategy()
+
+
 def _default_strategy() -> Strategy:
     if "strategy" not in _defaults:
         strategy = _DefaultStrategy.__new__(_DefaultStrategy)
