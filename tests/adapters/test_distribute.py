@@ -8,10 +8,19 @@ Each test failed before ``adapters.v1.distribute`` existed (``tf.distribute`` ra
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 from adapters import v1 as tf
 from jtrain import errors
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -170,3 +179,20 @@ def test_keras_arrays_tf_batches_alike_pass(n, batch_size):
     check_keras_arrays(strategy, "train", n, batch_size, shuffle=True)
     check_keras_arrays(strategy, "test", n, batch_size)
     check_keras_arrays(strategy, "predict", n, batch_size)
+
+
+def test_one_replica_step_runs_data_parallel_over_local_devices():
+    """``MirroredStrategy()`` on CPUs is one replica (TF's choice without GPUs) however
+    many host devices JAX has; its step spread over 4 of them by ``tf.jax_data_parallel()``
+    gives the one-device values (float32 sums in another order)."""
+    env = dict(os.environ, JAX_PLATFORMS="cpu", CUDA_VISIBLE_DEVICES="", PYTHONPATH=str(ROOT))
+    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+    script = ROOT / "tests" / "adapters" / "distributed" / "distribute_script.py"
+    proc = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["devices"] == 4 and out["replicas"] == 1
+    np.testing.assert_allclose(out["parallel_losses"], out["losses"], rtol=1e-6)
+    np.testing.assert_allclose(out["parallel_weights"], out["weights"], rtol=1e-6)
