@@ -8,11 +8,11 @@ Compared: a training step built by ``strategy.run`` and run in a ``MonitoredSess
 (the losses, their ``reduce`` SUM/MEAN with and without ``axis``, the gradients of the
 reductions, the variables and the global step after training, the variables' names
 and collections); the checkpoints' keys, each side restoring the other's; the replica
-and cross-replica contexts (``merge_call``, ``all_reduce`` and its gradient, replica
-ids, devices); the input iterators; Keras ``compile``/``fit``/``evaluate``/``predict``
-under ``scope()``; cluster resolvers on a ``TF_CONFIG``; and TF's errors. Every test
-failed before ``adapters.v1.distribute`` existed (``tf.distribute`` raised
-``AttributeError``).
+and cross-replica contexts (``merge_call``, ``all_reduce``/``all_gather`` and their
+gradients, replica ids, devices); the input iterators; Keras
+``compile``/``fit``/``evaluate``/``predict`` under ``scope()``; cluster resolvers on a
+``TF_CONFIG``; and TF's errors. Every test failed before ``adapters.v1.distribute``
+existed (``tf.distribute`` raised ``AttributeError``).
 """
 
 from __future__ import annotations
@@ -258,15 +258,30 @@ def test_contexts_merge_call_and_all_reduce(kind):
                 merged = ctx.merge_call(merge, args=(a,), kwargs={"scale": 2.0})
                 summed = ctx.all_reduce(d.ReduceOp.SUM, [a * a, a * 4.0])
                 mean = ctx.all_reduce("mean", a * 3.0)
+                gathered = {
+                    "a": ctx.all_gather(a * 5.0, axis=0),
+                    "b": ctx.all_gather(tf.reshape(a, [1, 2]), axis=1),
+                    # (a nest's gradient fails in TF: its values only)
+                    "nest": ctx.all_gather([a, tf.reshape(a, [2, 1])], axis=0),
+                }
                 # (TF's gradient of an all-reduce is an all-reduce: in the replica)
-                grads = tf.gradients(tf.reduce_sum(summed[0]) + tf.reduce_sum(mean * mean), a)
-                return summed, mean, ctx.replica_id_in_sync_group, merged, grads
+                grads = tf.gradients(
+                    tf.reduce_sum(summed[0])
+                    + tf.reduce_sum(mean * mean)
+                    + tf.reduce_sum(gathered["a"] * gathered["b"][0]),
+                    a,
+                )
+                return summed, mean, ctx.replica_id_in_sync_group, merged, grads, gathered
 
-            summed, mean, replica_id, merged, grads = strategy.run(fn, args=(v,))
+            summed, mean, replica_id, merged, grads, gathered = strategy.run(fn, args=(v,))
             where("after run")
         where("after scope")
         info = [strategy.num_replicas_in_sync, d.get_loss_reduction() is d.ReduceOp.SUM]
-        return lambda sess: (seen, info, sess.run([summed, mean, replica_id, merged, grads]))
+        return lambda sess: (
+            seen,
+            info,
+            sess.run([summed, mean, replica_id, merged, grads, gathered]),
+        )
 
     theirs, ours = run_both(script)
     assert ours[0] == theirs[0]
@@ -641,3 +656,38 @@ def test_keras_array_loop_refusals(case):
         return type(info.value).__name__, str(info.value)
 
     assert _in_graph(jtf, ours) == _in_graph(tf1, theirs)
+
+
+@pytest.mark.parametrize("module", ["", "experimental", "cluster_resolver"])
+def test_every_tf_name_is_there_or_says_what_to_use(module):
+    """Each public name of TF's ``tf.compat.v1.distribute`` (and its ``experimental``,
+    ``cluster_resolver``) is in jtrain's, or raises an ``AttributeError`` saying what
+    to use instead; jtrain's names are all TF's."""
+    theirs = tf1.distribute
+    ours = jtf.distribute
+    for part in filter(None, module.split(".")):
+        theirs, ours = getattr(theirs, part), getattr(ours, part)
+    tf_names = {n for n in dir(theirs) if not n.startswith("_")}
+    missing = []
+    for name in sorted(tf_names):
+        if hasattr(ours, name):
+            continue
+        with pytest.raises(AttributeError) as info:
+            getattr(ours, name)
+        assert "tf.train.Server" in str(info.value), (name, str(info.value))
+        missing.append(name)
+    assert set(ours.__all__) <= tf_names
+    assert (module, missing) in [
+        ("", []),
+        (
+            "experimental",
+            ["CentralStorageStrategy", "CollectiveCommunication", "CollectiveHints",
+             "CommunicationImplementation", "CommunicationOptions",
+             "MultiWorkerMirroredStrategy", "ParameterServerStrategy", "TPUStrategy"],
+        ),
+        (
+            "cluster_resolver",
+            ["GCEClusterResolver", "KubernetesClusterResolver", "KubernetesExecutableLocation",
+             "SlurmClusterResolver", "TPUClusterResolver"],
+        ),
+    ]  # fmt: skip

@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 from adapters.v1 import nest
 from adapters.v1.distribute.reduce_util import ReduceOp, as_reduce_op
 from adapters.v1.framework import dtypes, ops
+from adapters.v1.framework.indexed_slices import IndexedSlices
 from adapters.v1.framework.op_def import FUNCTIONS
 from adapters.v1.framework.scopes import colocate_with
 from adapters.v1.ops import array_ops, control_flow_ops
@@ -397,6 +398,23 @@ class ReplicaContext:
             return value
         reduced = array_ops.identity_n(flat)
         return nest.pack_sequence_as(value, list(reduced))
+
+    def all_gather(self, value: Any, axis: Any, options: Any = None) -> Any:
+        """``value`` (a nest of tensors) of every replica concatenated along ``axis``,
+        in each replica: over one replica, the value itself (one ``IdentityN`` for
+        the nest), whose gradient is the incoming gradient.
+
+        Raises:
+          NotImplementedError: an ``IndexedSlices`` in ``value``.
+          RuntimeError: not called from this replica's context.
+        """
+        flat = nest.flatten(value)
+        if any(isinstance(v, IndexedSlices) for v in flat):
+            raise NotImplementedError("all_gather does not support IndexedSlices")
+        self._require_current()
+        if not flat:
+            return value
+        return nest.pack_sequence_as(value, list(array_ops.identity_n(flat)))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._strategy!r}>"
