@@ -393,11 +393,7 @@ class ReplicaContext:
         """
         as_reduce_op(reduce_op)
         self._require_current()
-        flat = nest.flatten(value)
-        if not flat:
-            return value
-        reduced = array_ops.identity_n(flat)
-        return nest.pack_sequence_as(value, list(reduced))
+        return _one_identity(value)
 
     def all_gather(self, value: Any, axis: Any, options: Any = None) -> Any:
         """``value`` (a nest of tensors) of every replica concatenated along ``axis``,
@@ -412,12 +408,18 @@ class ReplicaContext:
         if any(isinstance(v, IndexedSlices) for v in flat):
             raise NotImplementedError("all_gather does not support IndexedSlices")
         self._require_current()
-        if not flat:
-            return value
-        return nest.pack_sequence_as(value, list(array_ops.identity_n(flat)))
+        return _one_identity(value)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._strategy!r}>"
+
+
+def _one_identity(value: Any) -> Any:
+    """A nest of tensors through one ``IdentityN`` (one replica's collective)."""
+    flat = nest.flatten(value)
+    if not flat:
+        return value
+    return nest.pack_sequence_as(value, list(array_ops.identity_n(flat)))
 
 
 class _DefaultReplicaContext(ReplicaContext):
@@ -440,6 +442,7 @@ class StrategyExtended:
       container_strategy: the strategy this belongs to.
     """
 
+    _devices: tuple[str, ...] = ()  # the replicas' devices, canonical
     _replica_scope: str | None = None  # name scope of replica 0's updates
     _copies_sums = False  # whether a SUM reduction copies the value (an Identity)
 
@@ -461,8 +464,6 @@ class StrategyExtended:
     def parameter_devices(self) -> tuple[str, ...]:
         """The devices holding the variables."""
         return self._devices
-
-    _devices: tuple[str, ...] = ()
 
     def non_slot_devices(self, var_list: Any) -> Any:
         """Where non-slot variables of ``var_list`` (an optimizer's beta powers) live."""
@@ -558,11 +559,11 @@ class StrategyExtended:
         """``tensor`` copied to ``destinations`` (an ``Identity`` on the device).
 
         Raises:
-          ValueError: ``destinations`` is None.
+          AssertionError: ``destinations`` is None (TF's check).
         """
         _require_cross_replica_or_default(self._container_strategy())
         if destinations is None:
-            raise ValueError("broadcast_to: `destinations` is required")
+            raise AssertionError("broadcast_to: `destinations` is required")
         with self._device_scope():
             return array_ops.identity(tensor)
 
