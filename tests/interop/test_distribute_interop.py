@@ -409,7 +409,7 @@ def _tf1_keras():
 def test_keras_compile_fit_under_scope(kind):
     """``with strategy.scope(): model.compile()`` then ``fit`` on arrays (batches that
     divide the samples, no shuffling: TF's distributed loop then feeds the same
-    batches as the plain one), ``evaluate`` and ``predict``."""
+    batches as the plain one) and on a dataset, ``evaluate`` and ``predict``."""
     rs = np.random.RandomState(3)
     x = rs.randn(12, 3).astype(np.float32)
     y = (x @ rs.randn(3, 1)).astype(np.float32)
@@ -434,9 +434,13 @@ def test_keras_compile_fit_under_scope(kind):
                     optimizer=tf.train.GradientDescentOptimizer(0.05), loss="mse", metrics=["mae"]
                 )
             history = model.fit(x, y, batch_size=4, epochs=2, verbose=0, shuffle=False)
+            dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)
+            on_dataset = model.fit(dataset.repeat(), steps_per_epoch=3, epochs=1, verbose=0)
             return {
                 "names": [w.name for w in model.weights],
                 "history": history.history,
+                "dataset history": on_dataset.history,
+                "dataset evaluate": model.evaluate(dataset, verbose=0),
                 "weights": model.get_weights(),
                 "evaluate": model.evaluate(x, y, batch_size=4, verbose=0),
                 "predict": model.predict(x[:4], batch_size=2),
@@ -445,12 +449,11 @@ def test_keras_compile_fit_under_scope(kind):
     theirs, ours = _both(body)
     assert ours["names"] == theirs["names"]
     assert list(ours["history"]) == list(theirs["history"])
-    np.testing.assert_allclose(
-        ours["history"]["loss"], theirs["history"]["loss"], rtol=RTOL, atol=ATOL
-    )
+    for key in ("history", "dataset history"):
+        np.testing.assert_allclose(ours[key]["loss"], theirs[key]["loss"], rtol=RTOL, atol=ATOL)
     assert_twins(
-        [theirs["weights"], theirs["evaluate"], theirs["predict"]],
-        [ours["weights"], ours["evaluate"], ours["predict"]],
+        [theirs["weights"], theirs["evaluate"], theirs["predict"], theirs["dataset evaluate"]],
+        [ours["weights"], ours["evaluate"], ours["predict"], ours["dataset evaluate"]],
         rtol=RTOL,
         atol=ATOL,
     )
