@@ -47,8 +47,13 @@ class _MirroredExtended(distribute_lib.StrategyExtended):
         self._devices = devices
         self._cross_device_ops = cross_device_ops
 
+    @property
+    def worker_devices_by_replica(self) -> list[list[str]]:
+        """Each replica's devices (one list of one device)."""
+        return [[device] for device in self._devices]
+
     def _replica_devices(self, context: distribute_lib.ReplicaContext) -> Any:
-        return [list(self._devices)]
+        return self.worker_devices_by_replica[:1]
 
 
 class MirroredStrategy(distribute_lib.Strategy):
