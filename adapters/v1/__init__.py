@@ -14,6 +14,7 @@ from adapters.v1 import (
     config,
     data,
     debugging,
+    distribute,
     distributions,
     dtypes,
     feature_column,
@@ -441,6 +442,7 @@ __version__ = VERSION
 
 __all__ = [
     "audio",
+    "distribute",
     "bitwise",
     "compat",
     "config",

@@ -19,8 +19,37 @@ _INSTEAD: dict[str, str] = {
     "contrib": "tf.contrib was removed in TF 2 and has no compat layer; port the few "
     "functions you use to jax.numpy inside tf.jax_function",
     "estimator": "drive training with tf.train.MonitoredTrainingSession and hooks",
-    "distribute": "use tf.train.ClusterSpec/Server and SyncReplicasOptimizer, or "
-    "jtrain.distributed",
+    # tf.distribute has the one-replica strategies; these map onto tf.train.Server.
+    **{
+        f"distribute.experimental.{name}": "multi-worker training runs through "
+        "tf.train.ClusterSpec/tf.train.Server (variables replicated on every worker, "
+        "the batch split) and tf.train.SyncReplicasOptimizer; read TF_CONFIG with "
+        "tf.distribute.cluster_resolver.TFConfigClusterResolver().cluster_spec(). On one "
+        "machine use tf.distribute.MirroredStrategy() (one replica) or "
+        "tf.jax_data_parallel()"
+        for name in (
+            "MultiWorkerMirroredStrategy",
+            "ParameterServerStrategy",
+            "CentralStorageStrategy",
+            "TPUStrategy",
+            "CollectiveCommunication",
+            "CommunicationImplementation",
+            "CommunicationOptions",
+            "CollectiveHints",
+        )
+    },
+    **{
+        f"distribute.cluster_resolver.{name}": "describe the cluster with "
+        "tf.distribute.cluster_resolver.SimpleClusterResolver or TFConfigClusterResolver "
+        "(TF_CONFIG) and start tf.train.Server from its cluster_spec()"
+        for name in (
+            "GCEClusterResolver",
+            "KubernetesClusterResolver",
+            "KubernetesExecutableLocation",
+            "SlurmClusterResolver",
+            "TPUClusterResolver",
+        )
+    },
     # Names TensorFlow itself removed (TF 1.0's summary renames, old optimizer versions).
     "train.SummaryWriter": "tf.train.SummaryWriter was removed in TF 1.0: use "
     "tf.summary.FileWriter",
