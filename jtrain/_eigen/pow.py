@@ -137,19 +137,10 @@ _EXP_Q_F64 = (
     2.00000000000000000009e0,
 )
 
-# glibc's __powf_log2_data (e_powf_log2_data.c; POWF_SCALE is 1 on x86-64): 1/c and
-# log2(c) for the 16 subintervals of [0x3f330000, 2 * 0x3f330000), and log1p(r)/ln2's
-# degree-5 polynomial (A[0] r**5 + ... + A[4] r).
-_POWF_INVC = np.array(
-    [_H(v) for v in (
-        "0x1.661ec79f8f3bep+0", "0x1.571ed4aaf883dp+0", "0x1.49539f0f010bp+0",
-        "0x1.3c995b0b80385p+0", "0x1.30d190c8864a5p+0", "0x1.25e227b0b8eap+0",
-        "0x1.1bb4a4a1a343fp+0", "0x1.12358f08ae5bap+0", "0x1.0953f419900a7p+0", "0x1p+0",
-        "0x1.e608cfd9a47acp-1", "0x1.ca4b31f026aap-1", "0x1.b2036576afce6p-1",
-        "0x1.9c2d163a1aa2dp-1", "0x1.886e6037841edp-1", "0x1.767dcf5534862p-1",
-    )],
-    np.float64,
-)  # fmt: skip
+# glibc's __powf_log2_data (e_powf_log2_data.c; POWF_SCALE is 1 on x86-64): 1/c (the
+# same table as logf's, ``_libm._LOGF_INVC``) and log2(c) for the 16 subintervals of
+# [0x3f330000, 2 * 0x3f330000), and log1p(r)/ln2's degree-5 polynomial (A[0] r**5 + ...
+# + A[4] r).
 _POWF_LOGC = np.array(
     [_H(v) for v in (
         "-0x1.efec65b963019p-2", "-0x1.b0b6832d4fca4p-2", "-0x1.7418b0a1fb77bp-2",
@@ -487,7 +478,7 @@ def _powf(x: jax.Array, y: jax.Array, fma: bool) -> jax.Array:
     top = tmp & np.uint32(0xFF800000)
     k = lax.shift_right_arithmetic(lax.bitcast_convert_type(top, jnp.int32), np.int32(23))
     z = lax.bitcast_convert_type(ax - top, jnp.float32).astype(jnp.float64)
-    invc = jnp.asarray(_POWF_INVC)[i]
+    invc = jnp.asarray(_libm._LOGF_INVC)[i]
     logc = jnp.asarray(_POWF_LOGC)[i]
     a = _POWF_A
     r = mul(z, invc, fma) - 1.0
