@@ -306,3 +306,41 @@ def test_clone_model_input_tensors_and_clone_function():
         return seen, clone.outputs[0].shape.as_list(), len(clone.weights)
 
     assert _in_graph(jtf, body) == _in_graph(tf1, body)
+
+
+def _double(x: Any) -> Any:
+    return 2.0 * x
+
+
+def test_lambda_config_is_tfs_and_loads_by_its_function():
+    """A ``Lambda``'s function is written as TF writes it (marshalled bytecode); read
+    back, adapters.v1 takes the function of ``custom_objects`` whose bytecode it is
+    (it never runs bytecode from a file), TF runs the bytecode."""
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+
+    def write(tf: Any) -> Any:
+        k = tf.keras
+        return k.Sequential([k.layers.Lambda(_double, input_shape=(2,))]).to_json()
+
+    def read(text: str) -> Any:
+        def body(tf: Any) -> Any:
+            try:
+                tf.keras.models.model_from_json(
+                    text.replace('"function": ["', '"function": ["AAAA')
+                )
+                refused = None
+            except ValueError as e:
+                refused = type(e).__name__
+            model = tf.keras.models.model_from_json(text, custom_objects={"_double": _double})
+            return refused, model.predict(x), json.loads(model.to_json())
+
+        return body
+
+    theirs, ours = _in_graph(tf1, write), _in_graph(jtf, write)
+    assert json.loads(ours) == json.loads(theirs)
+    ours_read = _in_graph(jtf, read(theirs))
+    assert ours_read[0] == "ValueError"
+    np.testing.assert_array_equal(ours_read[1], 2.0 * x)
+    assert ours_read[2] == json.loads(theirs)
+    tf_read = _in_graph(tf1, read(ours))
+    np.testing.assert_array_equal(tf_read[1], 2.0 * x)

@@ -1257,6 +1257,37 @@ class Lambda(Layer):
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         return self.function(inputs, **self.arguments, **kwargs)
 
+    def get_config(self) -> dict[str, Any]:
+        """TF's: ``function`` (a Python function as its marshalled bytecode, TF's
+        ``"lambda"`` type; another callable by name), ``function_type``, ``module``,
+        ``output_shape`` and its type and module, ``arguments``."""
+        config = saving.base_config(self)
+        config.update(saving.function_config(self.function, "function", "module"))
+        config.update(
+            saving.function_config(self._output_shape, "output_shape", "output_shape_module")
+        )
+        config["arguments"] = dict(self.arguments)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        """A ``Lambda`` of a config whose functions are named (``"function"`` type:
+        looked up in ``custom_objects``, then the loads' custom objects).
+
+        Raises:
+          ValueError: a Python ``lambda`` (marshalled bytecode: adapters.v1 never runs
+            code read from a file; TF refuses it too in its default safe mode), or an
+            unknown function name.
+        """
+        config = dict(config)
+        config["function"] = saving.function_from_config(
+            config, "function", "module", custom_objects
+        )
+        config["output_shape"] = saving.function_from_config(
+            config, "output_shape", "output_shape_module", custom_objects
+        )
+        return cls(**config)
+
 
 class _Merge(Layer):
     # Add, Multiply: the op table's binary op folded over the inputs, and its nodes' name.

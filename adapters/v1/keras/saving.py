@@ -21,11 +21,14 @@ evaluated: a ``Lambda`` layer's marshalled bytecode is refused on loading.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import inspect
 import json
+import marshal
 import os
 import tempfile
+import types
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -338,6 +341,61 @@ def deserialize_layer(config: Any, custom_objects: dict[str, Any] | None = None)
     return deserialize_keras_object(
         config, _layer_objects(), custom_objects, printable_module_name="layer"
     )
+
+
+def function_config(function: Any, key: str, module_key: str) -> dict[str, Any]:
+    """A ``Lambda``'s function entries as TF writes them: a Python function as
+    ``(base64 marshalled code, defaults, closure)`` of type ``"lambda"``, another
+    callable by name (``"function"``), anything else as is (``"raw"``)."""
+    if isinstance(function, types.FunctionType):
+        code = codecs.encode(marshal.dumps(function.__code__), "base64").decode("ascii")
+        closure = (
+            tuple(cell.cell_contents for cell in function.__closure__)
+            if function.__closure__
+            else None
+        )
+        value: Any = (code, function.__defaults__, closure)
+        kind, module = "lambda", function.__module__
+    elif callable(function):
+        value, kind, module = function.__name__, "function", function.__module__
+    else:
+        value, kind, module = function, "raw", None
+    return {key: value, f"{key}_type": kind, module_key: module}
+
+
+def function_from_config(
+    config: dict[str, Any], key: str, module_key: str, custom_objects: Any
+) -> Any:
+    """The function a ``Lambda`` config names (its type and module entries removed).
+
+    Raises:
+      ValueError: a ``"lambda"`` (bytecode: never run), an unknown name.
+    """
+    kind = config.pop(f"{key}_type", "raw")
+    config.pop(module_key, None)
+    value = config.get(key)
+    if kind == "lambda":
+        # never run: the function of the custom objects whose own bytecode it is
+        code = value[0] if isinstance(value, (list, tuple)) and value else None
+        for objects in [custom_objects or {}, *_IN_USE]:
+            for candidate in objects.values():
+                if (
+                    isinstance(candidate, types.FunctionType)
+                    and function_config(candidate, key, module_key)[key][0] == code
+                ):
+                    return candidate
+        raise ValueError(
+            "Requested the deserialization of a Lambda layer with a Python `lambda` "
+            "inside it. This carries a potential risk of arbitrary code execution and "
+            "thus it is disallowed (adapters.v1 never runs bytecode read from a file): "
+            "pass the function in `custom_objects` (it is recognized by its bytecode)."
+        )
+    if kind == "function":
+        found = _custom(value, custom_objects)
+        if found is None:
+            raise _unknown("function in Lambda layer", value)
+        return found
+    return tuple(value) if isinstance(value, list) else value
 
 
 # -- model configs ---------------------------------------------------------------------
@@ -767,7 +825,10 @@ def _training_config(model: Any) -> dict[str, Any] | None:
             return [loss_of(v) for v in x]
         if x is None or isinstance(x, str):
             return x
-        return losses.serialize(x, use_legacy_format=True)
+        try:
+            return losses.serialize(x, use_legacy_format=True)
+        except ValueError:  # a function of the user's: its name, as TF
+            return x.__name__
 
     def metric_of(x: Any) -> Any:
         if isinstance(x, dict):
