@@ -24,8 +24,16 @@ adds its variables (``iter`` and the hyperparameters of a Keras optimizer, with
 its slots under each variable; a ``tf.train`` optimizer under
 ``optimizer/optimizer`` with ``optimizer/global_step``). The files are
 ``<prefix>.index``/``.data-00000-of-00001``, written atomically, and the
-directory's ``checkpoint`` state file names the prefix, as TF. The HDF5 format and
-``save`` (whole model) raise ``NotImplementedError``.
+directory's ``checkpoint`` state file names the prefix, as TF.
+
+A path ending in ``.h5``/``.hdf5`` (or ``save_format='h5'``) uses Keras' HDF5 format
+(``adapters.v1.keras.saving``, with ``h5py``), as does ``save`` (the whole model:
+config, weights, training config and optimizer state) for any path: HDF5 is TF1's
+default, as in TF after ``disable_v2_behavior()``; ``save_format='tf'`` (SavedModel)
+and ``.keras`` (Keras v3) paths raise ``NotImplementedError``. ``get_config``/
+``from_config``/``to_json`` give TF's configs (functional and ``Sequential`` models);
+the module's ``clone_model``, ``load_model``, ``save_model``, ``model_from_config``,
+``model_from_json`` and ``model_from_yaml`` are ``tf.keras.models``'.
 """
 
 from __future__ import annotations
@@ -655,10 +663,13 @@ class Model(Layer):
             ``.hdf5``), 'tf'/'tensorflow' or 'h5'/'hdf5'/'keras'.
           options: a ``tf.train.CheckpointOptions`` (default None).
 
+        The HDF5 format writes TF's layout (``layer_names``, a group per layer with
+        its ``weight_names`` and datasets), atomically.
+
         Raises:
           ValueError: a model not built yet, an unknown ``save_format``, or 'tf'
             with an HDF5 path (TF's messages).
-          NotImplementedError: the HDF5 format.
+          NotImplementedError: a ``.keras`` path (the Keras v3 format).
           FailedPreconditionError: a variable not initialized (named).
         """
         from adapters.v1.keras import backend
@@ -710,7 +721,9 @@ class Model(Layer):
     ) -> Any:
         """Restores the weights (and the optimizer variables that exist now) from a
         checkpoint ``save_weights`` wrote, here or in TF, matching objects by the
-        checkpoint's object graph (not by variable names).
+        checkpoint's object graph (not by variable names); or from an HDF5 file (a
+        ``.h5``/``.hdf5`` path or any HDF5 file: layers in order, or by name with
+        ``by_name``, a whole-model file's ``model_weights`` too), returning None.
 
         Args (TF's defaults):
           filepath: the checkpoint prefix (str or path).
@@ -725,9 +738,12 @@ class Model(Layer):
         Raises:
           ValueError: ``skip_mismatch`` without ``by_name`` (TF's message).
           NotFoundError: no checkpoint at ``filepath``.
-          NotImplementedError: ``by_name``, an HDF5 file (or any path that is not a
-            TF checkpoint, a directory too: TF reads those as HDF5), or a name-based
-            (``tf.train.Saver``) checkpoint (TF's message: no streaming restore).
+          NotImplementedError: ``by_name`` with a TF checkpoint, a ``.keras`` path,
+            or a name-based (``tf.train.Saver``) checkpoint (TF's message: no
+            streaming restore).
+          OSError: a path that is neither a TF checkpoint nor an HDF5 file.
+          ValueError: (HDF5) another count of layers or weights, another shape
+            (TF's messages; ``skip_mismatch`` skips them with a warning).
           InvalidArgumentError: a checkpointed value's dtype or shape differs from
             the variable's (key and shapes named).
           AssertionError: nothing but the root matched (TF's message).
