@@ -208,10 +208,24 @@ def _models(k: Any) -> dict[str, Any]:
         ),
         "sequential_lazy": k.Sequential([k.layers.Dense(3), k.layers.Dropout(0.5)]),
         "functional": k.Model(inp, [merged, out2], name="two_heads"),
+        "nested": _nested(k),
     }
 
 
-@pytest.mark.parametrize("kind", ["sequential", "sequential_lazy", "functional"])
+def _nested(k: Any) -> Any:
+    """Models as layers: a ``Sequential`` built on its input (its own node first: the
+    outer model's nodes of it count from 1), one built by the call, a functional one."""
+    inner = k.Sequential(
+        [k.layers.Dense(4, activation="relu", input_shape=(3,)), k.layers.Dense(3)]
+    )
+    lazy = k.Sequential([k.layers.Dense(3)])
+    sub_input = k.Input((3,), name="sub_input")
+    sub = k.Model(sub_input, k.layers.Dense(3)(sub_input))
+    inp = k.Input((3,))
+    return k.Model(inp, k.layers.Dense(2)(k.layers.Add()([inner(inp), lazy(inp), sub(inp)])))
+
+
+@pytest.mark.parametrize("kind", ["sequential", "sequential_lazy", "functional", "nested"])
 def test_model_json_is_tfs_and_each_side_loads_the_others(kind):
     def write(tf: Any) -> Any:
         return _models(tf.keras)[kind].to_json()

@@ -403,6 +403,18 @@ def _node_key(outputs: Any) -> int:
     return id(outputs)
 
 
+def _skips_first_node(layer: Any) -> bool:
+    """TF's ``_should_skip_first_node``: a model built on an ``InputLayer`` has a node
+    of its own (input to output) before its calls; configs count from 1 for it."""
+    from adapters.v1.keras import models
+    from adapters.v1.keras.layers import InputLayer, _history
+
+    if not isinstance(layer, models.Model) or not layer.inputs:
+        return False
+    entry = _history(layer.inputs[0].graph).get(id(layer.inputs[0]))
+    return entry is not None and isinstance(entry[1], InputLayer)
+
+
 def functional_config(model: Any) -> dict[str, Any]:
     """A functional model's config in TF's layout: each layer with the nodes (calls) of
     it the model uses, each node listing ``[layer name, node index, tensor index,
@@ -414,7 +426,7 @@ def functional_config(model: Any) -> dict[str, Any]:
     kept.update(_node_key(x) for x in model.inputs)
 
     def node_index(layer: Any, outputs: Any) -> int:
-        index = 0
+        index = 1 if _skips_first_node(layer) else 0
         for _, outs in layer.__dict__.get("_nodes", []):
             if outs is outputs:
                 return index
@@ -476,10 +488,10 @@ def functional_from_config(
                 outputs[(entry["name"], 0)] = [layer.output]
         for node in entry["inbound_nodes"]:
             pending.append((layer, node))
-    counts: dict[str, int] = {name: 0 for name in layers}
-    for name in layers:
-        if (name, 0) in outputs:
-            counts[name] = 1
+    counts = {
+        name: 1 if (name, 0) in outputs or _skips_first_node(layer) else 0
+        for name, layer in layers.items()
+    }
     while pending:
         progressed = False
         still: list[tuple[Any, list[Any]]] = []
