@@ -202,48 +202,85 @@ def test_load_weights_by_name_and_skip_mismatch(tmp_path):
     assert _in_graph(jtf, body) == _in_graph(tf1, body)
 
 
-def _compiled(tf: Any) -> Any:
-    model = _sequential(tf.keras)
+def _two_outputs(k: Any) -> Any:
+    inp = k.Input((3,))
+    h = k.layers.Dense(4, activation="tanh")(inp)
+    return k.Model(inp, [k.layers.Dense(1, name="a")(h), k.layers.Dense(1, name="b")(h)])
+
+
+# model, compile arguments, targets
+COMPILED = {
+    "sequential_adam": (
+        _sequential,
+        lambda k: {"optimizer": k.optimizers.Adam(0.01), "loss": "mse", "metrics": ["mae"]},
+        Y,
+    ),
+    "two_outputs_rmsprop": (
+        _two_outputs,
+        lambda k: {
+            "optimizer": k.optimizers.RMSprop(0.01, momentum=0.5),
+            "loss": {"a": "mse", "b": "mae"},
+            "loss_weights": [1.0, 0.5],
+            "metrics": ["mse"],
+        },
+        [Y[:, :1], Y[:, 1:]],
+    ),
+}
+
+
+def _compiled(tf: Any, kind: str = "sequential_adam") -> Any:
+    make, arguments, targets = COMPILED[kind]
+    model = make(tf.keras)
     _fix(model)
-    model.compile(optimizer=tf.keras.optimizers.Adam(0.01), loss="mse", metrics=["mae"])
-    model.fit(X, Y, batch_size=4, epochs=1, verbose=0)
+    model.compile(**arguments(tf.keras))
+    model.fit(X, targets, batch_size=4, epochs=1, verbose=0)
     return model
 
 
-def _save_model(tf: Any, path: str, **kwargs: Any) -> Any:
+def _save_model(tf: Any, path: str, kind: str) -> Any:
     def body(tf: Any) -> Any:
-        model = _compiled(tf)
-        model.save(path, **kwargs)
-        return model.get_weights(), model.optimizer.get_weights(), model.predict(X)
+        model = _compiled(tf, kind)
+        model.save(path)
+        return model.get_weights(), model.optimizer.get_weights(), _flat(model.predict(X))
 
     return _in_graph(tf, body)
 
 
-def _load_and_train(tf: Any, path: str) -> Any:
+def _flat(x: Any) -> list[Any]:
+    return list(x) if isinstance(x, list) else [x]
+
+
+def _load_and_train(tf: Any, path: str, kind: str) -> Any:
     def body(tf: Any) -> Any:
         model = tf.keras.models.load_model(path)
-        state = model.get_weights(), model.optimizer.get_weights(), model.predict(X)
-        history = model.fit(X, Y, batch_size=4, epochs=1, verbose=0, shuffle=False)
-        return state, history.history["loss"], model.get_weights(), model.metrics_names
+        state = model.get_weights(), model.optimizer.get_weights(), _flat(model.predict(X))
+        targets = COMPILED[kind][2]
+        history = model.fit(X, targets, batch_size=4, epochs=1, verbose=0, shuffle=False)
+        return state, history.history, model.get_weights(), model.metrics_names
 
     return _in_graph(tf, body)
 
 
+@pytest.mark.parametrize("kind", sorted(COMPILED))
 @pytest.mark.parametrize("writer", ["tf", "jtrain"])
-def test_whole_model_goes_both_ways_and_keeps_training(tmp_path, writer):
+def test_whole_model_goes_both_ways_and_keeps_training(tmp_path, writer, kind):
     path = str(tmp_path / "model.h5")
-    saved = _save_model(SIDES[writer], path)
+    saved = _save_model(SIDES[writer], path, kind)
     reference = str(tmp_path / "tf_model.h5")
-    _save_model(tf1, reference)
+    _save_model(tf1, reference, kind)
     assert _layout(path) == _layout(reference)
-    expected = _load_and_train(tf1, reference)
+    expected = _load_and_train(tf1, reference, kind)
     for reader in SIDES.values():
-        state, losses, trained, names = _load_and_train(reader, path)
-        for a, b in zip(state, saved, strict=True):
+        state, history, trained, names = _load_and_train(reader, path, kind)
+        for a, b in zip(state[:2], saved[:2], strict=True):  # weights, optimizer state
             for x, y in zip(a, b, strict=True):
                 np.testing.assert_array_equal(x, y)
+        for x, y in zip(state[2], saved[2], strict=True):  # predictions (either's arithmetic)
+            np.testing.assert_allclose(x, y, rtol=2e-6, atol=1e-7)
         assert names == expected[3]
-        np.testing.assert_allclose(losses, expected[1], rtol=1e-6)
+        assert sorted(history) == sorted(expected[1])
+        for key, values in expected[1].items():
+            np.testing.assert_allclose(history[key], values, rtol=1e-6)
         for a, b in zip(trained, expected[2], strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
 
