@@ -357,3 +357,81 @@ def test_a_tf_train_optimizer_is_not_saved(tmp_path):
         return keys, getattr(loaded, "optimizer", None) is None
 
     assert _in_graph(jtf, body) == _in_graph(tf1, body)
+
+
+def _scale_class(tf: Any) -> type:
+    """A layer of the user's with a weight and a constructor argument of its own."""
+
+    class Scale(tf.keras.layers.Layer):
+        def __init__(self, factor: float = 2.0, **kwargs: Any):
+            super().__init__(**kwargs)
+            self.factor = factor
+
+        def build(self, input_shape: Any) -> None:
+            self.w = self.add_weight("w", shape=(input_shape[-1],), initializer="ones")
+
+        def call(self, x: Any) -> Any:
+            return x * self.w * self.factor
+
+        def get_config(self) -> dict[str, Any]:
+            return {**super().get_config(), "factor": self.factor}
+
+    return Scale
+
+
+@pytest.mark.parametrize("writer", ["tf", "jtrain"])
+def test_a_custom_layer_loads_with_custom_objects(tmp_path, writer):
+    path = str(tmp_path / "custom.h5")
+
+    def write(tf: Any) -> Any:
+        k = tf.keras
+        model = k.Sequential([k.layers.Dense(2, input_shape=(3,)), _scale_class(tf)(3.0)])
+        _fix(model)
+        model.save(path)
+        return json.loads(model.to_json()), model.get_weights()
+
+    def read(tf: Any) -> Any:
+        try:
+            tf.keras.models.load_model(path)
+            refused = None
+        except ValueError as e:
+            refused = str(e).split(".")[0]
+        scale = _scale_class(tf)
+        model = tf.keras.models.load_model(path, custom_objects={"Scale": scale})
+        return refused, json.loads(model.to_json()), model.get_weights(), model.layers[1].factor
+
+    written = _in_graph(SIDES[writer], write)
+    assert written[0] == _in_graph(tf1, write)[0]
+    for reader in SIDES.values():
+        refused, config, weights, factor = _in_graph(reader, read)
+        assert refused == "Unknown layer: 'Scale'"
+        assert (config, factor) == (written[0], 3.0)
+        for a, b in zip(weights, written[1], strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_a_subclassed_model_saves_h5_weights_not_the_model(tmp_path):
+    def body(tf: Any) -> Any:
+        class Net(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.hidden = tf.keras.layers.Dense(4, activation="relu")
+                self.out = tf.keras.layers.Dense(2)
+
+            def call(self, x: Any) -> Any:
+                return self.out(self.hidden(x))
+
+        model = Net()
+        model(tf.placeholder(tf.float32, [None, 3]))
+        try:
+            model.save(str(tmp_path / "net.h5"))
+            refused = None
+        except NotImplementedError as e:
+            refused = str(e).split(".")[0]
+        path = str(tmp_path / f"net_{tf.__name__}.h5")
+        _fix(model)
+        model.save_weights(path)
+        return refused, _layout(path), model.get_weights()
+
+    theirs, ours = _in_graph(tf1, body), _in_graph(jtf, body)
+    assert ours[:2] == theirs[:2]

@@ -358,3 +358,33 @@ def test_lambda_config_is_tfs_and_loads_by_its_function():
     assert ours_read[2] == json.loads(theirs)
     tf_read = _in_graph(tf1, read(ours))
     np.testing.assert_array_equal(tf_read[1], 2.0 * x)
+
+
+def test_a_user_layer_without_get_config():
+    """TF1's Keras has no automatic config: a layer of the user's whose constructor
+    takes arguments must override ``get_config``; one without gets the base entries."""
+
+    def body(tf: Any) -> Any:
+        class Plain(tf.keras.layers.Layer):
+            def __init__(self, units: int = 2, **kwargs: Any):
+                super().__init__(**kwargs)
+                self.units = units
+
+            def call(self, x: Any) -> Any:
+                return x
+
+        class Bare(tf.keras.layers.Layer):
+            def call(self, x: Any) -> Any:
+                return x
+
+        out = [_plain(Bare(name="b", input_shape=(2,)).get_config())]
+        try:
+            Plain(3).get_config()
+            out.append(None)
+        except NotImplementedError as e:
+            out.append(type(e).__name__)
+        return out
+
+    theirs = _in_graph(tf1, body)
+    assert theirs[1] == "NotImplementedError"
+    assert _in_graph(jtf, body) == theirs

@@ -316,23 +316,29 @@ class Layer(tl_base.Layer):
         constructor arguments as TF's config holds them (initializers, regularizers,
         constraints as ``{"class_name", "config"}``, activations by name).
 
+        A subclass of the user's that overrides ``get_config`` gets the base entries
+        (to add its own), as does one whose constructor takes no arguments of its own.
+
         Raises:
-          NotImplementedError: a subclass whose constructor takes arguments of its
-            own and does not override ``get_config`` (TF's rule).
+          NotImplementedError: a subclass whose constructor takes arguments of its own
+            and that does not override ``get_config`` (TF1's Keras: no automatic
+            config).
         """
         config = saving.base_config(self)
         if type(self).__module__.startswith("adapters.v1.keras."):
             config.update(saving.layer_config(self))
             return config
+        if type(self).get_config is not Layer.get_config:
+            return config
         own = [
             p
             for p in saving._own_parameters(type(self))
-            if p not in ("name", "trainable", "dtype", "dynamic")
+            if p not in ("name", "trainable", "dtype", "dynamic", "batch_input_shape")
         ]
         if own:
             raise NotImplementedError(
-                f"Layer {type(self).__name__} has arguments {own} in `__init__` and "
-                "therefore must override `get_config()`."
+                "Layers with arguments in `__init__` must override `get_config`: "
+                f"{type(self).__name__} takes {own}."
             )
         return config
 

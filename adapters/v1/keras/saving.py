@@ -905,6 +905,13 @@ def save_model(
             f"Unknown format. Received: `save_format`={save_format}. "
             'Was expecting one of {"tf", "h5"}.'
         )
+    if _class_name(model) not in ("Functional", "Sequential"):
+        raise NotImplementedError(
+            "Saving the model to HDF5 format requires the model to be a Functional model "
+            "or a Sequential model. It does not work for subclassed models, because such "
+            "models are defined via the body of a Python method, which isn't safely "
+            f"serializable (got {type(model).__name__}): use `save_weights` instead."
+        )
     if not overwrite and os.path.isfile(filepath):
         from adapters.v1.keras.models import _ask_to_overwrite
 
