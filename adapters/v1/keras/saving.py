@@ -27,7 +27,7 @@ import inspect
 import json
 import marshal
 import os
-import tempfile
+import secrets
 import types
 import warnings
 from collections.abc import Iterator
@@ -773,21 +773,28 @@ def load_weights_from_hdf5_group_by_name(f: Any, model: Any, skip_mismatch: bool
 
 @contextlib.contextmanager
 def _atomic_h5(filepath: str) -> Iterator[Any]:
-    """An HDF5 file open for writing at a temporary name in ``filepath``'s directory,
-    renamed to ``filepath`` when the block ends without error (removed otherwise)."""
+    """An HDF5 file open for writing at a temporary name beside ``filepath`` (created
+    as h5py creates files, the umask's permissions), synced and renamed to
+    ``filepath`` when the block ends without error, removed otherwise."""
+    from jtrain.checkpoint._fileio import fsync_dir, remove_quietly
+
     h5py = _h5py()
     directory = os.path.dirname(os.path.abspath(filepath))
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(filepath)}.", dir=directory)
-    os.close(fd)
+    tmp = f"{filepath}.tmp{secrets.token_hex(8)}"
     try:
         with h5py.File(tmp, "w") as f:
             yield f
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, filepath)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
+        remove_quietly(tmp)
         raise
+    fsync_dir(directory)
 
 
 def save_weights_h5(model: Any, filepath: str) -> None:

@@ -107,3 +107,12 @@ def test_custom_objects_and_the_registry_seam(graph, monkeypatch):
     assert K.models.model_from_json(text, {"scaled": scaled}).layers[0].activation is scaled
     monkeypatch.setattr(saving, "_lookup_custom_object", {"scaled": scaled}.get)
     assert K.models.model_from_json(text).layers[0].activation is scaled
+
+
+def test_files_get_the_umasks_permissions(graph, tmp_path):
+    model = _model()
+    path = tmp_path / "m.h5"
+    model.save(str(path))
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask
