@@ -215,6 +215,15 @@ COMPILED = {
         lambda k: {"optimizer": k.optimizers.Adam(0.01), "loss": "mse", "metrics": ["mae"]},
         Y,
     ),
+    "sequential_loss_object": (
+        _sequential,
+        lambda k: {
+            "optimizer": k.optimizers.SGD(0.05, momentum=0.9, nesterov=True),
+            "loss": k.losses.Huber(delta=0.5),
+            "metrics": [k.metrics.MeanAbsoluteError()],
+        },
+        Y,
+    ),
     "two_outputs_rmsprop": (
         _two_outputs,
         lambda k: {

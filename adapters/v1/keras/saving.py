@@ -821,7 +821,7 @@ def _training_config(model: Any) -> dict[str, Any] | None:
     """The compile arguments TF writes (``loss``, ``metrics``, ``loss_weights``,
     ``sample_weight_mode``, ``weighted_metrics``, ``optimizer_config``); None for a
     model not compiled or compiled with a ``tf.train`` optimizer (TF's warning)."""
-    from adapters.v1.keras import losses, optimizers
+    from adapters.v1.keras import losses, metrics, optimizers
 
     optimizer = model.__dict__.get("optimizer")
     args = model.__dict__.get("_compile_args")
@@ -856,9 +856,10 @@ def _training_config(model: Any) -> dict[str, Any] | None:
             return [metric_of(v) for v in x]
         if x is None or isinstance(x, str):
             return x
-        if hasattr(x, "get_config"):
+        try:
+            return metrics.serialize(x)
+        except ValueError:  # a function or metric of the user's, as TF
             return serialize_keras_object(x)
-        return x.__name__
 
     return {
         "loss": loss_of(args["loss"]),
@@ -943,21 +944,26 @@ def save_model(
 
 
 def _compile_from_config(model: Any, training_config: dict[str, Any], custom: Any) -> None:
-    from adapters.v1.keras import losses, optimizers
+    from adapters.v1.keras import losses, metrics, optimizers
 
     optimizer = optimizers.deserialize(training_config["optimizer_config"], custom_objects=custom)
 
-    def loss_of(x: Any) -> Any:
-        if isinstance(x, dict) and "class_name" not in x:
-            return {k: loss_of(v) for k, v in x.items()}
-        if isinstance(x, list):
-            return [loss_of(v) for v in x]
-        if isinstance(x, dict):
-            return losses.deserialize(x, custom_objects=custom)
-        if isinstance(x, str):
-            found = _custom(x, custom)
-            return found if found is not None else x
-        return x
+    def nested(deserialize: Any) -> Any:
+        def one(x: Any) -> Any:
+            if isinstance(x, dict) and "class_name" not in x:
+                return {k: one(v) for k, v in x.items()}
+            if isinstance(x, list):
+                return [one(v) for v in x]
+            if isinstance(x, dict):
+                return deserialize(x, custom_objects=custom)
+            if isinstance(x, str):
+                found = _custom(x, custom)
+                return found if found is not None else x
+            return x
+
+        return one
+
+    loss_of, metrics_of = nested(losses.deserialize), nested(metrics.deserialize)
 
     kwargs: dict[str, Any] = {}
     for key in ("sample_weight_mode", "weighted_metrics"):
@@ -966,7 +972,7 @@ def _compile_from_config(model: Any, training_config: dict[str, Any], custom: An
     model.compile(
         optimizer=optimizer,
         loss=loss_of(training_config.get("loss")),
-        metrics=loss_of(training_config.get("metrics")),
+        metrics=metrics_of(training_config.get("metrics")),
         loss_weights=training_config.get("loss_weights"),
         **kwargs,
     )
