@@ -13,6 +13,7 @@ from adapters.v1._missing import missing_name_getattr
 from adapters.v1.layers.base import op
 
 __all__ = [
+    "deserialize",
     "elu",
     "exponential",
     "get",
@@ -20,6 +21,7 @@ __all__ = [
     "linear",
     "relu",
     "selu",
+    "serialize",
     "sigmoid",
     "softmax",
     "softplus",
@@ -145,16 +147,44 @@ def get(identifier: Any) -> Callable[..., Any]:
     if identifier is None:
         return linear
     if isinstance(identifier, str):
-        if identifier not in _BY_NAME:
-            raise ValueError(
-                f"Unknown activation function: '{identifier}'. Please ensure you "
-                "are using a `keras.utils.custom_object_scope` and that this "
-                "object is included in the scope."
-            )
-        return _BY_NAME[identifier]
+        return deserialize(identifier)
     if callable(identifier):
         return identifier
     raise TypeError(f"Could not interpret activation function identifier: {identifier}")
+
+
+def serialize(activation: Callable[..., Any]) -> str:
+    """The name a config holds for ``activation`` (Keras' own by their name; another
+    function by its ``__name__``, as tf-keras' legacy serialization).
+
+    Raises:
+      ValueError: an object without a name.
+    """
+    name = getattr(activation, "__name__", None)
+    if name is None:
+        raise ValueError(f"Unknown activation function '{activation}'.")
+    return str(name)
+
+
+def deserialize(name: str, custom_objects: dict[str, Any] | None = None) -> Callable[..., Any]:
+    """The activation ``name`` names: ``custom_objects`` first (and the custom objects
+    of a load in progress), then Keras' own.
+
+    Raises:
+      ValueError: an unknown name (TF's message).
+    """
+    from adapters.v1.keras import saving
+
+    found = saving._custom(name, custom_objects) if isinstance(name, str) else None
+    if found is not None:
+        return found
+    if not isinstance(name, str) or name not in _BY_NAME:
+        raise ValueError(
+            f"Unknown activation function: '{name}'. Please ensure you "
+            "are using a `keras.utils.custom_object_scope` and that this "
+            "object is included in the scope."
+        )
+    return _BY_NAME[name]
 
 
 __getattr__ = missing_name_getattr("tf.keras.activations", globals())

@@ -21,12 +21,14 @@ __all__ = [
     "MinMaxNorm",
     "NonNeg",
     "UnitNorm",
+    "deserialize",
     "get",
     "max_norm",
     "maxnorm",
     "min_max_norm",
     "non_neg",
     "nonneg",
+    "serialize",
     "unit_norm",
     "unitnorm",
 ]
@@ -40,6 +42,11 @@ class Constraint:
 
     def get_config(self) -> dict[str, Any]:
         return {}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        """``cls(**config)``."""
+        return cls(**config)
 
 
 def _norms(w: Any, axis: Any) -> Any:
@@ -115,6 +122,26 @@ _BY_NAME: dict[str, Any] = {
 }  # fmt: skip
 
 
+def serialize(constraint: Any) -> Any:
+    """``{"class_name", "config"}`` of ``constraint`` (None for None)."""
+    from adapters.v1.keras import saving
+
+    return saving.serialize_keras_object(constraint)
+
+
+def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+    """The constraint a :func:`serialize` dict (or a name) describes.
+
+    Raises:
+      ValueError: an unknown class name (TF's message).
+    """
+    from adapters.v1.keras import saving
+
+    return saving.deserialize_keras_object(
+        config, _BY_NAME, custom_objects, printable_module_name="constraint"
+    )
+
+
 def get(identifier: Any) -> Any:
     """The constraint ``identifier`` names (a new instance), or itself if callable.
 
@@ -123,6 +150,8 @@ def get(identifier: Any) -> Any:
     """
     if identifier is None or callable(identifier):
         return identifier
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str) and identifier in _BY_NAME:
         return _BY_NAME[identifier]()
     raise ValueError(f"Could not interpret constraint function identifier: {identifier}")

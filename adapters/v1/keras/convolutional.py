@@ -117,6 +117,9 @@ class Conv3DTranspose(Layer, tl_conv._ConvTranspose):
       NotImplementedError: ``output_padding``, or a ``dilation_rate`` other than 1.
     """
 
+    _config_skip = ("dilation_rate",)
+    _config_fixed = {"groups": 1}
+
     def __init__(
         self,
         filters: int,
@@ -153,6 +156,8 @@ class Conv1DTranspose(Layer, tl_conv._ConvTranspose):
       NotImplementedError: ``output_padding``.
       ValueError: (when called) an input not of rank 3 (TF's message).
     """
+
+    _config_fixed = {"groups": 1}
 
     def __init__(
         self,
@@ -253,6 +258,16 @@ class SeparableConv2D(Layer, tl_conv._SeparableConv):
     """
 
     _rank = 2
+
+    _config_fixed = {
+        "groups": 1,
+        "kernel_initializer": {
+            "class_name": "GlorotUniform",
+            "config": {"seed": None, "dtype": "float32"},
+        },
+        "kernel_regularizer": None,
+        "kernel_constraint": None,
+    }
 
     def __init__(
         self,
@@ -357,6 +372,8 @@ class DepthwiseConv2D(Layer):
       ValueError: 'causal' padding (TF's message); (when called) an input not of rank 4,
         or of unknown channels (TF's messages).
     """
+
+    _config_fixed = {"groups": 1}
 
     def __init__(
         self,

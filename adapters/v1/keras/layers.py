@@ -60,7 +60,7 @@ import numpy as np
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework import dtypes, ops
 from adapters.v1.framework.tensor_shape import TensorShape
-from adapters.v1.keras import activations, backend, initializers, regularizers
+from adapters.v1.keras import activations, backend, initializers, regularizers, saving
 from adapters.v1.layers import base as tl_base
 from adapters.v1.layers import convolutional as tl_conv
 from adapters.v1.layers import core as tl_core
@@ -289,6 +289,18 @@ class Layer(tl_base.Layer):
     """
 
     _batch_input_shape: tuple[Any, ...] | None
+    # the config's entries: constructor arguments TF's config leaves out, entries TF's
+    # config holds at a value adapters.v1 fixes (checked by ``from_config``), and
+    # arguments taken as given rather than from the attribute of that name
+    _config_skip: tuple[str, ...] = ()
+    _config_fixed: dict[str, Any] = {}
+    _config_args: tuple[str, ...] = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        # the constructor's arguments, for ``get_config``
+        layer = super().__new__(cls)
+        layer.__dict__["_init_arguments"] = saving.bound_arguments(cls, args, kwargs)
+        return layer
 
     def __init__(
         self, trainable: bool = True, name: str | None = None, dtype: Any = None, **kwargs: Any
@@ -296,6 +308,50 @@ class Layer(tl_base.Layer):
         kwargs = _setup(self, dict(kwargs, name=name, dtype=dtype))
         activity = regularizers.get(kwargs.pop("activity_regularizer", None))
         tl_base.Layer.__init__(self, trainable=trainable, activity_regularizer=activity, **kwargs)
+
+    # -- config ----------------------------------------------------------------------------
+    def get_config(self) -> dict[str, Any]:
+        """The layer's config: ``name``, ``trainable``, ``batch_input_shape`` (where
+        given), ``dtype`` (None until built), then, for Keras' layers, their
+        constructor arguments as TF's config holds them (initializers, regularizers,
+        constraints as ``{"class_name", "config"}``, activations by name).
+
+        A subclass of the user's that overrides ``get_config`` gets the base entries
+        (to add its own), as does one whose constructor takes no arguments of its own.
+
+        Raises:
+          NotImplementedError: a subclass whose constructor takes arguments of its own
+            and that does not override ``get_config`` (TF1's Keras: no automatic
+            config).
+        """
+        config = saving.base_config(self)
+        if type(self).__module__.startswith("adapters.v1.keras."):
+            config.update(saving.layer_config(self))
+            return config
+        if type(self).get_config is not Layer.get_config:
+            return config
+        own = [
+            p
+            for p in saving._own_parameters(type(self))
+            if p not in ("name", "trainable", "dtype", "dynamic", "batch_input_shape")
+        ]
+        if own:
+            raise NotImplementedError(
+                "Layers with arguments in `__init__` must override `get_config`: "
+                f"{type(self).__name__} takes {own}."
+            )
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        """A new layer of ``get_config``'s ``config`` (``cls(**config)``).
+
+        Raises:
+          NotImplementedError: an entry adapters.v1 has at one value only (``groups``
+            of the convolutions, ``implementation`` of the recurrent layers...)
+            holding another.
+        """
+        return saving.layer_from_config(cls, config)
 
     # -- weights -------------------------------------------------------------------------
     def add_weight(
@@ -723,6 +779,8 @@ class Conv2DTranspose(Layer, tl_conv._ConvTranspose):
       NotImplementedError: ``output_padding``, or a ``dilation_rate`` other than 1.
     """
 
+    _config_fixed = {"groups": 1}
+
     def __init__(
         self,
         filters: int,
@@ -921,6 +979,23 @@ class BatchNormalization(Layer, tl_norm.BatchNormalization):
       NotImplementedError: renorm, virtual_batch_size, adjustment, several axes.
     """
 
+    _config_skip = (
+        "renorm",
+        "renorm_clipping",
+        "renorm_momentum",
+        "fused",
+        "virtual_batch_size",
+        "adjustment",
+    )
+    _config_args = ("axis",)
+
+    def get_config(self) -> dict[str, Any]:
+        """Keras' config; ``axis`` as given until built, then the positive axes list."""
+        config = super().get_config()
+        if self.built:
+            config["axis"] = [int(a) for a in self.axis]
+        return config
+
     def __init__(
         self,
         axis: Any = -1,
@@ -991,7 +1066,9 @@ class Embedding(Layer):
                 "adapters.v1 (masks are not propagated); mask the loss "
                 "with tf.not_equal(ids, 0)"
             )
-        if "input_shape" not in kwargs and input_length is not None:
+        if "input_shape" not in kwargs and "batch_input_shape" not in kwargs:
+            # TF's: an Embedding always carries an input shape (a Sequential starting
+            # with one is built at once on a ``(None, input_length)`` input)
             kwargs["input_shape"] = (input_length,)
         if kwargs.get("dtype") is None:
             # TF's: floatx even where layers take their first input's dtype (ids here)
@@ -1185,6 +1262,37 @@ class Lambda(Layer):
 
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         return self.function(inputs, **self.arguments, **kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        """TF's: ``function`` (a Python function as its marshalled bytecode, TF's
+        ``"lambda"`` type; another callable by name), ``function_type``, ``module``,
+        ``output_shape`` and its type and module, ``arguments``."""
+        config = saving.base_config(self)
+        config.update(saving.function_config(self.function, "function", "module"))
+        config.update(
+            saving.function_config(self._output_shape, "output_shape", "output_shape_module")
+        )
+        config["arguments"] = dict(self.arguments)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        """A ``Lambda`` of a config whose functions are named (``"function"`` type:
+        looked up in ``custom_objects``, then the loads' custom objects).
+
+        Raises:
+          ValueError: a Python ``lambda`` (marshalled bytecode: adapters.v1 never runs
+            code read from a file; TF refuses it too in its default safe mode), or an
+            unknown function name.
+        """
+        config = dict(config)
+        config["function"] = saving.function_from_config(
+            config, "function", "module", custom_objects
+        )
+        config["output_shape"] = saving.function_from_config(
+            config, "output_shape", "output_shape_module", custom_objects
+        )
+        return cls(**config)
 
 
 class _Merge(Layer):
@@ -1462,6 +1570,15 @@ class LayerNormalization(Layer):
       ValueError: an axis out of range or repeated (TF's messages).
     """
 
+    _config_args = ("axis",)
+
+    def get_config(self) -> dict[str, Any]:
+        """Keras' config; ``axis`` as given until built, then the positive axes list."""
+        config = super().get_config()
+        if self.built:
+            config["axis"] = [int(a) for a in self.axis]
+        return config
+
     def __init__(
         self,
         axis: Any = -1,
@@ -1667,6 +1784,32 @@ class InputLayer(Layer):
     Raises:
       NotImplementedError: ``sparse`` or ``ragged``.
     """
+
+    def get_config(self) -> dict[str, Any]:
+        """``batch_input_shape``, ``dtype``, ``sparse``, ``ragged``, ``name`` and
+        ``optional`` (False), as TF's ``InputLayer``."""
+        return {
+            "batch_input_shape": self._batch_input_shape,
+            "dtype": saving._dtype_name(self.dtype or backend.floatx()),
+            "sparse": False,
+            "ragged": False,
+            "name": self.name,
+            "optional": False,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        """An ``InputLayer`` (a new placeholder) of ``get_config``'s ``config``.
+
+        Raises:
+          NotImplementedError: ``optional`` True.
+        """
+        config = dict(config)
+        if config.pop("optional", False):
+            raise NotImplementedError(
+                "tf.keras.layers.InputLayer: optional inputs are not supported by adapters.v1"
+            )
+        return cls(**config)
 
     def __init__(
         self,

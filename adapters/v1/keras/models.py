@@ -24,8 +24,16 @@ adds its variables (``iter`` and the hyperparameters of a Keras optimizer, with
 its slots under each variable; a ``tf.train`` optimizer under
 ``optimizer/optimizer`` with ``optimizer/global_step``). The files are
 ``<prefix>.index``/``.data-00000-of-00001``, written atomically, and the
-directory's ``checkpoint`` state file names the prefix, as TF. The HDF5 format and
-``save`` (whole model) raise ``NotImplementedError``.
+directory's ``checkpoint`` state file names the prefix, as TF.
+
+A path ending in ``.h5``/``.hdf5`` (or ``save_format='h5'``) uses Keras' HDF5 format
+(``adapters.v1.keras.saving``, with ``h5py``), as does ``save`` (the whole model:
+config, weights, training config and optimizer state) for any path: HDF5 is TF1's
+default, as in TF after ``disable_v2_behavior()``; ``save_format='tf'`` (SavedModel)
+and ``.keras`` (Keras v3) paths raise ``NotImplementedError``. ``get_config``/
+``from_config``/``to_json`` give TF's configs (functional and ``Sequential`` models);
+the module's ``clone_model``, ``load_model``, ``save_model``, ``model_from_config``,
+``model_from_json`` and ``model_from_yaml`` are ``tf.keras.models``'.
 """
 
 from __future__ import annotations
@@ -40,31 +48,26 @@ import numpy as np
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.framework import ops
 from adapters.v1.keras import layers as layers_module
-from adapters.v1.keras import training
+from adapters.v1.keras import saving, training
 from adapters.v1.keras.layers import InputLayer, Layer, _flat, _history
 from adapters.v1.layers import base as tl_base
 from adapters.v1.ops.variables import Variable
 
-__all__ = ["Model", "Sequential"]
+__all__ = [
+    "Model",
+    "Sequential",
+    "clone_model",
+    "load_model",
+    "model_from_config",
+    "model_from_json",
+    "model_from_yaml",
+    "save_model",
+]
 
-_TRAIN_HINT = (
-    "is not supported by adapters.v1 (saving the whole model): save the weights "
-    "with save_weights (TF's checkpoint format) and rebuild the model in code"
+_KERAS_V3_HINT = (
+    "the Keras v3 format ('.keras' paths) is not supported by adapters.v1: use "
+    "HDF5 ('.h5'/'.hdf5' paths, save_format='h5') or TF's checkpoint format"
 )
-_H5_HINT = (
-    "the HDF5 format ('.h5'/'.keras'/'.hdf5' paths, save_format='h5') is not "
-    "supported by adapters.v1: use TF's checkpoint format (a path without these "
-    "suffixes, save_format='tf')"
-)
-
-
-def _not_supported(method: str) -> Any:
-    def raiser(self: Any, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f"tf.keras.Model.{method} {_TRAIN_HINT}")
-
-    raiser.__name__ = method
-    raiser.__doc__ = f"Raises ``NotImplementedError``: ``{method}`` is not provided."
-    return raiser
 
 
 class Model(Layer):
@@ -143,15 +146,7 @@ class Model(Layer):
         for out in self.outputs:
             visit(out)
         self._nodes_order = order
-        layers: list[Any] = []
-        for x in self.inputs:
-            entry = history.get(id(x))
-            if entry is not None and isinstance(entry[1], InputLayer):
-                layers.append(entry[1])
-        for entry in order:
-            if all(entry[1] is not lay for lay in layers):
-                layers.append(entry[1])
-        self.__dict__["_tracked"] = layers
+        self.__dict__["_tracked"] = _layers_by_depth(history, self.inputs, self.outputs)
         self.built = True
         self.__dict__["_nodes"] = [(inputs, outputs)]
 
@@ -347,6 +342,12 @@ class Model(Layer):
            ``tf.disable_v2_behavior()`` was called, then Keras' v1 names
            ('mean_absolute_error', 'acc').
         """
+        # what ``save`` writes as the training config
+        self.__dict__["_compile_args"] = {
+            "loss": loss,
+            "metrics": metrics,
+            "loss_weights": loss_weights,
+        }
         training.compile_model(
             self,
             optimizer,
@@ -559,7 +560,81 @@ class Model(Layer):
             self, generator, steps, verbose=verbose, callbacks=callbacks, mode="predict"
         )
 
-    save = _not_supported("save")
+    # -- serialization and whole-model saving (adapters.v1.keras.saving) -------------------
+    def get_config(self) -> dict[str, Any]:
+        """A functional model's config in TF's layout (``name``, ``trainable``,
+        ``layers`` with their ``inbound_nodes``, ``input_layers``,
+        ``output_layers``).
+
+        Raises:
+          NotImplementedError: a subclassed model (TF's: it must override
+            ``get_config``).
+        """
+        if self.__dict__.get("_nodes_order") is None or self.inputs is None:
+            raise NotImplementedError(
+                f"Model {type(self).__name__} is a subclassed model: it must override "
+                "`get_config()` to be serialized (only functional and Sequential models "
+                "have one)."
+            )
+        return saving.functional_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        """The functional model ``config`` describes, with new layers and weights.
+
+        Raises:
+          ValueError: an unknown layer class, a node whose inputs no layer makes.
+        """
+        with saving._custom_objects_in_use(custom_objects):
+            return saving.functional_from_config(cls, config, custom_objects)
+
+    def to_json(self, **kwargs: Any) -> str:
+        """``{"class_name", "config", "keras_version", "backend"}`` as JSON;
+        ``kwargs`` go to ``json.dumps``."""
+        return saving.to_json(saving.model_to_dict(self), **kwargs)
+
+    def to_yaml(self, **kwargs: Any) -> str:
+        """Removed from Keras (TF 2.21 raises ``RuntimeError``).
+
+        Raises:
+          RuntimeError: always (TF's message).
+        """
+        raise RuntimeError(
+            "Method `model.to_yaml()` has been removed due to security risk of "
+            "arbitrary code execution. Please use `model.to_json()` instead."
+        )
+
+    def save(
+        self,
+        filepath: Any,
+        overwrite: bool = True,
+        include_optimizer: bool = True,
+        save_format: str | None = None,
+        signatures: Any = None,
+        options: Any = None,
+        save_traces: bool = True,
+    ) -> None:
+        """Saves the whole model as HDF5 (``tf.keras.models.save_model``): TF1's default
+        format, so a path without ``.h5`` is an HDF5 file too, as in TF after
+        ``disable_v2_behavior()``.
+
+        Args (TF's defaults): filepath, overwrite=True, include_optimizer=True,
+        save_format=None, signatures=None, options=None, save_traces=True.
+
+        Raises:
+          NotImplementedError: ``save_format='tf'`` or a ``.keras`` path, a
+            subclassed model.
+        """
+        saving.save_model(
+            self,
+            filepath,
+            overwrite,
+            include_optimizer,
+            save_format,
+            signatures,
+            options,
+            save_traces,
+        )
 
     # -- weights in TF's checkpoint format -------------------------------------------------
     def _assert_weights_created(self) -> None:
@@ -588,10 +663,13 @@ class Model(Layer):
             ``.hdf5``), 'tf'/'tensorflow' or 'h5'/'hdf5'/'keras'.
           options: a ``tf.train.CheckpointOptions`` (default None).
 
+        The HDF5 format writes TF's layout (``layer_names``, a group per layer with
+        its ``weight_names`` and datasets), atomically.
+
         Raises:
           ValueError: a model not built yet, an unknown ``save_format``, or 'tf'
             with an HDF5 path (TF's messages).
-          NotImplementedError: the HDF5 format.
+          NotImplementedError: a ``.keras`` path (the Keras v3 format).
           FailedPreconditionError: a variable not initialized (named).
         """
         from adapters.v1.keras import backend
@@ -620,7 +698,12 @@ class Model(Layer):
                 'Omit the ".h5"/".keras" when saving in TensorFlow format.'
             )
         if save_format == "h5":
-            raise NotImplementedError(f"tf.keras.Model.save_weights: {_H5_HINT}")
+            if filepath.endswith(".keras"):
+                raise NotImplementedError(f"tf.keras.Model.save_weights: {_KERAS_V3_HINT}")
+            if not overwrite and os.path.isfile(filepath) and not _ask_to_overwrite(filepath):
+                return
+            saving.save_weights_h5(self, filepath)
+            return
         check = filepath + ".index"
         if not overwrite and os.path.isfile(check) and not _ask_to_overwrite(check):
             return
@@ -638,7 +721,9 @@ class Model(Layer):
     ) -> Any:
         """Restores the weights (and the optimizer variables that exist now) from a
         checkpoint ``save_weights`` wrote, here or in TF, matching objects by the
-        checkpoint's object graph (not by variable names).
+        checkpoint's object graph (not by variable names); or from an HDF5 file (a
+        ``.h5``/``.hdf5`` path or any HDF5 file: layers in order, or by name with
+        ``by_name``, a whole-model file's ``model_weights`` too), returning None.
 
         Args (TF's defaults):
           filepath: the checkpoint prefix (str or path).
@@ -653,9 +738,12 @@ class Model(Layer):
         Raises:
           ValueError: ``skip_mismatch`` without ``by_name`` (TF's message).
           NotFoundError: no checkpoint at ``filepath``.
-          NotImplementedError: ``by_name``, an HDF5 file (or any path that is not a
-            TF checkpoint, a directory too: TF reads those as HDF5), or a name-based
-            (``tf.train.Saver``) checkpoint (TF's message: no streaming restore).
+          NotImplementedError: ``by_name`` with a TF checkpoint, a ``.keras`` path,
+            or a name-based (``tf.train.Saver``) checkpoint (TF's message: no
+            streaming restore).
+          OSError: a path that is neither a TF checkpoint nor an HDF5 file.
+          ValueError: (HDF5) another count of layers or weights, another shape
+            (TF's messages; ``skip_mismatch`` skips them with a warning).
           InvalidArgumentError: a checkpointed value's dtype or shape differs from
             the variable's (key and shapes named).
           AssertionError: nothing but the root matched (TF's message).
@@ -678,16 +766,20 @@ class Model(Layer):
                 "True when by_name is True."
             )
         filepath = os.fspath(filepath)
-        if _is_hdf5_filepath(filepath):
-            raise NotImplementedError(f"tf.keras.Model.load_weights: {_H5_HINT}")
+        if filepath.endswith(".keras"):
+            raise NotImplementedError(f"tf.keras.Model.load_weights: {_KERAS_V3_HINT}")
+        if _is_hdf5_filepath(filepath) or _is_hdf5_file(filepath):
+            self._assert_weights_created()
+            saving.load_weights_h5(self, filepath, by_name, skip_mismatch)
+            return None
         try:
             if os.path.isdir(filepath) and not os.path.exists(filepath + ".index"):
                 # TF's reader finds no checkpoint in a directory (no latest lookup)
                 raise errors.DataLossError(None, None, f"{filepath} is a directory")
             reader = load_checkpoint(filepath)
         except errors.DataLossError as e:  # TF then reads the file as HDF5
-            raise NotImplementedError(
-                f"tf.keras.Model.load_weights: {filepath} is not a TF checkpoint; {_H5_HINT}"
+            raise OSError(
+                f"Unable to open file: {filepath} is neither a TF checkpoint nor an HDF5 file"
             ) from e
         if by_name:
             raise NotImplementedError(
@@ -786,6 +878,35 @@ class Sequential(Model):
     def _expects_training(self) -> bool:
         return False
 
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``layers`` (the ``InputLayer`` first when the model has one), as
+        TF's ``Sequential``."""
+        layers = []
+        if self.inputs is not None:
+            entry = _history(self.inputs[0].graph).get(id(self.inputs[0]))
+            if entry is not None and isinstance(entry[1], InputLayer):
+                layers.append(saving.serialize_keras_object(entry[1]))
+        layers.extend(saving.serialize_keras_object(layer) for layer in self.layers)
+        return {"name": self.name, "layers": layers}
+
+    @classmethod
+    def from_config(cls, config: Any, custom_objects: Any = None) -> Any:
+        """A new ``Sequential`` of the layers ``config`` lists (or a list of layer
+        configs), added in order.
+
+        Raises:
+          ValueError: an unknown layer class.
+        """
+        if isinstance(config, dict):
+            name, layer_configs = config.get("name"), config["layers"]
+        else:
+            name, layer_configs = None, config
+        model = cls(name=name)
+        with saving._custom_objects_in_use(custom_objects):
+            for layer_config in layer_configs:
+                model.add(saving.deserialize_layer(layer_config, custom_objects))
+        return model
+
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         """The layers applied in order."""
         x = inputs
@@ -797,12 +918,74 @@ class Sequential(Model):
         return x
 
 
+clone_model = saving.clone_model
+load_model = saving.load_model
+save_model = saving.save_model
+model_from_config = saving.model_from_config
+model_from_json = saving.model_from_json
+model_from_yaml = saving.model_from_yaml
+
 __getattr__ = missing_name_getattr("tf.keras.models", globals())
+
+
+def _layers_by_depth(history: dict[int, Any], inputs: list[Any], outputs: list[Any]) -> list[Any]:
+    """A functional model's layers in TF's order (``_map_graph_network``): by decreasing
+    depth (a node one deeper than the nodes using its outputs, a layer as deep as its
+    deepest node), ties in the order a depth-first walk from the outputs meets them."""
+    known = {id(x) for x in inputs}
+    post_order: list[tuple[int, Any, list[int]]] = []
+    finished: set[int] = set()
+    first_seen: dict[int, int] = {}
+
+    def walk(tensor: Any) -> None:
+        entry = history[id(tensor)]
+        layer, node_in, node_out = entry[1], entry[2], entry[5]
+        if id(tensor) in known and not isinstance(layer, InputLayer):
+            return
+        key = id(node_out) if isinstance(node_out, (list, tuple)) else id(tensor)
+        if key in finished:
+            return
+        first_seen.setdefault(id(layer), len(first_seen))
+        parents = []
+        if node_in is not None and id(tensor) not in known:
+            for x in _flat(node_in):
+                walk(x)
+                parent = history[id(x)][5]
+                parents.append(id(parent) if isinstance(parent, (list, tuple)) else id(x))
+        finished.add(key)
+        post_order.append((key, layer, parents))
+
+    for out in outputs:
+        walk(out)
+    node_depth: dict[int, int] = {}
+    layer_depth: dict[int, int] = {}
+    layers: dict[int, Any] = {}
+    for key, layer, parents in reversed(post_order):
+        depth = max(node_depth.setdefault(key, 0), layer_depth.get(id(layer), 0))
+        layer_depth[id(layer)] = node_depth[key] = depth
+        layers[id(layer)] = layer
+        for parent in parents:
+            node_depth[parent] = max(depth + 1, node_depth.get(parent, 0))
+    for x in inputs:  # an input no output depends on
+        entry = history.get(id(x))
+        if entry is not None and id(entry[1]) not in layers:
+            layers[id(entry[1])] = entry[1]
+            layer_depth[id(entry[1])] = 0
+            first_seen[id(entry[1])] = -1
+    return sorted(layers.values(), key=lambda la: (-layer_depth[id(la)], first_seen[id(la)]))
 
 
 # -- the object graph save_weights writes (tf-keras' trackable children) ---------------
 def _is_hdf5_filepath(filepath: str) -> bool:
     return filepath.endswith((".h5", ".keras", ".hdf5"))
+
+
+def _is_hdf5_file(filepath: str) -> bool:
+    """An existing HDF5 file (TF reads a path that is no checkpoint as one)."""
+    if not os.path.isfile(filepath):
+        return False
+    with open(filepath, "rb") as f:
+        return f.read(8) == b"\x89HDF\r\n\x1a\n"
 
 
 def _ask_to_overwrite(filepath: str) -> bool:

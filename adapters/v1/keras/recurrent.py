@@ -372,6 +372,9 @@ class LSTMCell(_GatedCell):
 
     _gates = 4
 
+    _config_fixed = {"implementation": 1}
+    _config_kwargs = ("implementation",)
+
     def __init__(
         self,
         units: int,
@@ -484,6 +487,9 @@ class GRUCell(_GatedCell):
     """
 
     _gates = 3
+
+    _config_fixed = {"implementation": 1}
+    _config_kwargs = ("implementation",)
 
     def __init__(
         self,
@@ -1000,6 +1006,9 @@ class SimpleRNN(_CellLayer):
     __doc__ = (__doc__ or "").format(layer_args=_LAYER_ARGS)
     _cell_class, _cell_name = SimpleRNNCell, "simple_rnn_cell"
 
+    _config_fixed = {"time_major": False}
+    _config_kwargs = ("time_major",)
+
     def __init__(
         self,
         units: int,
@@ -1049,6 +1058,9 @@ class LSTM(_CellLayer):
     unit_forget_bias = _cell_property("unit_forget_bias")
     implementation = _cell_property("implementation")
 
+    _config_fixed = {"time_major": False, "implementation": 1}
+    _config_kwargs = ("time_major", "implementation")
+
     def __init__(
         self,
         units: int,
@@ -1096,6 +1108,9 @@ class GRU(_CellLayer):
     recurrent_activation = _cell_property("recurrent_activation")
     reset_after = _cell_property("reset_after")
     implementation = _cell_property("implementation")
+
+    _config_fixed = {"time_major": False, "implementation": 1}
+    _config_kwargs = ("time_major", "implementation")
 
     def __init__(
         self,

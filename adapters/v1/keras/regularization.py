@@ -160,6 +160,8 @@ class AlphaDropout(_RandomLayer):
       **kwargs: Keras' base-layer keywords (``name``, ``dtype``, ``input_shape``...).
     """
 
+    _config_skip = ("noise_shape",)
+
     def __init__(
         self, rate: float, noise_shape: Any = None, seed: int | None = None, **kwargs: Any
     ):
@@ -204,6 +206,8 @@ class SpatialDropout1D(Dropout):
         than 3, with TF's messages.
     """
 
+    _config_fixed = {"noise_shape": None, "seed": None}
+
     def __init__(self, rate: float, **kwargs: Any):
         super().__init__(rate, **kwargs)
         self.supports_masking = True
@@ -246,6 +250,8 @@ class SpatialDropout2D(SpatialDropout1D):
     """
 
     _rank = 2
+
+    _config_skip = ("data_format",)  # TF's config leaves it out
 
     def __init__(self, rate: float, data_format: str | None = None, **kwargs: Any):
         super().__init__(rate, **kwargs)

@@ -13,7 +13,18 @@ from adapters.v1._missing import missing_name_getattr
 from adapters.v1.keras import backend
 from adapters.v1.layers.base import op
 
-__all__ = ["L1", "L1L2", "L2", "Regularizer", "get", "l1", "l1_l2", "l2"]
+__all__ = [
+    "L1",
+    "L1L2",
+    "L2",
+    "Regularizer",
+    "deserialize",
+    "get",
+    "l1",
+    "l1_l2",
+    "l2",
+    "serialize",
+]
 
 
 class Regularizer:
@@ -24,6 +35,11 @@ class Regularizer:
 
     def get_config(self) -> dict[str, Any]:
         return {}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        """``cls(**config)``."""
+        return cls(**config)
 
 
 class L1L2(Regularizer):
@@ -87,17 +103,42 @@ l1 = L1
 l2 = L2
 
 
+_BY_NAME: dict[str, Any] = {"l1": L1, "l2": L2, "l1_l2": l1_l2, "L1": L1, "L2": L2, "L1L2": L1L2}
+
+
+def serialize(regularizer: Any) -> Any:
+    """``{"class_name", "config"}`` of ``regularizer`` (None for None)."""
+    from adapters.v1.keras import saving
+
+    return saving.serialize_keras_object(regularizer)
+
+
+def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+    """The regularizer a :func:`serialize` dict (or a name) describes.
+
+    Raises:
+      ValueError: an unknown class name (TF's message).
+    """
+    from adapters.v1.keras import saving
+
+    return saving.deserialize_keras_object(
+        config, _BY_NAME, custom_objects, printable_module_name="regularizer"
+    )
+
+
 def get(identifier: Any) -> Any:
-    """The regularizer ``identifier`` names (``"l1"``, ``"l2"``, ``"l1_l2"``), or itself.
+    """The regularizer ``identifier`` names (``"l1"``, ``"l2"``, ``"l1_l2"``, a config
+    dict), or itself.
 
     Raises:
       ValueError: an unknown name or a value that is not callable.
     """
     if identifier is None or callable(identifier):
         return identifier
-    names: dict[str, Any] = {"l1": L1, "l2": L2, "l1_l2": l1_l2, "L1": L1, "L2": L2, "L1L2": L1L2}
-    if isinstance(identifier, str) and identifier in names:
-        return names[identifier]()
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str) and identifier in _BY_NAME:
+        return _BY_NAME[identifier]()
     raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from adapters.v1.framework import ops
 from adapters.v1.framework.tensor_shape import TensorShape
-from adapters.v1.keras import backend
+from adapters.v1.keras import backend, saving
 from adapters.v1.keras.layers import InputSpec, Layer
 from adapters.v1.keras.recurrent import _Container, clone_layer, has_arg
 from adapters.v1.layers.base import op
@@ -46,6 +46,17 @@ class Bidirectional(_Container):
         ``merge_mode``, or layers that do not pair (TF's messages).
       NotImplementedError: ``weights`` (use ``set_weights`` once built).
     """
+
+    _config_skip = ("backward_layer",)
+
+    def get_config(self) -> dict[str, Any]:
+        """Keras' config: ``layer`` (the forward layer given), ``merge_mode``, and
+        ``backward_layer`` where one was given."""
+        config = super().get_config()
+        backward = self.__dict__.get("_init_arguments", {}).get("backward_layer")
+        if backward is not None:
+            config["backward_layer"] = saving.serialize_keras_object(backward)
+        return config
 
     def __init__(
         self,

@@ -127,22 +127,24 @@ def test_another_shape_raises_invalid_argument(graph, tmp_path):
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda m, p: m.save_weights(p + ".h5"), NotImplementedError, "HDF5"),
-        (lambda m, p: m.save_weights(p, save_format="h5"), NotImplementedError, "HDF5"),
-        (lambda m, p: m.load_weights(p + ".keras"), NotImplementedError, "HDF5"),
-        (lambda m, p: m.load_weights(p + ".garbage"), NotImplementedError, "not a TF checkpoint"),
+        (lambda m, p: m.save_weights(p + ".keras"), NotImplementedError, "Keras v3"),
+        (lambda m, p: m.save_weights(p + ".h5", save_format="tf"), ValueError, "HDF5 file"),
+        (lambda m, p: m.load_weights(p + ".keras"), NotImplementedError, "Keras v3"),
+        (lambda m, p: m.load_weights(p + ".garbage"), OSError, "neither a TF checkpoint"),
         (lambda m, p: m.load_weights(p + ".missing"), errors.NotFoundError, "missing"),
-        (lambda m, p: m.load_weights(os.path.dirname(p)), NotImplementedError, "not a TF"),
-        (lambda m, p: m.save("x"), NotImplementedError, "Model.save .*save_weights"),
+        (lambda m, p: m.load_weights(os.path.dirname(p)), OSError, "neither a TF"),
+        (lambda m, p: m.save("x", save_format="tf"), NotImplementedError, "SavedModel"),
+        (lambda m, p: m.save(p + ".keras"), NotImplementedError, "Keras v3"),
     ],
     ids=[
-        "save_h5",
-        "save_format_h5",
+        "save_keras",
+        "save_tf_h5_path",
         "load_keras",
         "load_garbage",
         "load_missing",
         "load_directory",
-        "save",
+        "save_tf",
+        "save_keras_v3",
     ],
 )
 def test_errors(graph, tmp_path, call, error, match):
