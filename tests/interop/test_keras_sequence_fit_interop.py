@@ -174,6 +174,37 @@ def test_generator_methods_steps_and_evaluate_predict():
     _close(theirs, ours)
 
 
+def test_generator_methods_pass_shuffle_and_workers():
+    """``fit_generator(shuffle=False)`` reads a Sequence in order, ``workers=0`` on the
+    ``*_generator`` methods iterates it without ``on_epoch_end`` (TF's
+    ``iter_sequence_infinite``); jtrain's methods dropped both arguments (the batches
+    came shuffled, ``on_epoch_end`` ran)."""
+    x, y = _data(9, 3, seed=35)
+
+    def body(tf):
+        random.seed(4)
+        m = _model(tf)
+        seq = _sequence(tf, x, y, 3)
+        h = m.fit_generator(seq, epochs=2, verbose=0, shuffle=False, workers=1)
+        ev, pr = _sequence(tf, x, y, 4), _sequence(tf, x, y, 4)
+        out = {
+            "history": (h.history, h.params),
+            "weights": m.get_weights(),
+            "asked": seq.asked[:6],
+            "evaluate_generator": m.evaluate_generator(ev, workers=0),
+            "predict_generator": m.predict_generator(pr, workers=0),
+            "ev_asked": ev.asked,
+            "ends": (ev.ends, pr.ends),
+        }
+        return out
+
+    theirs, ours = _both(body)
+    assert ours["asked"] == theirs["asked"] == [0, 1, 2, 0, 1, 2]
+    assert ours["ev_asked"] == theirs["ev_asked"] == [0, 1, 2]
+    assert ours["ends"] == theirs["ends"] == (0, 0)
+    _close(theirs, ours)
+
+
 def test_fit_python_generator():
     """``fit``/``evaluate``/``predict`` take a Python generator as TF's v1 engine does
     (its steps given)."""

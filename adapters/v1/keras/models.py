@@ -505,12 +505,14 @@ class Model(Layer):
         initial_epoch: int = 0,
     ) -> Any:
         """Trains on the ``(x, y)``/``(x, y, sample_weight)`` batches a Python
-        generator yields, ``steps_per_epoch`` per epoch (TF's v1 generator loop:
-        ``train_on_batch`` per step; see ``training.generator_iteration``).
+        generator or a ``keras.utils.Sequence`` yields, ``steps_per_epoch`` per epoch
+        (TF's v1 generator loop: ``train_on_batch`` per step; a ``Sequence``'s batch
+        order shuffled each pass where ``shuffle`` and ``workers`` > 0; see
+        ``training.generator_iteration``).
 
         Raises:
-          ValueError: no ``steps_per_epoch``/``validation_steps`` (TF's messages).
-          NotImplementedError: a ``keras.utils.Sequence``, array validation data.
+          ValueError: no ``steps_per_epoch``/``validation_steps`` for a generator (TF's
+            messages).
         """
         return training.generator_iteration(
             self,
@@ -523,8 +525,10 @@ class Model(Layer):
             validation_steps=validation_steps,
             validation_freq=validation_freq,
             class_weight=class_weight,
+            max_queue_size=max_queue_size,
             workers=workers,
             use_multiprocessing=use_multiprocessing,
+            shuffle=shuffle,
             initial_epoch=initial_epoch,
             mode="train",
         )
@@ -542,7 +546,15 @@ class Model(Layer):
         """The loss (and metrics) over ``steps`` batches of a generator (the loss
         averaged over steps, the metrics of the last batch, as TF)."""
         return training.generator_iteration(
-            self, generator, steps, verbose=verbose, callbacks=callbacks, mode="test"
+            self,
+            generator,
+            steps,
+            verbose=verbose,
+            callbacks=callbacks,
+            max_queue_size=max_queue_size,
+            workers=workers,
+            use_multiprocessing=use_multiprocessing,
+            mode="test",
         )
 
     def predict_generator(
@@ -557,7 +569,15 @@ class Model(Layer):
     ) -> Any:
         """The outputs over ``steps`` batches of a generator, concatenated."""
         return training.generator_iteration(
-            self, generator, steps, verbose=verbose, callbacks=callbacks, mode="predict"
+            self,
+            generator,
+            steps,
+            verbose=verbose,
+            callbacks=callbacks,
+            max_queue_size=max_queue_size,
+            workers=workers,
+            use_multiprocessing=use_multiprocessing,
+            mode="predict",
         )
 
     # -- serialization and whole-model saving (adapters.v1.keras.saving) -------------------
