@@ -1,5 +1,5 @@
 """``tf.keras.Model.save_weights``/``load_weights`` (TF's object-based checkpoint)
-and ``tf.keras.callbacks.ModelCheckpoint(save_weights_only=True)``, checked live
+and ``tf.keras.callbacks.ModelCheckpoint`` (weights, or the whole model as HDF5), checked live
 against TF 2.21's legacy Keras v1 engine (``TF_USE_LEGACY_KERAS=1``, classic TF1
 graphs: ``twin.py``).
 
@@ -376,7 +376,9 @@ def test_errors_are_tfs(tmp_path, case, same_message):
         assert "DIR/nothing" in ours[1]
 
 
-def _checkpointing(tf: Any, directory: str, name: str, **kwargs: Any) -> Any:
+def _checkpointing(
+    tf: Any, directory: str, name: str, weights_only: bool = True, **kwargs: Any
+) -> Any:
     pattern = os.path.join(directory, name)
 
     def body(tf: Any) -> Any:
@@ -384,7 +386,7 @@ def _checkpointing(tf: Any, directory: str, name: str, **kwargs: Any) -> Any:
         _fix(model)
         model.compile(optimizer=tf.train.GradientDescentOptimizer(0.05), loss="mse")
         callback = tf.keras.callbacks.ModelCheckpoint(
-            pattern, save_weights_only=True, verbose=1, **kwargs
+            pattern, save_weights_only=weights_only, verbose=1, **kwargs
         )
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
@@ -432,11 +434,43 @@ def test_model_checkpoint_files_and_messages(tmp_path, name, kwargs):
         np.testing.assert_allclose(b, a, rtol=2e-6, atol=1e-7)
 
 
-def test_model_checkpoint_refuses_whole_model_saving():
-    with pytest.raises(NotImplementedError, match="save_weights_only=True"):
-        jtf.keras.callbacks.ModelCheckpoint("m")
+def _h5_arrays(group: Any) -> dict[str, np.ndarray]:
+    """The datasets below an HDF5 group by path."""
+    import h5py
+
+    arrays: dict[str, np.ndarray] = {}
+    group.visititems(
+        lambda key, item: arrays.update({key: item[()]}) if isinstance(item, h5py.Dataset) else None
+    )
+    return arrays
+
+
+def test_model_checkpoint_saves_the_whole_model(tmp_path):
+    """Without ``save_weights_only``, ``Model.save`` (HDF5, TF1's default format) at each
+    save: TF's files, model configs and weights (jtrain raised NotImplementedError)."""
+    import h5py
+
+    name = "m.{epoch:02d}-{val_loss:.2f}"
+    t_text, t_weights = _checkpointing(tf1, str(tmp_path / "tf"), name, False, period=2)
+    o_text, o_weights = _checkpointing(jtf, str(tmp_path / "jt"), name, False, period=2)
+    assert o_text == t_text
+    files = sorted(os.listdir(tmp_path / "tf"))
+    assert sorted(os.listdir(tmp_path / "jt")) == files and len(files) == 2
+    for file in files:
+        with h5py.File(tmp_path / "tf" / file, "r") as t, h5py.File(tmp_path / "jt" / file) as o:
+            assert o.attrs["model_config"] == t.attrs["model_config"]
+            t_arrays, o_arrays = _h5_arrays(t["model_weights"]), _h5_arrays(o["model_weights"])
+            assert sorted(o_arrays) == sorted(t_arrays)
+            for key in t_arrays:
+                np.testing.assert_allclose(o_arrays[key], t_arrays[key], rtol=2e-6, atol=1e-7)
+    for a, b in zip(t_weights, o_weights, strict=True):
+        np.testing.assert_allclose(b, a, rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_model_checkpoint_options_errors(weights_only):
     with pytest.raises(TypeError) as theirs:
-        tf1.keras.callbacks.ModelCheckpoint("m", save_weights_only=True, options=3)
+        tf1.keras.callbacks.ModelCheckpoint("m", save_weights_only=weights_only, options=3)
     with pytest.raises(TypeError) as ours:
-        jtf.keras.callbacks.ModelCheckpoint("m", save_weights_only=True, options=3)
+        jtf.keras.callbacks.ModelCheckpoint("m", save_weights_only=weights_only, options=3)
     assert str(ours.value) == str(theirs.value)

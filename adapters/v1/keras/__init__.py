@@ -47,8 +47,13 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   ``deserialize``, ``legacy`` and ``schedules``: TF's variable names and bits.
 - ``Model.save_weights``/``load_weights`` in TF's object-based checkpoint format
   (tests/interop/test_keras_save_weights_interop.py: TF loads jtrain's files and
-  jtrain TF's, the same keys and object graph) and
-  ``tf.keras.callbacks.ModelCheckpoint(save_weights_only=True)``.
+  jtrain TF's, the same keys and object graph) and ``tf.keras.callbacks.ModelCheckpoint``.
+- Configs and HDF5 (keras/saving.py): every layer's and model's ``get_config``/
+  ``from_config``, ``to_json``, ``tf.keras.models.model_from_json``/``model_from_config``,
+  ``clone_model``, ``.h5`` weights and whole models (``Model.save``/``save_model``/
+  ``load_model``: HDF5 is TF1's default format, the ``keras`` extra's h5py), files
+  exchanged with TF both ways (tests/interop/test_keras_model_config_interop.py,
+  test_keras_h5_interop.py).
 
 - ``tf.keras.utils.Sequence`` (and Python generators) in ``fit``/``evaluate``/
   ``predict`` and the ``*_generator`` methods, as TF's v1 generator loop
@@ -60,12 +65,11 @@ The subset provided, checked live against TF 2.21's ``tf.compat.v1.keras``
   ``flow_from_directory``, not ``flow_from_dataframe``:
   tests/interop/test_keras_preprocessing_interop.py).
 
-Not provided: ``Model.save`` and the HDF5 weights format (``NotImplementedError``),
-stateful metric classes beyond the
-mean-of-a-function ones. The recurrent layers (``LSTM``, ``GRU``, ``SimpleRNN``, their
-cells, ``RNN``, ``Bidirectional``, ``TimeDistributed``: keras/recurrent.py, wrappers.py)
-take a mask only as their explicit ``mask=`` argument (no ``Masking`` layer, no mask
-propagation); the other Keras namespaces are absent.
+Not provided: the SavedModel and ``.keras`` formats (``NotImplementedError``). The
+recurrent layers (``LSTM``, ``GRU``, ``SimpleRNN``, their cells, ``RNN``,
+``Bidirectional``, ``TimeDistributed``: keras/recurrent.py, wrappers.py) take a mask
+only as their explicit ``mask=`` argument (no ``Masking`` layer, no mask propagation);
+the other Keras namespaces are absent.
 """
 
 from adapters.v1._missing import missing_name_getattr

@@ -16,9 +16,9 @@ updates), ``EarlyStopping``, ``LambdaCallback``, ``TerminateOnNaN``,
 ``tf.train`` optimizer has no ``lr``, TF's ValueError), ``TensorBoard`` (TF's v1
 callback: scalar summaries of the logs, the graph; no histograms, embeddings or
 profile), ``CSVLogger``.
-``ModelCheckpoint`` with ``save_weights_only=True`` (``Model.save_weights`` in
-TF's checkpoint format; ``save_weights_only=False`` raises ``NotImplementedError``:
-``Model.save`` is not provided).
+``ModelCheckpoint`` (``Model.save_weights`` with ``save_weights_only=True``, in TF's
+checkpoint format or HDF5 by the path; ``Model.save`` otherwise: HDF5, TF1's
+default format).
 """
 
 from __future__ import annotations
@@ -823,8 +823,9 @@ class CSVLogger(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the model's weights (``Model.save_weights``, TF's checkpoint format) at
-    the end of every epoch, or every ``save_freq`` batches, as TF's callback.
+    """Saves the model (``Model.save``: HDF5) or its weights (``save_weights_only``:
+    ``Model.save_weights``) at the end of every epoch, or every ``save_freq`` batches,
+    as TF's callback.
 
     The path is ``filepath.format(epoch=epoch + 1, **logs)`` (``batch=batch + 1``
     too when saving by batches): ``"w.{epoch:02d}-{val_loss:.2f}"`` gives
@@ -836,19 +837,21 @@ class ModelCheckpoint(Callback):
       monitor: 'val_loss', the log compared by ``save_best_only``.
       verbose: 0 (1: print each save or skip).
       save_best_only: False (True: save only when ``monitor`` improves on the best).
-      save_weights_only: False (must be True here).
+      save_weights_only: False (True: ``Model.save_weights``).
       mode: 'auto' ('min', 'max'; auto: 'max' when 'acc' is in ``monitor`` or it
         starts with 'fmeasure'), unknown modes warn and fall back to 'auto'.
       save_freq: 'epoch', or an int: every that many batches.
-      options: None, or a ``tf.train.CheckpointOptions``.
+      options: None, or a ``tf.train.CheckpointOptions`` with ``save_weights_only``
+        (TF's ``tf.saved_model.SaveOptions`` for ``Model.save`` has no use in HDF5:
+        only None is taken).
       initial_value_threshold: None (the best value to beat at first).
       **kwargs: ``period`` (deprecated: save every that many epochs),
         ``load_weights_on_restart`` (deprecated: load the newest matching
         checkpoint when ``fit`` begins).
 
     Raises:
-      NotImplementedError: ``save_weights_only=False`` (``Model.save``).
-      TypeError: ``options`` not a ``tf.train.CheckpointOptions`` (TF's message).
+      TypeError: ``options`` not a ``tf.train.CheckpointOptions`` with
+        ``save_weights_only``, not None without it (TF's messages).
       ValueError: ``save_freq`` neither 'epoch' nor an int (TF's message).
     """
 
@@ -868,12 +871,6 @@ class ModelCheckpoint(Callback):
         from adapters.v1.training.checkpoint_options import CheckpointOptions
 
         super().__init__()
-        if not save_weights_only:
-            raise NotImplementedError(
-                "tf.keras.callbacks.ModelCheckpoint(save_weights_only=False) is not "
-                "supported by adapters.v1 (it saves the whole model with Model.save): "
-                "pass save_weights_only=True to save the weights in TF's checkpoint format"
-            )
         self.monitor = monitor
         self.verbose = verbose
         self.filepath = os.fspath(filepath)
@@ -885,7 +882,14 @@ class ModelCheckpoint(Callback):
         self._last_batch_seen = -1
         self._current_epoch = 0
         self.best: Any = initial_value_threshold
-        if options is None or isinstance(options, CheckpointOptions):
+        if not save_weights_only:
+            if options is not None:
+                raise TypeError(
+                    "If save_weights_only is False, then `options` must be either None "
+                    f"or a tf.saved_model.SaveOptions. Got {options}."
+                )
+            self._options = None
+        elif options is None or isinstance(options, CheckpointOptions):
             self._options = options or CheckpointOptions()
         else:
             raise TypeError(
@@ -995,7 +999,10 @@ class ModelCheckpoint(Callback):
 
     def _save(self, filepath: str) -> None:
         try:
-            self.model.save_weights(filepath, overwrite=True, options=self._options)
+            if self.save_weights_only:
+                self.model.save_weights(filepath, overwrite=True, options=self._options)
+            else:
+                self.model.save(filepath, overwrite=True, options=self._options)
         except IsADirectoryError as e:
             raise OSError(
                 "Please specify a non-directory filepath for ModelCheckpoint. "

@@ -1,4 +1,4 @@
-"""``tf.keras.callbacks.ModelCheckpoint(save_weights_only=True)`` in jtrain alone:
+"""``tf.keras.callbacks.ModelCheckpoint`` in jtrain alone:
 its arguments, restart loading and file naming. TF's file names and messages are
 checked live in tests/interop/test_keras_save_weights_interop.py."""
 
@@ -19,7 +19,7 @@ Y = np.random.RandomState(2).randn(12, 2).astype(np.float32)
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({}, NotImplementedError, "save_weights_only=True"),
+        ({"options": "x"}, TypeError, "SaveOptions"),
         ({"save_weights_only": True, "save_freq": "batch"}, ValueError, "Unrecognized save_freq"),
         ({"save_weights_only": True, "options": "x"}, TypeError, "CheckpointOptions"),
     ],
