@@ -14,8 +14,8 @@
   written to a temporary name in the same directory, then renamed.
 
 Custom objects are looked up in the ``custom_objects`` given, then in those a load
-has in use, then through ``_lookup_custom_object`` (the seam for
-``tf.keras.utils``' registered objects). Nothing read from a file is unpickled or
+has in use, then in ``tf.keras.utils``' custom object scope and registered objects
+(``_lookup_custom_object``). Nothing read from a file is unpickled or
 evaluated: a ``Lambda`` layer's marshalled bytecode is refused on loading.
 """
 
@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from adapters.v1.keras import serialization
+
 __all__ = [
     "deserialize_keras_object",
     "load_model",
@@ -51,12 +53,10 @@ _IN_USE: list[dict[str, Any]] = []
 
 
 def _lookup_custom_object(name: str) -> Any:
-    """The object registered under ``name`` outside a load's ``custom_objects``
-    (``tf.keras.utils``' custom object scopes and registered serializables), or None.
-
-    The seam the registry connects to; none is registered here.
-    """
-    return None
+    """The object known as ``name`` outside a load's ``custom_objects``: in the current
+    ``tf.keras.utils.custom_object_scope``, then registered
+    (``register_keras_serializable``, ``get_custom_objects()``), or None."""
+    return serialization.get_registered_object(name)
 
 
 def _custom(name: str, custom_objects: dict[str, Any] | None = None) -> Any:

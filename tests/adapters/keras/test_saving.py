@@ -109,6 +109,34 @@ def test_custom_objects_and_the_registry_seam(graph, monkeypatch):
     assert K.models.model_from_json(text).layers[0].activation is scaled
 
 
+def test_custom_object_scope_and_registered_objects_reach_loads(graph, tmp_path):
+    """``tf.keras.utils.custom_object_scope`` and ``register_keras_serializable`` make a
+    custom layer loadable without ``custom_objects``, as TF's ``load_model``."""
+
+    class Twice(K.layers.Layer):
+        def call(self, x):
+            return 2.0 * x
+
+    model = K.Sequential([K.layers.Dense(2, input_shape=(3,)), Twice(name="twice")])
+    path = str(tmp_path / "m.h5")
+    model.save(path)
+    predictions = model.predict(X)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Twice"):
+            K.models.load_model(path, compile=False)
+        with K.utils.custom_object_scope({"Twice": Twice}):
+            loaded = K.models.load_model(path, compile=False)
+        np.testing.assert_array_equal(loaded.predict(X), predictions)
+    registered = K.utils.get_custom_objects()
+    registered["Twice"] = Twice
+    try:
+        with tf.Graph().as_default():
+            loaded = K.models.load_model(path, compile=False)
+            assert type(loaded.layers[-1]) is Twice
+    finally:
+        del registered["Twice"]
+
+
 def test_files_get_the_umasks_permissions(graph, tmp_path):
     model = _model()
     path = tmp_path / "m.h5"
