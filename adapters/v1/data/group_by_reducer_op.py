@@ -4,7 +4,7 @@ over the whole input, each key's final state finalized into one element.
 As TF's ``GroupByReducerDataset``: each element's ``int64`` key (``key_func``) picks
 its state, made by ``init_func(key)`` when the key first comes and then folded with
 ``reduce_func(state, element)``; at the end of the input each key's state gives one
-element, ``finalize_func(state)``, the keys in the order of their first element.
+element, ``finalize_func(state)``, in increasing key order (TF sorts the keys).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from adapters.v1.data.dataset_ops import (
     _Function,
     _Unary,
 )
-from adapters.v1.data.group_by_window_op import _KEY, _int64_function
+from adapters.v1.data.group_by_window_op import _KEY
 from adapters.v1.data.host_graph import HostGraph
 from adapters.v1.framework import ops
 
@@ -65,7 +65,8 @@ class GroupByReducer(_Unary):
     """``dataset.apply(group_by_reducer(key_func, reducer))`` (see the module).
 
     Raises:
-      ValueError: ``key_func`` does not return one ``tf.int64`` scalar.
+      ValueError: ``key_func`` does not return one ``tf.int64`` scalar (no conversion:
+        an ``int32`` key is refused, as TF).
       TypeError: ``reduce_func``'s state of another structure or other dtypes than
         ``init_func``'s.
     """
@@ -73,7 +74,21 @@ class GroupByReducer(_Unary):
     def __init__(self, input_dataset: DatasetV1, key_func: Callable[..., Any], reducer: Reducer):
         super().__init__(input_dataset)
         element = input_dataset._structure
-        self._key_fn = _int64_function(key_func, element, "key_func", "group_by_reducer_key")
+        self._key_fn = _Function(
+            key_func, element, "group_by_reducer's key_func", "group_by_reducer_key"
+        )
+        if (
+            len(self._key_fn.specs) != 1
+            or not _KEY.shape.is_compatible_with(self._key_fn.specs[0].shape)
+            or self._key_fn.specs[0].dtype != _KEY.dtype
+        ):
+            result = structure.pack(self._key_fn.result, self._key_fn.specs)
+            types = structure.map_structure(lambda s: s.dtype, result)
+            shapes = structure.map_structure(lambda s: s.shape, result)
+            raise ValueError(
+                "Invalid `key_func`. Expected `key_func` to return a scalar tf.int64 tensor, "
+                f"but instead `key_func` has output types={types} and shapes={shapes}."
+            )
         self._init_fn = _Function(
             reducer.init_func, _KEY, "group_by_reducer's init_func", "group_by_reducer_init"
         )
@@ -112,7 +127,7 @@ class GroupByReducer(_Unary):
         return UNKNOWN_CARDINALITY
 
     def _elements(self, run: Run) -> Iterator[Element]:
-        states: dict[int, Element] = {}  # insertion order: the keys' first elements
+        states: dict[int, Element] = {}
         for element in self._input._elements(run):
             if isinstance(element, Failed):
                 yield element
@@ -122,5 +137,5 @@ class GroupByReducer(_Unary):
             if k not in states:
                 states[k] = tuple(self._init_fn(run, (key,)))
             states[k] = tuple(self._reduce_fn(run, (*states[k], *element)))
-        for state in states.values():
-            yield tuple(self._finalize_fn(run, state))
+        for k in sorted(states):
+            yield tuple(self._finalize_fn(run, states[k]))
