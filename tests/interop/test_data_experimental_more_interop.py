@@ -265,3 +265,123 @@ def test_errors_match_tf(name):
         assert _message(theirs[1]).startswith("Prepare() failed")
     else:
         assert _message(ours[1]) == _message(theirs[1])
+
+
+def _table_script(make_table, keys):
+    def script(tf):
+        table = make_table(tf)
+        found = table.lookup(tf.constant(keys))
+        size = table.size()
+        dtypes = (table.key_dtype.name, table.value_dtype.name)
+
+        def run(sess):
+            sess.run(tf.tables_initializer())
+            return dtypes, sess.run([found, size])
+
+        return run
+
+    return script
+
+
+TABLES = {
+    "table_from_dataset_strings": (
+        lambda tf: tf.data.experimental.table_from_dataset(
+            tf.data.Dataset.zip(
+                (
+                    tf.data.Dataset.from_tensor_slices(["a", "b", "c"]),
+                    tf.data.Dataset.range(10, 13),
+                )
+            )
+        ),
+        ["c", "z", "a"],
+    ),
+    "table_from_dataset_vocab_size": (
+        lambda tf: tf.data.experimental.table_from_dataset(
+            tf.data.Dataset.from_tensor_slices((np.array([4, 5, 6], np.int64), [0.5, 1.5, 2.5])),
+            vocab_size=2,
+            default_value=-9.0,
+        ),
+        np.array([4, 5, 6], np.int64),
+    ),
+    "index_table_from_dataset": (
+        lambda tf: tf.data.experimental.index_table_from_dataset(
+            tf.data.Dataset.from_tensor_slices(["x", "y", "z"])
+        ),
+        ["z", "x", "q"],
+    ),
+    "dataset_initializer": (
+        lambda tf: tf.lookup.StaticHashTable(
+            tf.data.experimental.DatasetInitializer(
+                tf.data.Dataset.range(4).map(lambda x: (x, tf.strings.as_string(x * 2)))
+            ),
+            "none",
+        ),
+        np.array([3, 0, 7], np.int64),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_tables_from_datasets_match_tf(name):
+    make_table, keys = TABLES[name]
+    theirs, ours = run_both(_table_script(make_table, keys))
+    assert ours[0] == theirs[0]
+    assert_twins(theirs[1], ours[1])
+
+
+def test_table_vocab_size_past_the_dataset_fails_as_tf():
+    def script(tf):
+        tf.data.experimental.table_from_dataset(  # its initializer: TABLE_INITIALIZERS
+            tf.data.Dataset.from_tensor_slices((["a"], [1])), vocab_size=3
+        )
+
+        def run(sess):
+            try:
+                sess.run(tf.tables_initializer())
+            except tf.errors.OpError as e:
+                return type(e).__name__
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs == "FailedPreconditionError"
+
+
+def test_map_and_batch_with_legacy_function():
+    _check(
+        lambda tf: tf.data.Dataset.range(7).apply(
+            tf.data.experimental.map_and_batch_with_legacy_function(
+                lambda x: (x * 2, tf.cast(x, tf.float32) / 3), 3, drop_remainder=False
+            )
+        )
+    )
+
+
+TABLE_ERRORS = {
+    "three_components": lambda tf: tf.data.experimental.table_from_dataset(
+        tf.data.Dataset.from_tensors((1, 2, 3))
+    ),
+    "vector_values": lambda tf: tf.data.experimental.table_from_dataset(
+        tf.data.Dataset.from_tensors((1, [2, 3]))
+    ),
+    "string_values_no_default": lambda tf: tf.data.experimental.table_from_dataset(
+        tf.data.Dataset.from_tensors((1, "a"))
+    ),
+    "negative_oov": lambda tf: tf.data.experimental.table_from_dataset(
+        tf.data.Dataset.from_tensors((1, 2)), num_oov_buckets=-1
+    ),
+    "zero_vocab": lambda tf: tf.data.experimental.table_from_dataset(
+        tf.data.Dataset.from_tensors((1, 2)), vocab_size=0
+    ),
+    "float_key_dtype": lambda tf: tf.data.experimental.table_from_dataset(
+        tf.data.Dataset.from_tensors((1, 2)), key_dtype=tf.float32
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TABLE_ERRORS))
+def test_table_errors_match_tf(name):
+    theirs, ours = _error(TABLE_ERRORS[name])
+    assert theirs is not None and ours is not None
+    assert ours == theirs

@@ -26,6 +26,11 @@ from adapters.v1.data.dataset_ops import (
 from adapters.v1.data.from_list_op import from_list
 from adapters.v1.data.group_by_reducer_op import GroupByReducer, Reducer
 from adapters.v1.data.iterator_ops import get_single_element
+from adapters.v1.data.lookup_ops import (
+    DatasetInitializer,
+    index_table_from_dataset,
+    table_from_dataset,
+)
 from adapters.v1.data.optional_ops import (
     Optional,
     element_spec_of,
@@ -55,6 +60,7 @@ __all__ = [
     "CsvDataset",
     "AutotuneAlgorithm",
     "AutotuneOptions",
+    "DatasetInitializer",
     "DatasetStructure",
     "DistributeOptions",
     "Optional",
@@ -68,6 +74,9 @@ __all__ = [
     "from_list",
     "get_next_as_optional",
     "get_structure",
+    "index_table_from_dataset",
+    "map_and_batch_with_legacy_function",
+    "table_from_dataset",
     "group_by_reducer",
     "pad_to_cardinality",
     "snapshot",
@@ -275,6 +284,20 @@ def map_and_batch(
         return batched
 
     return apply
+
+
+def map_and_batch_with_legacy_function(
+    map_func: Callable[..., Any],
+    batch_size: Any,
+    num_parallel_batches: Any = None,
+    drop_remainder: bool = False,
+    num_parallel_calls: Any = None,
+) -> Transformation:
+    """``map_and_batch`` (see it): jtrain traces every dataset function as TF's legacy
+    ``Defun`` path and ``tf.function`` path trace it, once, in the graph."""
+    return map_and_batch(
+        map_func, batch_size, num_parallel_batches, drop_remainder, num_parallel_calls
+    )
 
 
 def ignore_errors(log_warning: bool = False) -> Transformation:
