@@ -53,6 +53,15 @@ PIPELINES = {
         .apply(tf.data.experimental.pad_to_cardinality(2))
         .take(6)
     ),
+    # unknown cardinality (-2): TF's count of fillers is the target plus 2
+    "pad_to_cardinality_unknown_input": lambda tf: tf.data.Dataset.from_tensor_slices(
+        {"s": ["a", "bb", "c"], "v": [[1.5, 2.5], [3.5, 4.5], [5.5, 6.5]]}
+    )
+    .filter(lambda e: tf.strings.length(e["s"]) < 2)
+    .apply(tf.data.experimental.pad_to_cardinality(3)),
+    "from_list_tensors": lambda tf: tf.data.experimental.from_list(
+        [tf.constant([1, 2]) * 2, tf.constant([3, 4]) + 1]
+    ).map(lambda x: x * 10),
     "random_dataset_seeded": lambda tf: tf.data.experimental.RandomDataset(seed=3).take(6),
     "random_dataset_each_epoch": lambda tf: (
         tf.data.experimental.RandomDataset(seed=11).take(3).repeat(2)
