@@ -54,11 +54,13 @@ PIPELINES = {
         .take(6)
     ),
     # unknown cardinality (-2): TF's count of fillers is the target plus 2
-    "pad_to_cardinality_unknown_input": lambda tf: tf.data.Dataset.from_tensor_slices(
-        {"s": ["a", "bb", "c"], "v": [[1.5, 2.5], [3.5, 4.5], [5.5, 6.5]]}
-    )
-    .filter(lambda e: tf.strings.length(e["s"]) < 2)
-    .apply(tf.data.experimental.pad_to_cardinality(3)),
+    "pad_to_cardinality_unknown_input": lambda tf: (
+        tf.data.Dataset.from_tensor_slices(
+            {"s": ["a", "bb", "c"], "v": [[1.5, 2.5], [3.5, 4.5], [5.5, 6.5]]}
+        )
+        .filter(lambda e: tf.strings.length(e["s"]) < 2)
+        .apply(tf.data.experimental.pad_to_cardinality(3))
+    ),
     "from_list_tensors": lambda tf: tf.data.experimental.from_list(
         [tf.constant([1, 2]) * 2, tf.constant([3, 4]) + 1]
     ).map(lambda x: x * 10),
@@ -103,6 +105,12 @@ def test_snapshot_gives_the_input_elements(tmp_path):
         )
 
     _check(build)
+
+    def build_method(tf):
+        path = str(tmp_path / ("tf_method" if tf is tf1 else "jtrain_method"))
+        return tf.data.Dataset.range(4).snapshot(path, compression=None).map(lambda x: x + 1)
+
+    _check(build_method)
 
 
 def test_sql_dataset_rows(tmp_path):

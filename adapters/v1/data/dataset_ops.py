@@ -48,7 +48,7 @@ _ABSENT = {
 }
 for _name in (
     "fingerprint from_sparse_tensor_slices load ragged_batch random "
-    "rebatch rejection_resample save snapshot sparse_batch unique"
+    "rebatch rejection_resample save sparse_batch unique"
 ).split():
     _ABSENT[_name] = (
         "build it from map, filter, batch, interleave, flat_map, from_generator, zip, "
@@ -625,6 +625,33 @@ class DatasetV1(structure.Structured):
         if buffer_size is None:
             return _Same(self)
         return _Prefetch(self, _count_arg(buffer_size, "buffer_size", "PrefetchDataset"))
+
+    def snapshot(
+        self,
+        path: str,
+        compression: str | None = "AUTO",
+        reader_func: Callable[..., Any] | None = None,
+        shard_func: Callable[..., Any] | None = None,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """The same elements; nothing is written to ``path``.
+
+        Args:
+          path: the snapshot directory (accepted, not written).
+          compression: ``"AUTO"`` (default), ``"GZIP"``, ``"SNAPPY"`` or ``None``
+            (accepted).
+          reader_func: accepted (jtrain always reads the input).
+          shard_func: accepted.
+          name: unused (TF's op name).
+
+        .. note:: TF 2.21 writes the elements on a first run under
+           ``path/<fingerprint>/<run id>/`` (its ``snapshot.metadata`` and sharded
+           ``.snapshot`` files, in its own format keyed by the graph's fingerprint)
+           and reads them back on later runs of the same pipeline; jtrain computes
+           the input again each time, which gives the same elements for a
+           deterministic input. Files a TF run wrote are neither read nor written.
+        """
+        return _Same(self)
 
     def cache(self, filename: str = "", name: str | None = None) -> DatasetV1:
         """The elements, kept in memory after the first complete pass (later passes,

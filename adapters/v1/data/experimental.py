@@ -197,25 +197,11 @@ def snapshot(
     reader_func: Callable[..., Any] | None = None,
     shard_func: Callable[..., Any] | None = None,
 ) -> Transformation:
-    """The same elements (for ``Dataset.apply``); nothing is written to ``path``.
-
-    Args:
-      path: the snapshot directory (accepted, not written).
-      compression: ``"AUTO"`` (default), ``"GZIP"``, ``"SNAPPY"`` or ``None``
-        (accepted).
-      reader_func: accepted (jtrain always reads the input).
-      shard_func: accepted.
-
-    .. note:: TF 2.21 writes the elements on a first run under
-       ``path/<fingerprint>/<run id>/`` (its ``snapshot.metadata`` and sharded
-       ``.snapshot`` files, in its own record format keyed by the graph's
-       fingerprint) and reads them back on later runs of the same pipeline; jtrain
-       computes the input again each time, which gives the same elements for a
-       deterministic input. The files a TF run wrote are neither read nor written.
-    """
+    """``dataset.snapshot(path, compression, reader_func, shard_func)`` (for
+    ``Dataset.apply``): the same elements, nothing written (see ``Dataset.snapshot``)."""
 
     def apply(dataset: DatasetV1) -> DatasetV1:
-        return dataset.prefetch(None)
+        return dataset.snapshot(path, compression, reader_func, shard_func)
 
     return apply
 
