@@ -3,8 +3,10 @@ pipelines use, as transformations for ``Dataset.apply`` and constants.
 
 The pipeline is one Python thread on the host: ``AUTOTUNE`` and the
 ``num_parallel_*`` arguments are accepted and change nothing but what TF's
-defaults depend on (``interleave``'s cycle length). Other names of TF's
-``experimental`` namespace raise an ``AttributeError`` naming them.
+defaults depend on (``interleave``'s cycle length). Names with more to them have
+their own modules (``optional_ops``, ``group_by_reducer_op``, ``random_op``,
+``sql_dataset``, ``writers``, ``from_list_op``, ``lookup_ops``). Other names of TF's
+``experimental`` namespace raise an ``AttributeError`` saying why and what to use.
 """
 
 from __future__ import annotations

@@ -77,6 +77,8 @@ class SqlDataset(DatasetV1):
       output_types: one ``DType`` per column (a tuple; one dtype: one component).
 
     Raises:
+      NotImplementedError: an argument given as a tensor known only when the graph
+        runs (a placeholder; TF reads it when the iterator starts).
       InvalidArgumentError: when the iterator starts, another driver (TF's message),
         or a query returning another number of columns than ``output_types``.
       InvalidArgumentError: when the iterator starts, a dtype TF's kernel does not read
