@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import tensorflow as real_tf
 
+from tests.interop.test_data_interop import _drain
 from tests.interop.test_data_more_interop import _check, _error
 from tests.interop.twin import assert_twins, run_both
 
@@ -401,4 +402,34 @@ TABLE_ERRORS = {
 def test_table_errors_match_tf(name):
     theirs, ours = _error(TABLE_ERRORS[name])
     assert theirs is not None and ours is not None
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("rerandomize", [None, False, True])
+def test_dataset_random_each_pass_and_each_initialization(rerandomize):
+    def script(tf):
+        ds = tf.data.Dataset.random(seed=3, rerandomize_each_iteration=rerandomize)
+        it = tf.data.make_initializable_iterator(ds.take(3).repeat(2))
+        element = it.get_next()
+
+        def run(sess):
+            out = []
+            for _ in range(2):
+                sess.run(it.initializer)
+                out.append(_drain(tf, sess, element))
+            return out
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+
+
+@pytest.mark.parametrize("rerandomize", [None, True])
+def test_dataset_random_under_a_one_shot_iterator(rerandomize):
+    """``rerandomize_each_iteration``'s seed generator is refused (TF's ValueError);
+    without it the values go on (both drains stop at their limit)."""
+    theirs, ours = _error(
+        lambda tf: tf.data.Dataset.random(seed=1, rerandomize_each_iteration=rerandomize)
+    )
     assert ours == theirs

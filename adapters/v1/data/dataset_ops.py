@@ -47,7 +47,7 @@ _ABSENT = {
     "element_spec": "use output_types/output_shapes (TF1's properties)",
 }
 for _name in (
-    "fingerprint from_sparse_tensor_slices load ragged_batch random "
+    "fingerprint from_sparse_tensor_slices load ragged_batch "
     "rebatch rejection_resample save sparse_batch unique"
 ).split():
     _ABSENT[_name] = (
@@ -300,6 +300,11 @@ class DatasetV1(structure.Structured):
         """TF's checks of this dataset's own arguments when an iterator starts
         (``check_arguments``)."""
 
+    def _stateful_node(self) -> str | None:
+        """The type of the stateful node TF's dataset holds (a one-shot iterator
+        refuses it), or None."""
+        return None
+
     def _flat_specs(self) -> list[Spec]:
         return structure.flatten(self._structure)
 
@@ -388,6 +393,29 @@ class DatasetV1(structure.Structured):
                 dtype,
             )
         return _Counter(_as_count(start, "start"), _as_count(step, "step"), dtype)
+
+    @staticmethod
+    def random(
+        seed: int | None = None,
+        rerandomize_each_iteration: bool | None = None,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """Pseudorandom ``tf.int64`` scalars in ``[0, 2**32)``, forever: TF's values for
+        the same seeds (see ``random_op``).
+
+        Args:
+          seed: the op seed (the graph seed's rules; neither: random seeds).
+          rerandomize_each_iteration: new values for each pass (epoch of a ``repeat``)
+            from a seed generator (default ``None``: the same values each pass).
+          name: unused (TF's op name).
+
+        .. note:: With ``rerandomize_each_iteration``, TF's dataset holds a seed
+           generator (a stateful node): read it with ``make_initializable_iterator``;
+           ``make_one_shot_iterator`` raises TF's ``ValueError``.
+        """
+        from adapters.v1.data.random_op import RandomDataset
+
+        return RandomDataset.of_method(seed, rerandomize_each_iteration)
 
     @staticmethod
     def choose_from_datasets(
