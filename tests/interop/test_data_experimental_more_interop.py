@@ -187,6 +187,24 @@ def test_get_next_as_optional_until_the_end():
     assert_twins(theirs["got"], ours["got"])
 
 
+def test_iterator_get_next_as_optional_method():
+    def script(tf):
+        it = tf.data.make_initializable_iterator(tf.data.Dataset.range(2).map(lambda x: {"x": x}))
+        opt = it.get_next_as_optional()
+        fetch = (opt.has_value(), opt.get_value())
+
+        def run(sess):
+            sess.run(it.initializer)
+            got = [sess.run(fetch) for _ in range(2)]
+            sess.run(it.initializer)  # starts again
+            return got, sess.run(fetch), sess.run(opt.has_value())
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert_twins(theirs, ours)
+
+
 def test_optional_from_value_and_empty():
     def script(tf):
         full = tf.data.experimental.Optional.from_value(

@@ -254,6 +254,13 @@ class Iterator(structure.Structured):
         )
         return structure.pack(self._structure, list(op.outputs))
 
+    def get_next_as_optional(self) -> Any:
+        """The next element as a ``tf.data.experimental.Optional``, empty at the end
+        (see ``tf.data.experimental.get_next_as_optional``)."""
+        from adapters.v1.data.optional_ops import get_next_as_optional
+
+        return get_next_as_optional(self)
+
     def _next(self, session: Any) -> tuple[Any, ...]:
         """The next element in ``session``, as a fetch gives its components."""
         state = self._state(session)
