@@ -157,6 +157,25 @@ def test_tfrecord_writer_writes_tfs_bytes(tmp_path, compression):
     assert ours == theirs
 
 
+def test_tfrecord_writer_into_a_missing_directory(tmp_path):
+    def script(tf):
+        path = str(tmp_path / "missing" / "x.tfrecord")
+        op = tf.data.experimental.TFRecordWriter(path).write(tf.data.Dataset.from_tensors(b"a"))
+
+        def run(sess):
+            try:
+                sess.run(op)
+            except tf.errors.OpError as e:
+                return type(e).__name__
+            return None
+
+        return run
+
+    theirs, ours = run_both(script)
+    assert ours == theirs == "NotFoundError"
+    assert not (tmp_path / "missing").exists()
+
+
 def test_get_next_as_optional_until_the_end():
     def script(tf):
         ds = tf.data.Dataset.from_tensor_slices(

@@ -10,6 +10,7 @@ place when complete, so a reader never sees a partial file.
 from __future__ import annotations
 
 import os
+import tempfile
 from typing import Any
 
 from adapters.v1.data.dataset_ops import DatasetV1, Failed
@@ -91,7 +92,13 @@ class TFRecordWriter:
                 )
             known = dict(zip(pipeline.placeholders, fed, strict=True))
             directory = os.path.dirname(os.path.abspath(path))
-            temp = os.path.join(directory, f".{os.path.basename(path)}.tmp.{os.getpid()}")
+            try:
+                fd, temp = tempfile.mkstemp(
+                    prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory
+                )
+            except OSError as e:
+                raise errors.from_os_error(e, path) from e
+            os.close(fd)
             try:
                 with _RecordWriter(temp, compression) as writer:
                     for element in pipeline.start(session, known):
