@@ -88,6 +88,9 @@ class Optional:
 
         Args:
           element_spec: nested ``tf.TensorSpec``s.
+
+        Raises:
+          TypeError: ``element_spec`` holds something that is not a spec.
         """
         element = _specs_of(element_spec)
         return Optional(False, [], element)
