@@ -93,29 +93,35 @@ _DATA_EXPERIMENTAL_HINTS = {
     "make_one_shot_iterator": "not in TF 2.21 either: use tf.data.make_one_shot_iterator",
     "make_initializable_iterator": "not in TF 2.21 either: use tf.data.make_initializable_iterator",
 }
-for _name in (
-    "DatasetInitializer DatasetStructure Optional OptionalStructure "
-    "RaggedTensorStructure RandomDataset Reducer SHARD_HINT "
-    "SparseTensorStructure SqlDataset Structure TFRecordWriter TensorArrayStructure "
-    "TensorStructure dense_to_ragged_batch dense_to_sparse_batch "
-    "distributed_save enable_debug_mode from_list from_variant get_model_proto "
-    "get_next_as_optional get_structure group_by_reducer "
-    "index_table_from_dataset make_saveable_from_iterator "
-    "map_and_batch_with_legacy_function pad_to_cardinality "
-    "rejection_resample service snapshot table_from_dataset to_variant"
-).split():
-    _DATA_EXPERIMENTAL_HINTS.setdefault(
-        _name,
-        "jtrain's tf.data.experimental has AUTOTUNE, shuffle_and_repeat, map_and_batch, "
-        "parallel_interleave, ignore_errors, unbatch, get_single_element, enumerate_dataset, "
-        "take_while, scan, group_by_window, bucket_by_sequence_length, "
-        "sample_from_datasets, choose_from_datasets, CsvDataset, make_csv_dataset, Counter, "
-        "unique, cardinality, assert_cardinality, parse_example_dataset, "
-        "make_batched_features_dataset, "
-        "prefetch_to_device, copy_to_device and the options classes; build the rest "
-        "from the Dataset methods (map, filter, batch, interleave, flat_map, "
-        "from_generator...)",
-    )
+_ELEMENTS_DENSE = "jtrain's tf.data elements are dense tensors"
+_DATA_EXPERIMENTAL_HINTS.update(
+    {
+        "dense_to_sparse_batch": f"{_ELEMENTS_DENSE}: batch with padded_batch (and "
+        "tf.sparse.from_dense after get_next where a SparseTensor is wanted)",
+        "dense_to_ragged_batch": f"{_ELEMENTS_DENSE}: batch with padded_batch (and "
+        "tf.RaggedTensor.from_tensor after get_next where a RaggedTensor is wanted)",
+        "rejection_resample": "TF's seeded draws (random_uniform in its filter and "
+        "sample_from_datasets' stateless multinomial) are not reproduced: resample with "
+        "filter and sample_from_datasets (NumPy draws), or run the pipeline with TensorFlow",
+        "make_saveable_from_iterator": "jtrain's iterators keep no state a Saver can write "
+        "(TF's serialized iterator state): a restored script starts its iterators again; "
+        "skip the consumed elements with Dataset.skip",
+        "service": "the tf.data service runs TF's dispatcher and workers (gRPC servers): "
+        "jtrain's pipeline runs in the training process",
+        "distributed_save": "it writes through the tf.data service (TF's dispatcher): save "
+        "the elements with TFRecordWriter",
+        "get_model_proto": "it reads TF's autotuning model of a running iterator: jtrain's "
+        "pipeline is one Python thread without one",
+        "from_variant": "jtrain's datasets are Python objects, not variant tensors",
+        "to_variant": "jtrain's datasets are Python objects, not variant tensors",
+        "Structure": "TF's TypeSpec base class: use tf.TensorSpec (TensorStructure) or "
+        "tf.data.DatasetSpec (DatasetStructure)",
+        "OptionalStructure": "use Optional.element_spec (nested tf.TensorSpec)",
+        "SparseTensorStructure": f"{_ELEMENTS_DENSE}",
+        "RaggedTensorStructure": f"{_ELEMENTS_DENSE}",
+        "TensorArrayStructure": f"{_ELEMENTS_DENSE}",
+    }
+)
 _INSTEAD.update({f"data.experimental.{k}": v for k, v in _DATA_EXPERIMENTAL_HINTS.items()})
 
 _OP_HINT = "if it is an op, write it in jax.numpy inside tf.jax_function"

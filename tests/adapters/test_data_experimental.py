@@ -23,8 +23,8 @@ def test_autotune_constants_and_namespace():
     assert tf.data.experimental.INFINITE_CARDINALITY == -1
     assert tf.data.experimental.UNKNOWN_CARDINALITY == -2
     assert not hasattr(tf.data.experimental, "make_one_shot_iterator")  # not in TF 2.21 either
-    with pytest.raises(AttributeError, match="tf.data.Dataset.snapshot is not in adapters.v1"):
-        tf.data.Dataset.range(2).snapshot  # noqa: B018
+    with pytest.raises(AttributeError, match="tf.data.Dataset.sparse_batch is not in adapters.v1"):
+        tf.data.Dataset.range(2).sparse_batch  # noqa: B018
 
 
 def test_cycle_length_defaults_follow_tfs_kernels(monkeypatch):

@@ -11,9 +11,9 @@ from adapters import v1 as tf
         (tf, "estimator", "tf.estimator is not in adapters.v1; drive training with"),
         (tf, "contrib", "tf.contrib is not in adapters.v1; tf.contrib was removed"),
         (tf.keras, "datasets", "tf.keras.datasets is not in adapters.v1"),
-        (tf.data.experimental, "snapshot", "tf.data.experimental.snapshot is not in adapters.v1; "
-         "jtrain's tf.data.experimental has AUTOTUNE"),
-        (tf.data.experimental, "SqlDataset", "build the rest from the Dataset methods"),
+        (tf.data.experimental, "rejection_resample", "tf.data.experimental.rejection_resample "
+         "is not in adapters.v1; TF's seeded draws"),
+        (tf.data.experimental, "dense_to_sparse_batch", "tf.data elements are dense tensors"),
         (tf, "Sesion", "(names that exist: tf.Session, "),
         (tf, "erf_inv_x", "tf.erf_inv_x is not in adapters.v1; if it is an op, write it in "
          "jax.numpy inside tf.jax_function"),

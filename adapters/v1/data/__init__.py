@@ -9,10 +9,16 @@ program as feeds do (as the queue input pipeline's ``dequeue``). See
 ``shuffle_and_repeat``, ``map_and_batch``, ``parallel_interleave``,
 ``ignore_errors``, ``unbatch``, ``get_single_element``, ``scan``, ``group_by_window``,
 ``bucket_by_sequence_length``, ``sample_from_datasets``, ``choose_from_datasets``,
-``CsvDataset``, ``make_csv_dataset``, ``unique``, ``Counter``, ``cardinality``, the
+``CsvDataset``, ``make_csv_dataset``, ``unique``, ``Counter``, ``cardinality``,
+``get_next_as_optional`` and ``Optional``, ``group_by_reducer`` and ``Reducer``,
+``RandomDataset``, ``SqlDataset``, ``TFRecordWriter``, ``from_list``,
+``pad_to_cardinality``, ``snapshot`` (a pass-through), ``get_structure``,
+``table_from_dataset``, ``index_table_from_dataset``, ``DatasetInitializer``, the
 options classes). ``Options`` are stored and merged as TF's and change nothing in
 jtrain's one-thread pipeline (``options.py``). Absent: the rest of ``experimental``
-and TF2's ``element_spec``; each raises an ``AttributeError`` saying what to use.
+(sparse and ragged elements, ``rejection_resample``, the tf.data service, variants,
+iterator checkpoints) and TF2's ``element_spec``; each raises an ``AttributeError``
+saying what to use.
 """
 
 from adapters.v1._missing import missing_name_getattr

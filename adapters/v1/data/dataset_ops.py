@@ -47,8 +47,8 @@ _ABSENT = {
     "element_spec": "use output_types/output_shapes (TF1's properties)",
 }
 for _name in (
-    "fingerprint from_sparse_tensor_slices load ragged_batch random "
-    "rebatch rejection_resample save snapshot sparse_batch unique"
+    "fingerprint from_sparse_tensor_slices load ragged_batch "
+    "rebatch rejection_resample save sparse_batch unique"
 ).split():
     _ABSENT[_name] = (
         "build it from map, filter, batch, interleave, flat_map, from_generator, zip, "
@@ -300,6 +300,11 @@ class DatasetV1(structure.Structured):
         """TF's checks of this dataset's own arguments when an iterator starts
         (``check_arguments``)."""
 
+    def _stateful_node(self) -> str | None:
+        """The type of the stateful node TF's dataset holds (a one-shot iterator
+        refuses it), or None."""
+        return None
+
     def _flat_specs(self) -> list[Spec]:
         return structure.flatten(self._structure)
 
@@ -388,6 +393,29 @@ class DatasetV1(structure.Structured):
                 dtype,
             )
         return _Counter(_as_count(start, "start"), _as_count(step, "step"), dtype)
+
+    @staticmethod
+    def random(
+        seed: int | None = None,
+        rerandomize_each_iteration: bool | None = None,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """Pseudorandom ``tf.int64`` scalars in ``[0, 2**32)``, forever: TF's values for
+        the same seeds (see ``random_op``).
+
+        Args:
+          seed: the op seed (the graph seed's rules; neither: random seeds).
+          rerandomize_each_iteration: new values for each pass (epoch of a ``repeat``)
+            from a seed generator (default ``None``: the same values each pass).
+          name: unused (TF's op name).
+
+        .. note:: With ``rerandomize_each_iteration``, TF's dataset holds a seed
+           generator (a stateful node): read it with ``make_initializable_iterator``;
+           ``make_one_shot_iterator`` raises TF's ``ValueError``.
+        """
+        from adapters.v1.data.random_op import RandomDataset
+
+        return RandomDataset.of_method(seed, rerandomize_each_iteration)
 
     @staticmethod
     def choose_from_datasets(
@@ -625,6 +653,33 @@ class DatasetV1(structure.Structured):
         if buffer_size is None:
             return _Same(self)
         return _Prefetch(self, _count_arg(buffer_size, "buffer_size", "PrefetchDataset"))
+
+    def snapshot(
+        self,
+        path: str,
+        compression: str | None = "AUTO",
+        reader_func: Callable[..., Any] | None = None,
+        shard_func: Callable[..., Any] | None = None,
+        name: str | None = None,
+    ) -> DatasetV1:
+        """The same elements; nothing is written to ``path``.
+
+        Args:
+          path: the snapshot directory (accepted, not written).
+          compression: ``"AUTO"`` (default), ``"GZIP"``, ``"SNAPPY"`` or ``None``
+            (accepted).
+          reader_func: accepted (jtrain always reads the input).
+          shard_func: accepted.
+          name: unused (TF's op name).
+
+        .. note:: TF 2.21 writes the elements on a first run under
+           ``path/<fingerprint>/<run id>/`` (its ``snapshot.metadata`` and sharded
+           ``.snapshot`` files, in its own format keyed by the graph's fingerprint)
+           and reads them back on later runs of the same pipeline; jtrain computes
+           the input again each time, which gives the same elements for a
+           deterministic input. Files a TF run wrote are neither read nor written.
+        """
+        return _Same(self)
 
     def cache(self, filename: str = "", name: str | None = None) -> DatasetV1:
         """The elements, kept in memory after the first complete pass (later passes,

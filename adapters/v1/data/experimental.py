@@ -3,14 +3,18 @@ pipelines use, as transformations for ``Dataset.apply`` and constants.
 
 The pipeline is one Python thread on the host: ``AUTOTUNE`` and the
 ``num_parallel_*`` arguments are accepted and change nothing but what TF's
-defaults depend on (``interleave``'s cycle length). Other names of TF's
-``experimental`` namespace raise an ``AttributeError`` naming them.
+defaults depend on (``interleave``'s cycle length). Names with more to them have
+their own modules (``optional_ops``, ``group_by_reducer_op``, ``random_op``,
+``sql_dataset``, ``writers``, ``from_list_op``, ``lookup_ops``). Other names of TF's
+``experimental`` namespace raise an ``AttributeError`` saying why and what to use.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from adapters.v1._missing import missing_name_getattr
 from adapters.v1.data.csv_dataset import CsvDataset, make_csv_dataset
@@ -21,7 +25,20 @@ from adapters.v1.data.dataset_ops import (
     DatasetV1,
     IgnoreErrors,
 )
+from adapters.v1.data.from_list_op import from_list
+from adapters.v1.data.group_by_reducer_op import GroupByReducer, Reducer
 from adapters.v1.data.iterator_ops import get_single_element
+from adapters.v1.data.lookup_ops import (
+    DatasetInitializer,
+    index_table_from_dataset,
+    table_from_dataset,
+)
+from adapters.v1.data.optional_ops import (
+    Optional,
+    element_spec_of,
+    get_next_as_optional,
+    zeros_of,
+)
 from adapters.v1.data.options import (
     AutoShardPolicy,
     AutotuneAlgorithm,
@@ -32,6 +49,11 @@ from adapters.v1.data.options import (
     ServiceOptions,
     ThreadingOptions,
 )
+from adapters.v1.data.random_op import RandomDataset
+from adapters.v1.data.sql_dataset import SqlDataset
+from adapters.v1.data.structure import DatasetSpec
+from adapters.v1.data.writers import TFRecordWriter
+from adapters.v1.framework.tensor_spec import TensorSpec
 
 __all__ = [
     "AUTOTUNE",
@@ -40,7 +62,26 @@ __all__ = [
     "CsvDataset",
     "AutotuneAlgorithm",
     "AutotuneOptions",
+    "DatasetInitializer",
+    "DatasetStructure",
     "DistributeOptions",
+    "Optional",
+    "RandomDataset",
+    "Reducer",
+    "SHARD_HINT",
+    "SqlDataset",
+    "TFRecordWriter",
+    "TensorStructure",
+    "enable_debug_mode",
+    "from_list",
+    "get_next_as_optional",
+    "get_structure",
+    "index_table_from_dataset",
+    "map_and_batch_with_legacy_function",
+    "table_from_dataset",
+    "group_by_reducer",
+    "pad_to_cardinality",
+    "snapshot",
     "ExternalStatePolicy",
     "OptimizationOptions",
     "ServiceOptions",
@@ -71,6 +112,109 @@ __all__ = [
 ]
 
 Transformation = Callable[[DatasetV1], DatasetV1]
+
+# ``shard``'s ``num_shards`` and ``index`` standing for "the worker's" under auto-sharding
+# by hint (TF's ``SHARD_HINT``); jtrain's pipeline is one worker's.
+SHARD_HINT = -1
+
+
+DatasetStructure = DatasetSpec  # TF's deprecated aliases of the spec classes
+TensorStructure = TensorSpec
+
+
+def get_structure(dataset_or_iterator: Any) -> Any:
+    """The type of the elements of a dataset or an iterator: nested ``tf.TensorSpec``s.
+
+    Args:
+      dataset_or_iterator: a ``tf.data.Dataset`` or a ``tf.compat.v1.data.Iterator``.
+
+    Raises:
+      TypeError: anything else (TF's message).
+    """
+    from adapters.v1.data.iterator_ops import Iterator
+
+    if not isinstance(dataset_or_iterator, (DatasetV1, Iterator)):
+        raise TypeError(
+            "Invalid `dataset_or_iterator`. `dataset_or_iterator` must be a `tf.data.Dataset` "
+            f"or tf.data.Iterator object, but got {type(dataset_or_iterator)}."
+        )
+    return element_spec_of(dataset_or_iterator._structure)
+
+
+def group_by_reducer(key_func: Callable[..., Any], reducer: Reducer) -> Transformation:
+    """One element per key: ``reducer``'s state folded over the elements of that key
+    (for ``Dataset.apply``; see ``group_by_reducer_op``).
+
+    Args:
+      key_func: ``element -> tf.int64`` scalar, the element's key.
+      reducer: a ``Reducer`` (``init_func``, ``reduce_func``, ``finalize_func``).
+
+    Raises:
+      ValueError: when applied, ``key_func`` not returning one ``tf.int64`` scalar.
+      TypeError: when applied, ``reduce_func``'s state unlike ``init_func``'s.
+    """
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return GroupByReducer(dataset, key_func, reducer)
+
+    return apply
+
+
+def pad_to_cardinality(cardinality: Any, mask_key: str = "valid") -> Transformation:
+    """The elements (dicts), each with ``mask_key: True``, then filler elements (zeros,
+    ``mask_key: False``) up to ``cardinality`` elements (for ``Dataset.apply``).
+
+    Args:
+      cardinality: the number of elements wanted.
+      mask_key: the key of the added ``tf.bool`` (default ``"valid"``).
+
+    Raises:
+      ValueError: when applied, elements that are not dicts (TF's message).
+
+    .. note:: As TF 2.21 in graph mode, nothing checks the input's cardinality: an
+       input of unknown cardinality, or longer than ``cardinality``, is followed by
+       fillers forever (the count of fillers is negative: TF's ``repeat`` of it
+       repeats forever).
+    """
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        if not isinstance(dataset._structure, dict):
+            raise ValueError("`pad_to_cardinality` requires its input dataset to be a dictionary.")
+        missing = cardinality - dataset.cardinality()
+        filler: dict[str, Any] = {k: zeros_of(s) for k, s in dataset._structure.items()}
+        filler[mask_key] = np.False_
+        fillers = DatasetV1.from_tensors(filler).repeat(missing)
+
+        def mark(element: dict[str, Any]) -> dict[str, Any]:
+            return {**element, mask_key: True}
+
+        return dataset.map(mark).concatenate(fillers)
+
+    return apply
+
+
+def snapshot(
+    path: str,
+    compression: str = "AUTO",
+    reader_func: Callable[..., Any] | None = None,
+    shard_func: Callable[..., Any] | None = None,
+) -> Transformation:
+    """``dataset.snapshot(path, compression, reader_func, shard_func)`` (for
+    ``Dataset.apply``): the same elements, nothing written (see ``Dataset.snapshot``)."""
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.snapshot(path, compression, reader_func, shard_func)
+
+    return apply
+
+
+def enable_debug_mode() -> None:
+    """TF's ``ValueError``: debug mode (tf.data functions run eagerly) is eager-only.
+
+    Raises:
+      ValueError: always, in TF1 graph mode (TF's message).
+    """
+    raise ValueError("`enable_debug_mode() is only supported in eager mode.")
 
 
 def shuffle_and_repeat(
@@ -128,6 +272,20 @@ def map_and_batch(
         return batched
 
     return apply
+
+
+def map_and_batch_with_legacy_function(
+    map_func: Callable[..., Any],
+    batch_size: Any,
+    num_parallel_batches: Any = None,
+    drop_remainder: bool = False,
+    num_parallel_calls: Any = None,
+) -> Transformation:
+    """``map_and_batch`` (see it): jtrain traces every dataset function as TF's legacy
+    ``Defun`` path and ``tf.function`` path trace it, once, in the graph."""
+    return map_and_batch(
+        map_func, batch_size, num_parallel_batches, drop_remainder, num_parallel_calls
+    )
 
 
 def ignore_errors(log_warning: bool = False) -> Transformation:

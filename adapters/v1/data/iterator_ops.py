@@ -117,6 +117,16 @@ class Iterator(structure.Structured):
                 f"Cannot capture a placeholder (name:{p.op.name}, type:Placeholder) by value: "
                 "use make_initializable_iterator() and feed it when running its initializer."
             )
+        for d in dataset._all():
+            node = d._stateful_node()
+            if node is not None:
+                raise ValueError(
+                    f"Cannot capture a stateful node (name:{node}, type:{node}) by value.: A "
+                    "likely cause of this error is that the dataset for which you are calling "
+                    "`make_one_shot_iterator()` captures a stateful object, such as a "
+                    "`tf.Variable` or `tf.lookup.StaticHashTable`, which is not supported. Use "
+                    "`make_initializable_iterator()` instead."
+                )
         from adapters.v1.ops.random_ops import get_seed
 
         # TF takes an op seed here (the graph seed of its dataset function): under
@@ -243,6 +253,13 @@ class Iterator(structure.Structured):
             host="pre",
         )
         return structure.pack(self._structure, list(op.outputs))
+
+    def get_next_as_optional(self) -> Any:
+        """The next element as a ``tf.data.experimental.Optional``, empty at the end
+        (see ``tf.data.experimental.get_next_as_optional``)."""
+        from adapters.v1.data.optional_ops import get_next_as_optional
+
+        return get_next_as_optional(self)
 
     def _next(self, session: Any) -> tuple[Any, ...]:
         """The next element in ``session``, as a fetch gives its components."""
