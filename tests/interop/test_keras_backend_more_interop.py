@@ -16,7 +16,7 @@ import pytest
 import tensorflow as real_tf
 
 from adapters import v1 as jtf
-from tests.interop.twin import assert_twins, classic_tf1, run_both
+from tests.interop.twin import assert_twins, classic_tf1, run_both, tf2_behaviour_off
 
 tf1 = real_tf.compat.v1
 
@@ -234,21 +234,6 @@ def test_function_values_shapes_and_gradients(function):
 
 
 @contextlib.contextmanager
-def _tf2_disabled():
-    """TF's process as ``disable_v2_behavior()`` leaves it (``tf2.enabled()`` False: the
-    branch of Keras' backend a TF1 script takes), restored after."""
-    from tensorflow.python import tf2
-
-    enabled = tf2.enabled()
-    tf2.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            tf2.enable()
-
-
-@contextlib.contextmanager
 def _graph(tf):
     with classic_tf1() if tf is tf1 else contextlib.nullcontext():
         with tf.Graph().as_default():
@@ -397,7 +382,7 @@ def test_moving_average_update():
 
         return run
 
-    with _tf2_disabled():
+    with tf2_behaviour_off():  # the branch of Keras' backend a TF1 script takes
         theirs, ours = run_both(script)
     assert_twins(theirs, ours, rtol=RTOL, atol=ATOL)
 

@@ -35,7 +35,7 @@ import tensorflow as real_tf
 
 from adapters import v1 as jtf
 from jtrain._eigen.matmul import onednn_sgemm
-from tests.interop.twin import classic_tf1
+from tests.interop.twin import classic_tf1, tf2_behaviour_off
 
 pytestmark = pytest.mark.interop
 
@@ -44,15 +44,8 @@ pytestmark = pytest.mark.interop
 def _tf1_behaviour():
     """TF's Keras as a TF1 script runs it (``disable_v2_behavior()`` turns ``tf2`` off:
     TF1 metric names such as ``acc``), this process's setting restored after."""
-    from tensorflow.python import tf2
-
-    enabled = tf2.enabled()
-    tf2.disable()
-    try:
+    with tf2_behaviour_off():
         yield
-    finally:
-        if enabled:
-            tf2.enable()
 
 
 tf1 = real_tf.compat.v1

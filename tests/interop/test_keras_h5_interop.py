@@ -25,7 +25,7 @@ import pytest
 import tensorflow as real_tf
 
 from adapters import v1 as jtf
-from tests.interop.twin import classic_tf1
+from tests.interop.twin import classic_tf1, tf2_behaviour_off
 
 pytestmark = pytest.mark.interop
 
@@ -37,15 +37,8 @@ SIDES = {"tf": tf1, "jtrain": jtf}
 def _tf1_behaviour():
     """TF's Keras as a TF1 script runs it (``disable_v2_behavior()`` turns ``tf2``
     off), this process's setting restored after."""
-    from tensorflow.python import tf2
-
-    enabled = tf2.enabled()
-    tf2.disable()
-    try:
+    with tf2_behaviour_off():
         yield
-    finally:
-        if enabled:
-            tf2.enable()
 
 
 def _in_graph(tf: Any, body: Any) -> Any:

@@ -26,7 +26,7 @@ import tensorflow as real_tf
 
 from adapters import v1 as jtf
 from tests.interop.bits import assert_tf_bits
-from tests.interop.twin import assert_twins, classic_tf1, run_both
+from tests.interop.twin import assert_twins, classic_tf1, run_both, tf2_behaviour_off
 
 pytestmark = pytest.mark.interop
 
@@ -411,15 +411,8 @@ COMPILE_NAMES = [
 def _tf1_behaviour():
     """TF's Keras as a TF1 script runs it (``disable_v2_behavior()`` turns ``tf2``
     off), this process's setting restored after."""
-    from tensorflow.python import tf2
-
-    enabled = tf2.enabled()
-    tf2.disable()
-    try:
+    with tf2_behaviour_off():
         yield
-    finally:
-        if enabled:
-            tf2.enable()
 
 
 def test_compile_resolves_new_names_as_tf(_tf1_behaviour):

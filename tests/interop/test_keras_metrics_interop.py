@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.interop.twin import assert_twins, run_both
+from tests.interop.twin import assert_twins, run_both, tf2_behaviour_off
 
 pytestmark = pytest.mark.interop
 
@@ -26,15 +26,8 @@ pytestmark = pytest.mark.interop
 def _tf1_behaviour():
     """TF's Keras as a TF1 script runs it (``disable_v2_behavior()`` turns ``tf2`` off:
     the legacy serialization, the TF1 names ``get`` knows), restored after."""
-    from tensorflow.python import tf2
-
-    enabled = tf2.enabled()
-    tf2.disable()
-    try:
+    with tf2_behaviour_off():
         yield
-    finally:
-        if enabled:
-            tf2.enable()
 
 
 RTOL, ATOL = 2e-5, 2e-6

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.interop.twin import assert_twins, run_both, unfused_config
+from tests.interop.twin import assert_twins, run_both, tf2_behaviour_off, unfused_config
 
 pytestmark = pytest.mark.interop
 
@@ -29,15 +29,8 @@ def tf1_keras():
     twins' ``classic_tf1`` sets the graph toggles only): Keras' ``backend.rnn`` reads
     it, and with it on writes a ``return_sequences=False`` layer's outputs to one
     ``TensorArray`` slot, which classic TF1 loops refuse to overwrite."""
-    from tensorflow.python import tf2
-
-    was = tf2.enabled()
-    tf2.disable()
-    try:
+    with tf2_behaviour_off():
         yield
-    finally:
-        if was:
-            tf2.enable()
 
 
 X_SEQ = np.random.RandomState(3).uniform(-1, 1, (3, 5, 4)).astype(np.float32)

@@ -30,6 +30,7 @@ import pytest
 import tensorflow as real_tf
 
 from adapters import v1 as jtf
+from tests.interop.twin import tf2_behaviour_off
 
 pytestmark = pytest.mark.interop
 
@@ -40,15 +41,8 @@ tf1 = real_tf.compat.v1
 def _tf1_behaviour_off():
     """TF's Keras as a TF1 script runs it (``disable_v2_behavior()`` turns ``tf2`` off:
     Keras' legacy serialization), this process's setting restored after."""
-    from tensorflow.python import tf2
-
-    enabled = tf2.enabled()
-    tf2.disable()
-    try:
+    with tf2_behaviour_off():
         yield
-    finally:
-        if enabled:
-            tf2.enable()
 
 
 def _each(call: Callable[[Any], Any]) -> tuple[Any, Any]:

@@ -27,6 +27,23 @@ Script = Callable[[Any], Callable[[Any], Any]]
 
 
 @contextlib.contextmanager
+def tf2_behaviour_off() -> Iterator[None]:
+    """TF 2 behaviour off (``tf2.enabled()`` False) as ``disable_v2_behavior()`` leaves a
+    TF1 script's process, the process's setting restored after: what TF's Keras reads
+    (TF1 metric names such as ``acc``, the legacy serialization format, ``backend.rnn``'s
+    loops) beside the graph toggles :func:`classic_tf1` sets."""
+    from tensorflow.python import tf2
+
+    enabled = tf2.enabled()
+    tf2.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            tf2.enable()
+
+
+@contextlib.contextmanager
 def classic_tf1() -> Iterator[None]:
     """TF's graphs built as classic TF1 builds them (what ``disable_v2_behavior()`` sets
     for graphs: TF1 control flow, reference variables, TF1 ``TensorShape``s, tensors

@@ -944,11 +944,6 @@ class _DefaultStrategy(Strategy):
         """``dataset`` itself."""
         return dataset
 
-    def reduce(self, reduce_op: Any, value: Any, axis: Any) -> Any:  # type: ignore[override]
-        """``Strategy.reduce``; ``axis`` has no default here (TF 2.21's default
-        strategy requires it: ``TypeError`` without it)."""
-        return super().reduce(reduce_op, value, axis)
-
     def distribute_datasets_from_function(
         self, dataset_fn: Callable[..., Any], options: Any = None
     ) -> Any:
