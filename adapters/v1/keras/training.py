@@ -50,11 +50,21 @@ or as dicts by output name; ``metrics_names`` ``['loss', '<out>_loss'...,
 '<out>_<metric>'...]``, each output's loss a running mean over the epoch's batches
 (Keras' ``Mean``), an output's metrics keyed by name (a repeated one counted once).
 
+Metric objects in ``compile(metrics=[...])`` (``Precision``, ``AUC``, ``MeanIoU``,
+``BinaryAccuracy``...) run as TF's v1 engine runs them: each is called on its
+output's target and prediction in the graph (unweighted), renamed to its compiled
+name (``<output>_<name>`` with several outputs; one list for several outputs gives
+each output a clone), its latest call's result fetched each batch (the running
+value, logged as is), its state reset (``reset_state()`` in Keras' session) at the
+start of each epoch, of ``evaluate`` and of the validation pass, and after
+``*_on_batch`` unless ``reset_metrics=False``. ``metrics_names`` reads the objects'
+current names, as TF's.
+
 Not supported (``NotImplementedError`` naming the argument): an output without a
 loss, sample or class weights with several outputs, ``sample_weight_mode``,
-``weighted_metrics``, ``target_tensors``, metric objects, ``steps_per_epoch``
-with arrays and validation, arrays with dataset or generator validation, a dataset
-with array validation.
+``weighted_metrics``, ``target_tensors``, metric classes (not instances),
+``steps_per_epoch`` with arrays and validation, arrays with dataset or generator
+validation, a dataset with array validation.
 
 ``fit``/``evaluate``/``predict`` and ``fit_generator``/``evaluate_generator``/
 ``predict_generator`` on Python generators and ``keras.utils.Sequence`` run TF's v1
@@ -128,6 +138,14 @@ def _metric_name(metric: Any) -> str:
         return "ce"
     fn = metrics_module.get(metric)
     return str(getattr(fn, "name", None) or fn.__name__)
+
+
+def _clone_metric(metric: Any) -> Any:
+    """TF's ``clone_metric``: a new metric object of the same class and config (its
+    own variables); anything else as is."""
+    if isinstance(metric, metrics_module.Metric):
+        return type(metric).from_config(metric.get_config())
+    return metric
 
 
 def _is_loss(loss_fn: Any, fn: Any, cls: type) -> bool:
@@ -268,15 +286,27 @@ class _Compiled:
                 )
             per_output = [list(m) for m in metrics]
         elif isinstance(metrics, (list, tuple)):
-            per_output = [list(metrics) for _ in names]
+            # one list for several outputs: each output gets its own copy of a metric
+            # object (TF's ``clone_metric``); one output uses the objects given
+            per_output = (
+                [[_clone_metric(m) for m in metrics] for _ in names]
+                if len(names) > 1
+                else [list(metrics)]
+            )
         else:
             raise TypeError(
                 "Type of `metrics` argument not understood. Expected a list or dictionary, "
                 f"found: {metrics}"
             )
         multi = len(names) > 1
-        self.metric_names = [f"{n}_loss" for n in names] if multi else []
-        self.metric_tensors: list[tuple[Any, Any]] = []
+        # each metric's label: a name, or the metric object whose name TF reads
+        self._labels: list[Any] = [f"{n}_loss" for n in names] if multi else []
+        # what each metric fetches: ``("loss", output_loss)`` (Keras' Mean of an output's
+        # batch losses, kept on the host), ``("mean", batch_sum, count)`` (a function's
+        # Mean, on the host) or ``("result", tensor)`` (a metric object's running result)
+        self.metric_tensors: list[tuple[Any, ...]] = []
+        self.metric_objects: list[Any] = []  # the stateful ones, reset as TF's
+        self.fetches: dict[str, list[Any]] = {}  # by mode, see metric_fetches
         with graph.as_default():
             self.optimizer = optimizer
             self.targets = []
@@ -290,23 +320,23 @@ class _Compiled:
                         )
                     )
             self.target = self.targets[0]
-            metric_entries: list[tuple[str, Any]] = []
+            metric_entries: list[tuple[Any, ...]] = []
+            # TF keys each output's metrics by name (a repeated one counted once), all
+            # named before any is renamed (an object given to two outputs included)
+            per_output_unique: list[dict[str, Any]] = []
+            for i, (out, specs) in enumerate(zip(outputs, per_output, strict=True)):
+                shape = out.shape.as_list() if out.shape.ndims is not None else [None]
+                unique: dict[str, Any] = {}
+                for metric in specs:
+                    if isinstance(metric, metrics_module.Metric):
+                        unique[metric.name] = metric
+                        continue
+                    if isinstance(metric, type) and issubclass(metric, metrics_module.Metric):
+                        raise _unsupported(f"compile(metrics=[{metric!r}]) (a metric class)")
+                    unique[_metric_name(metric)] = _metric_function(metric, shape, self.loss_fns[i])
+                per_output_unique.append(unique)
             with graph.name_scope("metrics"):
-                for i, (out, specs) in enumerate(zip(outputs, per_output, strict=True)):
-                    shape = out.shape.as_list() if out.shape.ndims is not None else [None]
-                    unique: dict[str, Any] = {}  # TF keys an output's metrics by name
-                    for metric in specs:
-                        if isinstance(metric, metrics_module.MeanMetricWrapper):
-                            unique[metric.name] = metric._compile_fn()
-                            continue
-                        if hasattr(metric, "update_state"):
-                            raise _unsupported(f"compile(metrics=[{metric!r}]) (metric objects)")
-                        fn = _metric_function(metric, shape, self.loss_fns[i])
-                        if isinstance(fn, metrics_module.MeanMetricWrapper):  # a class name
-                            fn = fn._compile_fn()
-                        elif isinstance(fn, metrics_module.Metric):
-                            raise _unsupported(f"compile(metrics=[{metric!r}]) (metric objects)")
-                        unique[_metric_name(metric)] = fn
+                for i, (out, unique) in enumerate(zip(outputs, per_output_unique, strict=True)):
                     for name, fn in unique.items():
                         if multi:
                             name = f"{names[i]}_{name}"
@@ -314,15 +344,9 @@ class _Compiled:
                         while name in ["loss", *self.metric_names]:
                             name = f"{base}_{j}"
                             j += 1
+                        self._labels.append(fn if isinstance(fn, metrics_module.Metric) else name)
                         with graph.name_scope(name):
-                            y_true = op("cast")(self.targets[i], "float32")
-                            y_pred = op("cast")(out, "float32")
-                            y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
-                            values = op("cast")(fn(y_true, y_pred), "float32")
-                            batch_sum = op("reduce_sum")(values)
-                            count = op("cast")(op("size")(values), "float32")
-                        self.metric_names.append(name)
-                        metric_entries.append((name, (batch_sum, count)))
+                            metric_entries.append(self._metric_entry(name, fn, out, i))
             self.output_losses: list[Any] = []
             with graph.name_scope("loss"):
                 parts = []
@@ -337,8 +361,8 @@ class _Compiled:
                 self.total_loss = parts[0] if len(parts) == 1 else op("add_n")(parts)
         # the per-output losses are Keras' Mean metrics of each batch's loss
         if multi:
-            self.metric_tensors = [(t, None) for t in self.output_losses]
-        self.metric_tensors += [pair for _, pair in metric_entries]
+            self.metric_tensors = [("loss", t) for t in self.output_losses]
+        self.metric_tensors += metric_entries
         self.model = model
         self.loss_weight = weights[0]
         self.sample_weights: Any = None
@@ -352,6 +376,56 @@ class _Compiled:
         self.function_weighted: dict[str, bool | None] = {"train": None, "test": None}
         self.updates = model.updates
         self.state = [[np.float32(0.0), np.float32(0.0)] for _ in self.metric_names]
+
+    @property
+    def metric_names(self) -> list[str]:
+        """The metrics' labels after ``loss``: a metric object's current ``name``
+        (as TF's ``metrics_names`` reads ``Model.metrics``: renamed by a later compile
+        that uses it, the model's label follows)."""
+        return [label if isinstance(label, str) else label.name for label in self._labels]
+
+    def _metric_entry(self, name: str, fn: Any, output: Any, index: int) -> tuple[Any, ...]:
+        """An output's compiled metric in its ``metrics/<name>`` scope.
+
+        A metric object is renamed ``name`` and called on the target and the output,
+        as TF's ``call_metric_function`` (no sample weights: these are the unweighted
+        metrics); as TF, the train/test function fetches the result of the object's
+        latest call (``_call_result``) when it is made. A function is the mean of its
+        values over the batches, summed on the host (Keras' ``MeanMetricWrapper`` of
+        it: the same float32 sums).
+        """
+        if isinstance(fn, metrics_module.Metric):
+            fn.name = name  # TF sets the metric's name to its unique compiled name
+            if fn not in self.metric_objects:
+                self.metric_objects.append(fn)
+            fn._call_result = fn(self.targets[index], output)
+            return ("result", fn)
+        y_true = op("cast")(self.targets[index], "float32")
+        y_pred = op("cast")(output, "float32")
+        y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
+        values = op("cast")(fn(y_true, y_pred), "float32")
+        batch_sum = op("reduce_sum")(values)
+        count = op("cast")(op("size")(values), "float32")
+        return ("mean", batch_sum, count)
+
+    def metric_fetches(self, mode: str) -> list[Any]:
+        """The metric tensors ``mode``'s function fetches, fixed when it is made.
+
+        .. note:: As TF, a metric object fetches the result of its latest call when the
+           function is made: one object given to two outputs reports the second one's
+           value under both names; one compiled into two models makes the first
+           model's function fetch the second's result (TF's ``InvalidArgumentError``:
+           the second model's target placeholder is not fed).
+        """
+        if mode not in self.fetches:
+            tensors: list[Any] = []
+            for entry in self.metric_tensors:
+                if entry[0] == "result":
+                    tensors.append(entry[1]._call_result)
+                else:
+                    tensors.extend(entry[1:])
+            self.fetches[mode] = tensors
+        return self.fetches[mode]
 
     def _output_loss(self, output: Any, sample_weight: Any = None, index: int = 0) -> Any:
         fn = self.loss_fns[index]
@@ -414,8 +488,10 @@ class _Compiled:
         if weighted != self.loss_weighted:
             self.loss_weighted = weighted
             self.function_weighted[mode] = weighted
+            self.fetches.pop(mode, None)  # the function is made again
         elif self.function_weighted[mode] is None:
             self.function_weighted[mode] = self.loss_weighted
+            self.fetches.pop(mode, None)
         return bool(self.function_weighted[mode]) and weighted
 
     def build_train_op(self, weighted: bool = False) -> Any:
@@ -432,7 +508,11 @@ class _Compiled:
         return self.train_ops[weighted]
 
     def reset(self) -> None:
+        """TF's ``Model.reset_metrics``: the host means restart, and each metric
+        object's ``reset_state()`` runs in Keras' session."""
         self.state = [[np.float32(0.0), np.float32(0.0)] for _ in self.metric_names]
+        for metric in self.metric_objects:
+            metric.reset_state()
 
 
 def compile_model(
@@ -748,8 +828,7 @@ def _run(model: Any, mode: str, arrays: list[np.ndarray]) -> list[Any]:
         return list(backend.get_session().run(list(model.outputs), feed_dict))
     compiled = _compiled(model, mode)
     fetches: list[Any] = [compiled.loss(weighted)]
-    for pair in compiled.metric_tensors:
-        fetches.extend(t for t in pair if t is not None)
+    fetches.extend(compiled.metric_fetches(mode))
     if mode == "train":
         fetches.append(compiled.build_train_op(weighted))
         phase = backend.learning_phase()
@@ -758,10 +837,15 @@ def _run(model: Any, mode: str, arrays: list[np.ndarray]) -> list[Any]:
     values = backend.get_session().run(fetches, feed_dict)
     outs: list[Any] = [np.float32(np.asarray(values[0]))]
     k = 1
-    for state, (_, count) in zip(compiled.state, compiled.metric_tensors, strict=True):
+    for state, entry in zip(compiled.state, compiled.metric_tensors, strict=True):
+        kind = entry[0]
+        if kind == "result":  # a metric object: its running result, as fetched
+            outs.append(values[k])
+            k += 1
+            continue
         # Keras' Mean: float32 total and count, the result total / count
         state[0] = np.float32(state[0] + np.float32(values[k]))
-        if count is None:  # a per-output loss: one value per batch
+        if kind == "loss":  # a per-output loss: one value per batch
             state[1] = np.float32(state[1] + np.float32(1.0))
             k += 1
         else:
