@@ -215,3 +215,32 @@ def test_one_metric_object_in_two_models(run_first):
 
     theirs, ours = _both(body)
     _close(theirs, ours, rtol=1e-5)
+
+
+def test_weighted_metrics_with_sample_and_class_weights():
+    """``weighted_metrics`` (``weighted_<name>``, after the output's metrics) take the
+    sample (or class) weights; unweighted calls when none are given. TF recompiles
+    only the function of the call that changed the weighting: the other keeps the
+    metrics' call it was made with."""
+    x, y = _binary()
+    w = np.random.RandomState(6).uniform(0.1, 2.0, len(x)).astype(np.float32)
+
+    def body(tf):
+        m = _binary_model(tf)
+        m.compile(
+            tf.train.GradientDescentOptimizer(0.5),
+            "binary_crossentropy",
+            metrics=[tf.keras.metrics.Precision(), "acc"],
+            weighted_metrics=[tf.keras.metrics.Recall(), "acc", tf.keras.metrics.AUC()],
+        )
+        out = {"names": m.metrics_names, "plain": m.test_on_batch(x, y)}
+        out["fit"] = m.fit(x, y, batch_size=6, epochs=2, verbose=0, sample_weight=w).history
+        out["evaluate"] = m.evaluate(x, y, batch_size=5, sample_weight=w, verbose=0)
+        out["class"] = m.fit(x, y, batch_size=7, verbose=0, class_weight={0: 0.5, 1: 3.0}).history
+        out["unweighted"] = m.train_on_batch(x, y)
+        out["stale"] = m.evaluate(x, y, sample_weight=w, verbose=0)
+        out["names_after"] = m.metrics_names
+        return out
+
+    theirs, ours = _both(body)
+    _close(theirs, ours, rtol=1e-5)

@@ -27,8 +27,9 @@ mean of the batch losses in Python floats, the metrics their last running value,
 ``val_*`` the float32 aggregate of the validation pass.
 
 ``sample_weight``/``class_weight`` (sample-wise) weight the loss as TF
-(``sum(loss * weight) / number of elements``; the compiled ``metrics`` stay
-unweighted), fed through an ``<output>_sample_weights`` placeholder.
+(``sum(loss * weight) / number of elements``) and the ``weighted_metrics`` (named
+``weighted_<name>``, after the output's ``metrics``); the compiled ``metrics`` stay
+unweighted. They are fed through an ``<output>_sample_weights`` placeholder.
 
 .. note:: TF recompiles its loss when the weighting changes between calls, but
    rebuilds only the function (train or test) of the call that recompiled; the
@@ -62,7 +63,7 @@ current names, as TF's.
 
 Not supported (``NotImplementedError`` naming the argument): an output without a
 loss, sample or class weights with several outputs, ``sample_weight_mode``,
-``weighted_metrics``, ``target_tensors``, metric classes (not instances),
+``target_tensors``, metric classes (not instances),
 ``steps_per_epoch`` with arrays and validation, arrays with dataset or generator
 validation, a dataset with array validation.
 
@@ -148,6 +149,36 @@ def _clone_metric(metric: Any) -> Any:
     return metric
 
 
+def _nested_metrics(metrics: Any, names: list[str]) -> list[list[Any]]:
+    """TF's ``collect_per_output_metric_info``'s nesting of ``compile``'s ``metrics``
+    (or ``weighted_metrics``): one list of metrics per output."""
+    if not metrics:
+        return [[] for _ in names]
+    if isinstance(metrics, dict):
+        return [
+            [] if m is None else list(m) if isinstance(m, (list, tuple)) else [m]
+            for m in _per_output(metrics, names, "metrics")
+        ]
+    if isinstance(metrics, (list, tuple)) and any(isinstance(m, list) for m in metrics):
+        if len(metrics) != len(names):
+            raise ValueError(
+                "When passing a list of lists as `metrics`, it should have one entry "
+                f"per model output. The model has {len(names)} outputs, but you passed "
+                f"metrics={metrics}"
+            )
+        return [list(m) if isinstance(m, (list, tuple)) else [m] for m in metrics]
+    if isinstance(metrics, (list, tuple)):
+        # one list for several outputs: each output gets its own copy of a metric
+        # object (TF's ``clone_metric``); one output uses the objects given
+        if len(names) > 1:
+            return [[_clone_metric(m) for m in metrics] for _ in names]
+        return [list(metrics)]
+    raise TypeError(
+        "Type of `metrics` argument not understood. Expected a list or dictionary, "
+        f"found: {metrics}"
+    )
+
+
 def _is_loss(loss_fn: Any, fn: Any, cls: type) -> bool:
     return isinstance(loss_fn, cls) or loss_fn is fn or getattr(loss_fn, "fn", None) is fn
 
@@ -230,6 +261,7 @@ class _Compiled:
         metrics: Any,
         loss_weights: Any,
         output_name: str | None = None,
+        weighted_metrics: Any = None,
     ):
         outputs = list(model.outputs)
         graph = outputs[0].graph
@@ -270,34 +302,8 @@ class _Compiled:
         self.keras_loss = isinstance(self.loss_fn, losses.Loss) or (
             self.loss_fn in losses._BY_NAME.values()
         )
-        if metrics is None:
-            per_output: list[Any] = [[] for _ in names]
-        elif isinstance(metrics, dict):
-            per_output = [
-                [] if m is None else list(m) if isinstance(m, (list, tuple)) else [m]
-                for m in _per_output(metrics, names, "metrics")
-            ]
-        elif isinstance(metrics, (list, tuple)) and any(isinstance(m, list) for m in metrics):
-            if len(metrics) != len(names):
-                raise ValueError(
-                    "When passing a list of lists as `metrics`, it should have one entry "
-                    f"per model output. The model has {len(names)} outputs, but you passed "
-                    f"metrics={metrics}"
-                )
-            per_output = [list(m) for m in metrics]
-        elif isinstance(metrics, (list, tuple)):
-            # one list for several outputs: each output gets its own copy of a metric
-            # object (TF's ``clone_metric``); one output uses the objects given
-            per_output = (
-                [[_clone_metric(m) for m in metrics] for _ in names]
-                if len(names) > 1
-                else [list(metrics)]
-            )
-        else:
-            raise TypeError(
-                "Type of `metrics` argument not understood. Expected a list or dictionary, "
-                f"found: {metrics}"
-            )
+        per_output = _nested_metrics(metrics, names)
+        per_output_weighted = _nested_metrics(weighted_metrics, names)
         multi = len(names) > 1
         # each metric's label: a name, or the metric object whose name TF reads
         self._labels: list[Any] = [f"{n}_loss" for n in names] if multi else []
@@ -322,31 +328,36 @@ class _Compiled:
             self.target = self.targets[0]
             metric_entries: list[tuple[Any, ...]] = []
             # TF keys each output's metrics by name (a repeated one counted once), all
-            # named before any is renamed (an object given to two outputs included)
-            per_output_unique: list[dict[str, Any]] = []
-            for i, (out, specs) in enumerate(zip(outputs, per_output, strict=True)):
-                shape = out.shape.as_list() if out.shape.ndims is not None else [None]
-                unique: dict[str, Any] = {}
-                for metric in specs:
-                    if isinstance(metric, metrics_module.Metric):
-                        unique[metric.name] = metric
-                        continue
-                    if isinstance(metric, type) and issubclass(metric, metrics_module.Metric):
-                        raise _unsupported(f"compile(metrics=[{metric!r}]) (a metric class)")
-                    unique[_metric_name(metric)] = _metric_function(metric, shape, self.loss_fns[i])
-                per_output_unique.append(unique)
+            # named before any is renamed (an object given to two outputs included);
+            # an output's metrics, then its weighted ones
+            keyed = [
+                (
+                    self._keyed_metrics(specs, out, i, weighted=False),
+                    self._keyed_metrics(wspecs, out, i, weighted=True),
+                )
+                for i, (out, specs, wspecs) in enumerate(
+                    zip(outputs, per_output, per_output_weighted, strict=True)
+                )
+            ]
+            self.weighted_objects: list[tuple[Any, int, dict[bool, Any]]] = []
             with graph.name_scope("metrics"):
-                for i, (out, unique) in enumerate(zip(outputs, per_output_unique, strict=True)):
-                    for name, fn in unique.items():
-                        if multi:
-                            name = f"{names[i]}_{name}"
-                        base, j = name, 1
-                        while name in ["loss", *self.metric_names]:
-                            name = f"{base}_{j}"
-                            j += 1
-                        self._labels.append(fn if isinstance(fn, metrics_module.Metric) else name)
-                        with graph.name_scope(name):
-                            metric_entries.append(self._metric_entry(name, fn, out, i))
+                for i, (out, pair) in enumerate(zip(outputs, keyed, strict=True)):
+                    for weighted, unique in enumerate(pair):
+                        for name, fn in unique.items():
+                            if multi:
+                                name = f"{names[i]}_{name}"
+                            base, j = name, 1
+                            while name in ["loss", *self.metric_names]:
+                                name = f"{base}_{j}"
+                                j += 1
+                            self._labels.append(
+                                fn if isinstance(fn, metrics_module.Metric) else name
+                            )
+                            with graph.name_scope(name):
+                                metric_entries.append(self._metric_entry(name, fn, out, i))
+                            if weighted:
+                                variants = {False: fn._call_result}
+                                self.weighted_objects.append((fn, i, variants))
             self.output_losses: list[Any] = []
             with graph.name_scope("loss"):
                 parts = []
@@ -383,6 +394,28 @@ class _Compiled:
         (as TF's ``metrics_names`` reads ``Model.metrics``: renamed by a later compile
         that uses it, the model's label follows)."""
         return [label if isinstance(label, str) else label.name for label in self._labels]
+
+    def _keyed_metrics(
+        self, specs: list[Any], output: Any, index: int, weighted: bool
+    ) -> dict[str, Any]:
+        """An output's ``compile`` metrics keyed by TF's name (``weighted_`` before a
+        weighted one's): the metric objects as given, functions as they are, or, when
+        weighted, as a ``MeanMetricWrapper`` of that name (fed the sample weights)."""
+        shape = output.shape.as_list() if output.shape.ndims is not None else [None]
+        unique: dict[str, Any] = {}
+        prefix = "weighted_" if weighted else ""
+        for metric in specs:
+            if isinstance(metric, metrics_module.Metric):
+                unique[prefix + metric.name] = metric
+                continue
+            if isinstance(metric, type) and issubclass(metric, metrics_module.Metric):
+                raise _unsupported(f"compile(metrics=[{metric!r}]) (a metric class)")
+            name = prefix + _metric_name(metric)
+            fn = _metric_function(metric, shape, self.loss_fns[index])
+            if weighted and not isinstance(fn, metrics_module.Metric):
+                fn = metrics_module.MeanMetricWrapper(fn, name=name)
+            unique[name] = fn
+        return unique
 
     def _metric_entry(self, name: str, fn: Any, output: Any, index: int) -> tuple[Any, ...]:
         """An output's compiled metric in its ``metrics/<name>`` scope.
@@ -486,13 +519,32 @@ class _Compiled:
     def uses_weights(self, mode: str, weighted: bool) -> bool:
         """Whether ``mode``'s function weights the loss by the fed sample weights."""
         if weighted != self.loss_weighted:
+            # TF recompiles the loss and calls the weighted metrics again, with the
+            # sample weights or without
             self.loss_weighted = weighted
             self.function_weighted[mode] = weighted
             self.fetches.pop(mode, None)  # the function is made again
+            self._call_weighted_metrics(weighted)
         elif self.function_weighted[mode] is None:
             self.function_weighted[mode] = self.loss_weighted
             self.fetches.pop(mode, None)
         return bool(self.function_weighted[mode]) and weighted
+
+    def _call_weighted_metrics(self, weighted: bool) -> None:
+        """Points each weighted metric's latest result at its call with (or without)
+        the ``<output>_sample_weights`` feed, calling it the first time."""
+        for metric, index, variants in self.weighted_objects:
+            if weighted not in variants:
+                self.loss(True)  # makes the <output>_sample_weights placeholder
+                graph = self.sample_weights.graph
+                with graph.as_default(), graph.name_scope("metrics"):
+                    with graph.name_scope(metric.name):
+                        variants[weighted] = metric(
+                            self.targets[index],
+                            self.model.outputs[index],
+                            sample_weight=self.sample_weights,
+                        )
+            metric._call_result = variants[weighted]
 
     def build_train_op(self, weighted: bool = False) -> Any:
         if weighted not in self.train_ops:
@@ -530,7 +582,6 @@ def compile_model(
     """``Model.compile`` (see ``Model.compile``)."""
     for name, value in (
         ("sample_weight_mode", sample_weight_mode),
-        ("weighted_metrics", weighted_metrics),
         ("target_tensors", target_tensors),
         ("distribute", distribute),
     ):
@@ -554,16 +605,29 @@ def compile_model(
     if model.outputs is None or model.inputs is None:
         # TF builds a model without inputs on the first data it gets (an ``input_1``
         # placeholder, the output named ``output_1``), then compiles it.
-        model.__dict__["_pending_compile"] = (graph, opt, loss, metrics, loss_weights)
+        model.__dict__["_pending_compile"] = (
+            graph,
+            opt,
+            loss,
+            metrics,
+            loss_weights,
+            weighted_metrics,
+        )
         return
     model.__dict__.pop("_pending_compile", None)
-    _finish_compile(model, opt, loss, metrics, loss_weights)
+    _finish_compile(model, opt, loss, metrics, loss_weights, weighted_metrics=weighted_metrics)
 
 
 def _finish_compile(
-    model: Any, opt: Any, loss: Any, metrics: Any, loss_weights: Any, output_name: Any = None
+    model: Any,
+    opt: Any,
+    loss: Any,
+    metrics: Any,
+    loss_weights: Any,
+    output_name: Any = None,
+    weighted_metrics: Any = None,
 ) -> None:
-    compiled = _Compiled(model, opt, loss, metrics, loss_weights, output_name)
+    compiled = _Compiled(model, opt, loss, metrics, loss_weights, output_name, weighted_metrics)
     model.__dict__["_compiled"] = compiled
     model.__dict__["total_loss"] = compiled.total_loss
 
@@ -574,7 +638,7 @@ def _maybe_build(model: Any, x: Any) -> None:
     pending = model.__dict__.get("_pending_compile")
     if pending is None:
         return
-    graph, opt, loss, metrics, loss_weights = pending
+    graph, opt, loss, metrics, loss_weights, weighted_metrics = pending
     if isinstance(x, dict) or (isinstance(x, (list, tuple)) and len(x) != 1):
         raise _unsupported("fit/evaluate/predict of a model not built, on several inputs")
     a = np.asarray(x[0] if isinstance(x, (list, tuple)) else x)
@@ -587,7 +651,15 @@ def _maybe_build(model: Any, x: Any) -> None:
     model.inputs, model.outputs = [inp], [out]
     model.built = True
     del model.__dict__["_pending_compile"]
-    _finish_compile(model, opt, loss, metrics, loss_weights, output_name="output_1")
+    _finish_compile(
+        model,
+        opt,
+        loss,
+        metrics,
+        loss_weights,
+        output_name="output_1",
+        weighted_metrics=weighted_metrics,
+    )
 
 
 def _compiled(model: Any, method: str) -> _Compiled:

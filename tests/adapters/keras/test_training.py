@@ -170,7 +170,6 @@ def test_unsupported_compile_arguments_raise(graph):
     opt = tf.train.GradientDescentOptimizer(0.1)
     for kwargs, match in (
         ({"sample_weight_mode": "temporal"}, "sample_weight_mode"),
-        ({"weighted_metrics": ["mae"]}, "weighted_metrics"),
         ({"target_tensors": [tf.zeros([1, 1])]}, "target_tensors"),
         ({"loss": K.losses.MeanSquaredError(reduction="none")}, "reduction='none'"),
     ):
