@@ -244,3 +244,39 @@ def test_weighted_metrics_with_sample_and_class_weights():
 
     theirs, ours = _both(body)
     _close(theirs, ours, rtol=1e-5)
+
+
+def test_class_names_datasets_and_generators():
+    """A class's name (``'AUC'``) builds the metric; a ``tf.data`` dataset and a
+    generator run the metrics by steps, reset each epoch."""
+    x, y = _binary()
+
+    def batches():
+        while True:
+            for i in range(0, len(x), 8):
+                yield x[i : i + 8], y[i : i + 8]
+
+    def body(tf):
+        m = _binary_model(tf)
+        m.compile(tf.train.GradientDescentOptimizer(0.5), "binary_crossentropy", ["AUC", "Recall"])
+        data = tf.data.Dataset.from_tensor_slices((x, y)).batch(6)
+        return {
+            "names": m.metrics_names,
+            "dataset": m.fit(data, epochs=2, verbose=0).history,
+            "generator": m.fit(batches(), steps_per_epoch=3, epochs=2, verbose=0).history,
+            "evaluate": m.evaluate(data, verbose=0),
+        }
+
+    theirs, ours = _both(body)
+    _close(theirs, ours, rtol=1e-5)
+
+
+def test_metric_class_error():
+    def body(tf):
+        m = _binary_model(tf)
+        with pytest.raises(TypeError) as info:
+            m.compile("sgd", "binary_crossentropy", metrics=[tf.keras.metrics.AUC])
+        return info.type
+
+    theirs, ours = _both(body)
+    assert theirs is ours is TypeError

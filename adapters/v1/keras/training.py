@@ -63,9 +63,8 @@ current names, as TF's.
 
 Not supported (``NotImplementedError`` naming the argument): an output without a
 loss, sample or class weights with several outputs, ``sample_weight_mode``,
-``target_tensors``, metric classes (not instances),
-``steps_per_epoch`` with arrays and validation, arrays with dataset or generator
-validation, a dataset with array validation.
+``target_tensors``, ``steps_per_epoch`` with arrays and validation, arrays with
+dataset or generator validation, a dataset with array validation.
 
 ``fit``/``evaluate``/``predict`` and ``fit_generator``/``evaluate_generator``/
 ``predict_generator`` on Python generators and ``keras.utils.Sequence`` run TF's v1
@@ -409,7 +408,11 @@ class _Compiled:
                 unique[prefix + metric.name] = metric
                 continue
             if isinstance(metric, type) and issubclass(metric, metrics_module.Metric):
-                raise _unsupported(f"compile(metrics=[{metric!r}]) (a metric class)")
+                # TF fails building the name of the class's ``name`` property (TypeError)
+                raise TypeError(
+                    f"Model.compile(metrics=...) got the metric class {metric.__name__}, "
+                    f"not a metric: pass an instance ({metric.__name__}())"
+                )
             name = prefix + _metric_name(metric)
             fn = _metric_function(metric, shape, self.loss_fns[index])
             if weighted and not isinstance(fn, metrics_module.Metric):

@@ -132,6 +132,8 @@ def test_stateful_metric_objects_in_compile(graph):
     assert two.metrics_names == ["loss", "u_loss", "v_loss", "u_auc", "v_auc"]
     assert auc.name == "auc"
     assert len(two.test_on_batch(x, [labels, labels])) == 5
+    with pytest.raises(TypeError, match=r"compile\(metrics=...\) got the metric class AUC"):
+        m.compile("sgd", "mse", metrics=[K.metrics.AUC])
 
 
 def test_fit_before_compile_and_bad_shapes(graph):
