@@ -172,7 +172,12 @@ def test_two_outputs(spec):
             metrics: Any = given
         else:
             metrics = {"a": given, "b": [tf.keras.metrics.Recall(), given[0]]}
-        m.compile(tf.train.GradientDescentOptimizer(0.5), "binary_crossentropy", metrics=metrics)
+        m.compile(
+            tf.train.GradientDescentOptimizer(0.5),
+            "binary_crossentropy",
+            metrics=metrics,
+            weighted_metrics={"b": ["acc", tf.keras.metrics.AUC(name="wauc")]},
+        )
         hist = m.fit(x, [y1, y2], batch_size=5, epochs=2, verbose=0, validation_split=0.25)
         return {
             "names": m.metrics_names,
@@ -280,3 +285,23 @@ def test_metric_class_error():
 
     theirs, ours = _both(body)
     assert theirs is ours is TypeError
+
+
+def test_repeated_names():
+    """An output's metrics are keyed by name: of two named alike the last object takes
+    the first one's place; a name taken (``loss``) gets ``_1``."""
+    x, y = _binary()
+
+    def body(tf):
+        m = _binary_model(tf)
+        metrics = [
+            tf.keras.metrics.Precision(),
+            tf.keras.metrics.Recall(name="loss"),
+            tf.keras.metrics.Precision(thresholds=0.7),
+        ]
+        m.compile(tf.train.GradientDescentOptimizer(0.5), "binary_crossentropy", metrics)
+        out = [m.train_on_batch(x, y, reset_metrics=False), m.metrics_names]
+        return out + [[k.name for k in metrics], [k.get_weights() for k in metrics]]
+
+    theirs, ours = _both(body)
+    _close(theirs, ours, rtol=1e-5)
