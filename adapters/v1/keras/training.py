@@ -12,12 +12,12 @@ The first ``fit``/``train_on_batch`` adds the train op under ``training``
 then ``model.updates``).
 
 Each batch is one ``Session.run`` of Keras' session (``backend.get_session()``):
-the loss, each metric's batch sum and count, and the train op, with the learning
-phase fed ``True`` when training. The metrics are Keras' stateful means: their
-float32 ``total``/``count`` accumulate across the batches of an epoch (of an
-``evaluate``) and each batch reports ``total / count``; Keras keeps those two
-numbers in variables outside every collection, here they are two float32 numbers
-on the host (the same float32 additions).
+the loss, each metric's running result, and the train op, with the learning
+phase fed ``True`` when training. The metrics are Keras' stateful metric objects (a
+function or name as a ``MeanMetricWrapper`` of it, as TF's): their variables, outside
+every collection, accumulate across the batches of an epoch (of an ``evaluate``);
+each output's loss (several outputs) is Keras' ``Mean`` of the batch losses, its
+float32 total and count kept on the host (the same float32 additions).
 
 ``fit`` on NumPy arrays slices batches as TF (``np.random.shuffle`` of the index
 array each epoch, so ``np.random.seed`` gives TF's order; the validation split
@@ -52,7 +52,8 @@ or as dicts by output name; ``metrics_names`` ``['loss', '<out>_loss'...,
 (Keras' ``Mean``), an output's metrics keyed by name (a repeated one counted once).
 
 Metric objects in ``compile(metrics=[...])`` (``Precision``, ``AUC``, ``MeanIoU``,
-``BinaryAccuracy``...) run as TF's v1 engine runs them: each is called on its
+``BinaryAccuracy``..., and those made of functions and names) run as TF's v1 engine
+runs them: each is called on its
 output's target and prediction in the graph (unweighted), renamed to its compiled
 name (``<output>_<name>`` with several outputs; one list for several outputs gives
 each output a clone), its latest call's result fetched each batch (the running
@@ -307,8 +308,8 @@ class _Compiled:
         # each metric's label: a name, or the metric object whose name TF reads
         self._labels: list[Any] = [f"{n}_loss" for n in names] if multi else []
         # what each metric fetches: ``("loss", output_loss)`` (Keras' Mean of an output's
-        # batch losses, kept on the host), ``("mean", batch_sum, count)`` (a function's
-        # Mean, on the host) or ``("result", tensor)`` (a metric object's running result)
+        # batch losses, kept on the host) or ``("result", metric)`` (a metric object's
+        # running result: a function's is a MeanMetricWrapper of it, as TF's)
         self.metric_tensors: list[tuple[Any, ...]] = []
         self.metric_objects: list[Any] = []  # the stateful ones, reset as TF's
         self.fetches: dict[str, list[Any]] = {}  # by mode, see metric_fetches
@@ -398,8 +399,8 @@ class _Compiled:
         self, specs: list[Any], output: Any, index: int, weighted: bool
     ) -> dict[str, Any]:
         """An output's ``compile`` metrics keyed by TF's name (``weighted_`` before a
-        weighted one's): the metric objects as given, functions as they are, or, when
-        weighted, as a ``MeanMetricWrapper`` of that name (fed the sample weights)."""
+        weighted one's): the metric objects as given, a function (or name) as a
+        ``MeanMetricWrapper`` of it of that name (TF's stateful version of it)."""
         shape = output.shape.as_list() if output.shape.ndims is not None else [None]
         unique: dict[str, Any] = {}
         prefix = "weighted_" if weighted else ""
@@ -415,34 +416,22 @@ class _Compiled:
                 )
             name = prefix + _metric_name(metric)
             fn = _metric_function(metric, shape, self.loss_fns[index])
-            if weighted and not isinstance(fn, metrics_module.Metric):
+            if not isinstance(fn, metrics_module.Metric):
                 fn = metrics_module.MeanMetricWrapper(fn, name=name)
             unique[name] = fn
         return unique
 
-    def _metric_entry(self, name: str, fn: Any, output: Any, index: int) -> tuple[Any, ...]:
-        """An output's compiled metric in its ``metrics/<name>`` scope.
-
-        A metric object is renamed ``name`` and called on the target and the output,
-        as TF's ``call_metric_function`` (no sample weights: these are the unweighted
+    def _metric_entry(self, name: str, metric: Any, output: Any, index: int) -> tuple[Any, ...]:
+        """An output's compiled metric object in its ``metrics/<name>`` scope: renamed
+        ``name`` and called on the target and the output, as TF's
+        ``call_metric_function`` (no sample weights: these are the unweighted
         metrics); as TF, the train/test function fetches the result of the object's
-        latest call (``_call_result``) when it is made. A function is the mean of its
-        values over the batches, summed on the host (Keras' ``MeanMetricWrapper`` of
-        it: the same float32 sums).
-        """
-        if isinstance(fn, metrics_module.Metric):
-            fn.name = name  # TF sets the metric's name to its unique compiled name
-            if fn not in self.metric_objects:
-                self.metric_objects.append(fn)
-            fn._call_result = fn(self.targets[index], output)
-            return ("result", fn)
-        y_true = op("cast")(self.targets[index], "float32")
-        y_pred = op("cast")(output, "float32")
-        y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
-        values = op("cast")(fn(y_true, y_pred), "float32")
-        batch_sum = op("reduce_sum")(values)
-        count = op("cast")(op("size")(values), "float32")
-        return ("mean", batch_sum, count)
+        latest call (``_call_result``) when it is made."""
+        metric.name = name  # TF sets the metric's name to its unique compiled name
+        if metric not in self.metric_objects:
+            self.metric_objects.append(metric)
+        metric._call_result = metric(self.targets[index], output)
+        return ("result", metric)
 
     def metric_fetches(self, mode: str) -> list[Any]:
         """The metric tensors ``mode``'s function fetches, fixed when it is made.
@@ -918,14 +907,11 @@ def _run(model: Any, mode: str, arrays: list[np.ndarray]) -> list[Any]:
             outs.append(values[k])
             k += 1
             continue
-        # Keras' Mean: float32 total and count, the result total / count
+        # a per-output loss: Keras' Mean of one value per batch (float32 total and
+        # count, the result total / count)
         state[0] = np.float32(state[0] + np.float32(values[k]))
-        if kind == "loss":  # a per-output loss: one value per batch
-            state[1] = np.float32(state[1] + np.float32(1.0))
-            k += 1
-        else:
-            state[1] = np.float32(state[1] + np.float32(values[k + 1]))
-            k += 2
+        state[1] = np.float32(state[1] + np.float32(1.0))
+        k += 1
         outs.append(np.float32(0.0) if state[1] == 0 else np.float32(state[0] / state[1]))
     return outs
 
