@@ -31,6 +31,7 @@ from tests.interop.test_keras_fit_interop import (  # noqa: F401 (the autouse fi
     _close,
     _fix,
     _tf1_behaviour,
+    tf1,
 )
 
 pytestmark = pytest.mark.interop
@@ -305,3 +306,28 @@ def test_repeated_names():
 
     theirs, ours = _both(body)
     _close(theirs, ours, rtol=1e-5)
+
+
+def test_model_metrics_objects():
+    """TF's ``Model.metrics``: the compiled metric objects in ``metrics_names``' order
+    (an object given to two outputs twice; functions as ``MeanMetricWrapper``s), here
+    ``training.compile_metrics`` (what ``Model.metrics`` gives)."""
+    from adapters.v1.keras import training
+
+    def body(tf):
+        inp = tf.keras.Input(shape=(3,), name="x")
+        a = tf.keras.layers.Dense(1, "sigmoid", name="a")(inp)
+        b = tf.keras.layers.Dense(1, "sigmoid", name="b")(inp)
+        m = tf.keras.Model(inp, [a, b])
+        p = tf.keras.metrics.Precision(name="prec")
+        m.compile(
+            "sgd",
+            "binary_crossentropy",
+            metrics={"a": [p, "acc"], "b": [tf.keras.metrics.Recall(), p]},
+            weighted_metrics={"b": ["mae"]},
+        )
+        found = m.metrics if tf is tf1 else training.compile_metrics(m)
+        return [(type(k).__name__, k.name) for k in found], found[0] is found[3] is p
+
+    theirs, ours = _both(body)
+    _close(theirs, ours)

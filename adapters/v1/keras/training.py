@@ -671,6 +671,23 @@ def metrics_names(model: Any) -> list[str]:
     return ["loss"] + (compiled.metric_names if compiled is not None else [])
 
 
+def compile_metrics(model: Any) -> list[Any]:
+    """TF's ``Model.metrics`` of a compiled model: the metric objects ``compile`` made
+    or was given, in ``metrics_names``' order (an object given to two outputs twice),
+    without the per-output losses' means.
+
+    Args:
+      model: a ``tf.keras.Model``.
+
+    Returns:
+      The metric objects (``[]`` before ``compile``).
+    """
+    compiled = model.__dict__.get("_compiled")
+    if compiled is None:
+        return []
+    return [label for label in compiled._labels if not isinstance(label, str)]
+
+
 # -- data -------------------------------------------------------------------------------
 def _standardize(
     data: Any, tensors: list[Any], names: list[str], prefix: str, check: bool = True

@@ -9,6 +9,7 @@ import pytest
 
 from adapters import v1 as tf
 from adapters.v1.framework import v2_compat
+from adapters.v1.keras import training
 
 K = tf.keras
 
@@ -131,6 +132,9 @@ def test_stateful_metric_objects_in_compile(graph):
     two.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=[auc])
     assert two.metrics_names == ["loss", "u_loss", "v_loss", "u_auc", "v_auc"]
     assert auc.name == "auc"
+    u_auc, v_auc = training.compile_metrics(two)
+    assert (u_auc.name, v_auc.name) == ("u_auc", "v_auc") and auc not in (u_auc, v_auc)
+    assert training.compile_metrics(m) == [tp]
     assert len(two.test_on_batch(x, [labels, labels])) == 5
     with pytest.raises(TypeError, match=r"compile\(metrics=...\) got the metric class AUC"):
         m.compile("sgd", "mse", metrics=[K.metrics.AUC])
