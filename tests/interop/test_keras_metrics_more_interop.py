@@ -1,7 +1,7 @@
 """``tf.keras.metrics``' IoU metrics, F-scores, ``R2Score`` and the rates at a
-constraint (``SensitivityAtSpecificity``...), used standalone in a TF1 graph, checked
-live against TF 2.21's legacy Keras (``TF_USE_LEGACY_KERAS=1``, classic TF1 graphs:
-``twin.py``).
+constraint (``SensitivityAtSpecificity``...), used standalone in a TF1 graph and in
+``Model.compile(metrics=[...])``'s ``fit``/``evaluate``, checked live against TF 2.21's
+legacy Keras (``TF_USE_LEGACY_KERAS=1``, classic TF1 graphs: ``twin.py``).
 
 As ``test_keras_metrics_interop.py``: several metrics in one graph on placeholders,
 updated (with and without ``sample_weight``) on several batches; compared: the results
@@ -442,3 +442,49 @@ def test_get_serialize_deserialize():
 
     theirs, ours = run_both(script)
     assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    "family", ["iou", "rates at a constraint", "f-scores", "r2"], ids=lambda f: f.replace(" ", "_")
+)
+def test_metric_families_in_compile_fit_evaluate(family):
+    """Each family in ``Model.compile(metrics=[...])``: ``fit`` (History, validation
+    included), ``evaluate`` and ``train_on_batch`` as TF's v1 engine runs them (the
+    F-scores' and ``R2Score``'s graph-mode quirk included). Failed before
+    ``adapters.v1.keras.training`` ran metric objects (NotImplementedError)."""
+    from tests.interop.test_keras_fit_interop import _both, _close, _fix
+
+    rs = np.random.RandomState(21)
+    x = rs.randn(17, 3).astype(np.float32)
+    labels = np.eye(CLASSES, dtype=np.float32)[rs.randint(0, CLASSES, 17)]
+
+    def metrics(tf):
+        M = tf.keras.metrics
+        return {
+            "iou": [
+                M.OneHotMeanIoU(CLASSES),
+                M.OneHotIoU(CLASSES, target_class_ids=[0, 2]),
+                M.BinaryIoU(threshold=0.4),
+            ],
+            "rates at a constraint": [
+                M.SensitivityAtSpecificity(0.5, num_thresholds=20),
+                M.RecallAtPrecision(0.3, num_thresholds=20, class_id=1),
+            ],
+            "f-scores": [M.F1Score(average="macro"), M.FBetaScore(beta=2.0, threshold=0.4)],
+            "r2": [M.R2Score()],
+        }[family]
+
+    def body(tf):
+        m = tf.keras.Sequential([tf.keras.layers.Dense(CLASSES, "softmax", input_shape=(3,))])
+        _fix(m)
+        m.compile(tf.train.GradientDescentOptimizer(0.3), "categorical_crossentropy", metrics(tf))
+        h = m.fit(x, labels, batch_size=6, epochs=2, verbose=0, validation_split=0.3)
+        return {
+            "names": m.metrics_names,
+            "history": h.history,
+            "evaluate": m.evaluate(x, labels, batch_size=5, verbose=0),
+            "train_on_batch": m.train_on_batch(x, labels),
+        }
+
+    theirs, ours = _both(body)
+    _close(theirs, ours, rtol=1e-5)

@@ -12,12 +12,12 @@ The first ``fit``/``train_on_batch`` adds the train op under ``training``
 then ``model.updates``).
 
 Each batch is one ``Session.run`` of Keras' session (``backend.get_session()``):
-the loss, each metric's batch sum and count, and the train op, with the learning
-phase fed ``True`` when training. The metrics are Keras' stateful means: their
-float32 ``total``/``count`` accumulate across the batches of an epoch (of an
-``evaluate``) and each batch reports ``total / count``; Keras keeps those two
-numbers in variables outside every collection, here they are two float32 numbers
-on the host (the same float32 additions).
+the loss, each metric's running result, and the train op, with the learning
+phase fed ``True`` when training. The metrics are Keras' stateful metric objects (a
+function or name as a ``MeanMetricWrapper`` of it, as TF's): their variables, outside
+every collection, accumulate across the batches of an epoch (of an ``evaluate``);
+each output's loss (several outputs) is Keras' ``Mean`` of the batch losses, its
+float32 total and count kept on the host (the same float32 additions).
 
 ``fit`` on NumPy arrays slices batches as TF (``np.random.shuffle`` of the index
 array each epoch, so ``np.random.seed`` gives TF's order; the validation split
@@ -27,8 +27,9 @@ mean of the batch losses in Python floats, the metrics their last running value,
 ``val_*`` the float32 aggregate of the validation pass.
 
 ``sample_weight``/``class_weight`` (sample-wise) weight the loss as TF
-(``sum(loss * weight) / number of elements``; the compiled ``metrics`` stay
-unweighted), fed through an ``<output>_sample_weights`` placeholder.
+(``sum(loss * weight) / number of elements``) and the ``weighted_metrics`` (named
+``weighted_<name>``, after the output's ``metrics``); the compiled ``metrics`` stay
+unweighted. They are fed through an ``<output>_sample_weights`` placeholder.
 
 .. note:: TF recompiles its loss when the weighting changes between calls, but
    rebuilds only the function (train or test) of the call that recompiled; the
@@ -50,11 +51,21 @@ or as dicts by output name; ``metrics_names`` ``['loss', '<out>_loss'...,
 '<out>_<metric>'...]``, each output's loss a running mean over the epoch's batches
 (Keras' ``Mean``), an output's metrics keyed by name (a repeated one counted once).
 
+Metric objects in ``compile(metrics=[...])`` (``Precision``, ``AUC``, ``MeanIoU``,
+``BinaryAccuracy``..., and those made of functions and names) run as TF's v1 engine
+runs them: each is called on its
+output's target and prediction in the graph (unweighted), renamed to its compiled
+name (``<output>_<name>`` with several outputs; one list for several outputs gives
+each output a clone), its latest call's result fetched each batch (the running
+value, logged as is), its state reset (``reset_state()`` in Keras' session) at the
+start of each epoch, of ``evaluate`` and of the validation pass, and after
+``*_on_batch`` unless ``reset_metrics=False``. ``metrics_names`` reads the objects'
+current names, as TF's.
+
 Not supported (``NotImplementedError`` naming the argument): an output without a
 loss, sample or class weights with several outputs, ``sample_weight_mode``,
-``weighted_metrics``, ``target_tensors``, metric objects, ``steps_per_epoch``
-with arrays and validation, arrays with dataset or generator validation, a dataset
-with array validation.
+``target_tensors``, ``steps_per_epoch`` with arrays and validation, arrays with
+dataset or generator validation, a dataset with array validation.
 
 ``fit``/``evaluate``/``predict`` and ``fit_generator``/``evaluate_generator``/
 ``predict_generator`` on Python generators and ``keras.utils.Sequence`` run TF's v1
@@ -128,6 +139,44 @@ def _metric_name(metric: Any) -> str:
         return "ce"
     fn = metrics_module.get(metric)
     return str(getattr(fn, "name", None) or fn.__name__)
+
+
+def _clone_metric(metric: Any) -> Any:
+    """TF's ``clone_metric``: a new metric object of the same class and config (its
+    own variables); anything else as is."""
+    if isinstance(metric, metrics_module.Metric):
+        return type(metric).from_config(metric.get_config())
+    return metric
+
+
+def _nested_metrics(metrics: Any, names: list[str]) -> list[list[Any]]:
+    """TF's ``collect_per_output_metric_info``'s nesting of ``compile``'s ``metrics``
+    (or ``weighted_metrics``): one list of metrics per output."""
+    if not metrics:
+        return [[] for _ in names]
+    if isinstance(metrics, dict):
+        return [
+            [] if m is None else list(m) if isinstance(m, (list, tuple)) else [m]
+            for m in _per_output(metrics, names, "metrics")
+        ]
+    if isinstance(metrics, (list, tuple)) and any(isinstance(m, list) for m in metrics):
+        if len(metrics) != len(names):
+            raise ValueError(
+                "When passing a list of lists as `metrics`, it should have one entry "
+                f"per model output. The model has {len(names)} outputs, but you passed "
+                f"metrics={metrics}"
+            )
+        return [list(m) if isinstance(m, (list, tuple)) else [m] for m in metrics]
+    if isinstance(metrics, (list, tuple)):
+        # one list for several outputs: each output gets its own copy of a metric
+        # object (TF's ``clone_metric``); one output uses the objects given
+        if len(names) > 1:
+            return [[_clone_metric(m) for m in metrics] for _ in names]
+        return [list(metrics)]
+    raise TypeError(
+        "Type of `metrics` argument not understood. Expected a list or dictionary, "
+        f"found: {metrics}"
+    )
 
 
 def _is_loss(loss_fn: Any, fn: Any, cls: type) -> bool:
@@ -212,6 +261,7 @@ class _Compiled:
         metrics: Any,
         loss_weights: Any,
         output_name: str | None = None,
+        weighted_metrics: Any = None,
     ):
         outputs = list(model.outputs)
         graph = outputs[0].graph
@@ -252,31 +302,17 @@ class _Compiled:
         self.keras_loss = isinstance(self.loss_fn, losses.Loss) or (
             self.loss_fn in losses._BY_NAME.values()
         )
-        if metrics is None:
-            per_output: list[Any] = [[] for _ in names]
-        elif isinstance(metrics, dict):
-            per_output = [
-                [] if m is None else list(m) if isinstance(m, (list, tuple)) else [m]
-                for m in _per_output(metrics, names, "metrics")
-            ]
-        elif isinstance(metrics, (list, tuple)) and any(isinstance(m, list) for m in metrics):
-            if len(metrics) != len(names):
-                raise ValueError(
-                    "When passing a list of lists as `metrics`, it should have one entry "
-                    f"per model output. The model has {len(names)} outputs, but you passed "
-                    f"metrics={metrics}"
-                )
-            per_output = [list(m) for m in metrics]
-        elif isinstance(metrics, (list, tuple)):
-            per_output = [list(metrics) for _ in names]
-        else:
-            raise TypeError(
-                "Type of `metrics` argument not understood. Expected a list or dictionary, "
-                f"found: {metrics}"
-            )
+        per_output = _nested_metrics(metrics, names)
+        per_output_weighted = _nested_metrics(weighted_metrics, names)
         multi = len(names) > 1
-        self.metric_names = [f"{n}_loss" for n in names] if multi else []
-        self.metric_tensors: list[tuple[Any, Any]] = []
+        # each metric's label: a name, or the metric object whose name TF reads
+        self._labels: list[Any] = [f"{n}_loss" for n in names] if multi else []
+        # what each metric fetches: ``("loss", output_loss)`` (Keras' Mean of an output's
+        # batch losses, kept on the host) or ``("result", metric)`` (a metric object's
+        # running result: a function's is a MeanMetricWrapper of it, as TF's)
+        self.metric_tensors: list[tuple[Any, ...]] = []
+        self.metric_objects: list[Any] = []  # the stateful ones, reset as TF's
+        self.fetches: dict[str, list[Any]] = {}  # by mode, see metric_fetches
         with graph.as_default():
             self.optimizer = optimizer
             self.targets = []
@@ -290,39 +326,38 @@ class _Compiled:
                         )
                     )
             self.target = self.targets[0]
-            metric_entries: list[tuple[str, Any]] = []
+            metric_entries: list[tuple[Any, ...]] = []
+            # TF keys each output's metrics by name (a repeated one counted once), all
+            # named before any is renamed (an object given to two outputs included);
+            # an output's metrics, then its weighted ones
+            keyed = [
+                (
+                    self._keyed_metrics(specs, out, i, weighted=False),
+                    self._keyed_metrics(wspecs, out, i, weighted=True),
+                )
+                for i, (out, specs, wspecs) in enumerate(
+                    zip(outputs, per_output, per_output_weighted, strict=True)
+                )
+            ]
+            self.weighted_objects: list[tuple[Any, int, dict[bool, Any]]] = []
             with graph.name_scope("metrics"):
-                for i, (out, specs) in enumerate(zip(outputs, per_output, strict=True)):
-                    shape = out.shape.as_list() if out.shape.ndims is not None else [None]
-                    unique: dict[str, Any] = {}  # TF keys an output's metrics by name
-                    for metric in specs:
-                        if isinstance(metric, metrics_module.MeanMetricWrapper):
-                            unique[metric.name] = metric._compile_fn()
-                            continue
-                        if hasattr(metric, "update_state"):
-                            raise _unsupported(f"compile(metrics=[{metric!r}]) (metric objects)")
-                        fn = _metric_function(metric, shape, self.loss_fns[i])
-                        if isinstance(fn, metrics_module.MeanMetricWrapper):  # a class name
-                            fn = fn._compile_fn()
-                        elif isinstance(fn, metrics_module.Metric):
-                            raise _unsupported(f"compile(metrics=[{metric!r}]) (metric objects)")
-                        unique[_metric_name(metric)] = fn
-                    for name, fn in unique.items():
-                        if multi:
-                            name = f"{names[i]}_{name}"
-                        base, j = name, 1
-                        while name in ["loss", *self.metric_names]:
-                            name = f"{base}_{j}"
-                            j += 1
-                        with graph.name_scope(name):
-                            y_true = op("cast")(self.targets[i], "float32")
-                            y_pred = op("cast")(out, "float32")
-                            y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
-                            values = op("cast")(fn(y_true, y_pred), "float32")
-                            batch_sum = op("reduce_sum")(values)
-                            count = op("cast")(op("size")(values), "float32")
-                        self.metric_names.append(name)
-                        metric_entries.append((name, (batch_sum, count)))
+                for i, (out, pair) in enumerate(zip(outputs, keyed, strict=True)):
+                    for weighted, unique in enumerate(pair):
+                        for name, fn in unique.items():
+                            if multi:
+                                name = f"{names[i]}_{name}"
+                            base, j = name, 1
+                            while name in ["loss", *self.metric_names]:
+                                name = f"{base}_{j}"
+                                j += 1
+                            self._labels.append(
+                                fn if isinstance(fn, metrics_module.Metric) else name
+                            )
+                            with graph.name_scope(name):
+                                metric_entries.append(self._metric_entry(name, fn, out, i))
+                            if weighted:
+                                variants = {False: fn._call_result}
+                                self.weighted_objects.append((fn, i, variants))
             self.output_losses: list[Any] = []
             with graph.name_scope("loss"):
                 parts = []
@@ -337,8 +372,8 @@ class _Compiled:
                 self.total_loss = parts[0] if len(parts) == 1 else op("add_n")(parts)
         # the per-output losses are Keras' Mean metrics of each batch's loss
         if multi:
-            self.metric_tensors = [(t, None) for t in self.output_losses]
-        self.metric_tensors += [pair for _, pair in metric_entries]
+            self.metric_tensors = [("loss", t) for t in self.output_losses]
+        self.metric_tensors += metric_entries
         self.model = model
         self.loss_weight = weights[0]
         self.sample_weights: Any = None
@@ -352,6 +387,70 @@ class _Compiled:
         self.function_weighted: dict[str, bool | None] = {"train": None, "test": None}
         self.updates = model.updates
         self.state = [[np.float32(0.0), np.float32(0.0)] for _ in self.metric_names]
+
+    @property
+    def metric_names(self) -> list[str]:
+        """The metrics' labels after ``loss``: a metric object's current ``name``
+        (as TF's ``metrics_names`` reads ``Model.metrics``: renamed by a later compile
+        that uses it, the model's label follows)."""
+        return [label if isinstance(label, str) else label.name for label in self._labels]
+
+    def _keyed_metrics(
+        self, specs: list[Any], output: Any, index: int, weighted: bool
+    ) -> dict[str, Any]:
+        """An output's ``compile`` metrics keyed by TF's name (``weighted_`` before a
+        weighted one's): the metric objects as given, a function (or name) as a
+        ``MeanMetricWrapper`` of it of that name (TF's stateful version of it)."""
+        shape = output.shape.as_list() if output.shape.ndims is not None else [None]
+        unique: dict[str, Any] = {}
+        prefix = "weighted_" if weighted else ""
+        for metric in specs:
+            if isinstance(metric, metrics_module.Metric):
+                unique[prefix + metric.name] = metric
+                continue
+            if isinstance(metric, type) and issubclass(metric, metrics_module.Metric):
+                # TF fails building the name of the class's ``name`` property (TypeError)
+                raise TypeError(
+                    f"Model.compile(metrics=...) got the metric class {metric.__name__}, "
+                    f"not a metric: pass an instance ({metric.__name__}())"
+                )
+            name = prefix + _metric_name(metric)
+            fn = _metric_function(metric, shape, self.loss_fns[index])
+            if not isinstance(fn, metrics_module.Metric):
+                fn = metrics_module.MeanMetricWrapper(fn, name=name)
+            unique[name] = fn
+        return unique
+
+    def _metric_entry(self, name: str, metric: Any, output: Any, index: int) -> tuple[Any, ...]:
+        """An output's compiled metric object in its ``metrics/<name>`` scope: renamed
+        ``name`` and called on the target and the output, as TF's
+        ``call_metric_function`` (no sample weights: these are the unweighted
+        metrics); as TF, the train/test function fetches the result of the object's
+        latest call (``_call_result``) when it is made."""
+        metric.name = name  # TF sets the metric's name to its unique compiled name
+        if metric not in self.metric_objects:
+            self.metric_objects.append(metric)
+        metric._call_result = metric(self.targets[index], output)
+        return ("result", metric)
+
+    def metric_fetches(self, mode: str) -> list[Any]:
+        """The metric tensors ``mode``'s function fetches, fixed when it is made.
+
+        .. note:: As TF, a metric object fetches the result of its latest call when the
+           function is made: one object given to two outputs reports the second one's
+           value under both names; one compiled into two models makes the first
+           model's function fetch the second's result (TF's ``InvalidArgumentError``:
+           the second model's target placeholder is not fed).
+        """
+        if mode not in self.fetches:
+            tensors: list[Any] = []
+            for entry in self.metric_tensors:
+                if entry[0] == "result":
+                    tensors.append(entry[1]._call_result)
+                else:
+                    tensors.extend(entry[1:])
+            self.fetches[mode] = tensors
+        return self.fetches[mode]
 
     def _output_loss(self, output: Any, sample_weight: Any = None, index: int = 0) -> Any:
         fn = self.loss_fns[index]
@@ -412,11 +511,32 @@ class _Compiled:
     def uses_weights(self, mode: str, weighted: bool) -> bool:
         """Whether ``mode``'s function weights the loss by the fed sample weights."""
         if weighted != self.loss_weighted:
+            # TF recompiles the loss and calls the weighted metrics again, with the
+            # sample weights or without
             self.loss_weighted = weighted
             self.function_weighted[mode] = weighted
+            self.fetches.pop(mode, None)  # the function is made again
+            self._call_weighted_metrics(weighted)
         elif self.function_weighted[mode] is None:
             self.function_weighted[mode] = self.loss_weighted
+            self.fetches.pop(mode, None)
         return bool(self.function_weighted[mode]) and weighted
+
+    def _call_weighted_metrics(self, weighted: bool) -> None:
+        """Points each weighted metric's latest result at its call with (or without)
+        the ``<output>_sample_weights`` feed, calling it the first time."""
+        for metric, index, variants in self.weighted_objects:
+            if weighted not in variants:
+                self.loss(True)  # makes the <output>_sample_weights placeholder
+                graph = self.sample_weights.graph
+                with graph.as_default(), graph.name_scope("metrics"):
+                    with graph.name_scope(metric.name):
+                        variants[weighted] = metric(
+                            self.targets[index],
+                            self.model.outputs[index],
+                            sample_weight=self.sample_weights,
+                        )
+            metric._call_result = variants[weighted]
 
     def build_train_op(self, weighted: bool = False) -> Any:
         if weighted not in self.train_ops:
@@ -432,7 +552,11 @@ class _Compiled:
         return self.train_ops[weighted]
 
     def reset(self) -> None:
+        """TF's ``Model.reset_metrics``: the host means restart, and each metric
+        object's ``reset_state()`` runs in Keras' session."""
         self.state = [[np.float32(0.0), np.float32(0.0)] for _ in self.metric_names]
+        for metric in self.metric_objects:
+            metric.reset_state()
 
 
 def compile_model(
@@ -450,7 +574,6 @@ def compile_model(
     """``Model.compile`` (see ``Model.compile``)."""
     for name, value in (
         ("sample_weight_mode", sample_weight_mode),
-        ("weighted_metrics", weighted_metrics),
         ("target_tensors", target_tensors),
         ("distribute", distribute),
     ):
@@ -474,16 +597,29 @@ def compile_model(
     if model.outputs is None or model.inputs is None:
         # TF builds a model without inputs on the first data it gets (an ``input_1``
         # placeholder, the output named ``output_1``), then compiles it.
-        model.__dict__["_pending_compile"] = (graph, opt, loss, metrics, loss_weights)
+        model.__dict__["_pending_compile"] = (
+            graph,
+            opt,
+            loss,
+            metrics,
+            loss_weights,
+            weighted_metrics,
+        )
         return
     model.__dict__.pop("_pending_compile", None)
-    _finish_compile(model, opt, loss, metrics, loss_weights)
+    _finish_compile(model, opt, loss, metrics, loss_weights, weighted_metrics=weighted_metrics)
 
 
 def _finish_compile(
-    model: Any, opt: Any, loss: Any, metrics: Any, loss_weights: Any, output_name: Any = None
+    model: Any,
+    opt: Any,
+    loss: Any,
+    metrics: Any,
+    loss_weights: Any,
+    output_name: Any = None,
+    weighted_metrics: Any = None,
 ) -> None:
-    compiled = _Compiled(model, opt, loss, metrics, loss_weights, output_name)
+    compiled = _Compiled(model, opt, loss, metrics, loss_weights, output_name, weighted_metrics)
     model.__dict__["_compiled"] = compiled
     model.__dict__["total_loss"] = compiled.total_loss
 
@@ -494,7 +630,7 @@ def _maybe_build(model: Any, x: Any) -> None:
     pending = model.__dict__.get("_pending_compile")
     if pending is None:
         return
-    graph, opt, loss, metrics, loss_weights = pending
+    graph, opt, loss, metrics, loss_weights, weighted_metrics = pending
     if isinstance(x, dict) or (isinstance(x, (list, tuple)) and len(x) != 1):
         raise _unsupported("fit/evaluate/predict of a model not built, on several inputs")
     a = np.asarray(x[0] if isinstance(x, (list, tuple)) else x)
@@ -507,7 +643,15 @@ def _maybe_build(model: Any, x: Any) -> None:
     model.inputs, model.outputs = [inp], [out]
     model.built = True
     del model.__dict__["_pending_compile"]
-    _finish_compile(model, opt, loss, metrics, loss_weights, output_name="output_1")
+    _finish_compile(
+        model,
+        opt,
+        loss,
+        metrics,
+        loss_weights,
+        output_name="output_1",
+        weighted_metrics=weighted_metrics,
+    )
 
 
 def _compiled(model: Any, method: str) -> _Compiled:
@@ -525,6 +669,23 @@ def _compiled(model: Any, method: str) -> _Compiled:
 def metrics_names(model: Any) -> list[str]:
     compiled = model.__dict__.get("_compiled")
     return ["loss"] + (compiled.metric_names if compiled is not None else [])
+
+
+def compile_metrics(model: Any) -> list[Any]:
+    """TF's ``Model.metrics`` of a compiled model: the metric objects ``compile`` made
+    or was given, in ``metrics_names``' order (an object given to two outputs twice),
+    without the per-output losses' means.
+
+    Args:
+      model: a ``tf.keras.Model``.
+
+    Returns:
+      The metric objects (``[]`` before ``compile``).
+    """
+    compiled = model.__dict__.get("_compiled")
+    if compiled is None:
+        return []
+    return [label for label in compiled._labels if not isinstance(label, str)]
 
 
 # -- data -------------------------------------------------------------------------------
@@ -748,8 +909,7 @@ def _run(model: Any, mode: str, arrays: list[np.ndarray]) -> list[Any]:
         return list(backend.get_session().run(list(model.outputs), feed_dict))
     compiled = _compiled(model, mode)
     fetches: list[Any] = [compiled.loss(weighted)]
-    for pair in compiled.metric_tensors:
-        fetches.extend(t for t in pair if t is not None)
+    fetches.extend(compiled.metric_fetches(mode))
     if mode == "train":
         fetches.append(compiled.build_train_op(weighted))
         phase = backend.learning_phase()
@@ -758,15 +918,17 @@ def _run(model: Any, mode: str, arrays: list[np.ndarray]) -> list[Any]:
     values = backend.get_session().run(fetches, feed_dict)
     outs: list[Any] = [np.float32(np.asarray(values[0]))]
     k = 1
-    for state, (_, count) in zip(compiled.state, compiled.metric_tensors, strict=True):
-        # Keras' Mean: float32 total and count, the result total / count
-        state[0] = np.float32(state[0] + np.float32(values[k]))
-        if count is None:  # a per-output loss: one value per batch
-            state[1] = np.float32(state[1] + np.float32(1.0))
+    for state, entry in zip(compiled.state, compiled.metric_tensors, strict=True):
+        kind = entry[0]
+        if kind == "result":  # a metric object: its running result, as fetched
+            outs.append(values[k])
             k += 1
-        else:
-            state[1] = np.float32(state[1] + np.float32(values[k + 1]))
-            k += 2
+            continue
+        # a per-output loss: Keras' Mean of one value per batch (float32 total and
+        # count, the result total / count)
+        state[0] = np.float32(state[0] + np.float32(values[k]))
+        state[1] = np.float32(state[1] + np.float32(1.0))
+        k += 1
         outs.append(np.float32(0.0) if state[1] == 0 else np.float32(state[0] / state[1]))
     return outs
 

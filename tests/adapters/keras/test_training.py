@@ -9,6 +9,7 @@ import pytest
 
 from adapters import v1 as tf
 from adapters.v1.framework import v2_compat
+from adapters.v1.keras import training
 
 K = tf.keras
 
@@ -109,6 +110,36 @@ def test_train_on_batch_metrics_reset(graph):
     assert isinstance(m.predict_on_batch(x), np.ndarray)
 
 
+def test_stateful_metric_objects_in_compile(graph):
+    """A metric object's state runs in the compiled graph: its running result is each
+    batch's value, ``reset_metrics`` zeroes its variables, a list given to several
+    outputs is cloned per output and the clones renamed (TF's values: the interop
+    tests in tests/interop/test_keras_stateful_metrics_fit_interop.py)."""
+    x, y = _xy(6)
+    labels = (y > 0).astype(np.float32)
+    m = K.Sequential([K.layers.Dense(1, "sigmoid", input_shape=(3,))])
+    tp = K.metrics.TruePositives()
+    m.compile(tf.train.GradientDescentOptimizer(0.0), "binary_crossentropy", metrics=[tp])
+    first = m.test_on_batch(x[:3], labels[:3], reset_metrics=False)[1]
+    both = m.test_on_batch(x[3:], labels[3:], reset_metrics=False)[1]
+    np.testing.assert_array_equal(tp.get_weights()[0], [both])
+    assert both >= first and m.metrics_names == ["loss", "true_positives"]
+    m.reset_metrics()
+    np.testing.assert_array_equal(tp.get_weights()[0], [0.0])
+    a = K.Input(shape=(3,))
+    two = K.Model(a, [K.layers.Dense(1, name="u")(a), K.layers.Dense(1, name="v")(a)])
+    auc = K.metrics.AUC()
+    two.compile(tf.train.GradientDescentOptimizer(0.1), "mse", metrics=[auc])
+    assert two.metrics_names == ["loss", "u_loss", "v_loss", "u_auc", "v_auc"]
+    assert auc.name == "auc"
+    u_auc, v_auc = training.compile_metrics(two)
+    assert (u_auc.name, v_auc.name) == ("u_auc", "v_auc") and auc not in (u_auc, v_auc)
+    assert training.compile_metrics(m) == [tp]
+    assert len(two.test_on_batch(x, [labels, labels])) == 5
+    with pytest.raises(TypeError, match=r"compile\(metrics=...\) got the metric class AUC"):
+        m.compile("sgd", "mse", metrics=[K.metrics.AUC])
+
+
 def test_fit_before_compile_and_bad_shapes(graph):
     x, y = _xy()
     m = _model()
@@ -145,7 +176,6 @@ def test_unsupported_compile_arguments_raise(graph):
     opt = tf.train.GradientDescentOptimizer(0.1)
     for kwargs, match in (
         ({"sample_weight_mode": "temporal"}, "sample_weight_mode"),
-        ({"weighted_metrics": ["mae"]}, "weighted_metrics"),
         ({"target_tensors": [tf.zeros([1, 1])]}, "target_tensors"),
         ({"loss": K.losses.MeanSquaredError(reduction="none")}, "reduction='none'"),
     ):
