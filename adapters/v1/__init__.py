@@ -58,6 +58,7 @@ from adapters.v1._missing import missing_name_getattr
 from adapters.v1.client.data_parallel import jax_data_parallel
 from adapters.v1.client.session import InteractiveSession, Session, get_default_session
 from adapters.v1.dtypes import QUANTIZED_DTYPES
+from adapters.v1.eager.backprop import GradientTape
 from adapters.v1.framework.device_spec import DeviceSpec
 from adapters.v1.framework.dtypes import (  # noqa: A004 - TF's names (tf.bool)
     DType,
@@ -697,6 +698,7 @@ __all__ = [
     "summary",
     "train",
     "tpu",
+    "GradientTape",
     "Graph",
     "GraphKeys",
     "Operation",
