@@ -157,6 +157,7 @@ from adapters.v1.framework.v2_compat import (
     executing_eagerly,
     resource_variables_enabled,
 )
+from adapters.v1.module.module import Module
 from adapters.v1.ops import math_ops as _math_ops  # noqa: F401  (fills TF's op table)
 from adapters.v1.ops import segment_ops as _segment_ops  # noqa: F401  (fills TF's op table)
 from adapters.v1.ops import sort_ops as _sort_ops  # noqa: F401  (fills TF's op table)
@@ -700,6 +701,7 @@ __all__ = [
     "tpu",
     "GradientTape",
     "Graph",
+    "Module",
     "GraphKeys",
     "Operation",
     "Tensor",
