@@ -59,6 +59,7 @@ from adapters.v1.client.data_parallel import jax_data_parallel
 from adapters.v1.client.session import InteractiveSession, Session, get_default_session
 from adapters.v1.dtypes import QUANTIZED_DTYPES
 from adapters.v1.eager.backprop import GradientTape
+from adapters.v1.eager.def_function import function
 from adapters.v1.framework.device_spec import DeviceSpec
 from adapters.v1.framework.dtypes import (  # noqa: A004 - TF's names (tf.bool)
     DType,
@@ -700,6 +701,7 @@ __all__ = [
     "train",
     "tpu",
     "GradientTape",
+    "function",
     "Graph",
     "Module",
     "GraphKeys",
