@@ -80,6 +80,11 @@ def test_input_signature_and_concrete_functions_as_tf():
         concrete = k.get_concrete_function()
         (spec,), kwargs = concrete.structured_input_signature
         outs.append(concrete(a))
+        scaled = tf.function(
+            lambda s, v: s * v,
+            input_signature=[tf.TensorSpec([], tf.float32), tf.TensorSpec([None], tf.float32)],
+        )
+        outs.append(scaled(2.0, [1.0, 3.0]))  # Python values: tensors of the specs
         static = {
             "traces": list(traces),
             "errors": errors,

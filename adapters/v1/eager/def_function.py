@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -187,7 +188,10 @@ class Function:
         self._autograph = autograph
         self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
-        self._traces: dict[Any, ConcreteFunction] = {}
+        # Per graph (weakly: a graph's traces go with it), by input signature.
+        self._traces: weakref.WeakKeyDictionary[ops.Graph, dict[str, ConcreteFunction]] = (
+            weakref.WeakKeyDictionary()
+        )
         functools.update_wrapper(self, python_function)
 
     @property
@@ -235,7 +239,6 @@ class Function:
         else:
             specs = [TensorSpec(t.shape, t.dtype) for t in tensors]
         key = (
-            id(graph),
             tree,
             tuple(_key(v) for v in leaves if not _is_tensor(v)),
             tuple(
@@ -246,34 +249,50 @@ class Function:
             else None,
         )
         key = repr(key)
-        concrete = self._traces.get(key)
+        traces = self._traces.setdefault(graph, {})
+        concrete = traces.get(key)
         if concrete is None:
             concrete = self._trace(graph, bound, leaves, tree, specs)
-            self._traces[key] = concrete
+            traces[key] = concrete
         return concrete, tensors
 
     def _cast_to_signature(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-        """The inputs checked against ``input_signature`` (TF's ``TypeError``)."""
+        """The inputs as tensors of ``input_signature`` (a Python value converted to its
+        spec's dtype), checked against it.
+
+        Raises:
+          TypeError: an input does not match its spec (TF's message).
+        """
         assert self._input_signature is not None
         given = list(args) + list(kwargs.values())
-        flat_sig = cf.flatten(self._input_signature)[0]
-        flat_given = cf.flatten(given)[0]
         problem = None
-        if len(flat_given) != len(flat_sig):
-            problem = f"expected {len(flat_sig)} inputs, got {len(flat_given)}"
-        else:
-            for value, spec in zip(flat_given, flat_sig, strict=True):
-                t = ops.convert_to_tensor(value, spec.dtype) if not _is_tensor(value) else value
+        out: list[Any] = []
+        if len(given) != len(self._input_signature):
+            problem = f"expected {len(self._input_signature)} arguments, got {len(given)}"
+        for value, spec in zip(given, self._input_signature, strict=False):
+            if problem is not None:
+                break
+            spec_leaves, spec_tree = cf.flatten(spec)
+            value_leaves = [value] if isinstance(spec, TensorSpec) else cf.flatten(value)[0]
+            if len(value_leaves) != len(spec_leaves):
+                problem = f"{value!r} does not match the structure of {spec}"
+                break
+            converted = []
+            for leaf, leaf_spec in zip(value_leaves, spec_leaves, strict=True):
+                t = leaf if _is_tensor(leaf) else ops.convert_to_tensor(leaf, leaf_spec.dtype)
                 got = TensorSpec(t.shape, t.dtype)
-                if not spec.is_compatible_with(got):
-                    problem = f"Can not cast {got} to {spec}"
+                if not leaf_spec.is_compatible_with(got):
+                    problem = f"Can not cast {got} to {leaf_spec}"
                     break
+                converted.append(t)
+            else:
+                out.append(spec_tree.unflatten(converted))
         if problem is not None:
             raise TypeError(
                 f"Binding inputs to tf.function failed due to `{problem}`. Received args: "
                 f"{args} and kwargs: {kwargs} for signature: {self._input_signature}."
             )
-        return args, kwargs
+        return tuple(out[: len(args)]), dict(zip(kwargs, out[len(args) :], strict=True))
 
     def _trace(
         self,
