@@ -130,3 +130,27 @@ def test_module_trained_with_gradient_tape_as_tf():
         return run
 
     assert_twins(*run_both(script), rtol=1e-6, atol=1e-7)
+
+
+def test_checkpoint_saves_and_restores_a_module_as_tf(tmp_path):
+    def script(tf):
+        _, TwoLayerNet = _classes(tf)
+        net = TwoLayerNet(name="net")
+        net._private = tf.Variable(7.0, name="private")
+        # A namedtuple's edges are named by field in TF (``pair/left``), by index in
+        # jtrain's checkpoint.py (a gap of ``tf.train.Checkpoint``, not of Module's).
+        del net.pair
+        checkpoint = tf.train.Checkpoint(model=net)
+        where = str(tmp_path / ("tf" if tf.__name__.startswith("tensorflow") else "jtrain"))
+        bump = [v.assign(v * 2.0 + 1.0) for v in net.trainable_variables]
+
+        def run(sess):
+            path = checkpoint.save(where + "/ckpt", session=sess)
+            sess.run(bump)
+            checkpoint.restore(path).run_restore_ops(sess)
+            keys = sorted(name for name, _ in tf.train.list_variables(path))
+            return {"keys": keys, "values": sess.run(list(net.variables))}
+
+        return run
+
+    assert_twins(*run_both(script))

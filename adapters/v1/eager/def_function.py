@@ -35,6 +35,7 @@ import numpy as np
 from adapters.v1.framework import dtypes, ops
 from adapters.v1.framework.tensor_shape import TensorShape
 from adapters.v1.framework.tensor_spec import TensorSpec
+from adapters.v1.module.module import _METHOD_CACHE
 from adapters.v1.ops import control_flow_ops as cf
 from adapters.v1.ops.variables import variable_creator_scope
 
@@ -207,7 +208,7 @@ class Function:
         if instance is None:
             return self
         # A method: one Function per instance, as TF's (its traces are the instance's).
-        cache = instance.__dict__.setdefault("_tf_function_methods", {})
+        cache = instance.__dict__.setdefault(_METHOD_CACHE, {})
         if self not in cache:
             cache[self] = Function(
                 functools.partial(self._python_function, instance),

@@ -4,8 +4,10 @@ A module's ``variables``, ``trainable_variables``, ``non_trainable_variables`` a
 ``submodules`` are found, as TF finds them, by walking its attributes in sorted
 name order, through lists, tuples, namedtuples and dicts (a dict's values in sorted
 key order): the module's own matches first, then each submodule's, depth first, each
-object once. ``name_scope`` is the name scope the module took (uniquified) when it
-was created; entering it again re-enters that same scope.
+object once. ``name_scope`` is the name scope the module took (uniquified) when
+it was created; entering it again re-enters that same scope. A
+``tf.train.Checkpoint`` saves a module's variables under its attribute names
+(``net/layers/0/w/.ATTRIBUTES/VARIABLE_VALUE``), as TF's.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ __all__ = ["Module"]
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 _VALID_IDENTIFIER = re.compile(r"^[a-zA-Z_]([a-zA-Z0-9_])*$")
+# Where ``tf.function`` keeps a method's per-instance traces (``def_function``).
+_METHOD_CACHE = "_tf_function_methods"
 
 
 def camel_to_snake(value: str) -> str:
@@ -142,6 +146,13 @@ class Module:
         return _flatten_module(
             self, recursive, accept, attribute_traversal_key, with_path, (), {id(self)}, []
         )
+
+    def _trackable_children(self) -> dict[str, Any]:
+        """The module's checkpoint edges (``tf.train.Checkpoint``): its attributes in
+        assignment order, named as the attributes (the checkpoint keeps the trackable
+        ones: variables, modules, lists, tuples and dicts of them), as TF's
+        ``AutoTrackable``."""
+        return {k: v for k, v in vars(self).items() if k != _METHOD_CACHE}
 
     @classmethod
     def with_name_scope(cls, method: Callable[..., Any]) -> Callable[..., Any]:
