@@ -221,3 +221,16 @@ def test_training_loop_with_apply_gradients_as_tf():
         return run
 
     assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+def test_gather_of_a_watched_variable_gives_indexed_slices_as_tf():
+    def script(tf):
+        table = np.arange(12, dtype=np.float32).reshape(4, 3)
+        emb = tf.Variable(table, use_resource=True, name="emb")
+        with tf.GradientTape() as tape:
+            e = tf.reduce_sum(tf.gather(emb, [0, 2, 2]) ** 2)
+        grad = tape.gradient(e, emb)
+        kind = type(grad).__name__
+        return lambda sess: {"kind": kind, "slices": sess.run([grad.indices, grad.values])}
+
+    assert_twins(*run_both(script))

@@ -174,3 +174,32 @@ def test_method_and_training_loop_as_tf():
         return run
 
     assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+def test_nested_functions_with_cond_and_second_derivatives_as_tf():
+    def script(tf):
+        @tf.function
+        def inner(x):
+            return tf.cond(tf.reduce_sum(x) > 0, lambda: x * x, lambda: -x)
+
+        @tf.function
+        def outer(x):
+            return inner(x) * 3.0 + inner(x + 1.0)
+
+        a = tf.placeholder(tf.float32, [2], name="a")
+        y = outer(a)
+        with tf.GradientTape() as first:
+            first.watch(a)
+            with tf.GradientTape() as second:
+                second.watch(a)
+                z = tf.reduce_sum(outer(a) * a)
+            g1 = second.gradient(z, a)
+        g2 = first.gradient(g1, a)
+        fetch = {"y": y, "g1": g1, "g2": g2}
+        return lambda sess: {
+            "name": y.name,
+            "positive": sess.run(fetch, {a: A}),
+            "negative": sess.run(fetch, {a: -A * 3.0}),
+        }
+
+    assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
