@@ -203,3 +203,20 @@ def test_nested_functions_with_cond_and_second_derivatives_as_tf():
         }
 
     assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("argument", ["reduce_retracing", "experimental_relax_shapes"])
+def test_reduce_retracing_generalizes_shapes_as_tf(argument):
+    def script(tf):
+        traces = []
+
+        @tf.function(**{argument: True})
+        def f(x):
+            traces.append(str(x.shape))
+            return x * 2.0 + 1.0
+
+        shapes = ([2], [3], [4], [2, 2], [3, 2], [4])
+        outs = [f(tf.fill(shape, float(i))) for i, shape in enumerate(shapes)]
+        return lambda sess: {"traces": list(traces), "outs": sess.run(outs)}
+
+    assert_twins(*run_both(script))

@@ -249,13 +249,46 @@ class Function:
             if self._input_signature is None
             else None,
         )
-        key = repr(key)
         traces = self._traces.setdefault(graph, {})
-        concrete = traces.get(key)
+        if self._reduce_retracing and self._input_signature is None:
+            return self._relaxed(traces, key, graph, bound, leaves, tree, specs), tensors
+        concrete = traces.get(repr(key))
         if concrete is None:
             concrete = self._trace(graph, bound, leaves, tree, specs)
-            traces[key] = concrete
+            traces[repr(key)] = concrete
         return concrete, tensors
+
+    def _relaxed(
+        self,
+        traces: dict[str, Any],
+        key: tuple,
+        graph: ops.Graph,
+        bound: inspect.BoundArguments,
+        leaves: list[Any],
+        tree: Any,
+        specs: list[TensorSpec],
+    ) -> ConcreteFunction:
+        """``reduce_retracing``: a trace whose specs the inputs fit, else a new one whose
+        shapes are the most specific ones common to the inputs' and every earlier
+        trace's of these dtypes and Python values (TF: ``(2,)``, then ``(None,)``, then
+        an unknown shape for a matrix)."""
+        dtypes_key = tuple(s.dtype.name for s in specs)
+        family: list[ConcreteFunction] = traces.setdefault(repr((key[:2], dtypes_key)), [])
+        for concrete in family:
+            pairs = zip(concrete._specs, specs, strict=True)
+            if all(c.shape.is_compatible_with(s.shape) for c, s in pairs):
+                return concrete
+        if family:
+            shapes = [s.shape for s in specs]
+            for concrete in family:
+                shapes = [
+                    a.most_specific_compatible_shape(c.shape)
+                    for a, c in zip(shapes, concrete._specs, strict=True)
+                ]
+            specs = [TensorSpec(shape, s.dtype) for shape, s in zip(shapes, specs, strict=True)]
+        concrete = self._trace(graph, bound, leaves, tree, specs)
+        family.append(concrete)
+        return concrete
 
     def _cast_to_signature(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """The inputs as tensors of ``input_signature`` (a Python value converted to its
@@ -386,8 +419,9 @@ def function(
       autograph: accepted (default True); see the module note: control flow on
         tensors is not converted.
       jit_compile: accepted (default None): every run is one XLA program already.
-      reduce_retracing: accepted (default False); ``experimental_relax_shapes`` is
-        its old name.
+      reduce_retracing: a new input shape first generalizes the traces' shapes
+        (default False: one trace per shape); ``experimental_relax_shapes`` is its
+        old name.
       experimental_implements, experimental_autograph_options,
       experimental_attributes, experimental_compile, experimental_follow_type_hints:
         accepted, no effect.
