@@ -90,6 +90,7 @@ def test_input_signature_and_concrete_functions_as_tf():
             "errors": errors,
             "spec": [spec.shape.as_list(), spec.dtype.name, spec.name, len(kwargs)],
             "names": [t.name for t in outs],
+            "shapes": [str(t.shape) for t in outs],
             "no_signature": _error(tf.function(lambda x: x).get_concrete_function),
         }
         return lambda sess: {**static, "outs": sess.run(outs, {a: A})}
@@ -210,13 +211,16 @@ def test_reduce_retracing_generalizes_shapes_as_tf(argument):
     def script(tf):
         traces = []
 
+        scale = tf.Variable(2.0, name="scale")
+
         @tf.function(**{argument: True})
         def f(x):
             traces.append(str(x.shape))
-            return x * 2.0 + 1.0
+            return tf.reduce_sum(x * scale + 1.0, axis=-1, keepdims=True)
 
         shapes = ([2], [3], [4], [2, 2], [3, 2], [4])
         outs = [f(tf.fill(shape, float(i))) for i, shape in enumerate(shapes)]
-        return lambda sess: {"traces": list(traces), "outs": sess.run(outs)}
+        static = {"traces": list(traces), "shapes": [str(t.shape) for t in outs]}
+        return lambda sess: {**static, "outs": sess.run(outs)}
 
     assert_twins(*run_both(script))

@@ -30,6 +30,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+import jax
 import numpy as np
 
 from adapters.v1.framework import dtypes, ops
@@ -155,9 +156,46 @@ class ConcreteFunction:
             [(t._shape, t.dtype) for t in self._outputs],
             compute,
         )
+        _refine_output_shapes(op)
         outputs = iter(op.outputs)
         leaves = [next(outputs) if _is_tensor(t) else t for t in self._leaves]
         return self._tree.unflatten(leaves)
+
+
+def _refine_output_shapes(op: ops.Operation) -> None:
+    """The call's output shapes for its inputs' static shapes, as TF's shape inference
+    of a call gives them (a trace of ``(?,)`` called on a ``(2,)`` tensor: ``(2,)``).
+
+    The node's computation is evaluated abstractly (``jax.eval_shape``) when every
+    input and variable it uses has a fully known shape; otherwise, or where the body
+    cannot be evaluated abstractly, the trace's shapes stay.
+    """
+    if all(t._shape is not None and None not in t._shape for t in op.outputs):
+        return
+    inputs = list(op.inputs)
+    variables = list(op._reads) + [v for v in op._writes if v not in op._reads]
+    shaped = [t._shape for t in inputs] + [tuple(v.shape) for v in variables]
+    if any(s is None or None in s for s in shaped):
+        return
+    from adapters.v1.client.session import RunContext
+
+    def evaluate(values: list[Any], var_values: list[Any]) -> Any:
+        ctx = RunContext(dict(zip(variables, var_values, strict=True)), {}, frozen=True)
+        return op._compute(ctx, *values)
+
+    def abstract(shape: Any, dtype: Any) -> jax.ShapeDtypeStruct:
+        return jax.ShapeDtypeStruct(tuple(shape), dtypes.as_dtype(dtype).as_numpy_dtype)
+
+    try:
+        result = jax.eval_shape(
+            evaluate,
+            [abstract(t._shape, t.dtype) for t in inputs],
+            [abstract(v.shape, v.dtype) for v in variables],
+        )
+    except Exception:  # noqa: BLE001 - best effort, as TF's shape inference
+        return
+    for t, inferred in zip(op.outputs, result, strict=True):
+        t.set_shape(inferred.shape)
 
 
 def _spec_structure(value: Any, bound: inspect.BoundArguments, name: str) -> Any:
