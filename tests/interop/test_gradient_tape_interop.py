@@ -234,3 +234,16 @@ def test_gather_of_a_watched_variable_gives_indexed_slices_as_tf():
         return lambda sess: {"kind": kind, "slices": sess.run([grad.indices, grad.values])}
 
     assert_twins(*run_both(script))
+
+
+def test_keras_layer_built_inside_the_tape_is_watched_as_tf():
+    def script(tf):
+        layer = tf.keras.layers.Dense(2, kernel_initializer="ones", bias_initializer="zeros")
+        x = tf.constant(X)
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.tanh(layer(x)) ** 2)
+        watched = [v.name for v in tape.watched_variables()]
+        grads = tape.gradient(y, layer.trainable_variables)
+        return lambda sess: {"watched": watched, "grads": sess.run(grads)}
+
+    assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
