@@ -247,3 +247,29 @@ def test_keras_layer_built_inside_the_tape_is_watched_as_tf():
         return lambda sess: {"watched": watched, "grads": sess.run(grads)}
 
     assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+def test_watch_outside_recording_as_tf():
+    def script(tf):
+        v = tf.Variable(2.0, name="v")  # a reference variable
+        x = tf.constant(3.0)
+        fresh = tf.GradientTape()
+        with tf.GradientTape(persistent=True) as done:
+            done.watch(x)
+        with tf.GradientTape() as spent:
+            spent.watch(x)
+            y = x * x
+        spent.gradient(y, x)
+        results = {
+            "fresh_variable": _error(lambda: fresh.watch(v)),
+            "fresh_tensor": _error(lambda: fresh.watch(x)),
+            "exited_variable": _error(lambda: done.watch(v)),
+            "exited_tensor": _error(lambda: done.watch(x)),
+            "spent_tensor": _error(lambda: spent.watch(x)),
+        }
+        with tf.GradientTape() as paused, paused.stop_recording():
+            results["paused_variable"] = _error(lambda: paused.watch(v))
+        return lambda sess: results
+
+    theirs, ours = run_both(script)
+    assert ours == theirs

@@ -137,11 +137,21 @@ class GradientTape:
         them): operations on it created while recording are recorded.
 
         Raises:
-          SystemError: a reference variable (TF's error, measured; see the module note).
+          AttributeError: the tape was never entered, or a non-persistent tape gave
+            its gradients (TF's class: it has no tape then).
+          SystemError: a reference variable while the tape records (TF's error,
+            measured; see the module note). Otherwise one is ignored, as by TF.
         """
+        if not self._live:
+            raise AttributeError(
+                "'NoneType' object has no attribute '_tape': GradientTape.watch needs a "
+                "tape that was entered (`with tf.GradientTape() as tape:`) and not spent"
+            )
         for t in nest.flatten(tensor):
             if _is_variable(t):
                 if not t._resource:
+                    if not self._recording:
+                        continue
                     raise SystemError(
                         "GradientTape.watch returned a result with an exception set"
                     ) from _ref_variable_error(t, "watch")
