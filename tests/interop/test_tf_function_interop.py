@@ -224,3 +224,55 @@ def test_reduce_retracing_generalizes_shapes_as_tf(argument):
         return lambda sess: {**static, "outs": sess.run(outs)}
 
     assert_twins(*run_both(script))
+
+
+@pytest.mark.parametrize("optimizer", ["GradientDescentOptimizer", "AdamOptimizer"])
+def test_train_step_function_with_tape_and_optimizer_as_tf(optimizer):
+    def script(tf):
+        w = tf.Variable([[0.5], [-0.25]], use_resource=True, name="w")
+        opt = getattr(tf.train, optimizer)(0.1)
+
+        @tf.function
+        def train_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+            grads = tape.gradient(loss, [w])
+            step = opt.apply_gradients(zip(grads, [w], strict=True))
+            with tf.control_dependencies([step]):
+                return tf.identity(loss)
+
+        x = tf.constant([[1.0, 2.0], [3.0, -1.0]])
+        y = tf.constant([[1.0], [0.0]])
+        loss = train_step(x, y)  # Adam's slots are made inside, on the first trace
+
+        def run(sess):
+            losses = [sess.run(loss) for _ in range(3)]
+            return {"type": loss.op.type, "losses": losses, "w": sess.run(w)}
+
+        return run
+
+    assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)
+
+
+def test_variables_made_on_the_first_trace_only_as_tf():
+    def script(tf):
+        class Lazy(tf.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = None
+                self.traces = 0
+
+            @tf.function
+            def __call__(self, x):
+                self.traces += 1
+                if self.w is None:
+                    self.w = tf.Variable(tf.ones([x.shape[-1], 2]) * 0.5, name="w")
+                return tf.matmul(x, self.w)
+
+        lazy = Lazy()
+        x = tf.constant([[1.0, 2.0, 3.0]])
+        out = [lazy(x), lazy(x), lazy(tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))]
+        static = {"traces": lazy.traces, "variables": len(lazy.variables)}
+        return lambda sess: {**static, "out": sess.run(out)}
+
+    assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)

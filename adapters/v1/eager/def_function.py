@@ -10,8 +10,10 @@ its tensors are named ``PartitionedCall:0``, ``PartitionedCall_1:0``... as TF's)
 Later calls with the same signature reuse the trace: the Python function does not
 run again. Gradients (``tf.gradients``, ``tf.GradientTape``) flow through the node.
 
-.. note:: In classic TF1 graph mode TF 2.21 refuses a ``tf.Variable`` created inside
-   the function, even on the first call (``ValueError``, measured); jtrain does too.
+.. note:: Variables may be created on the function's first trace only (an
+   optimizer's slots, a module's lazily built weights): TF then traces the function
+   a second time (its Python side effects run twice), where creating a variable
+   again raises ``ValueError``, as it does in any later trace (measured).
 
 .. note:: TF's AutoGraph converts a Python ``if``/``for``/``while`` on a *tensor*
    into ``tf.cond``/``tf.while_loop``; jtrain does not convert: such a statement
@@ -228,6 +230,7 @@ class Function:
         self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
         # Per graph (weakly: a graph's traces go with it), by input signature.
+        self._traced = False  # variables may be created on the first trace only
         self._traces: weakref.WeakKeyDictionary[ops.Graph, dict[str, ConcreteFunction]] = (
             weakref.WeakKeyDictionary()
         )
@@ -376,8 +379,22 @@ class Function:
     ) -> ConcreteFunction:
         # TF builds the body in the function's own graph: its names do not take the
         # caller's names (a later ``tf.sin`` is still ``Sin``); here, a scope of its own.
+        first, self._traced = not self._traced, True
+        made: list[Any] = []
+
+        def record(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+            made.append(next_creator(**kwargs))
+            return made[-1]
+
         with graph.name_scope(""), graph.name_scope(_trace_scope(self._name)):
-            return self._trace_in_scope(graph, bound, leaves, tree, specs)
+            creator = record if first else _refuse_variables
+            concrete = self._trace_in_scope(graph, bound, leaves, tree, specs, creator)
+        if made:  # TF traces again; a variable made anew then is refused
+            with graph.name_scope(""), graph.name_scope(_trace_scope(self._name)):
+                concrete = self._trace_in_scope(
+                    graph, bound, leaves, tree, specs, _refuse_variables
+                )
+        return concrete
 
     def _trace_in_scope(
         self,
@@ -386,6 +403,7 @@ class Function:
         leaves: list[Any],
         tree: Any,
         specs: list[TensorSpec],
+        creator: Callable[..., Any],
     ) -> ConcreteFunction:
         params = cf.parameters([(TensorShape(s.shape)._dims, s.dtype) for s in specs], "input")
         it = iter(params)
@@ -394,7 +412,7 @@ class Function:
         call.arguments.update(stand_in)
 
         def body() -> Any:
-            with variable_creator_scope(_refuse_variables):
+            with variable_creator_scope(creator):
                 return self._python_function(*call.args, **call.kwargs)
 
         result, created = cf.build(body)
