@@ -247,7 +247,12 @@ def test_train_step_function_with_tape_and_optimizer_as_tf(optimizer):
 
         def run(sess):
             losses = [sess.run(loss) for _ in range(3)]
-            return {"type": loss.op.type, "losses": losses, "w": sess.run(w)}
+            return {
+                "type": loss.op.type,
+                "losses": losses,
+                "w": sess.run(w),
+                "variables": [v.name for v in tf.global_variables()],
+            }
 
         return run
 
@@ -267,12 +272,23 @@ def test_variables_made_on_the_first_trace_only_as_tf():
                 self.traces += 1
                 if self.w is None:
                     self.w = tf.Variable(tf.ones([x.shape[-1], 2]) * 0.5, name="w")
-                return tf.matmul(x, self.w)
+                    with tf.name_scope("inner"):
+                        self.b = tf.Variable(tf.zeros([2]), name="b")
+                return tf.matmul(x, self.w) + self.b
+
+        @tf.function
+        def returns_op(x):
+            return tf.no_op()
 
         lazy = Lazy()
         x = tf.constant([[1.0, 2.0, 3.0]])
-        out = [lazy(x), lazy(x), lazy(tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))]
-        static = {"traces": lazy.traces, "variables": len(lazy.variables)}
+        with tf.name_scope("outer"):  # the function's names do not take the caller's
+            out = [lazy(x), lazy(x), lazy(tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))]
+        static = {
+            "traces": lazy.traces,
+            "variables": [v.name for v in tf.global_variables()],
+            "returns_op": _error(lambda: returns_op(x)),
+        }
         return lambda sess: {**static, "out": sess.run(out)}
 
     assert_twins(*run_both(script), rtol=RTOL, atol=ATOL)

@@ -88,6 +88,14 @@ class ConcreteFunction:
         self._params = params
         self._specs = specs
         leaves, self._tree = cf.flatten(result)
+        for leaf in leaves:
+            if isinstance(leaf, ops.Operation):
+                raise TypeError(
+                    "To be compatible with tf.function, Python functions must return zero "
+                    "or more Tensors or ExtensionTypes or None values; in compilation of "
+                    f"{name}, found return value of type Operation, which is not a Tensor "
+                    "or ExtensionType."
+                )
         self._leaves = leaves
         self._outputs = [ops.convert_to_tensor(t) for t in leaves if _is_tensor(t)]
         self._body = cf._Body("function", created, params, self._outputs)
@@ -383,7 +391,10 @@ class Function:
         made: list[Any] = []
 
         def record(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
-            made.append(next_creator(**kwargs))
+            # Named as in TF's function graph: the trace's own scope left out.
+            inner = graph.get_name_scope().partition("/")[2]
+            with graph.name_scope(inner + "/" if inner else ""):
+                made.append(next_creator(**kwargs))
             return made[-1]
 
         with graph.name_scope(""), graph.name_scope(_trace_scope(self._name)):
