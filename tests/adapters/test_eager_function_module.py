@@ -47,3 +47,15 @@ def test_a_function_traces_once_per_graph_and_signature():
 )
 def test_default_module_names_are_tfs_snake_case(name, snake):
     assert camel_to_snake(name) == snake
+
+
+@pytest.mark.parametrize("method", ["jacobian", "batch_jacobian"])
+def test_jacobian_of_a_target_of_unknown_shape_names_it(method):
+    # TF loops over such a target with a while_loop; jtrain needs its static shape.
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.identity(x * 2.0, name="target")
+        with pytest.raises(ValueError, match=f"GradientTape.{method}: target target:0"):
+            getattr(tape, method)(y, x)
