@@ -50,6 +50,20 @@ def _ref_variable_error(var: Any, what: str) -> AttributeError:
     )
 
 
+def _source_shape(source: Any, what: str) -> list[int]:
+    """A source's static shape (the Jacobian's trailing dimensions).
+
+    Raises:
+      ValueError: it is not fully known.
+    """
+    t = gradients_impl._as_tensor(source)
+    if t._shape is None or None in t._shape:
+        raise ValueError(
+            f"GradientTape.{what}: source {t.name} needs a fully known static shape, got {t.shape}"
+        )
+    return list(t._shape)
+
+
 class GradientTape:
     """Records operations for automatic differentiation (``tf.GradientTape``).
 
@@ -351,17 +365,17 @@ class GradientTape:
         self._live = persistent
         if any(g is None for g in rows):
             return None
-        s_shape = list(gradients_impl._as_tensor(source).shape)
+        s_shape = _source_shape(source, "batch_jacobian")
         stacked = FUNCTIONS["stack"]([ops.convert_to_tensor(g) for g in rows], axis=1)
         return FUNCTIONS["reshape"](stacked, shape + s_shape[1:])
 
     @staticmethod
     def _static_shape(y: ops.Tensor, what: str) -> list[int]:
-        shape = y.shape
+        shape = y._shape
         if shape is None or any(d is None for d in shape):
             raise ValueError(
                 f"GradientTape.{what}: target {y.name} needs a fully known static "
-                f"shape, got {shape}"
+                f"shape, got {y.shape}"
             )
         return [int(d) for d in shape]
 
@@ -416,7 +430,7 @@ class GradientTape:
             if any(g is None for g in column):
                 out.append(None)
                 continue
-            s_shape = list(gradients_impl._as_tensor(s).shape)
+            s_shape = _source_shape(s, "jacobian")
             stacked = FUNCTIONS["stack"]([ops.convert_to_tensor(g) for g in column])
             out.append(FUNCTIONS["reshape"](stacked, shape + s_shape))
         return nest.pack_sequence_as(sources, out)
