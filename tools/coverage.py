@@ -67,6 +67,9 @@ _SIZED = (
 # Names that exist but do not do everything TF's do: (TF name) -> what is missing.
 # Keep each entry to what a user must know; the docstring of the name says more.
 GAPS: dict[str, str] = {
+    "function": "no AutoGraph: a Python `if`/`for`/`while` on a tensor raises TF's `TypeError` "
+    "(use `tf.cond`/`tf.while_loop`); the traced ops also stay in the graph's op list",
+    "GradientTape": "`jacobian`/`batch_jacobian` need a target of fully known static shape",
     "train.Saver": "no sharded savers (`sharded=True`), no V1 format (`write_version=1`); "
     "the `.meta` carries the computation as `jax.export` StableHLO beside TF's fields",
     "train.export_meta_graph": "`save_debug_info=True` raises `NotImplementedError` (jtrain "

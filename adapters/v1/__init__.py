@@ -58,6 +58,8 @@ from adapters.v1._missing import missing_name_getattr
 from adapters.v1.client.data_parallel import jax_data_parallel
 from adapters.v1.client.session import InteractiveSession, Session, get_default_session
 from adapters.v1.dtypes import QUANTIZED_DTYPES
+from adapters.v1.eager.backprop import GradientTape
+from adapters.v1.eager.def_function import function
 from adapters.v1.framework.device_spec import DeviceSpec
 from adapters.v1.framework.dtypes import (  # noqa: A004 - TF's names (tf.bool)
     DType,
@@ -156,6 +158,7 @@ from adapters.v1.framework.v2_compat import (
     executing_eagerly,
     resource_variables_enabled,
 )
+from adapters.v1.module.module import Module
 from adapters.v1.ops import math_ops as _math_ops  # noqa: F401  (fills TF's op table)
 from adapters.v1.ops import segment_ops as _segment_ops  # noqa: F401  (fills TF's op table)
 from adapters.v1.ops import sort_ops as _sort_ops  # noqa: F401  (fills TF's op table)
@@ -697,7 +700,10 @@ __all__ = [
     "summary",
     "train",
     "tpu",
+    "GradientTape",
+    "function",
     "Graph",
+    "Module",
     "GraphKeys",
     "Operation",
     "Tensor",

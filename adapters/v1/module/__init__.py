@@ -1,0 +1,1 @@
+"""``tf.Module``: TF's base class of objects that own variables and submodules."""
