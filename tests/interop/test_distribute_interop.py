@@ -416,6 +416,45 @@ def test_input_iterators(kind):
     assert_twins(theirs[2], ours[2], rtol=0)
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        "fit validation_split",
+        "fit class_weight",
+        "evaluate batch_size",
+        "predict batch_size",
+    ],
+)
+def test_keras_array_arguments_tf_refuses_under_scope(call):
+    """TF's distributed Keras loop refuses these array arguments of a model compiled
+    under a strategy's ``scope()`` (jtrain ran them as the plain loop)."""
+    rs = np.random.RandomState(4)
+    x = rs.randn(10, 3).astype(np.float32)
+    y = rs.randn(10, 1).astype(np.float32)
+
+    def body(tf):
+        with tf.Session(graph=tf.get_default_graph()).as_default():
+            with tf.distribute.MirroredStrategy().scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+                model.compile(optimizer=tf.train.GradientDescentOptimizer(0.05), loss="mse")
+            action = {
+                "fit validation_split": lambda: model.fit(
+                    x, y, batch_size=5, verbose=0, shuffle=False, validation_split=0.2
+                ),
+                "fit class_weight": lambda: model.fit(
+                    x, y, batch_size=5, verbose=0, shuffle=False, class_weight={0: 1.0}
+                ),
+                "evaluate batch_size": lambda: model.evaluate(x, y, batch_size=4, verbose=0),
+                "predict batch_size": lambda: model.predict(x, batch_size=3),
+            }[call]
+            with pytest.raises(Exception) as info:
+                action()
+            return type(info.value).__name__, str(info.value)
+
+    theirs, ours = _both(body)
+    assert ours == theirs
+
+
 @pytest.mark.parametrize("kind", ["mirrored", "one device"])
 def test_keras_compile_fit_under_scope(kind):
     """``with strategy.scope(): model.compile()`` then ``fit`` on arrays (batches that

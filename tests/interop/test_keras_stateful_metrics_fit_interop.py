@@ -310,9 +310,7 @@ def test_repeated_names():
 
 def test_model_metrics_objects():
     """TF's ``Model.metrics``: the compiled metric objects in ``metrics_names``' order
-    (an object given to two outputs twice; functions as ``MeanMetricWrapper``s), here
-    ``training.compile_metrics`` (what ``Model.metrics`` gives)."""
-    from adapters.v1.keras import training
+    (an object given to two outputs twice; functions as ``MeanMetricWrapper``s)."""
 
     def body(tf):
         inp = tf.keras.Input(shape=(3,), name="x")
@@ -326,7 +324,7 @@ def test_model_metrics_objects():
             metrics={"a": [p, "acc"], "b": [tf.keras.metrics.Recall(), p]},
             weighted_metrics={"b": ["mae"]},
         )
-        found = m.metrics if tf is tf1 else training.compile_metrics(m)
+        found = m.metrics
         return [(type(k).__name__, k.name) for k in found], found[0] is found[3] is p
 
     theirs, ours = _both(body)

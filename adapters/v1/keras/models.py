@@ -326,10 +326,12 @@ class Model(Layer):
             ``tf.keras.optimizers.get`` accepts (default 'rmsprop').
           loss: a loss name ('mse', 'categorical_crossentropy'...), function or
             ``tf.keras.losses`` object (default None).
-          metrics: metric names/functions (default None); 'accuracy'/'acc' pick the
-            binary, sparse categorical or categorical accuracy by loss and output.
+          metrics: metric names, functions or ``tf.keras.metrics.Metric`` objects
+            (default None); 'accuracy'/'acc' pick the binary, sparse categorical or
+            categorical accuracy by loss and output.
           loss_weights: a number per output, as a list or a dict (default None).
-          sample_weight_mode, weighted_metrics, target_tensors, distribute: None only.
+          weighted_metrics: metrics weighted by the sample/class weights (default None).
+          sample_weight_mode, target_tensors, distribute: None only.
 
         A model not built yet is built by the first data it is given, as TF.
 
@@ -360,6 +362,12 @@ class Model(Layer):
             distribute,
             **kwargs,
         )
+
+    @property
+    def metrics(self) -> list[Any]:
+        """The compiled metric objects, as TF's ``Model.metrics`` (see
+        ``training.compile_metrics``)."""
+        return training.compile_metrics(self)
 
     @property
     def metrics_names(self) -> list[str]:

@@ -85,6 +85,9 @@ from typing import Any
 
 import numpy as np
 
+from adapters.v1 import nest
+from adapters.v1.distribute import distribute_lib
+from adapters.v1.distribute.distributed_training_utils import check_keras_arrays
 from adapters.v1.framework import ops
 from adapters.v1.keras import backend, losses
 from adapters.v1.keras import callbacks as cbks
@@ -593,6 +596,10 @@ def compile_model(
         opt = _get_optimizer(optimizer)
     model.__dict__["optimizer"] = opt
     model.__dict__["loss"] = loss
+    # TF's distributed loop runs a model compiled under a strategy's scope()
+    model.__dict__["_distribution_strategy"] = (
+        distribute_lib.get_strategy() if distribute_lib.has_strategy() else None
+    )
     model.__dict__.pop("_compiled", None)
     if model.outputs is None or model.inputs is None:
         # TF builds a model without inputs on the first data it gets (an ``input_1``
@@ -1340,6 +1347,16 @@ def fit(
         )
     _maybe_build(model, x)
     _compiled(model, "fit")
+    check_keras_arrays(
+        model.__dict__.get("_distribution_strategy"),
+        "train",
+        len(nest.flatten(x)[0]),
+        batch_size,
+        steps=steps_per_epoch,
+        shuffle=shuffle,
+        validation_split=validation_split,
+        class_weight=class_weight,
+    )
     ins = _data(model, x, y, sample_weight=sample_weight, class_weight=class_weight)
     val_ins = None
     if validation_data is not None and _is_dataset(validation_data):
@@ -1424,6 +1441,13 @@ def evaluate(
         )
     _maybe_build(model, x)
     _compiled(model, "evaluate")
+    check_keras_arrays(
+        model.__dict__.get("_distribution_strategy"),
+        "test",
+        len(nest.flatten(x)[0]),
+        batch_size,
+        steps=steps,
+    )
     ins = _data(model, x, y, sample_weight=sample_weight)
     if steps is not None:
         return model_iteration(
@@ -1471,6 +1495,13 @@ def predict(
             feed=feed,
             steps=n,
         )
+    check_keras_arrays(
+        model.__dict__.get("_distribution_strategy"),
+        "predict",
+        len(nest.flatten(x)[0]),
+        batch_size,
+        steps=steps,
+    )
     ins = _data(model, x, None, with_y=False)
     if steps is not None:
         return model_iteration(

@@ -4,6 +4,8 @@ tests/interop/test_keras_fit_interop.py."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -217,9 +219,18 @@ def test_compile_before_build_builds_on_first_data(graph):
     ]
 
 
-def test_model_checkpoint_of_the_whole_model_raises(graph):
-    with pytest.raises(NotImplementedError, match="save_weights_only=True"):
-        K.callbacks.ModelCheckpoint("/tmp/x")
+def test_model_checkpoint_saves_the_whole_model_as_hdf5(graph, tmp_path):
+    m = K.Sequential([K.layers.Dense(2, input_shape=(3,))])
+    m.compile(K.optimizers.SGD(0.1), "mse")
+    x = np.ones((4, 3), np.float32)
+    path = str(tmp_path / "m.{epoch:02d}.h5")
+    m.fit(x, x[:, :2], epochs=2, verbose=0, callbacks=[K.callbacks.ModelCheckpoint(path)])
+    assert sorted(os.listdir(tmp_path)) == ["m.01.h5", "m.02.h5"]
+    weights = m.get_weights()
+    with tf.Graph().as_default():
+        loaded = K.models.load_model(str(tmp_path / "m.02.h5"))
+        for a, b in zip(loaded.get_weights(), weights, strict=True):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_functional_model_dict_inputs(graph):
