@@ -36,10 +36,22 @@ from typing import Any
 import numpy as np
 
 from adapters.v1.keras import serialization
+from adapters.v1.keras.serialization import (  # tf.keras.saving's names, as TF's
+    custom_object_scope,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+)
 
 __all__ = [
+    "custom_object_scope",
     "deserialize_keras_object",
+    "get_custom_objects",
+    "get_registered_name",
+    "get_registered_object",
     "load_model",
+    "register_keras_serializable",
     "save_model",
     "serialize_keras_object",
 ]
