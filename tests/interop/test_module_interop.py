@@ -137,9 +137,8 @@ def test_checkpoint_saves_and_restores_a_module_as_tf(tmp_path):
         _, TwoLayerNet = _classes(tf)
         net = TwoLayerNet(name="net")
         net._private = tf.Variable(7.0, name="private")
-        # A namedtuple's edges are named by field in TF (``pair/left``), by index in
-        # jtrain's checkpoint.py (a gap of ``tf.train.Checkpoint``, not of Module's).
-        del net.pair
+        # (a namedtuple's edges are named by field, ``pair/left``: jtrain named them by
+        # index, ``pair/1``, before)
         checkpoint = tf.train.Checkpoint(model=net)
         where = str(tmp_path / ("tf" if tf.__name__.startswith("tensorflow") else "jtrain"))
         bump = [v.assign(v * 2.0 + 1.0) for v in net.trainable_variables]

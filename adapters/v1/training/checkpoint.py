@@ -104,6 +104,8 @@ def _children(obj: Any, graph: ops.Graph) -> list[tuple[str, Any]]:
     if isinstance(obj, Optimizer):
         items = [(k, v) for k, v in obj._non_slot_vars.items() if k[1] is graph]
         return [(name, v) for (name, _), v in sorted(items, key=lambda kv: kv[0][0])]
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple: by field (TF's)
+        return [(str(k), v) for k, v in zip(obj._fields, obj, strict=True) if _is_trackable(v)]
     if isinstance(obj, (list, tuple)):
         return [(str(i), v) for i, v in enumerate(obj) if _is_trackable(v)]
     if isinstance(obj, dict):
