@@ -221,10 +221,12 @@ def test_saver_and_monitored_session_with_a_dataset(tmp_path):
 
 
 def test_absent_names_say_what_to_use():
-    with pytest.raises(AttributeError, match="tf.data.experimental.snapshot is not in adapters.v1"):
-        _ = tf.data.experimental.snapshot
-    with pytest.raises(AttributeError, match="Dataset.snapshot is not in adapters.v1"):
-        _ = tf.data.Dataset.range(2).snapshot
+    with pytest.raises(
+        AttributeError, match="tf.data.experimental.rejection_resample is not in adapters.v1"
+    ):
+        _ = tf.data.experimental.rejection_resample
+    with pytest.raises(AttributeError, match="Dataset.sparse_batch is not in adapters.v1"):
+        _ = tf.data.Dataset.range(2).sparse_batch
     with pytest.raises(RuntimeError, match="only supports Python-style iteration"):
         iter(tf.data.Dataset.range(2))
 
