@@ -84,7 +84,8 @@ class SimpleClusterResolver(ClusterResolver):
     Args:
       cluster_spec: a ``tf.train.ClusterSpec``.
       master: the master's address (default ``''``).
-      task_type, task_id: this task (default None).
+      task_type: this task's type (default None).
+      task_id: this task's index (default None).
       environment: default ``''``.
       num_accelerators: accelerators by type (default None: ``{}``).
       rpc_layer: e.g. ``"grpc"`` (default None).
@@ -178,7 +179,8 @@ class TFConfigClusterResolver(ClusterResolver):
     """The cluster of the ``TF_CONFIG`` environment variable (read at each call).
 
     Args:
-      task_type, task_id: this task (default None: ``TF_CONFIG``'s ``task``).
+      task_type: this task's type (default None: ``TF_CONFIG``'s ``task``).
+      task_id: this task's index (default None: ``TF_CONFIG``'s ``task``).
       rpc_layer: the RPC layer (default None: ``TF_CONFIG``'s ``rpc_layer``).
       environment: default None.
     """
@@ -263,7 +265,8 @@ class UnionResolver(ClusterResolver):
 
     Args:
       *args: the resolvers (at least one).
-      task_type, task_id, rpc_layer: this task (default: the first resolver's).
+      **kwargs: ``task_type``, ``task_id``, ``rpc_layer`` of this task (default: the
+        first resolver's).
 
     Raises:
       ValueError: no resolver given.

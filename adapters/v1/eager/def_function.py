@@ -489,9 +489,11 @@ def function(
       reduce_retracing: a new input shape first generalizes the traces' shapes
         (default False: one trace per shape); ``experimental_relax_shapes`` is its
         old name.
-      experimental_implements, experimental_autograph_options,
-      experimental_attributes, experimental_compile, experimental_follow_type_hints:
-        accepted, no effect.
+      experimental_implements: accepted, no effect.
+      experimental_autograph_options: accepted, no effect.
+      experimental_attributes: accepted, no effect.
+      experimental_compile: accepted, no effect.
+      experimental_follow_type_hints: accepted, no effect.
 
     Returns:
       A ``Function`` (or a decorator making one).

@@ -47,8 +47,9 @@ def array_to_img(
       255), the values truncated to ``uint8`` (``int32`` for 'I').
 
     Raises:
-      ImportError: no Pillow. ValueError: not rank 3, another ``data_format`` or
-      number of channels (TF's messages).
+      ImportError: no Pillow.
+      ValueError: not rank 3, another ``data_format`` or number of channels (TF's
+        messages).
     """
     data_format = backend.image_data_format() if data_format is None else data_format
     dtype = backend.floatx() if dtype is None else dtype
@@ -160,8 +161,9 @@ def load_img(
     keep_aspect_ratio=False (crop the centre to the target's aspect ratio first).
 
     Raises:
-      ImportError: no Pillow. TypeError: another kind of ``path``. ValueError:
-      another ``color_mode`` or ``interpolation`` (TF's messages).
+      ImportError: no Pillow.
+      TypeError: another kind of ``path``.
+      ValueError: another ``color_mode`` or ``interpolation`` (TF's messages).
     """
     if grayscale:
         warnings.warn('grayscale is deprecated. Please use color_mode = "grayscale"', stacklevel=2)

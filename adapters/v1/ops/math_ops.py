@@ -104,20 +104,30 @@ def _abs_jvp(primals, tangents):
     return out, dx * jnp.sign(x)
 
 
+def _pow_kernel(x: Any, y: Any) -> Any:
+    """TF's ``Pow`` kernel: ``jtrain._eigen.pow`` for real floating values, XLA's ``pow``
+    for integers and complex values."""
+    if jnp.issubdtype(np_dtype(x.dtype), jnp.floating):
+        return eigen_pow.pow(x, y)
+    return jnp.power(x, y)
+
+
 @jax.custom_jvp
 def _pow(x: Any, y: Any) -> Any:
-    return jnp.power(x, y)
+    return _pow_kernel(x, y)
 
 
 @_pow.defjvp
 def _pow_jvp(primals, tangents):
+    # (the derivative of the kernel's bit operations would be 0: TF's formula, which
+    # ``tf.hessians`` and other derivatives of gradients differentiate in turn)
     x, y = primals
     dx, dy = tangents
-    z = jnp.power(x, y)
+    z = _pow_kernel(x, y)
     # TF: d/dx = y * x^(y-1); d/dy = z * log(x) where x > 0, else 0.
     positive = x > 0
     log_x = jnp.where(positive, jnp.log(jnp.where(positive, x, 1)), 0)
-    return z, dx * y * jnp.power(x, y - 1) + dy * z * log_x
+    return z, dx * y * _pow(x, y - jnp.ones((), y.dtype)) + dy * z * log_x
 
 
 # -- Pow as TF runs it: grappler's ConvertPow, TF's _PowGrad ------------------------
@@ -164,8 +174,6 @@ def _tf_pow(exponent: float | None) -> Any:
             converted = _converted_pow(e, x, y)
             if converted is not None:
                 return converted
-        if _real_float(x):
-            return eigen_pow.pow(x, y)
         return _pow(x, y)
 
     def forward(x: Any, y: Any) -> Any:
