@@ -107,9 +107,7 @@ def _abs_jvp(primals, tangents):
 def _pow_kernel(x: Any, y: Any) -> Any:
     """TF's ``Pow`` kernel: ``jtrain._eigen.pow`` for real floating values, XLA's ``pow``
     for integers and complex values."""
-    if jnp.issubdtype(np_dtype(x.dtype), jnp.floating):
-        return eigen_pow.pow(x, y)
-    return jnp.power(x, y)
+    return eigen_pow.pow(x, y) if _real_float(x) else jnp.power(x, y)
 
 
 @jax.custom_jvp
